@@ -1,0 +1,102 @@
+// swift-tools-version: 6.1
+//
+// SwiftRTC: a WebRTC media stack in Swift for Linux, and `callbot`, the headless call bot.
+// The targets follow the layer table of DESIGN.md; a layer depends only on layers below it:
+//
+//   C shims        CNice CSRTP CGnuTLS COpus CVPX
+//   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
+//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP
+//   media          SwiftRTCCodecs SwiftRTCMedia
+//   peer           SwiftRTCPeer
+//   calls          SwiftRTCSignaling SwiftRTCCalls
+//   apps           callbot, swiftrtc-bench
+//
+// SwiftRTCCore (logging level shared by the library and the bot) sits under all of them.
+import PackageDescription
+
+let package = Package(
+    name: "SwiftRTC",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SwiftRTC", targets: ["SwiftRTC"]),
+        .library(name: "SwiftRTCSDP", targets: ["SwiftRTCSDP"]),
+        .library(name: "SwiftRTCRTP", targets: ["SwiftRTCRTP"]),
+        .executable(name: "callbot", targets: ["callbot"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
+        // libnice's headers live under GLib's include path; its own .pc pulls in gthread's
+        // -pthread, which SwiftPM rejects with a warning, so the library is found through
+        // gobject-2.0 and the module map links nice and gio itself.
+        .systemLibrary(name: "CNice", path: "Sources/CNice", pkgConfig: "gobject-2.0",
+                       providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "CSRTP", path: "Sources/CSRTP", pkgConfig: "libsrtp2",
+                       providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CGnuTLS", path: "Sources/CGnuTLS", pkgConfig: "gnutls",
+                       providers: [.apt(["libgnutls28-dev"])]),
+        .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus",
+                       providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CVPX", path: "Sources/CVPX", pkgConfig: "vpx",
+                       providers: [.apt(["libvpx-dev"])]),
+
+        // MARK: Core
+        .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
+        // MARK: Wire formats (pure Swift)
+        .target(name: "SwiftRTCSDP", dependencies: ["SwiftRTCCore"]),
+        .target(name: "SwiftRTCRTP", dependencies: ["SwiftRTCCore"]),
+
+        // MARK: Secure transport
+        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "CNice"]),
+        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "CGnuTLS"]),
+        .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP"]),
+
+        // MARK: Codecs and media
+        .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
+        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs"]),
+
+        // MARK: Peer
+        .target(name: "SwiftRTCPeer", dependencies: [
+            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia",
+        ]),
+
+        // MARK: Calls
+        .target(name: "SwiftRTCSignaling", dependencies: ["SwiftRTCCore"]),
+        .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
+
+        // MARK: Umbrella
+        .target(name: "SwiftRTC", dependencies: [
+            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
+            "SwiftRTCSignaling", "SwiftRTCCalls",
+        ]),
+
+        // MARK: Apps
+        .executableTarget(name: "callbot", dependencies: [
+            "SwiftRTC",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // MARK: Tests
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
+        .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
+        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
+        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
+        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE"]),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP"]),
+        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia"]),
+        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),
+        .testTarget(name: "SwiftRTCSignalingTests", dependencies: ["SwiftRTCSignaling"]),
+        .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
+        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

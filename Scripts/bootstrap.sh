@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every system package that SwiftRTC's build, tests and interop peers need on
+# Debian 12. Idempotent: when everything is present it only checks and exits in a second.
+set -euo pipefail
+
+# C libraries wrapped by the C-module targets (found with pkg-config), and their tools.
+packages=(
+  pkg-config
+  libnice-dev libglib2.0-dev
+  libsrtp2-dev
+  libgnutls28-dev nettle-dev
+  libopus-dev
+  libvpx-dev vpx-tools
+  # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests.
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  ffmpeg tshark iproute2 nftables
+  # Interop peers and TURN relay.
+  coturn chromium chromium-driver
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  # tshark asks whether non-root users may capture; answer for it.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo_cmd debconf-set-selections
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "bootstrap: system packages present"
+fi
+
+# Python interop peer (aiortc from PyPI).
+if ! python3 -c 'import aiortc' 2>/dev/null; then
+  echo "bootstrap: installing aiortc"
+  python3 -m pip install -q 'aiortc==1.16.*'
+fi

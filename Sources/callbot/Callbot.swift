@@ -1,0 +1,26 @@
+import ArgumentParser
+import SwiftRTC
+
+/// `callbot`: the headless call bot built on SwiftRTC.
+@main
+struct Callbot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "callbot",
+        abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP, plays and records media.",
+        version: "callbot \(SwiftRTCInfo.version)",
+        subcommands: [Info.self]
+    )
+}
+
+/// Options every subcommand shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "How much to log: nothing, basic or verbose (verbose includes the media stack's internals).")
+    var logLevel: LogLevel = .basic
+
+    /// Applies the options to the library.
+    func apply() {
+        SwiftRTCLogging.level = logLevel
+    }
+}
+
+extension LogLevel: ExpressibleByArgument {}

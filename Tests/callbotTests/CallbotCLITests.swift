@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Runs the built `callbot` executable, as a user would.
+enum Callbot {
+    static var executable: URL {
+        // The test bundle sits in the build products folder, beside the executable.
+        var url = Bundle.main.bundleURL
+        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("callbot").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.appendingPathComponent("callbot")
+    }
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Test func helpAndVersion() throws {
+    let help = try Callbot.run(["--help"])
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("USAGE: callbot"))
+    let version = try Callbot.run(["--version"])
+    #expect(version.status == 0)
+    #expect(version.stdout.hasPrefix("callbot 0."))
+}
+
+@Test func infoPrintsTheFiveLibraries() throws {
+    let info = try Callbot.run(["info", "--log-level", "verbose"])
+    #expect(info.status == 0)
+    for name in ["libnice", "GnuTLS", "libsrtp2", "libopus", "libvpx"] {
+        #expect(info.stdout.contains(name))
+    }
+    let bad = try Callbot.run(["info", "--log-level", "loud"])
+    #expect(bad.status != 0)
+    #expect(bad.stderr.contains("loud"))
+}
