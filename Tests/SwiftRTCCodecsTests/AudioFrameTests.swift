@@ -1,5 +1,5 @@
 import Testing
-@testable import SwiftRTCMedia
+@testable import SwiftRTCCodecs
 
 @Test func audioFrameMeasuresItsDuration() {
     let frame = AudioFrame(samples: [Int16](repeating: 0, count: 1920), channels: 2, timestamp: 0)

@@ -1,0 +1,26 @@
+/// One compressed media frame: what an encoder produces and a packetizer splits into RTP
+/// packets, and what a depacketizer reassembles and a decoder takes.
+public struct EncodedFrame: Sendable, Hashable {
+    /// The codecs SwiftRTC sends and receives.
+    public enum Codec: String, Sendable, Hashable, Codable {
+        case opus, vp8
+
+        /// The RTP clock rate: 48 kHz for Opus (RFC 7587), 90 kHz for VP8 (RFC 7741).
+        public var clockRate: UInt32 { self == .opus ? 48_000 : 90_000 }
+    }
+
+    public var codec: Codec
+    /// The frame's bytes (an Opus packet, or a VP8 frame as libvpx writes it).
+    public var data: [UInt8]
+    /// The RTP timestamp, in units of ``Codec/clockRate``.
+    public var timestamp: UInt32
+    /// Whether the frame decodes on its own (always true for Opus).
+    public var isKeyframe: Bool
+
+    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool) {
+        self.codec = codec
+        self.data = data
+        self.timestamp = timestamp
+        self.isKeyframe = isKeyframe
+    }
+}
