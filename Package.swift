@@ -45,6 +45,9 @@ let package = Package(
                        providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", path: "Sources/CVPX", pkgConfig: "vpx",
                        providers: [.apt(["libvpx-dev"])]),
+        // The one C target with code: nettle-backed AES-ICM-128 and HMAC-SHA1 callbacks that
+        // replace libsrtp's NSS ones (nettle-dev; pkg-config is for system library targets only).
+        .target(name: "CSRTPNettle", dependencies: ["CSRTP"], linkerSettings: [.linkedLibrary("nettle")]),
 
         // MARK: Core
         .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -56,7 +59,7 @@ let package = Package(
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "CNice"]),
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "CGnuTLS"]),
-        .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP"]),
+        .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
@@ -93,13 +96,19 @@ let package = Package(
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE"]),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: ["SwiftRTCSignaling"]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
+
+        // MARK: Benchmarks
+        .executableTarget(name: "SRTPBenchmarks", dependencies: [
+            "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/SRTPBenchmarks",
+           plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,6 +30,9 @@ public enum SrtpProfile: UInt16, Sendable, CaseIterable {
         case .aeadAes128Gcm, .aeadAes256Gcm: 16
         }
     }
+    /// Bytes SRTCP adds to each RTCP packet: the E flag and 31-bit SRTCP index, then the tag.
+    /// AES-CM profiles use an 80-bit SRTCP tag even for `_32` (RFC 5764 §4.1.2).
+    public var rtcpTrailerLength: Int { 4 + (isAEAD ? 16 : 10) }
     /// Length of the DTLS exporter output needed: two keys and two salts (RFC 5764 §4.2).
     public var keyingMaterialLength: Int { 2 * (keyLength + saltLength) }
 }

@@ -1,0 +1,304 @@
+// Nettle-backed AES-ICM-128 and HMAC-SHA1 for libsrtp (see include/CSRTPNettle.h).
+#include "CSRTPNettle.h"
+
+#include <srtp2/auth.h>
+#include <srtp2/cipher.h>
+#include <srtp2/srtp.h>
+
+#include <nettle/aes.h>
+#include <nettle/hmac.h>
+#include <nettle/memxor.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+// The stock types and their known-answer tests: exported by libsrtp2.so, not declared in its
+// public headers. The replacements reuse the stock test cases so libsrtp self-tests them.
+extern const srtp_cipher_type_t srtp_aes_icm_128;
+extern const srtp_auth_type_t srtp_hmac;
+extern const srtp_cipher_test_case_t srtp_aes_icm_128_test_case_0;
+extern const srtp_auth_test_case_t srtp_hmac_test_case_0;
+
+// MARK: - AES-ICM-128 (RFC 3711 §4.1.1)
+//
+// The keystream is AES_k(counter), counter = (salt || 0x0000) XOR iv, where libsrtp's iv is
+// (SSRC, packet index) or the key-derivation label, and the low 16 bits count blocks:
+//
+//      0                   1                   2                   3
+//     +---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+
+//     |                 salt (14 octets)                      | 0   0 |  offset
+//     +---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+
+//  XOR|      0        |     SSRC      |   packet index (48 bits)  |0 0|  iv
+//     +---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+---+
+//     = counter; block i of the keystream encrypts counter + i (mod 2^16 in the low 16 bits)
+
+enum {
+    icm_key_len = 16,
+    icm_salt_len = 14,
+    icm_key_len_with_salt = icm_key_len + icm_salt_len,
+    icm_block = 16,
+    icm_batch_blocks = 32,
+};
+
+typedef struct {
+    struct aes128_ctx aes;
+    uint8_t offset[icm_block];
+    uint8_t counter[icm_block];
+    // Keystream left over from a partial block, so consecutive encrypt calls after one set_iv
+    // continue the keystream (as libsrtp's own implementations do).
+    uint8_t keystream[icm_block];
+    unsigned keystream_used;
+} icm_state;
+
+typedef struct {
+    srtp_cipher_t cipher;
+    icm_state state;
+} icm_cipher;
+
+static const srtp_cipher_type_t fast_aes_icm_128;
+
+static srtp_err_status_t icm_alloc(srtp_cipher_pointer_t *cp, int key_len, int tag_len)
+{
+    (void)tag_len;
+    if (key_len != icm_key_len_with_salt) {
+        return srtp_err_status_bad_param;
+    }
+    icm_cipher *c = calloc(1, sizeof(icm_cipher));
+    if (c == NULL) {
+        return srtp_err_status_alloc_fail;
+    }
+    c->cipher.type = &fast_aes_icm_128;
+    c->cipher.state = &c->state;
+    c->cipher.key_len = key_len;
+    c->cipher.algorithm = SRTP_AES_ICM_128;
+    c->state.keystream_used = icm_block;
+    *cp = &c->cipher;
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t icm_dealloc(srtp_cipher_pointer_t cp)
+{
+    icm_cipher *c = (icm_cipher *)cp;
+    explicit_bzero(c, sizeof(*c));
+    free(c);
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t icm_init(void *sv, const uint8_t *key)
+{
+    icm_state *s = sv;
+    aes128_set_encrypt_key(&s->aes, key);
+    memset(s->offset, 0, sizeof(s->offset));
+    memcpy(s->offset, key + icm_key_len, icm_salt_len);
+    memcpy(s->counter, s->offset, sizeof(s->counter));
+    s->keystream_used = icm_block;
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t icm_set_iv(void *sv, uint8_t *iv, srtp_cipher_direction_t direction)
+{
+    (void)direction;
+    icm_state *s = sv;
+    for (int i = 0; i < icm_block; i++) {
+        s->counter[i] = s->offset[i] ^ iv[i];
+    }
+    s->keystream_used = icm_block;
+    return srtp_err_status_ok;
+}
+
+static inline unsigned icm_block_counter(const icm_state *s)
+{
+    return ((unsigned)s->counter[14] << 8) | s->counter[15];
+}
+
+static inline void icm_advance(icm_state *s)
+{
+    unsigned next = (icm_block_counter(s) + 1) & 0xffff;
+    s->counter[14] = (uint8_t)(next >> 8);
+    s->counter[15] = (uint8_t)next;
+}
+
+// Encryption and decryption are the same XOR with the keystream, in place.
+static srtp_err_status_t icm_encrypt(void *sv, uint8_t *buffer, unsigned int *octets)
+{
+    icm_state *s = sv;
+    size_t length = *octets;
+
+    size_t leftover = icm_block - s->keystream_used;
+    size_t take = leftover < length ? leftover : length;
+    if (take > 0) {
+        memxor(buffer, s->keystream + s->keystream_used, take);
+        s->keystream_used += (unsigned)take;
+        buffer += take;
+        length -= take;
+    }
+
+    // The 16-bit block counter must not wrap within one packet (64 KiB keystream per IV).
+    size_t blocks_needed = (length + icm_block - 1) / icm_block;
+    if (icm_block_counter(s) + blocks_needed > 0x10000) {
+        return srtp_err_status_terminus;
+    }
+
+    uint8_t counters[icm_batch_blocks * icm_block];
+    uint8_t keystream[icm_batch_blocks * icm_block];
+    while (length >= icm_block) {
+        size_t blocks = length / icm_block;
+        if (blocks > icm_batch_blocks) {
+            blocks = icm_batch_blocks;
+        }
+        for (size_t i = 0; i < blocks; i++) {
+            memcpy(counters + i * icm_block, s->counter, icm_block);
+            icm_advance(s);
+        }
+        size_t bytes = blocks * icm_block;
+        aes128_encrypt(&s->aes, bytes, keystream, counters);
+        memxor(buffer, keystream, bytes);
+        buffer += bytes;
+        length -= bytes;
+    }
+    if (length > 0) {
+        aes128_encrypt(&s->aes, icm_block, s->keystream, s->counter);
+        icm_advance(s);
+        memxor(buffer, s->keystream, length);
+        s->keystream_used = (unsigned)length;
+    }
+    explicit_bzero(keystream, sizeof(keystream));
+    return srtp_err_status_ok;
+}
+
+static const srtp_cipher_type_t fast_aes_icm_128 = {
+    .alloc = icm_alloc,
+    .dealloc = icm_dealloc,
+    .init = icm_init,
+    .set_aad = NULL,
+    .encrypt = icm_encrypt,
+    .decrypt = icm_encrypt,
+    .set_iv = icm_set_iv,
+    .get_tag = NULL,
+    .description = "AES-128 integer counter mode using nettle",
+    .test_data = &srtp_aes_icm_128_test_case_0,
+    .id = SRTP_AES_ICM_128,
+};
+
+// MARK: - HMAC-SHA1 (RFC 2104, RFC 3711 §4.2.1)
+
+enum { sha1_digest_len = 20 };
+
+typedef struct {
+    srtp_auth_t auth;
+    struct hmac_sha1_ctx hmac;
+} mac_auth;
+
+static const srtp_auth_type_t fast_hmac_sha1;
+
+static srtp_err_status_t mac_alloc(srtp_auth_pointer_t *ap, int key_len, int out_len)
+{
+    if (key_len < 0 || out_len < 0 || out_len > sha1_digest_len) {
+        return srtp_err_status_bad_param;
+    }
+    mac_auth *a = calloc(1, sizeof(mac_auth));
+    if (a == NULL) {
+        return srtp_err_status_alloc_fail;
+    }
+    a->auth.type = &fast_hmac_sha1;
+    a->auth.state = &a->hmac;
+    a->auth.out_len = out_len;
+    a->auth.key_len = key_len;
+    a->auth.prefix_len = 0;
+    *ap = &a->auth;
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t mac_dealloc(srtp_auth_pointer_t ap)
+{
+    mac_auth *a = (mac_auth *)ap;
+    explicit_bzero(a, sizeof(*a));
+    free(a);
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t mac_init(void *sv, const uint8_t *key, int key_len)
+{
+    if (key_len < 0) {
+        return srtp_err_status_bad_param;
+    }
+    hmac_sha1_set_key(sv, (size_t)key_len, key);
+    return srtp_err_status_ok;
+}
+
+// Restarts the MAC: the inner hash state keyed with (key XOR ipad), kept by nettle.
+static srtp_err_status_t mac_start(void *sv)
+{
+    struct hmac_sha1_ctx *ctx = sv;
+    memcpy(&ctx->state, &ctx->inner, sizeof(ctx->state));
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t mac_update(void *sv, const uint8_t *buffer, int octets)
+{
+    if (octets < 0) {
+        return srtp_err_status_bad_param;
+    }
+    hmac_sha1_update(sv, (size_t)octets, buffer);
+    return srtp_err_status_ok;
+}
+
+static srtp_err_status_t mac_compute(void *sv, const uint8_t *buffer, int octets, int tag_len,
+                                      uint8_t *tag)
+{
+    if (octets < 0 || tag_len < 0 || tag_len > sha1_digest_len) {
+        return srtp_err_status_bad_param;
+    }
+    uint8_t digest[sha1_digest_len];
+    hmac_sha1_update(sv, (size_t)octets, buffer);
+    hmac_sha1_digest(sv, sha1_digest_len, digest);  // also restarts the MAC for the next packet
+    memcpy(tag, digest, (size_t)tag_len);
+    return srtp_err_status_ok;
+}
+
+static const srtp_auth_type_t fast_hmac_sha1 = {
+    .alloc = mac_alloc,
+    .dealloc = mac_dealloc,
+    .init = mac_init,
+    .compute = mac_compute,
+    .update = mac_update,
+    .start = mac_start,
+    .description = "HMAC-SHA1 using nettle",
+    .test_data = &srtp_hmac_test_case_0,
+    .id = SRTP_HMAC_SHA1,
+};
+
+// MARK: - Installation
+
+int swiftrtc_srtp_install_nettle(void)
+{
+    srtp_err_status_t status = srtp_replace_cipher_type(&fast_aes_icm_128, SRTP_AES_ICM_128);
+    if (status != srtp_err_status_ok) {
+        return (int)status;
+    }
+    status = srtp_replace_auth_type(&fast_hmac_sha1, SRTP_HMAC_SHA1);
+    if (status != srtp_err_status_ok) {
+        // Keep the pair consistent: both fast or both stock.
+        (void)srtp_replace_cipher_type(&srtp_aes_icm_128, SRTP_AES_ICM_128);
+    }
+    return (int)status;
+}
+
+int swiftrtc_srtp_install_stock(void)
+{
+    srtp_err_status_t status = srtp_replace_cipher_type(&srtp_aes_icm_128, SRTP_AES_ICM_128);
+    if (status != srtp_err_status_ok) {
+        return (int)status;
+    }
+    return (int)srtp_replace_auth_type(&srtp_hmac, SRTP_HMAC_SHA1);
+}
+
+const void *swiftrtc_srtp_nettle_aes_icm_128(void)
+{
+    return &fast_aes_icm_128;
+}
+
+const void *swiftrtc_srtp_nettle_hmac_sha1(void)
+{
+    return &fast_hmac_sha1;
+}

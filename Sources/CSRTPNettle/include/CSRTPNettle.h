@@ -1,0 +1,28 @@
+// Nettle-backed replacements for libsrtp's AES-ICM-128 cipher and HMAC-SHA1 auth types.
+//
+// Debian's libsrtp2 runs AES-CM on NSS, at about 4 µs per 1200-byte packet. libsrtp's public
+// replacement API (srtp_replace_cipher_type / srtp_replace_auth_type) swaps in another
+// implementation of a type after running libsrtp's own known-answer and round-trip self-tests
+// on it. These callbacks use nettle (AES-NI, SHA-NI) and give byte-identical output.
+//
+// Replacement is process-global and applies to ciphers allocated afterwards: sessions created
+// before a switch keep the implementation they were created with. Call these after srtp_init,
+// and never concurrently with each other or with srtp_create.
+#ifndef CSRTP_NETTLE_H
+#define CSRTP_NETTLE_H
+
+/// Installs the nettle-backed AES-ICM-128 and HMAC-SHA1 types into libsrtp's crypto kernel.
+/// Returns 0 (srtp_err_status_ok) or the libsrtp error of the self-test that refused them.
+int swiftrtc_srtp_install_nettle(void);
+
+/// Re-installs libsrtp's own (stock) AES-ICM-128 and HMAC-SHA1 types.
+/// Returns 0 (srtp_err_status_ok) or a libsrtp error.
+int swiftrtc_srtp_install_stock(void);
+
+/// The nettle-backed cipher type (a `const srtp_cipher_type_t *`), e.g. to self-test it.
+const void *swiftrtc_srtp_nettle_aes_icm_128(void);
+
+/// The nettle-backed auth type (a `const srtp_auth_type_t *`), e.g. to self-test it.
+const void *swiftrtc_srtp_nettle_hmac_sha1(void);
+
+#endif

@@ -1,0 +1,120 @@
+import Foundation
+@testable import SwiftRTCSRTP
+
+/// `<package root>/../shared/fixtures`, from this file's path.
+let fixturesDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+}
+
+func fixtureJSON(_ name: String) throws -> [String: Any] {
+    let data = try Data(contentsOf: fixturesDirectory.appendingPathComponent("vectors/\(name)"))
+    guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw FixtureError(description: "\(name): not a JSON object")
+    }
+    return object
+}
+
+extension [String: Any] {
+    func string(_ key: String) throws -> String {
+        guard let value = self[key] as? String else { throw FixtureError(description: "missing string \(key)") }
+        return value
+    }
+
+    func object(_ key: String) throws -> [String: Any] {
+        guard let value = self[key] as? [String: Any] else { throw FixtureError(description: "missing object \(key)") }
+        return value
+    }
+
+    func objects(_ key: String) throws -> [[String: Any]] {
+        guard let value = self[key] as? [[String: Any]] else { throw FixtureError(description: "missing array \(key)") }
+        return value
+    }
+
+    func hex(_ key: String) throws -> [UInt8] {
+        try hexBytes(string(key))
+    }
+}
+
+func hexBytes(_ text: String) throws -> [UInt8] {
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { throw FixtureError(description: "odd hex length: \(text)") }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(digits.count / 2)
+    for i in stride(from: 0, to: digits.count, by: 2) {
+        guard let high = hexValue(digits[i]), let low = hexValue(digits[i + 1]) else {
+            throw FixtureError(description: "not hex: \(text)")
+        }
+        bytes.append(high << 4 | low)
+    }
+    return bytes
+}
+
+private func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}
+
+extension SrtpSession {
+    /// Runs `operation` through the public API on a copy of `bytes` in a buffer with `extra`
+    /// bytes of spare room (and `length`, default `bytes.count`); returns the new packet.
+    func apply(
+        _ operation: Operation, _ bytes: [UInt8], extra: Int = 64, length: Int? = nil
+    ) -> Result<[UInt8], SrtpPacketError> {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + extra, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        let length = length ?? bytes.count
+        do throws(SrtpPacketError) {
+            let newLength: Int
+            switch operation {
+            case .protectRTP: newLength = try protectRTP(buffer, length: length)
+            case .unprotectRTP: newLength = try unprotectRTP(buffer, length: length)
+            case .protectRTCP: newLength = try protectRTCP(buffer, length: length)
+            case .unprotectRTCP: newLength = try unprotectRTCP(buffer, length: length)
+            }
+            return .success(Array(buffer[0..<newLength]))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// An RTP packet: version 2, the given payload type, sequence number, timestamp and SSRC,
+/// then a deterministic payload.
+func rtpPacket(sequence: UInt16, ssrc: UInt32 = 0xCAFE_BABE, payloadType: UInt8 = 96, payloadLength: Int = 160) -> [UInt8] {
+    var packet: [UInt8] = [0x80, payloadType]
+    packet += [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+    let timestamp = UInt32(sequence) &* 3000
+    packet += [UInt8(timestamp >> 24), UInt8((timestamp >> 16) & 0xFF), UInt8((timestamp >> 8) & 0xFF), UInt8(timestamp & 0xFF)]
+    packet += [UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF)]
+    packet += (0..<payloadLength).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(sequence)) }
+    return packet
+}
+
+/// An RTCP receiver report with no report blocks from `ssrc`, then an SDES-like filler.
+func rtcpPacket(ssrc: UInt32 = 0xCAFE_BABE) -> [UInt8] {
+    [0x80, 201, 0x00, 0x01,
+     UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF)]
+}
+
+/// Test keys for a profile, different for each direction and `seed`.
+func testKeys(_ profile: SrtpProfile, seed: UInt8) -> SrtpMasterKey {
+    SrtpMasterKey(
+        key: (0..<profile.keyLength).map { UInt8(truncatingIfNeeded: Int($0) * 7 + Int(seed)) },
+        salt: (0..<profile.saltLength).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(seed) + 1) })
+}
+
+/// A pair of sessions that talk to each other (a's local key is b's remote key).
+func sessionPair(_ profile: SrtpProfile, a cryptoA: SrtpCrypto = .default, b cryptoB: SrtpCrypto = .default) throws -> (SrtpSession, SrtpSession) {
+    let keyA = testKeys(profile, seed: 1), keyB = testKeys(profile, seed: 101)
+    return (try SrtpSession(profile: profile, local: keyA, remote: keyB, crypto: cryptoA),
+            try SrtpSession(profile: profile, local: keyB, remote: keyA, crypto: cryptoB))
+}
