@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE"]),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Which implementation of AES-CM-128 and HMAC-SHA1 libsrtp runs for a session.
 ///
 /// Debian's libsrtp2 is built on NSS, where an AES-CM-128 + HMAC-SHA1-80 protect costs about
@@ -18,9 +24,3 @@ public enum SrtpCrypto: String, Sendable, CaseIterable {
         return SrtpCrypto(rawValue: String(cString: value)) ?? .nettle
     }()
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

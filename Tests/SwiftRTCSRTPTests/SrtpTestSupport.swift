@@ -1,4 +1,7 @@
+import CSRTP
+import CSRTPNettle
 import Foundation
+import Testing
 @testable import SwiftRTCSRTP
 
 /// `<package root>/../shared/fixtures`, from this file's path.
@@ -117,4 +120,95 @@ func sessionPair(_ profile: SrtpProfile, a cryptoA: SrtpCrypto = .default, b cry
     let keyA = testKeys(profile, seed: 1), keyB = testKeys(profile, seed: 101)
     return (try SrtpSession(profile: profile, local: keyA, remote: keyB, crypto: cryptoA),
             try SrtpSession(profile: profile, local: keyB, remote: keyA, crypto: cryptoB))
+}
+
+// MARK: - libsrtp cipher and auth types, driven directly
+
+/// A libsrtp type exported by libsrtp2.so but not declared in its headers (the stock
+/// `srtp_aes_icm_128`, `srtp_hmac`, `srtp_aes_gcm_128`, ...).
+func libsrtpSymbol<T>(_ name: String, as type: T.Type) throws -> UnsafePointer<T> {
+    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else {
+        throw FixtureError(description: "libsrtp2 exports no \(name)")
+    }
+    return UnsafeRawPointer(symbol).assumingMemoryBound(to: T.self)
+}
+
+/// Runs a libsrtp cipher of `type` keyed with `key` (with salt, for AES-ICM) over `data` in
+/// place after setting `iv` (and `aad`), as libsrtp's SRTP code does; for AEAD types the tag is
+/// appended on encrypt and checked on decrypt.
+func runCipher(
+    _ type: UnsafePointer<srtp_cipher_type_t>, key: [UInt8], tagLength: Int = 0, iv: [UInt8],
+    aad: [UInt8] = [], data: [UInt8], decrypt: Bool = false, split: Int? = nil
+) throws -> [UInt8] {
+    var cipher: UnsafeMutablePointer<srtp_cipher_t>?
+    try check(srtp_cipher_type_alloc(type, &cipher, Int32(key.count), Int32(tagLength)))
+    defer { srtp_cipher_dealloc(cipher) }
+    try check(srtp_cipher_init(cipher, key))
+    var iv = iv + [UInt8](repeating: 0, count: 16 - iv.count)
+    let direction = decrypt ? srtp_direction_decrypt : srtp_direction_encrypt
+    try check(srtp_cipher_set_iv(cipher, &iv, Int32(direction.rawValue)))
+    if tagLength > 0 {
+        try check(srtp_cipher_set_aad(cipher, aad, UInt32(aad.count)))
+    }
+    var buffer = data + [UInt8](repeating: 0, count: 16)
+    var length = UInt32(data.count)
+    if decrypt {
+        try check(srtp_cipher_decrypt(cipher, &buffer, &length))
+        return Array(buffer[0..<Int(length)])
+    }
+    if let split {  // two calls, continuing the keystream
+        var first = UInt32(split), second = UInt32(data.count - split)
+        try buffer.withUnsafeMutableBufferPointer { bytes in
+            try check(srtp_cipher_encrypt(cipher, bytes.baseAddress, &first))
+            try check(srtp_cipher_encrypt(cipher, bytes.baseAddress! + split, &second))
+        }
+    } else {
+        try check(srtp_cipher_encrypt(cipher, &buffer, &length))
+    }
+    var output = Array(buffer[0..<data.count])
+    if tagLength > 0 {
+        var tag = [UInt8](repeating: 0, count: tagLength)
+        var produced = UInt32(tagLength)
+        try check(srtp_cipher_get_tag(cipher, &tag, &produced))
+        output += tag[0..<Int(produced)]
+    }
+    return output
+}
+
+/// HMAC of `chunks` (fed with update, the last with compute) by a libsrtp auth of `type`.
+func runAuth(_ type: UnsafePointer<srtp_auth_type_t>, key: [UInt8], tagLength: Int, chunks: [[UInt8]]) throws -> [UInt8] {
+    var auth: UnsafeMutablePointer<srtp_auth_t>?
+    try check(type.pointee.alloc(&auth, Int32(key.count), Int32(tagLength)))
+    let a = try #require(auth)
+    defer { _ = a.pointee.type.pointee.dealloc(a) }
+    try check(a.pointee.type.pointee.`init`(a.pointee.state, key, Int32(key.count)))
+    try check(a.pointee.type.pointee.start(a.pointee.state))
+    for chunk in chunks.dropLast() {
+        try check(a.pointee.type.pointee.update(a.pointee.state, chunk, Int32(chunk.count)))
+    }
+    var tag = [UInt8](repeating: 0, count: tagLength)
+    let last = chunks.last ?? []
+    try check(a.pointee.type.pointee.compute(a.pointee.state, last, Int32(last.count), Int32(tagLength), &tag))
+    return tag
+}
+
+func check(_ status: srtp_err_status_t) throws {
+    guard status == srtp_err_status_ok else { throw FixtureError(description: "libsrtp status \(status.rawValue)") }
+}
+
+/// The stock and the nettle-backed AES-ICM-128 and HMAC-SHA1 types.
+enum CryptoTypes {
+    static func aesIcm128(_ crypto: SrtpCrypto) throws -> UnsafePointer<srtp_cipher_type_t> {
+        switch crypto {
+        case .stock: try libsrtpSymbol("srtp_aes_icm_128", as: srtp_cipher_type_t.self)
+        case .nettle: swiftrtc_srtp_nettle_aes_icm_128().assumingMemoryBound(to: srtp_cipher_type_t.self)
+        }
+    }
+
+    static func hmacSha1(_ crypto: SrtpCrypto) throws -> UnsafePointer<srtp_auth_type_t> {
+        switch crypto {
+        case .stock: try libsrtpSymbol("srtp_hmac", as: srtp_auth_type_t.self)
+        case .nettle: swiftrtc_srtp_nettle_hmac_sha1().assumingMemoryBound(to: srtp_auth_type_t.self)
+        }
+    }
 }
