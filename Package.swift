@@ -90,7 +90,7 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),

@@ -9,6 +9,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memxor.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,7 +269,23 @@ static const srtp_auth_type_t fast_hmac_sha1 = {
     .id = SRTP_HMAC_SHA1,
 };
 
-// MARK: - Installation
+// MARK: - Initialisation and installation
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static srtp_err_status_t init_status = srtp_err_status_init_fail;
+
+static void init_libsrtp(void)
+{
+    srtp_err_status_t status = srtp_init();
+    // bad_param: libsrtp was initialised before (its debug module is registered already).
+    init_status = status == srtp_err_status_bad_param ? srtp_err_status_ok : status;
+}
+
+int swiftrtc_srtp_init(void)
+{
+    pthread_once(&init_once, init_libsrtp);
+    return (int)init_status;
+}
 
 int swiftrtc_srtp_install_nettle(void)
 {

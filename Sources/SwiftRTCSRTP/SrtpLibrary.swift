@@ -5,7 +5,9 @@ import SwiftRTCCore
 
 /// The libsrtp build that SwiftRTC's SRTP runs on, and its process-global crypto kernel.
 ///
-/// libsrtp is initialised lazily, once, by the first session. Its crypto kernel is global:
+/// libsrtp is initialised lazily, once, by the first session, through `swiftrtc_srtp_init`
+/// (CSRTPNettle), which any other code in the process that uses libsrtp directly must use
+/// too: `srtp_init` is not thread-safe. Its crypto kernel is global:
 /// the AES-ICM-128 and HMAC-SHA1 implementations it hands to a new session are whichever are
 /// installed at that moment, and a session keeps the ones it was created with. So every
 /// kernel change and every `srtp_create` runs under one lock here, and a session created with
@@ -31,8 +33,8 @@ public enum SrtpLibrary {
     ) throws(SrtpSessionError) -> Result {
         try kernel.withLock { (state: inout Kernel) throws(SrtpSessionError) -> Result in
             if !state.initialised {
-                let status = srtp_init()
-                guard status == srtp_err_status_ok else { throw .library(Int32(status.rawValue)) }
+                let status = swiftrtc_srtp_init()
+                guard status == 0 else { throw .library(status) }
                 state.initialised = true
             }
             let wanted = state.nettleRefused == nil ? crypto : .stock

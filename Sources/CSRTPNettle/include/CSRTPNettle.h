@@ -11,6 +11,13 @@
 #ifndef CSRTP_NETTLE_H
 #define CSRTP_NETTLE_H
 
+/// Initialises libsrtp once per process (srtp_init under pthread_once): every user of libsrtp
+/// in the process must initialise it through here, since srtp_init is not thread-safe and two
+/// concurrent first calls corrupt its crypto kernel. Returns 0 (srtp_err_status_ok) or the
+/// libsrtp error; a kernel that someone else initialised before (srtp_init then reports
+/// bad_param) counts as initialised.
+int swiftrtc_srtp_init(void);
+
 /// Installs the nettle-backed AES-ICM-128 and HMAC-SHA1 types into libsrtp's crypto kernel.
 /// Returns 0 (srtp_err_status_ok) or the libsrtp error of the self-test that refused them.
 int swiftrtc_srtp_install_nettle(void);
