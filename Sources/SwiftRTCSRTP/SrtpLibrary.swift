@@ -8,7 +8,7 @@ import SwiftRTCCore
 /// libsrtp is initialised lazily, once, by the first session, through `swiftrtc_srtp_init`
 /// (CSRTPNettle), which any other code in the process that uses libsrtp directly must use
 /// too: `srtp_init` is not thread-safe. Its crypto kernel is global:
-/// the AES-ICM-128 and HMAC-SHA1 implementations it hands to a new session are whichever are
+/// the cipher and auth implementations it hands to a new session are whichever are
 /// installed at that moment, and a session keeps the ones it was created with. So every
 /// kernel change and every `srtp_create` runs under one lock here, and a session created with
 /// a given ``SrtpCrypto`` gets exactly that, whatever other sessions asked for.
@@ -44,7 +44,7 @@ public enum SrtpLibrary {
                     state.installed = wanted
                 } else if wanted == .nettle {
                     state.nettleRefused = status
-                    logger.warning("libsrtp refused the nettle AES-CM/HMAC-SHA1 replacements (status \(status)); using stock libsrtp crypto")
+                    logger.warning("libsrtp refused the nettle crypto replacements (status \(status)); using stock libsrtp crypto")
                 } else {
                     throw .library(status)
                 }

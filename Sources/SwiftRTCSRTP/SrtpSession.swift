@@ -6,7 +6,7 @@ import Synchronization
 /// the caller's buffers, with replay protection on receive.
 ///
 /// Profiles: AES-CM-128 with HMAC-SHA1-80 or -32, AEAD-AES-128-GCM and AEAD-AES-256-GCM.
-/// AES-CM runs on the nettle-backed replacements by default (see ``SrtpCrypto``).
+/// The crypto runs on nettle-backed replacements of libsrtp's by default (see ``SrtpCrypto``).
 ///
 /// Per packet there is no allocation (after libsrtp's one-time per-SSRC stream set-up), no
 /// logging and no suspension: it is meant for the transport thread.
@@ -22,8 +22,8 @@ public final class SrtpSession: @unchecked Sendable {
 
     /// The protection profile.
     public let profile: SrtpProfile
-    /// The AES-CM/HMAC-SHA1 implementation the session runs on (`.stock` if libsrtp refused
-    /// the nettle one; irrelevant to the AEAD profiles).
+    /// The crypto implementation the session runs on (`.stock` if libsrtp refused the nettle
+    /// replacements).
     public let crypto: SrtpCrypto
 
     private let outbound: srtp_t
@@ -50,7 +50,7 @@ public final class SrtpSession: @unchecked Sendable {
     ///   - remote: the key the peer protects with, used to unprotect.
     ///   - replayWindow: packets tracked per SSRC for replay protection (64...32767; 1024 as
     ///     libwebrtc uses).
-    ///   - crypto: the AES-CM/HMAC-SHA1 implementation (``SrtpCrypto/default``).
+    ///   - crypto: the crypto implementation (``SrtpCrypto/default``).
     public init(
         profile: SrtpProfile, local: SrtpMasterKey, remote: SrtpMasterKey,
         replayWindow: Int = 1024, crypto: SrtpCrypto = .default

@@ -3,12 +3,18 @@ import Foundation
 import Testing
 @testable import SwiftRTCSRTP
 
-/// The nettle-backed AES-ICM-128 and HMAC-SHA1 against libsrtp's own self-tests and against
+/// The nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 against libsrtp's own self-tests and against
 /// stock libsrtp, byte for byte, in both directions.
 @Suite struct SrtpNettleTests {
     @Test func replacementsPassLibsrtpSelfTests() throws {
         #expect(srtp_cipher_type_self_test(try CryptoTypes.aesIcm128(.nettle)) == srtp_err_status_ok)
         #expect(srtp_auth_type_self_test(try CryptoTypes.hmacSha1(.nettle)) == srtp_err_status_ok)
+        for keyLength in [16, 32] {
+            let fast = try CryptoTypes.aesGcm(keyLength, .nettle), stock = try CryptoTypes.aesGcm(keyLength, .stock)
+            #expect(srtp_cipher_type_self_test(fast) == srtp_err_status_ok)
+            #expect(srtp_cipher_type_test(fast, stock.pointee.test_data) == srtp_err_status_ok)
+            #expect(fast.pointee.id == stock.pointee.id)
+        }
         // And against the stock types' vectors, as srtp_replace_* does.
         let stockCipher = try CryptoTypes.aesIcm128(.stock), stockAuth = try CryptoTypes.hmacSha1(.stock)
         #expect(srtp_cipher_type_test(try CryptoTypes.aesIcm128(.nettle), stockCipher.pointee.test_data) == srtp_err_status_ok)
@@ -35,7 +41,7 @@ import Testing
         #expect(try runAuth(CryptoTypes.hmacSha1(.nettle), key: key, tagLength: tagLength, chunks: [data + roc]) == stock)
     }
 
-    @Test(arguments: [SrtpProfile.aes128CmHmacSha1_80, .aes128CmHmacSha1_32])
+    @Test(arguments: SrtpProfile.allCases)
     func protectIsByteIdenticalToStockBothWays(profile: SrtpProfile) throws {
         let local = testKeys(profile, seed: 3), remote = testKeys(profile, seed: 77)
         let fast = try SrtpSession(profile: profile, local: local, remote: remote, crypto: .nettle)

@@ -2,16 +2,17 @@ import CSRTP
 import Testing
 @testable import SwiftRTCSRTP
 
-/// RFC 7714 §16-17 vectors against the AES-GCM ciphers libsrtp runs for the AEAD profiles,
+/// RFC 7714 §16-17 vectors against the AES-GCM ciphers libsrtp runs for the AEAD profiles
+/// (stock and the nettle replacements),
 /// with the IV and AAD built as RFC 7714 §8-9 and libsrtp do. The vectors give session keys,
 /// which no master key produces, so they drive the cipher; real GCM traffic with master keys
 /// goes through `SrtpSession` in `SrtpRealTrafficTests`.
 @Suite struct SrtpRFC7714Tests {
-    @Test(arguments: [("AEAD_AES_128_GCM", "srtp_aes_gcm_128"), ("AEAD_AES_256_GCM", "srtp_aes_gcm_256")])
-    func gcmMatchesRFC7714(section: String, symbol: String) throws {
+    @Test(arguments: ["AEAD_AES_128_GCM", "AEAD_AES_256_GCM"], SrtpCrypto.allCases)
+    func gcmMatchesRFC7714(section: String, crypto: SrtpCrypto) throws {
         let vectors = try fixtureJSON("srtp-rfc7714-aes-gcm.json").object(section)
-        let type = try libsrtpSymbol(symbol, as: srtp_cipher_type_t.self)
         let key = try vectors.hex("session_key"), salt = try vectors.hex("session_salt")
+        let type = try CryptoTypes.aesGcm(key.count, crypto)
         let keyWithSalt = key + salt  // libsrtp's GCM key length counts the salt
         func iv(_ fields: [UInt8]) -> [UInt8] { zip(fields, salt).map { $0 ^ $1 } }
 
@@ -25,6 +26,11 @@ import Testing
         let opened = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtpIV, aad: header,
                                    data: Array(encrypted[12...]), decrypt: true)
         #expect(header + opened == Array(rtp))
+        var tampered = Array(encrypted[12...])
+        tampered[tampered.count - 1] ^= 1
+        #expect(throws: FixtureError.self) {
+            try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtpIV, aad: header, data: tampered, decrypt: true)
+        }
         // Authentication only: the whole packet is AAD.
         let authOnly = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtpIV, aad: rtp, data: [])
         #expect(rtp + authOnly == (try vectors.hex("srtp_auth_only")))

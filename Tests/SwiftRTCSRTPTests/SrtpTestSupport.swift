@@ -196,12 +196,20 @@ func check(_ status: srtp_err_status_t) throws {
     guard status == srtp_err_status_ok else { throw FixtureError(description: "libsrtp status \(status.rawValue)") }
 }
 
-/// The stock and the nettle-backed AES-ICM-128 and HMAC-SHA1 types.
+/// The stock and the nettle-backed cipher and auth types.
 enum CryptoTypes {
     static func aesIcm128(_ crypto: SrtpCrypto) throws -> UnsafePointer<srtp_cipher_type_t> {
         switch crypto {
         case .stock: try libsrtpSymbol("srtp_aes_icm_128", as: srtp_cipher_type_t.self)
         case .nettle: swiftrtc_srtp_nettle_aes_icm_128().assumingMemoryBound(to: srtp_cipher_type_t.self)
+        }
+    }
+
+    static func aesGcm(_ keyLength: Int, _ crypto: SrtpCrypto) throws -> UnsafePointer<srtp_cipher_type_t> {
+        switch crypto {
+        case .stock: try libsrtpSymbol(keyLength == 16 ? "srtp_aes_gcm_128" : "srtp_aes_gcm_256", as: srtp_cipher_type_t.self)
+        case .nettle: (keyLength == 16 ? swiftrtc_srtp_nettle_aes_gcm_128() : swiftrtc_srtp_nettle_aes_gcm_256())
+            .assumingMemoryBound(to: srtp_cipher_type_t.self)
         }
     }
 
