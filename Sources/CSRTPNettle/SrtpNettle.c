@@ -407,7 +407,9 @@ static srtp_err_status_t aead_set_aad(void *sv, const uint8_t *aad, uint32_t len
     if (whole > 0) {
         aead_update(s, whole, aad);
     }
-    memcpy(s->aad_partial, aad + whole, length - whole);
+    if (length > whole) {
+        memcpy(s->aad_partial, aad + whole, length - whole);
+    }
     s->aad_partial_len = length - whole;
     return srtp_err_status_ok;
 }

@@ -116,15 +116,13 @@ extension SrtpSession {
     /// Protects the RTP packet in the first `length` bytes of `packet`, in place, appending
     /// the authentication tag; `packet.count` must leave room for ``SrtpProfile/rtpTagLength``.
     /// - Returns: the SRTP packet's length.
-    @inlinable
     public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SrtpPacketError) -> Int {
         try transform(.protectRTP, packet, length)
     }
 
     /// Unprotects the SRTP packet in the first `length` bytes of `packet`, in place: verifies
-    /// the tag and the replay window, decrypts.
+    /// the tag and the replay window, decrypts. After a failure the bytes are unspecified.
     /// - Returns: the plain RTP packet's length.
-    @inlinable
     public func unprotectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SrtpPacketError) -> Int {
         try transform(.unprotectRTP, packet, length)
     }
@@ -133,24 +131,21 @@ extension SrtpSession {
     /// appending the SRTCP index and tag; `packet.count` must leave room for
     /// ``SrtpProfile/rtcpTrailerLength``.
     /// - Returns: the SRTCP packet's length.
-    @inlinable
     public func protectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SrtpPacketError) -> Int {
         try transform(.protectRTCP, packet, length)
     }
 
-    /// Unprotects the SRTCP packet in the first `length` bytes of `packet`, in place.
+    /// Unprotects the SRTCP packet in the first `length` bytes of `packet`, in place. After a
+    /// failure the bytes are unspecified.
     /// - Returns: the plain RTCP compound packet's length.
-    @inlinable
     public func unprotectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SrtpPacketError) -> Int {
         try transform(.unprotectRTCP, packet, length)
     }
 
-    @usableFromInline
     enum Operation {
         case protectRTP, unprotectRTP, protectRTCP, unprotectRTCP
     }
 
-    @usableFromInline
     func transform(_ operation: Operation, _ packet: UnsafeMutableRawBufferPointer, _ length: Int) throws(SrtpPacketError) -> Int {
         let minimum: Int, room: Int
         switch operation {
