@@ -99,6 +99,44 @@ import Testing
         #expect(bob.counters.unprotected == 0)
     }
 
+    /// Remote input never crashes: random datagrams that look like RTP/RTCP, a real packet cut
+    /// short at every length, and header fields (CSRC count, extension length) that run past the
+    /// end are all refused and counted.
+    @Test(arguments: SrtpProfile.allCases)
+    func garbageIsRefusedAndCounted(profile: SrtpProfile) throws {
+        let (alice, bob) = try sessionPair(profile)
+        var generator = SplitMix64(seed: 0x5EED)
+        var inputs: [(SrtpSession.Operation, [UInt8])] = []
+        for _ in 0..<2000 {
+            var datagram = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            if !datagram.isEmpty { datagram[0] = 0x80 | (datagram[0] & 0x3F) }  // version 2
+            let rtcp = datagram.count > 1 && (192...223).contains(datagram[1])
+            inputs.append((rtcp ? .unprotectRTCP : .unprotectRTP, datagram))
+        }
+        let protected = try alice.apply(.protectRTP, rtpPacket(sequence: 42, payloadLength: 40)).get()
+        for length in 0..<protected.count {
+            inputs.append((.unprotectRTP, Array(protected[0..<length])))
+        }
+        var manyCSRCs = protected, longExtension = protected
+        manyCSRCs[0] |= 0x0F
+        longExtension[0] |= 0x10
+        longExtension[12] = 0xBE; longExtension[13] = 0xDE; longExtension[14] = 0xFF; longExtension[15] = 0xFF
+        inputs += [(.unprotectRTP, manyCSRCs), (.unprotectRTP, longExtension)]
+        let srtcp = try alice.apply(.protectRTCP, rtcpPacket()).get()
+        for length in 0..<srtcp.count {
+            inputs.append((.unprotectRTCP, Array(srtcp[0..<length])))
+        }
+
+        for (operation, bytes) in inputs {
+            #expect(throws: SrtpPacketError.self) { try bob.apply(operation, bytes).get() }
+        }
+        let counters = bob.counters
+        #expect(counters.unprotected == 0)
+        #expect(counters.authenticationFailures + counters.malformed + counters.replays + counters.otherFailures
+                == UInt64(inputs.count))
+        #expect(counters.malformed > 0 && counters.authenticationFailures > 0)
+    }
+
     @Test func keysOfTheWrongLengthAreRefused() throws {
         let profile = SrtpProfile.aes128CmHmacSha1_80
         let good = testKeys(profile, seed: 1)
