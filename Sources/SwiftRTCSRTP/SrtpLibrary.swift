@@ -6,12 +6,13 @@ import SwiftRTCCore
 /// The libsrtp build that SwiftRTC's SRTP runs on, and its process-global crypto kernel.
 ///
 /// libsrtp is initialised lazily, once, by the first session, through `swiftrtc_srtp_init`
-/// (CSRTPNettle), which any other code in the process that uses libsrtp directly must use
-/// too: `srtp_init` is not thread-safe. Its crypto kernel is global:
-/// the cipher and auth implementations it hands to a new session are whichever are
-/// installed at that moment, and a session keeps the ones it was created with. So every
-/// kernel change and every `srtp_create` runs under one lock here, and a session created with
-/// a given ``SrtpCrypto`` gets exactly that, whatever other sessions asked for.
+/// (CSRTPNettle): `srtp_init` is not thread-safe, so any other code in the process that uses
+/// libsrtp directly must initialise it through that function too.
+///
+/// The crypto kernel is global: a new session gets whichever cipher and auth implementations
+/// are installed at that moment, and keeps them. So every kernel change and every
+/// `srtp_create` runs under one lock here, and a session created with a given ``SrtpCrypto``
+/// gets exactly that, whatever other sessions asked for.
 public enum SrtpLibrary {
     /// libsrtp's version string, e.g. `libsrtp2 2.5.0`.
     public static var version: String { String(cString: srtp_get_version_string()) }

@@ -115,6 +115,8 @@ public final class SrtpSession: @unchecked Sendable {
 extension SrtpSession {
     /// Protects the RTP packet in the first `length` bytes of `packet`, in place, appending
     /// the authentication tag; `packet.count` must leave room for ``SrtpProfile/rtpTagLength``.
+    /// A sequence number may be protected again (a retransmission without RTX, as libwebrtc
+    /// allows) only for the very same packet.
     /// - Returns: the SRTP packet's length.
     public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SrtpPacketError) -> Int {
         try transform(.protectRTP, packet, length)
