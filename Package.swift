@@ -3,7 +3,7 @@
 // SwiftRTC: a WebRTC media stack in Swift for Linux, and `callbot`, the headless call bot.
 // The targets follow the layer table of DESIGN.md; a layer depends only on layers below it:
 //
-//   C shims        CNice CSRTP CGnuTLS COpus CVPX
+//   C shims        CNice CSRTP CGnuTLS COpus CVPX (+ CSRTPNettle, libsrtp crypto callbacks)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
 //   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP
 //   media          SwiftRTCCodecs SwiftRTCMedia
@@ -45,8 +45,9 @@ let package = Package(
                        providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", path: "Sources/CVPX", pkgConfig: "vpx",
                        providers: [.apt(["libvpx-dev"])]),
-        // The one C target with code: nettle-backed AES-ICM-128 and HMAC-SHA1 callbacks that
-        // replace libsrtp's NSS ones (nettle-dev; pkg-config is for system library targets only).
+        // The one C target with code: nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 callbacks
+        // that replace libsrtp's NSS ones, and libsrtp's once-per-process initialisation
+        // (nettle-dev; pkg-config is for system library targets only, hence linkedLibrary).
         .target(name: "CSRTPNettle", dependencies: ["CSRTP"], linkerSettings: [.linkedLibrary("nettle")]),
 
         // MARK: Core
