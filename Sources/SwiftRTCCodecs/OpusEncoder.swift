@@ -27,10 +27,7 @@ public final class OpusEncoder {
         else { throw .library(operation: "opus_encoder_create", code: status) }
         self.encoder = encoder
         self.configuration = configuration
-        do { try set(configuration) } catch {
-            opus_encoder_destroy(encoder)
-            throw error
-        }
+        try set(configuration)  // on error, deinit destroys the encoder
     }
 
     deinit { opus_encoder_destroy(encoder) }

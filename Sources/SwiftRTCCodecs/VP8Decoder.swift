@@ -29,15 +29,12 @@ public final class VP8Decoder {
 
     /// A decoder running `threads` threads (1...16).
     public init(threads: Int = 1) throws(VP8Error) {
-        guard (1...16).contains(threads) else {
-            context.deallocate()
-            throw .invalidThreads(threads)
-        }
+        // Fully initialised from here: if this throws, deinit releases the context.
         context.initialize(to: vpx_codec_ctx_t())
+        guard (1...16).contains(threads) else { throw .invalidThreads(threads) }
         var config = vpx_codec_dec_cfg_t(threads: UInt32(threads), w: 0, h: 0)
         let status = CVPX_vp8_decoder_init(context, &config, 0)
         guard status == VPX_CODEC_OK else {
-            context.deallocate()
             throw .library(operation: "vpx_codec_dec_init", detail: String(cString: vpx_codec_err_to_string(status)))
         }
     }

@@ -42,15 +42,9 @@ public final class VP8Encoder {
         context.initialize(to: vpx_codec_ctx_t())
         config.initialize(to: vpx_codec_enc_cfg_t())
         image.initialize(to: vpx_image_t())
-        do {
-            try configuration.validate()
-            try open(configuration)
-        } catch {
-            context.deallocate()
-            config.deallocate()
-            image.deallocate()
-            throw error
-        }
+        // Fully initialised: if these throw, deinit releases the codec and the memory.
+        try configuration.validate()
+        try open(configuration)
     }
 
     deinit {
