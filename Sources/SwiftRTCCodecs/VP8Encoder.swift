@@ -183,7 +183,7 @@ public final class VP8Encoder {
             ("VP8E_SET_STATIC_THRESHOLD", VP8E_SET_STATIC_THRESHOLD, 1),
             ("VP8E_SET_NOISE_SENSITIVITY", VP8E_SET_NOISE_SENSITIVITY, 0),
             ("VP8E_SET_TOKEN_PARTITIONS", VP8E_SET_TOKEN_PARTITIONS, Int32(VP8_ONE_TOKENPARTITION.rawValue)),
-            ("VP8E_SET_MAX_INTRA_BITRATE_PCT", VP8E_SET_MAX_INTRA_BITRATE_PCT, Self.maxIntraBitratePercent(configuration)),
+            ("VP8E_SET_MAX_INTRA_BITRATE_PCT", VP8E_SET_MAX_INTRA_BITRATE_PCT, Int32(configuration.keyframeSizeLimitPercent)),
         ]
         for (name, id, value) in controls {
             try check(CVPX_control_int(context, Int32(id.rawValue), value), name)
@@ -192,12 +192,6 @@ public final class VP8Encoder {
         initialHeight = configuration.height
         initialThreads = configuration.threads
         setImageSize(width: configuration.width, height: configuration.height)
-    }
-
-    /// WebRTC's cap on keyframe size: half the rate-control buffer's optimal size, as a
-    /// percentage of a frame's share of the bitrate (at least 300%).
-    static func maxIntraBitratePercent(_ configuration: VP8EncoderConfiguration) -> Int32 {
-        Int32(max(300, (600.0 * 0.5 * configuration.frameRate / 10).rounded()))
     }
 
     private static func fill(_ config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>, from configuration: VP8EncoderConfiguration) {

@@ -44,6 +44,13 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
         guard keyframeInterval >= 1 else { throw .invalidKeyframeInterval(keyframeInterval) }
     }
 
+    /// The cap on a keyframe's size (libvpx `max-intra-rate`), as WebRTC sets it: half the
+    /// rate-control buffer's optimal size (600 ms) as a percentage of one frame's share of the
+    /// bitrate, at least 300%.
+    public var keyframeSizeLimitPercent: Int {
+        max(300, Int((600.0 * 0.5 * frameRate / 10).rounded()))
+    }
+
     /// Frame duration in 90 kHz ticks.
     var frameDuration: UInt64 { UInt64((90_000 / frameRate).rounded()) }
 }
