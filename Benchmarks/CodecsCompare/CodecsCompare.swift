@@ -111,7 +111,10 @@ func readIVF(_ url: URL) throws -> [EncodedFrame] {
 func ratio(_ ours: Double, _ bare: Double) -> String { String(format: "%.2f", ours / bare) }
 func ms(_ seconds: Double, per count: Int) -> String { String(format: "%.3f ms", seconds * 1e3 / Double(count)) }
 
+let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
 print("SwiftRTC codecs vs bare libraries (\(CodecLibrary.vpxVersion), \(CodecLibrary.opusVersion)); best of \(rounds) runs")
+print("Load average \(load) on \(ProcessInfo.processInfo.activeProcessorCount) cores: CPU-time ratios are the reliable ones; wall-clock")
+print("timer ratios inflate with load (the two sides run at different moments).")
 print("")
 
 // MARK: VP8
@@ -161,7 +164,7 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
     print("VP8 encode \(width)x\(height) @ \(bitrate / 1000) kbit/s, \(frameCount) frames, cpu-used \(configuration.speed), 1 thread:")
     print("  ours   \(ms(oursEncode, per: frameCount))/frame (encode calls), process CPU \(ms(oursEncodeCPU, per: frameCount))/frame, \(oursBytes * 8 * 30 / frameCount / 1000) kbit/s")
     print("  vpxenc \(ms(bareEncode, per: frameCount))/frame (its encode timer), process CPU \(ms(bareEncodeCPU, per: frameCount))/frame (whole process incl. Y4M reading), \(vpxencBytes * 8 * 30 / frameCount / 1000) kbit/s")
-    print("  ratio ours/vpxenc: encode time \(ratio(oursEncode, bareEncode)), CPU \(ratio(oursEncodeCPU, bareEncodeCPU)); bitstreams \(identical ? "byte-identical" : "differ")")
+    print("  ratio ours/vpxenc: CPU \(ratio(oursEncodeCPU, bareEncodeCPU)), encode timer \(ratio(oursEncode, bareEncode)); bitstreams \(identical ? "byte-identical" : "differ")")
 
     var oursDecode = Double.infinity, bareDecode = Double.infinity, bareDecodeCPU = Double.infinity, oursDecodeCPU = Double.infinity
     for _ in 0..<rounds {
@@ -182,7 +185,7 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
     print("VP8 decode \(width)x\(height) (vpxenc's IVF):")
     print("  ours   \(ms(oursDecode, per: frameCount))/frame (decode + copy out), process CPU \(ms(oursDecodeCPU, per: frameCount))/frame")
     print("  vpxdec \(ms(bareDecode, per: frameCount))/frame (its decode timer), process CPU \(ms(bareDecodeCPU, per: frameCount))/frame (whole process incl. writing I420 to /dev/null)")
-    print("  ratio ours/vpxdec: decode time \(ratio(oursDecode, bareDecode)), CPU \(ratio(oursDecodeCPU, bareDecodeCPU))")
+    print("  ratio ours/vpxdec: CPU \(ratio(oursDecodeCPU, bareDecodeCPU)), decode timer \(ratio(oursDecode, bareDecode))")
     print("")
     try? FileManager.default.removeItem(at: y4m)
 }
@@ -259,6 +262,6 @@ for _ in 0..<rounds {
     })
     opus_decoder_destroy(bareDecoder)
 }
-print("Opus 20 ms mono, 32 kbit/s VBR, complexity 9, \(opusFrames) frames:")
+print("Opus 20 ms mono, 32 kbit/s VBR, complexity 9, \(opusFrames) frames (thread CPU time):")
 print("  encode: ours \(ms(oursOpusEncode, per: opusFrames))/frame, bare libopus \(ms(bareOpusEncode, per: opusFrames))/frame, ratio \(ratio(oursOpusEncode, bareOpusEncode))")
 print("  decode: ours \(ms(oursOpusDecode, per: opusFrames))/frame, bare libopus \(ms(bareOpusDecode, per: opusFrames))/frame, ratio \(ratio(oursOpusDecode, bareOpusDecode))")

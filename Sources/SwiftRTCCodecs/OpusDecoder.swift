@@ -21,8 +21,9 @@ public final class OpusDecoder {
     private var pcm: [Int16]
     /// Samples per channel of the last packet, what concealment produces (20 ms until known).
     private var lastFrameSize = 960
-    /// The next expected output timestamp (48 kHz samples); nil before the first packet.
+    /// The next output timestamp (48 kHz samples); nil before the first packet.
     private var nextTimestamp: UInt64?
+    private var timestamps = RTPTimestampExtender()
 
     private static let maximumFrameSize = 5760
 
@@ -71,15 +72,9 @@ public final class OpusDecoder {
         return output
     }
 
-    /// Sets the next output timestamp from an RTP timestamp, extended to 64 bits around the
-    /// previous position (the first packet's timestamp is taken as is).
+    /// Sets the next output timestamp from an RTP timestamp, extended to 64 bits.
     private func align(to rtpTimestamp: UInt32) {
-        guard let expected = nextTimestamp else {
-            nextTimestamp = UInt64(rtpTimestamp)
-            return
-        }
-        let delta = Int64(Int32(bitPattern: rtpTimestamp &- UInt32(truncatingIfNeeded: expected)))
-        nextTimestamp = delta < 0 && UInt64(-delta) > expected ? 0 : UInt64(Int64(expected) + delta)
+        nextTimestamp = timestamps.extend(rtpTimestamp)
     }
 
     private func run(data: [UInt8]?, frameSize: Int, fec: Bool, operation: String) throws(OpusError) -> AudioFrame {

@@ -32,6 +32,7 @@ public struct OpusEncoderConfiguration: Sendable, Hashable {
     /// need not be sent) instead of full frames.
     public var discontinuousTransmission: Bool
 
+    /// Settings with WebRTC-like defaults: mono speech at 32 kbit/s, complexity 9, VBR, FEC on.
     public init(channels: Int = 1, application: Application = .voip, bitrate: Int = 32_000,
                 complexity: Int = 9, variableBitrate: Bool = true, inbandFEC: Bool = true,
                 expectedPacketLoss: Int = 0, discontinuousTransmission: Bool = false) {

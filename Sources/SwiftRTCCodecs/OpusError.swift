@@ -21,6 +21,7 @@ public enum OpusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libopus returned an error code from `operation`.
     case library(operation: String, code: Int32)
 
+    /// A sentence naming the codec, what was wrong and the allowed values.
     public var description: String {
         switch self {
         case .invalidChannels(let n): "Opus: channels must be 1 or 2, got \(n)"

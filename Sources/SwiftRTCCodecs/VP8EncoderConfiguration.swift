@@ -23,6 +23,7 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
     /// The longest run of frames between keyframes (libvpx `kf_max_dist`).
     public var keyframeInterval: Int
 
+    /// Settings; the defaults send 640x480 at 30 fps and 1 Mbit/s, one thread, speed -6.
     public init(width: Int = 640, height: Int = 480, frameRate: Double = 30, targetBitrate: Int = 1_000_000,
                 threads: Int = 1, speed: Int = -6, keyframeInterval: Int = 3000) {
         self.width = width

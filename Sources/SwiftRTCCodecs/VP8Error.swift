@@ -27,6 +27,7 @@ public enum VP8Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// libvpx returned an error from `operation`.
     case library(operation: String, detail: String)
 
+    /// A sentence naming the codec, what was wrong and the allowed values.
     public var description: String {
         switch self {
         case .invalidSize(let w, let h): "VP8: size \(w)x\(h) is outside 2...16383"
