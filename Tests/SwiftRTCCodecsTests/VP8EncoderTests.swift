@@ -67,6 +67,27 @@ import SwiftRTCRTP
         #expect(encoder.keyframesEncoded == 1, "a bitrate change needs no keyframe")
     }
 
+    @Test func frameRateChangeMidStreamKeepsTheBitrate() throws {
+        let encoder = try VP8Encoder(configuration: .init(width: 320, height: 240, frameRate: 30, targetBitrate: 300_000))
+        var perFrame30 = 0, perFrame15 = 0
+        for i in 0..<60 {
+            let size = try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: UInt64(i) * 3000))?.data.count ?? 0
+            if i >= 30 { perFrame30 += size }
+        }
+        var configuration = encoder.configuration
+        configuration.frameRate = 15
+        try encoder.apply(configuration)
+        for i in 60..<120 {
+            let timestamp = 60 * 3000 + UInt64(i - 60) * 6000
+            let size = try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: timestamp))?.data.count ?? 0
+            if i >= 90 { perFrame15 += size }
+        }
+        // Same bitrate over half the frames: each frame gets about twice the bytes.
+        let ratio = Double(perFrame15) / Double(perFrame30)
+        #expect(ratio > 1.5 && ratio < 2.6, "bytes per frame at 15 fps / at 30 fps = \(ratio)")
+        #expect(abs(Double(perFrame15 * 8) / 2 - 300_000) < 90_000, "\(perFrame15 * 8 / 2) bit/s at 15 fps")
+    }
+
     @Test func averageQPIsLowerAtHigherBitrate() throws {
         let low = try VP8Encoder(configuration: .init(width: 320, height: 240, targetBitrate: 100_000))
         let high = try VP8Encoder(configuration: .init(width: 320, height: 240, targetBitrate: 2_000_000))
