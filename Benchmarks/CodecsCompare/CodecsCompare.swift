@@ -236,7 +236,8 @@ for _ in 0..<rounds {
         for i in 0..<opusFrames {
             toneFrames[i % toneFrames.count].samples.withUnsafeBufferPointer { pcm in
                 buffer.withUnsafeMutableBufferPointer { out in
-                    bareBytes += Int(opus_encode(bare, pcm.baseAddress!, 960, out.baseAddress!, 4000))
+                    guard let input = pcm.baseAddress, let output = out.baseAddress else { return }
+                    bareBytes += Int(opus_encode(bare, input, 960, output, 4000))
                 }
             }
         }
@@ -255,7 +256,8 @@ for _ in 0..<rounds {
         for packet in packets {
             packet.data.withUnsafeBufferPointer { data in
                 pcm.withUnsafeMutableBufferPointer { out in
-                    _ = opus_decode(bareDecoder, data.baseAddress, Int32(data.count), out.baseAddress!, 5760, 0)
+                    guard let output = out.baseAddress else { return }
+                    _ = opus_decode(bareDecoder, data.baseAddress, Int32(data.count), output, 5760, 0)
                 }
             }
         }

@@ -44,6 +44,10 @@ public final class VP8Decoder {
         context.deallocate()
     }
 
+    /// Tells the decoder a frame went missing (a gap the depacketizer could not fill): every
+    /// VP8 delta frame references the previous one, so it waits for a keyframe from here.
+    public func frameLost() { needsKeyframe = true }
+
     /// Whether `data` starts a VP8 keyframe (RFC 6386 section 9.1: frame type bit 0, then the
     /// start code 9d 01 2a after the 3-byte frame tag).
     public static func isKeyframe(_ data: [UInt8]) -> Bool {

@@ -86,6 +86,24 @@ import SwiftRTCRTP
         #expect(second.timestamp == start + 960)
     }
 
+    @Test func garbagePacketsNeverCrash() throws {
+        let decoder = try OpusDecoder(channels: 2)
+        var generator = SystemRandomNumberGenerator()
+        var decoded = 0, rejected = 0
+        for length in [1, 2, 3, 5, 40, 200, 1500] {
+            for _ in 0..<30 {
+                let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                do {
+                    let frame = try decoder.decode(EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true))
+                    #expect([120, 240, 480, 960, 1920, 2880].contains(frame.samplesPerChannel) || frame.samplesPerChannel % 120 == 0)
+                    decoded += 1
+                } catch { rejected += 1 }
+                _ = try? decoder.recoverLost(from: EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true))
+            }
+        }
+        #expect(decoded + rejected == 210 && rejected > 0 && decoded > 0)
+    }
+
     @Test func badInputIsRejected() throws {
         #expect(throws: OpusError.invalidChannels(0)) { try OpusDecoder(channels: 0) }
         let decoder = try OpusDecoder(channels: 1)

@@ -43,6 +43,18 @@ import SwiftRTCRTP
         #expect(decoder.framesDecoded == 4)
     }
 
+    @Test func aReportedLossWaitsForAKeyframe() throws {
+        let frames = try Self.stream(frames: 5, keyframeAt: [4])
+        let decoder = try VP8Decoder()
+        #expect(try decoder.decode(frames[0]) != nil)
+        decoder.frameLost()  // frame 1 never arrived
+        #expect(decoder.needsKeyframe)
+        #expect(throws: VP8Error.needsKeyframe) { try decoder.decode(frames[2]) }
+        #expect(throws: VP8Error.needsKeyframe) { try decoder.decode(frames[3]) }
+        let picture = try #require(try decoder.decode(frames[4]))
+        #expect(picture.width == 320 && !decoder.needsKeyframe && decoder.framesDroppedWaitingForKeyframe == 2)
+    }
+
     @Test func garbageNeverCrashes() throws {
         let decoder = try VP8Decoder()
         var generator = SystemRandomNumberGenerator()
