@@ -23,6 +23,24 @@ import SwiftRTCRTP
         #expect(encoder.framesEncoded == 30 && encoder.keyframesEncoded == 1 && decoder.framesDecoded == 30)
     }
 
+    @Test func threadsAndSpeedChangeMidStream() throws {
+        let encoder = try VP8Encoder(configuration: .init(width: 640, height: 480, targetBitrate: 1_000_000))
+        let decoder = try VP8Decoder(threads: 2)
+        for (i, (threads, speed)) in [(1, -6), (2, -6), (2, -12), (1, -4)].enumerated() {
+            var configuration = encoder.configuration
+            configuration.threads = threads
+            configuration.speed = speed
+            try encoder.apply(configuration)
+            for step in 0..<3 {
+                let input = TestSignals.pattern(width: 640, height: 480, index: i * 3 + step)
+                let encoded = try #require(try encoder.encode(input))
+                let output = try #require(try decoder.decode(encoded))
+                #expect(TestSignals.psnr(input, output) > 28, "threads \(threads), speed \(speed)")
+            }
+        }
+        #expect(decoder.framesDecoded == 12 && decoder.corruptFrames == 0)
+    }
+
     @Test func keyframeOnDemandComesOnTheNextFrame() throws {
         let encoder = try VP8Encoder(configuration: .init(width: 320, height: 240, targetBitrate: 500_000))
         var keyframes: [Bool] = []
