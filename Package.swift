@@ -90,6 +90,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: Benchmarks
+        .executableTarget(name: "CodecsBenchmarks", dependencies: [
+            "SwiftRTCCodecs", "SwiftRTCRTP", "COpus", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/CodecsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // Ours vs bare libopus and vpxenc/vpxdec: Benchmarks/codec-compare.sh.
+        .executableTarget(name: "CodecsCompare", dependencies: ["SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
+                          path: "Benchmarks/CodecsCompare"),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),

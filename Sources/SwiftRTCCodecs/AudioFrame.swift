@@ -10,6 +10,7 @@ public struct AudioFrame: Sendable, Hashable {
     /// Presentation time of the first sample, in samples at 48 kHz.
     public var timestamp: UInt64
 
+    /// A frame of interleaved `samples` (whole channel groups) for 1 or 2 `channels`.
     public init(samples: [Int16], channels: Int, timestamp: UInt64) {
         precondition(channels == 1 || channels == 2, "AudioFrame holds mono or stereo audio")
         precondition(samples.count % channels == 0, "AudioFrame samples must fill whole channel groups")

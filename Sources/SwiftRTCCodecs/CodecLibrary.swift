@@ -1,5 +1,5 @@
-import COpus
-import CVPX
+internal import COpus
+internal import CVPX
 
 /// The libopus and libvpx builds that SwiftRTC's codecs run on.
 public enum CodecLibrary {
