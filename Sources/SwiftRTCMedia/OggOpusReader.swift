@@ -1,0 +1,109 @@
+import SwiftRTCRTP
+
+/// The identification header of an Ogg Opus stream (RFC 7845 section 5.1):
+///
+/// ```
+/// "OpusHead" | version (1) | channels (1) | pre-skip (2, LE) | input sample rate (4, LE)
+/// | output gain (2, LE, Q7.8 dB) | channel mapping family (1) | [mapping table]
+/// ```
+public struct OpusHead: Sendable, Hashable {
+    public var channels: Int
+    /// Samples (at 48 kHz) to drop from the start of the decoded audio.
+    public var preSkip: Int
+    /// Sample rate of the original input (informational).
+    public var inputSampleRate: Int
+    /// Gain to apply on output, in 1/256 dB.
+    public var outputGain: Int16
+
+    public init(channels: Int, preSkip: Int = 312, inputSampleRate: Int = 48_000, outputGain: Int16 = 0) {
+        self.channels = channels
+        self.preSkip = preSkip
+        self.inputSampleRate = inputSampleRate
+        self.outputGain = outputGain
+    }
+
+    /// The 19-byte header packet (mapping family 0: mono or stereo).
+    public var packet: [UInt8] {
+        var bytes = [UInt8]()
+        bytes.appendASCII("OpusHead"); bytes.append(1); bytes.append(UInt8(channels))
+        bytes.appendLE16(UInt16(preSkip)); bytes.appendLE32(UInt32(inputSampleRate))
+        bytes.appendLE16(UInt16(bitPattern: outputGain)); bytes.append(0)
+        return bytes
+    }
+
+    init(parsing packet: [UInt8], offset: Int) throws(MediaFileError) {
+        var cursor = ByteCursor(packet, format: "Ogg Opus")
+        guard packet.count >= 8, try cursor.ascii(8, "magic") == "OpusHead" else {
+            throw .badMagic(format: "Ogg Opus", expected: "an \"OpusHead\" packet first")
+        }
+        let version = try cursor.u8("OpusHead version")
+        guard version & 0xF0 == 0 else { throw .invalidField(format: "Ogg Opus", offset: offset, field: "OpusHead version", value: "\(version)") }
+        channels = Int(try cursor.u8("channel count"))
+        preSkip = Int(try cursor.le16("pre-skip"))
+        inputSampleRate = Int(try cursor.le32("input sample rate"))
+        outputGain = Int16(bitPattern: try cursor.le16("output gain"))
+        let family = try cursor.u8("channel mapping family")
+        guard family == 0, channels == 1 || channels == 2 else {
+            throw .invalidField(format: "Ogg Opus", offset: offset, field: "channels/mapping family (only mono or stereo, family 0)", value: "\(channels)/\(family)")
+        }
+    }
+}
+
+/// Plays an Ogg Opus file (RFC 7845) as Opus ``EncodedFrame``s, without decoding: reads the
+/// `OpusHead` and `OpusTags` headers, then yields each audio packet with an RTP timestamp in
+/// 48 kHz samples: the PCM position of its first sample counted from granule position 0, i.e.
+/// including the ``OpusHead/preSkip`` samples a decoder drops. Packet durations come from
+/// the TOC byte; the granule position of each page is checked against them.
+public struct OggOpusReader: MediaSource {
+    public let head: OpusHead
+    /// The encoder's vendor string from `OpusTags`.
+    public let vendor: String
+    /// `TAG=value` comments from `OpusTags`.
+    public let comments: [String]
+    /// Granule position of the last page read (end of the audio so far, pre-skip included).
+    public private(set) var granulePosition: Int64 = 0
+    private let pages: OggPageReader
+    private var position: Int64 = 0
+    private var pending: [(packet: [UInt8], offset: Int)] = []
+
+    public init(path: String) throws(MediaFileError) {
+        pages = try OggPageReader(path: path)
+        guard let (headPacket, _, headOffset) = try pages.readPacket() else { throw .badMagic(format: "Ogg", expected: "\"OggS\"") }
+        head = try OpusHead(parsing: headPacket, offset: headOffset)
+        guard let (tagsPacket, _, tagsOffset) = try pages.readPacket() else {
+            throw .truncated(format: "Ogg Opus", offset: headOffset, expected: "an \"OpusTags\" packet")
+        }
+        var tags = ByteCursor(tagsPacket, format: "Ogg Opus")
+        guard tagsPacket.count >= 8, try tags.ascii(8, "magic") == "OpusTags" else {
+            throw .invalidField(format: "Ogg Opus", offset: tagsOffset, field: "second packet (expected OpusTags)", value: String(decoding: tagsPacket.prefix(8), as: UTF8.self))
+        }
+        let vendorLength = Int(try tags.le32("vendor length"))
+        vendor = String(decoding: try tags.bytes(vendorLength, "vendor string"), as: UTF8.self)
+        let count = Int(try tags.le32("comment count"))
+        guard count <= tags.remaining / 4 else { throw .invalidField(format: "Ogg Opus", offset: tagsOffset, field: "comment count", value: "\(count)") }
+        var comments: [String] = []
+        for _ in 0..<count {
+            let length = Int(try tags.le32("comment length"))
+            comments.append(String(decoding: try tags.bytes(length, "comment"), as: UTF8.self))
+        }
+        self.comments = comments
+    }
+
+    /// The next audio packet, `nil` at the end of the stream.
+    public mutating func readFrame() throws(MediaFileError) -> EncodedFrame? {
+        guard let (packet, granule, offset) = try pages.readPacket() else { return nil }
+        guard let samples = OpusPacket.sampleCount(packet) else {
+            throw .invalidField(format: "Ogg Opus", offset: offset, field: "Opus packet TOC", value: packet.first.map { "0x" + String($0, radix: 16) } ?? "empty packet")
+        }
+        let frame = EncodedFrame(codec: .opus, data: packet, timestamp: UInt32(truncatingIfNeeded: position), isKeyframe: true)
+        position += Int64(samples)
+        if granule >= 0 {
+            // The last page may end early (end trimming, RFC 7845 section 4.5), never late.
+            guard granule <= position else {
+                throw .invalidField(format: "Ogg Opus", offset: offset, field: "granule position (beyond the packets' end at \(position))", value: "\(granule)")
+            }
+            granulePosition = granule
+        }
+        return frame
+    }
+}
