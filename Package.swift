@@ -45,6 +45,9 @@ let package = Package(
                        providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", path: "Sources/CVPX", pkgConfig: "vpx",
                        providers: [.apt(["libvpx-dev"])]),
+        // FFmpeg's libavformat: the WebM (Matroska) muxer used by SwiftRTCMedia's recorder.
+        .systemLibrary(name: "CAVFormat", path: "Sources/CAVFormat", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev"])]),
 
         // MARK: Core
         .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -60,7 +63,7 @@ let package = Package(
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
-        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs"]),
+        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat"]),
 
         // MARK: Peer
         .target(name: "SwiftRTCPeer", dependencies: [
@@ -86,6 +89,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
+        // tests kill it mid-recording to check that what was written stays playable).
+        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
@@ -95,7 +102,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: ["SwiftRTCSignaling"]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),

@@ -13,6 +13,8 @@ public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case io(path: String, operation: String, errno: Int32)
     /// A writer was used after it was closed, or fed a frame it cannot take.
     case unusable(format: String, reason: String)
+    /// The muxing library (libavformat) failed: the call, its error code and message.
+    case muxer(operation: String, code: Int32, message: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(operation) \(path) failed: errno \(errno)"
         case let .unusable(format, reason):
             return "\(format): \(reason)"
+        case let .muxer(operation, code, message):
+            return "libavformat \(operation) failed: \(message) (\(code))"
         }
     }
 }
