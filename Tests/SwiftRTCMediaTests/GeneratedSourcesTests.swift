@@ -76,7 +76,7 @@ func testPatternCounterReadsBack(width: Int, height: Int) {
 }
 
 @Test func pacingUnwrapsRTPTimestamps() {
-    typealias Iterator = PacedFrames<SilenceSource>.AsyncIterator
+    typealias Iterator = Pacer
     #expect(Iterator.signedDelta(from: 0xFFFF_FF00, to: 0x100, bits: 32) == 0x200)
     #expect(Iterator.signedDelta(from: 0x100, to: 0xFFFF_FF00, bits: 32) == -0x200)
     #expect(Iterator.signedDelta(from: 10, to: 5, bits: 64) == -5)
