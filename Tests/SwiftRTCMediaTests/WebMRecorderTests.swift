@@ -66,6 +66,12 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     while let picture = try pictures.readFrame() { counters.append(TestPatternSource.readFrameCounter(from: picture)) }
     #expect(counters == (0..<60).map { $0 })
     #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"]).isEmpty)
+
+    // Chromium's WebM parser takes it whole: both tracks buffered over the 2 s.
+    let chromium = try chromiumParseWebM(path)
+    let range = chromium.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+    #expect(chromium.hasPrefix("ok ranges=1 ") && range.count == 3, "\(chromium)")
+    #expect(abs(range.dropFirst().first ?? -1) < 0.01 && abs((range.last ?? 0) - 2.0) < 0.03, "\(chromium)")
 }
 
 @Test func webmRecorderPlacesTracksByGivenTimes() throws {
@@ -135,4 +141,6 @@ private var recordExecutable: URL {
     #expect((40...100).contains(videoPackets), "video packets: \(videoPackets)")
     #expect((60...160).contains(audioPackets), "audio packets: \(audioPackets)")
     #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    let chromium = try chromiumParseWebM(path)
+    #expect(chromium.hasPrefix("ok ranges=1 "), "\(chromium)")
 }
