@@ -1,4 +1,5 @@
 import CAVFormat
+import SwiftRTCCodecs
 import SwiftRTCRTP
 
 /// Records Opus and VP8 ``EncodedFrame``s together into a WebM file, as they are (no
@@ -16,6 +17,12 @@ import SwiftRTCRTP
 /// (live streams) or zero for every track (files fed as fast as possible). A frame written
 /// with an `at` time (for example from RTCP sender reports) is placed there instead. Video starts at its first keyframe (frames
 /// before it are skipped); a frame whose time goes backwards is dropped. Both are counted.
+///
+/// Silence trimming (optional, ``SilenceTrimming``): speech is decided on the decoded audio
+/// passed with each Opus frame; nothing before the first speech is kept but the audio
+/// pre-roll (the timeline is shifted so that it starts at zero, video resuming at its next
+/// keyframe), and frames after the last speech are held back and, on close, dropped beyond
+/// the post-roll. Held frames are written once speech resumes (or after 30 s of silence).
 ///
 /// Crash safety: the file is written as the muxer's clusters close, every
 /// `clusterDuration` (1 s by default), and the output is flushed after every frame, so a
@@ -48,12 +55,23 @@ public final class WebMRecorder {
     private var tracks: [EncodedFrame.Codec: Track] = [:]
     private let created = ContinuousClock.now
     private let trackStart: TrackStart
+    private var trimmer: Trimmer?
+
+    /// Silence trimming state: audio held before the first speech, everything held after the
+    /// latest speech, and the shift that moves the first kept frame to time zero.
+    private struct Trimmer {
+        let settings: (preRoll: Duration, postRoll: Duration)
+        var detector = VoiceActivityDetector()
+        var hasStarted = false
+        var held: [(frame: EncodedFrame, time: Duration)] = []
+        var offset: Duration = .zero
+        var lastSpeech: Duration = .zero
+    }
 
     private struct Track {
         var streamIndex: Int32
         var timeBase: AVRational
         var start: Duration?
-        var firstTimestamp: UInt32 = 0
         var lastTimestamp: UInt32 = 0
         var elapsedTicks: Int64 = 0
         var lastPTS: Int64 = .min
@@ -61,9 +79,13 @@ public final class WebMRecorder {
 
     /// Creates `path` and writes the WebM header with an Opus track (`audio`, whose
     /// `OpusHead` becomes the track's CodecPrivate) and/or a VP8 track (`video`).
-    public init(path: String, audio: OpusHead?, video: VideoFormat?, trackStart: TrackStart = .arrival, clusterDuration: Duration = .seconds(1)) throws(MediaFileError) {
+    public init(path: String, audio: OpusHead?, video: VideoFormat?, trackStart: TrackStart = .arrival,
+                trimming: SilenceTrimming? = nil, clusterDuration: Duration = .seconds(1)) throws(MediaFileError) {
         guard audio != nil || video != nil else { throw .unusable(format: "WebM", reason: "a recording needs an audio or a video track") }
         self.trackStart = trackStart
+        if let trimming {
+            trimmer = Trimmer(settings: (.milliseconds(trimming.preRollMilliseconds), .milliseconds(trimming.postRollMilliseconds)))
+        }
         var context: UnsafeMutablePointer<AVFormatContext>?
         try Self.check(avformat_alloc_output_context2(&context, nil, "webm", path), "avformat_alloc_output_context2")
         guard let context else { throw .muxer(operation: "avformat_alloc_output_context2", code: 0, message: "no context") }
@@ -119,29 +141,71 @@ public final class WebMRecorder {
     }
 
     /// Adds a frame to its track. `time`, when given, is the frame's presentation time since
-    /// the recording began and overrides the timing described on the type.
-    public func write(_ frame: EncodedFrame, at time: Duration? = nil) throws(MediaFileError) {
-        guard isWriting, let context, let packet else { throw .unusable(format: "WebM", reason: "recorder is closed") }
-        guard var track = tracks[frame.codec] else { throw .unusable(format: "WebM", reason: "no \(frame.codec.rawValue) track in this recording") }
+    /// the recording began and overrides the timing described on the type. With trimming on,
+    /// pass an Opus frame's decoded audio as `pcm` for the speech decision (an Opus frame
+    /// without it counts as speech).
+    public func write(_ frame: EncodedFrame, at time: Duration? = nil, pcm: AudioFrame? = nil) throws(MediaFileError) {
+        guard isWriting else { throw .unusable(format: "WebM", reason: "recorder is closed") }
+        guard tracks[frame.codec] != nil else { throw .unusable(format: "WebM", reason: "no \(frame.codec.rawValue) track in this recording") }
         guard !frame.data.isEmpty else { throw .unusable(format: "WebM", reason: "empty \(frame.codec.rawValue) frame") }
-        let clockRate = Int64(frame.codec.clockRate)
+        guard let presentation = place(frame, at: time) else { return }
+        guard var trimmer else { return try mux(frame, at: presentation) }
+        defer { self.trimmer = trimmer }
+        let isAudio = frame.codec == .opus
+        let speech = isAudio && (pcm.map { trimmer.detector.isSpeech($0) } ?? true)
+        guard trimmer.hasStarted else {
+            // Before the first speech: keep the last pre-roll of audio, drop video.
+            guard isAudio else { return }
+            trimmer.held.append((frame, presentation))
+            trimmer.held.removeAll { presentation - $0.time > trimmer.settings.preRoll }
+            guard speech else { return }
+            trimmer.hasStarted = true
+            trimmer.offset = trimmer.held.first?.time ?? presentation
+            for (held, time) in trimmer.held { try mux(held, at: time - trimmer.offset) }
+            trimmer.held = []
+            trimmer.lastSpeech = presentation
+            return
+        }
+        if speech || (!isAudio && trimmer.held.isEmpty) {
+            for (held, time) in trimmer.held { try mux(held, at: time - trimmer.offset) }
+            trimmer.held = []
+            if speech { trimmer.lastSpeech = presentation }
+            return try mux(frame, at: presentation - trimmer.offset)
+        }
+        // After speech: hold everything until speech resumes (or for at most 30 s).
+        trimmer.held.append((frame, presentation))
+        if let first = trimmer.held.first, presentation - first.time > .seconds(30) {
+            for (held, time) in trimmer.held { try mux(held, at: time - trimmer.offset) }
+            trimmer.held = []
+        }
+    }
+
+    /// The frame's presentation time on the recording's timeline, or `nil` if it is skipped.
+    private func place(_ frame: EncodedFrame, at time: Duration?) -> Duration? {
+        guard var track = tracks[frame.codec] else { return nil }
+        defer { tracks[frame.codec] = track }
         let presentation: Duration
         if let time {
             presentation = time
         } else if let start = track.start {
             track.elapsedTicks += Int64(Int32(bitPattern: frame.timestamp &- track.lastTimestamp))
-            presentation = start + .nanoseconds(track.elapsedTicks * 1_000_000_000 / clockRate)
+            presentation = start + .nanoseconds(track.elapsedTicks * 1_000_000_000 / Int64(frame.codec.clockRate))
         } else {
-            if frame.codec == .vp8, !frame.isKeyframe { skippedFrames += 1; return }
+            if frame.codec == .vp8, !frame.isKeyframe { skippedFrames += 1; return nil }
             track.start = trackStart == .zero ? .zero : ContinuousClock.now - created
-            track.firstTimestamp = frame.timestamp
-            presentation = track.start!
+            presentation = track.start ?? .zero
         }
         track.lastTimestamp = frame.timestamp
-        if frame.codec == .vp8, track.lastPTS == .min, !frame.isKeyframe { skippedFrames += 1; tracks[frame.codec] = track; return }
+        return presentation
+    }
+
+    /// Hands a frame to the muxer at `presentation`.
+    private func mux(_ frame: EncodedFrame, at presentation: Duration) throws(MediaFileError) {
+        guard let context, let packet, var track = tracks[frame.codec] else { return }
+        if frame.codec == .vp8, track.lastPTS == .min, !frame.isKeyframe { skippedFrames += 1; return }
         let microseconds = presentation.components.seconds * 1_000_000 + presentation.components.attoseconds / 1_000_000_000_000
         let pts = av_rescale_q(microseconds, AVRational(num: 1, den: 1_000_000), track.timeBase)
-        guard pts > track.lastPTS else { skippedFrames += 1; tracks[frame.codec] = track; return }
+        guard pts > track.lastPTS else { skippedFrames += 1; return }
         track.lastPTS = pts
         tracks[frame.codec] = track
 
@@ -169,7 +233,15 @@ public final class WebMRecorder {
             context = nil
             isWriting = false
         }
-        if isWriting { try Self.check(av_write_trailer(context), "av_write_trailer") }
+        guard isWriting else { return }
+        if let trimmer {
+            // Keep what lies within the post-roll after the last speech; drop the rest.
+            for (held, time) in trimmer.held where time - trimmer.lastSpeech <= trimmer.settings.postRoll {
+                try mux(held, at: time - trimmer.offset)
+            }
+            self.trimmer = nil
+        }
+        try Self.check(av_write_trailer(context), "av_write_trailer")
     }
 
     private static func check(_ result: Int32, _ operation: String) throws(MediaFileError) {

@@ -144,3 +144,26 @@ private var recordExecutable: URL {
     let chromium = try chromiumParseWebM(path)
     #expect(chromium.hasPrefix("ok ranges=1 "), "\(chromium)")
 }
+
+@Test func webmRecorderTrimsLeadingAndTrailingSilence() throws {
+    let directory = try temporaryDirectory()
+    let video = try readFrames(try IVFReader(path: try makeIVF(in: directory, count: 90)))
+    let audioReader = try OggOpusReader(path: try makeOggOpus(in: directory, seconds: 3))
+    let audio = try readFrames(audioReader)
+    // The decoded audio: 1 s silence, 1 s speech, 1 s silence.
+    let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
+    let path = directory + "/trimmed.webm"
+    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240), trackStart: .zero,
+                                    trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100))
+    for frame in interleaved(audio, video) {
+        try recorder.write(frame, pcm: frame.codec == .opus ? pcm[Int(frame.timestamp) / 960] : nil)
+    }
+    try recorder.close()
+    let (format, streams) = try probe(path)
+    // 100 ms pre-roll + 1 s speech + 200 ms hangover + 100 ms post-roll.
+    #expect(abs(number(format["duration"]) - 1.4) < 0.08, "\(format)")
+    #expect((65...75).contains(Int(number(stream("opus", in: streams)["nb_read_packets"]))))
+    // Video resumes at the first keyframe after the cut (frame 30, 1.0 s, now at 0.1 s).
+    #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.1) < 0.002)
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+}
