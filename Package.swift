@@ -92,6 +92,10 @@ let package = Package(
         // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
         // tests kill it mid-recording to check that what was written stays playable).
         .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
+        // VAD, meters, test pattern, Ogg CRC and WebM muxing per frame.
+        .executableTarget(name: "MediaBenchmarks", dependencies: [
+            "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/MediaBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),

@@ -90,7 +90,7 @@ final class MediaInputFile {
     private func fill(_ count: Int) throws(MediaFileError) -> Int {
         while buffer.count - bufferStart < count, !reachedEnd {
             let chunk: Data?
-            do { chunk = try handle.read(upToCount: max(count, 1 << 16)) } catch { throw .io(path: path, operation: "read", errno: EIO) }
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch { throw .io(path: path, operation: "read", errno: EIO) }
             guard let chunk, !chunk.isEmpty else { reachedEnd = true; break }
             if bufferStart > 0 { buffer.removeFirst(bufferStart); bufferStart = 0 }
             buffer.append(contentsOf: chunk)

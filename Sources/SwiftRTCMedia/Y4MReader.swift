@@ -42,7 +42,7 @@ public struct Y4MReader: MediaSource {
             default: continue
             }
         }
-        guard let width, let height, (1...16384).contains(width), (1...16384).contains(height) else {
+        guard let width, let height, (1...8192).contains(width), (1...8192).contains(height) else {
             throw .invalidField(format: Self.format, offset: 0, field: "frame size W/H", value: "W\(width.map(String.init) ?? "?") H\(height.map(String.init) ?? "?")")
         }
         self.width = width
@@ -58,10 +58,15 @@ public struct Y4MReader: MediaSource {
         guard line.starts(with: Array("FRAME".utf8)) else {
             throw .invalidField(format: Self.format, offset: headerOffset, field: "frame header (expected \"FRAME\")", value: String(decoding: line.prefix(16), as: UTF8.self))
         }
-        var frame = VideoFrame(width: width, height: height, timestamp: frameIndex * 90_000 * UInt64(frameRate.denominator) / UInt64(frameRate.numerator))
-        frame.y = try file.read(frame.y.count, format: Self.format, "Y plane of frame \(frameIndex)")
-        frame.u = try file.read(frame.u.count, format: Self.format, "U plane of frame \(frameIndex)")
-        frame.v = try file.read(frame.v.count, format: Self.format, "V plane of frame \(frameIndex)")
+        // Planes are read before the frame is built, so a header announcing a huge size costs
+        // no more memory than the file actually holds.
+        let chromaSize = ((width + 1) / 2) * ((height + 1) / 2)
+        let y = try file.read(width * height, format: Self.format, "Y plane of frame \(frameIndex)")
+        let u = try file.read(chromaSize, format: Self.format, "U plane of frame \(frameIndex)")
+        let v = try file.read(chromaSize, format: Self.format, "V plane of frame \(frameIndex)")
+        var frame = VideoFrame(width: 1, height: 1, timestamp: frameIndex * 90_000 * UInt64(frameRate.denominator) / UInt64(frameRate.numerator))
+        (frame.width, frame.height, frame.yStride, frame.uvStride) = (width, height, width, (width + 1) / 2)
+        (frame.y, frame.u, frame.v) = (y, u, v)
         frameIndex += 1
         return frame
     }

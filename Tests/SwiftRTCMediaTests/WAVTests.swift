@@ -111,3 +111,23 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) throws {
         _ = error(bytes)
     }
 }
+
+@Test func wavWithStreamingSizesAndExtensibleFormatReads() throws {
+    // ffmpeg writing to a pipe leaves the sizes at 0xFFFFFFFF; WAVE_FORMAT_EXTENSIBLE (0xFFFE)
+    // with the PCM sub-format is what many tools write.
+    var tone = ToneGenerator(frequency: 500, channels: 2)
+    let frame = tone.nextFrame()
+    var bytes = [UInt8]()
+    bytes.appendASCII("RIFF"); bytes.appendLE32(0xFFFF_FFFF); bytes.appendASCII("WAVE")
+    bytes.appendASCII("fmt "); bytes.appendLE32(40); bytes.appendLE16(0xFFFE); bytes.appendLE16(2)
+    bytes.appendLE32(48_000); bytes.appendLE32(192_000); bytes.appendLE16(4); bytes.appendLE16(16)
+    bytes.appendLE16(22); bytes.appendLE16(16); bytes.appendLE32(3)
+    bytes.appendLE16(1); bytes += [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+    bytes.appendASCII("LIST"); bytes.appendLE32(3); bytes += [1, 2, 3, 0]   // odd chunk, padded
+    bytes.appendASCII("data"); bytes.appendLE32(0xFFFF_FFFF)
+    bytes += frame.samples.littleEndianBytes
+    var reader = try WAVReader(bytes: bytes)
+    #expect(reader.format == PCMFormat(sampleRate: 48_000, channels: 2))
+    #expect(reader.readFrame() == frame)
+    #expect(reader.readFrame() == nil)
+}

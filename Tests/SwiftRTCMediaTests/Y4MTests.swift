@@ -65,3 +65,10 @@ import SwiftRTCCodecs
     badFrame[second] = UInt8(ascii: "X")
     #expect(firstError(badFrame) == .invalidField(format: "Y4M", offset: second, field: "frame header (expected \"FRAME\")", value: "XRAME"))
 }
+
+@Test func hugeY4MHeaderCostsNoMoreThanTheFile() throws {
+    let path = try temporaryDirectory() + "/huge.y4m"
+    try writeBytes(Array("YUV4MPEG2 W8192 H8192 F30:1\nFRAME\n".utf8) + [UInt8](repeating: 16, count: 1000), to: path)
+    var reader = try Y4MReader(path: path)
+    #expect(throws: MediaFileError.truncated(format: "Y4M", offset: 1034, expected: "Y plane of frame 0 (67108864 bytes at offset 34)")) { try reader.readFrame() }
+}
