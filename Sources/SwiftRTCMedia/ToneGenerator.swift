@@ -32,3 +32,8 @@ public struct ToneGenerator: Sendable {
         return frame
     }
 }
+
+extension ToneGenerator: MediaSource {
+    /// The next 20 ms of tone (see ``nextFrame(milliseconds:)`` for other lengths).
+    public mutating func readFrame() -> AudioFrame? { nextFrame(milliseconds: 20) }
+}

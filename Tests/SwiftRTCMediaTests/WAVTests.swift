@@ -61,15 +61,6 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) throws {
     #expect((48_000...(1440 * 48)).contains(reader.sampleCount))
 }
 
-@Test func rawPCMRoundTrips() throws {
-    var tone = ToneGenerator(frequency: 300, channels: 2)
-    let frame = tone.nextFrame()
-    var reader = try RawPCMReader(bytes: frame.samples.littleEndianBytes, format: PCMFormat(sampleRate: 48_000, channels: 2))
-    #expect(reader.readFrame() == frame)
-    #expect(reader.readFrame() == nil)
-    #expect(throws: MediaFileError.self) { try RawPCMReader(bytes: [1, 2, 3], format: PCMFormat(sampleRate: 48_000, channels: 2)) }
-}
-
 @Test func malformedWAVIsRejectedWithTypedErrors() throws {
     let path = try temporaryDirectory() + "/good.wav"
     let writer = try WAVWriter(path: path, channels: 1)

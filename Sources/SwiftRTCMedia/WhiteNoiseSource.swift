@@ -1,25 +1,5 @@
 import SwiftRTCCodecs
 
-/// Digital silence: all-zero 48 kHz frames, endlessly.
-public struct SilenceSource: MediaSource, Sendable {
-    /// 1 (mono) or 2 (stereo).
-    public var channels: Int
-    /// Frame length in milliseconds (10, 20, 40 or 60 for Opus).
-    public var frameMilliseconds: Int
-    private var sampleIndex: UInt64 = 0
-
-    public init(channels: Int = 1, frameMilliseconds: Int = 20) {
-        self.channels = channels
-        self.frameMilliseconds = frameMilliseconds
-    }
-
-    public mutating func readFrame() -> AudioFrame? {
-        let count = AudioFrame.sampleRate * frameMilliseconds / 1000
-        defer { sampleIndex += UInt64(count) }
-        return AudioFrame(samples: [Int16](repeating: 0, count: count * channels), channels: channels, timestamp: sampleIndex)
-    }
-}
-
 /// Uniform white noise at a given peak amplitude, from a seeded xorshift generator, so a
 /// run is reproducible.
 public struct WhiteNoiseSource: MediaSource, Sendable {
@@ -51,9 +31,4 @@ public struct WhiteNoiseSource: MediaSource, Sendable {
         defer { sampleIndex += UInt64(count) }
         return AudioFrame(samples: samples, channels: channels, timestamp: sampleIndex)
     }
-}
-
-extension ToneGenerator: MediaSource {
-    /// The next 20 ms of tone (see ``nextFrame(milliseconds:)`` for other lengths).
-    public mutating func readFrame() -> AudioFrame? { nextFrame(milliseconds: 20) }
 }
