@@ -5,7 +5,9 @@ import SwiftRTCRTP
 /// `OpusHead`, a page holding `OpusTags`, then audio pages of up to `pageDuration`, each
 /// with the granule position (48 kHz samples, pre-skip included) after its last packet and a
 /// CRC; the last page carries end-of-stream. Packets are laid end to end by their TOC
-/// durations (a gap in RTP timestamps, e.g. from loss or DTX, is not kept as silence).
+/// durations; a gap in the RTP timestamps (loss, DTX) of up to 10 s is filled with empty
+/// Opus frames that decoders conceal, so the file keeps the stream's timing; a frame that
+/// starts before the previous one ended is skipped.
 ///
 /// Crash-safe as far as Ogg goes: pages are written whole as they fill, so a killed process
 /// leaves a file that plays up to the last page (at most `pageDuration` is lost).
@@ -28,6 +30,13 @@ public final class OggOpusWriter {
     private var heldSilence: [(packet: [UInt8], samples: Int)] = []
     private var heldSilenceSamples = 0
     private static let maximumHeldSilence = 30 * AudioFrame.sampleRate
+    /// Longest timestamp gap filled with concealment packets; a longer jump is taken as a
+    /// restart of the stream and closed up.
+    private static let maximumFilledGap: Int64 = 10 * 48_000
+    private var nextTimestamp: UInt32?
+
+    /// Frames not written because their timestamp lay before the previous frame's end.
+    public private(set) var skippedFrames = 0
 
     /// Creates (truncating) `path` and writes the two header pages.
     public init(path: String, head: OpusHead, trimming: SilenceTrimming? = nil, pageDuration: Duration = .milliseconds(500), vendor: String = "SwiftRTC") throws(MediaFileError) {
@@ -54,9 +63,44 @@ public final class OggOpusWriter {
         guard frame.codec == .opus, let samples = OpusPacket.sampleCount(frame.data) else {
             throw .unusable(format: "Ogg Opus", reason: "not a valid Opus packet (\(frame.codec.rawValue), \(frame.data.count) bytes)")
         }
-        guard var trimming else { return try append(frame.data, samples: samples) }
-        let speech = pcm.map { trimming.detector.isSpeech($0) } ?? true
-        let released = trimming.gate.admit(frame.data, samples: samples, isSpeech: speech)
+        if let expected = nextTimestamp {
+            let gap = Int64(Int32(bitPattern: frame.timestamp &- expected))
+            guard gap >= 0 else { skippedFrames += 1; return }
+            if gap <= Self.maximumFilledGap {
+                for (packet, fill) in Self.gapFillers(samples: Int(gap), stereo: head.channels == 2) {
+                    try admit(packet, samples: fill, speech: false)
+                }
+            }
+        }
+        nextTimestamp = frame.timestamp &+ UInt32(samples)
+        var speech = true
+        if var trimming, let pcm {
+            speech = trimming.detector.isSpeech(pcm)
+            self.trimming = trimming
+        }
+        try admit(frame.data, samples: samples, speech: speech)
+    }
+
+    /// Packets that fill a gap of `samples` in the RTP timestamps (lost packets, DTX): Opus
+    /// packets of one CELT frame of zero bytes (a TOC byte alone, RFC 6716 section 3.2.1),
+    /// which decoders conceal like a lost frame. They are 20, 10, 5 and 2.5 ms long, so a gap
+    /// is filled to the nearest 2.5 ms below it.
+    static func gapFillers(samples: Int, stereo: Bool) -> [(packet: [UInt8], samples: Int)] {
+        var fillers: [(packet: [UInt8], samples: Int)] = []
+        var remaining = samples
+        // CELT fullband, code 0: config 31 (20 ms), 30 (10 ms), 29 (5 ms), 28 (2.5 ms).
+        for (config, length) in [(31, 960), (30, 480), (29, 240), (28, 120)] {
+            while remaining >= length {
+                fillers.append(([UInt8(config << 3) | (stereo ? 0x04 : 0)], length))
+                remaining -= length
+            }
+        }
+        return fillers
+    }
+
+    private func admit(_ packet: [UInt8], samples: Int, speech: Bool) throws(MediaFileError) {
+        guard var trimming else { return try append(packet, samples: samples) }
+        let released = trimming.gate.admit(packet, samples: samples, isSpeech: speech)
         self.trimming = trimming
         guard trimming.gate.hasStarted else { return }
         if speech || heldSilenceSamples > Self.maximumHeldSilence {
@@ -66,7 +110,7 @@ public final class OggOpusWriter {
         if speech {
             for packet in released { try append(packet, samples: OpusPacket.sampleCount(packet) ?? 0) }
         } else {
-            heldSilence.append((frame.data, samples)); heldSilenceSamples += samples
+            heldSilence.append((packet, samples)); heldSilenceSamples += samples
         }
     }
 

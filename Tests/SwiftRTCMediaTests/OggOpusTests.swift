@@ -108,3 +108,28 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(OggCRC.checksum(page) == stored)
     #expect(OpusPacket.sampleCount([0xFC]) == 960 && OpusPacket.sampleCount([0x18]) == 2880 && OpusPacket.sampleCount([0x03]) == nil && OpusPacket.sampleCount([0x1B, 0x03]) == nil && OpusPacket.sampleCount([0xF9]) == 1920)
 }
+
+@Test func oggOpusWriterFillsTimestampGapsSoTimingHolds() throws {
+    let directory = try temporaryDirectory()
+    let (source, frames) = try readAll(try makeOggOpus(in: directory, seconds: 2, channels: 2))
+    // Lose 200 ms (frames 20-29) and one frame (50); a stale repeat of frame 40 comes late.
+    var received = frames.enumerated().filter { !(20..<30).contains($0.offset) && $0.offset != 50 }.map(\.element)
+    received.insert(frames[40], at: 45)
+    let path = directory + "/gaps.opus"
+    let writer = try OggOpusWriter(path: path, head: source.head)
+    for frame in received { try writer.write(frame) }
+    try writer.close()
+    #expect(writer.skippedFrames == 1)
+    let (_, read) = try readAll(path)
+    // Every frame is back at its own timestamp; the holes hold TOC-only stereo CELT frames.
+    #expect(read.count == frames.count)
+    #expect(read.map(\.timestamp) == frames.map(\.timestamp))
+    let fillers = read.enumerated().filter { $0.element.data == [0xFC] }.map(\.offset)
+    #expect(fillers == Array(20..<30) + [50])
+    #expect(read.enumerated().filter { $0.element.data != [0xFC] }.map(\.element) == frames.enumerated().filter { !fillers.contains($0.offset) }.map(\.element))
+    // ffmpeg decodes the concealed frames without complaint, at full length.
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path])
+    #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(frames.count * 960)")
+    #expect(OggOpusWriter.gapFillers(samples: 1900, stereo: false).map(\.samples) == [960, 480, 240, 120])
+}
