@@ -133,3 +133,22 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(frames.count * 960)")
     #expect(OggOpusWriter.gapFillers(samples: 1900, stereo: false).map(\.samples) == [960, 480, 240, 120])
 }
+
+@Test func oggOpusStreamStartingLaterKeepsItsPosition() throws {
+    // A stream cut from a live one: its first audio page ends at granule 5000 with two
+    // 20 ms packets on it, so it starts at 3080 (RFC 7845 section 4.5).
+    var tags = [UInt8]()
+    tags.appendASCII("OpusTags"); tags.appendLE32(0); tags.appendLE32(0)
+    let packet: [UInt8] = [0xFC, 1, 2, 3]
+    let pages = [
+        OggPage(flags: .beginningOfStream, granulePosition: 0, serialNumber: 7, sequenceNumber: 0, segmentTable: [19], body: OpusHead(channels: 1).packet),
+        OggPage(flags: [], granulePosition: 0, serialNumber: 7, sequenceNumber: 1, segmentTable: [UInt8(tags.count)], body: tags),
+        OggPage(flags: [], granulePosition: 5000, serialNumber: 7, sequenceNumber: 2, segmentTable: [4, 4], body: packet + packet),
+        OggPage(flags: .endOfStream, granulePosition: 5960, serialNumber: 7, sequenceNumber: 3, segmentTable: [4], body: packet),
+    ]
+    let path = try temporaryDirectory() + "/late.opus"
+    try writeBytes(pages.flatMap(\.serialized), to: path)
+    let (reader, frames) = try readAll(path)
+    #expect(frames.map(\.timestamp) == [3080, 4040, 5000])
+    #expect(reader.granulePosition == 5960)
+}

@@ -67,6 +67,12 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     #expect(counters == (0..<60).map { $0 })
     #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"]).isEmpty)
 
+    // Pass-through: ffmpeg copies the same bytes back out of the WebM, frame for frame.
+    let videoBack = directory + "/back.ivf", audioBack = directory + "/back.opus"
+    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack])
+    #expect(try readFrames(try IVFReader(path: videoBack)).map(\.data) == video.map(\.data))
+    #expect(try readFrames(try OggOpusReader(path: audioBack)).map(\.data) == audio.map(\.data))
+
     // Chromium's WebM parser takes it whole: both tracks buffered over the 2 s.
     let chromium = try chromiumParseWebM(path)
     let range = chromium.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
