@@ -25,7 +25,10 @@ public struct IVFReader: MediaSource {
         file = try MediaInputFile(path: path)
         let headerBytes: [UInt8]
         do { headerBytes = try file.read(32, format: Self.format, "file header") } catch {
-            if case .truncated = error, try file.isAtEnd(), file.offset == 0 { throw .badMagic(format: Self.format, expected: "\"DKIF\"") }
+            // Too short for a header: say whether it is an IVF file at all.
+            guard (try? file.read(4, format: Self.format, "signature")) == Array("DKIF".utf8) else {
+                throw .badMagic(format: Self.format, expected: "\"DKIF\"")
+            }
             throw error
         }
         var header = ByteCursor(headerBytes, format: Self.format)

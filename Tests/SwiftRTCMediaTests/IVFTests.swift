@@ -69,8 +69,19 @@ import SwiftRTCCodecs
     #expect(firstError(vp9) == .invalidField(format: "IVF", offset: 8, field: "codec FourCC (only VP80 is supported)", value: "VP90"))
     var zeroRate = bytes; zeroRate[16] = 0; zeroRate[17] = 0
     if case .invalidField(_, 16, _, _)? = firstError(zeroRate) {} else { Issue.record("zero time base accepted") }
-    if case .truncated(format: "IVF", _, _)? = firstError(Array(bytes.prefix(20))) {} else { Issue.record("short header accepted") }
+    #expect(firstError(Array(bytes.prefix(20))) == .truncated(format: "IVF", offset: 20, expected: "file header (32 bytes at offset 0)"))
+    #expect(firstError(Array("RIFF".utf8)) == .badMagic(format: "IVF", expected: "\"DKIF\""))
     if case .truncated(format: "IVF", offset: bytes.count - 7, _)? = firstError(Array(bytes.dropLast(7))) {} else { Issue.record("cut frame accepted") }
     var huge = bytes; huge[35] = 0x7F
     #expect(firstError(huge) == .invalidField(format: "IVF", offset: 32, field: "frame size", value: "\(Int(huge[32]) | Int(huge[33]) << 8 | Int(huge[34]) << 16 | 0x7F << 24)"))
+    // Random damage to headers and frame sizes ends in an error or a clean end, never a trap.
+    var state: UInt32 = 17
+    for _ in 0..<100 {
+        var damaged = bytes
+        for _ in 0..<3 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            damaged[Int(state >> 8) % min(64, damaged.count)] = UInt8(truncatingIfNeeded: state >> 24)
+        }
+        _ = firstError(damaged)
+    }
 }

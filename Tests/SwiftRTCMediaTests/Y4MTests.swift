@@ -64,6 +64,16 @@ import SwiftRTCCodecs
     let second = bytes.count - (6 + 160 * 120 * 3 / 2)
     badFrame[second] = UInt8(ascii: "X")
     #expect(firstError(badFrame) == .invalidField(format: "Y4M", offset: second, field: "frame header (expected \"FRAME\")", value: "XRAME"))
+    // Random damage to the stream header ends in an error or a clean read, never a trap.
+    var state: UInt32 = 23
+    for _ in 0..<100 {
+        var damaged = bytes
+        for _ in 0..<2 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            damaged[Int(state >> 8) % 48] = UInt8(truncatingIfNeeded: state >> 24)
+        }
+        _ = firstError(damaged)
+    }
 }
 
 @Test func hugeY4MHeaderCostsNoMoreThanTheFile() throws {
