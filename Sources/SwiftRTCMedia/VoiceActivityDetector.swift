@@ -4,8 +4,8 @@ import SwiftRTCCodecs
 /// Frame-by-frame voice activity detection on 48 kHz PCM, in the spirit of WebRTC's VAD:
 /// the signal is cut into 10 ms blocks; each block's energy in the voice band (80 Hz-4 kHz,
 /// cascaded biquad filters) and in the whole band is measured; a block is speech when its
-/// voice-band energy stands well above an adaptive noise floor *and* most of its energy lies
-/// in the voice band (white and other broadband noise does not); a hangover keeps short gaps
+/// voice-band energy stands well above an adaptive noise floor *and* most of its energy above
+/// the background lies in the voice band (a burst of white or other broadband noise does not); a hangover keeps short gaps
 /// between syllables and unvoiced consonants inside a talk spurt. The noise floor follows
 /// quiet blocks down at once and rises (by minimum statistics) to the quietest block of the
 /// last 1.5 s, so a steady noise or hum, loud or not, is learnt as background within about
@@ -22,7 +22,9 @@ public struct VoiceActivityDetector: Sendable {
     public var hangoverMilliseconds: Int = 200
 
     /// Current noise floor estimate in dBFS (voice band).
-    public private(set) var noiseFloorDecibels: Double = -70
+    public var noiseFloorDecibels: Double { voiceFloor.decibels }
+    private var voiceFloor = NoiseFloor()
+    private var totalFloor = NoiseFloor()
     private var hangoverBlocks = 0
     private var highPass = Biquad.highPass(cutoff: 80)
     private var lowPass1 = Biquad.lowPass(cutoff: 4000)
@@ -31,11 +33,6 @@ public struct VoiceActivityDetector: Sendable {
     private var blockVoiceEnergy: Double = 0
     private var blockTotalEnergy: Double = 0
     private var blockFill = 0
-    /// Voice-band level of the last ``minimumWindowBlocks`` blocks (a ring).
-    private var recentLevels = [Double](repeating: 0, count: VoiceActivityDetector.minimumWindowBlocks)
-    private var recentIndex = 0
-
-    static let minimumWindowBlocks = 150
 
     static let blockSamples = AudioFrame.sampleRate / 100
 
@@ -67,24 +64,44 @@ public struct VoiceActivityDetector: Sendable {
 
     private mutating func classifyBlock() -> Bool {
         let n = Double(Self.blockSamples)
-        let voiceDecibels = 10 * log10(blockVoiceEnergy / n + 1e-12)
-        let ratio = blockVoiceEnergy / max(blockTotalEnergy, 1e-12)
-        let active = voiceDecibels > max(noiseFloorDecibels + thresholdDecibels, minimumSpeechDecibels) && ratio >= minimumVoiceBandRatio
-        // Floor: down at once; up by at most 0.5 dB per block towards the quietest recent block.
-        recentLevels[recentIndex] = voiceDecibels
-        recentIndex = (recentIndex + 1) % recentLevels.count
-        let quietest = recentLevels.min() ?? voiceDecibels
-        if voiceDecibels < noiseFloorDecibels {
-            noiseFloorDecibels = max(voiceDecibels, -100)
-        } else if quietest > noiseFloorDecibels {
-            noiseFloorDecibels += min(0.5, quietest - noiseFloorDecibels)
-        }
+        let voice = blockVoiceEnergy / n, total = blockTotalEnergy / n
+        let voiceDecibels = 10 * log10(voice + 1e-12)
+        // The share of the block's energy above the background that lies in the voice band:
+        // speech in steady broadband noise keeps a high share; a burst of such noise does not.
+        let excessVoice = max(0, voice - voiceFloor.linear), excessTotal = max(1e-12, total - totalFloor.linear)
+        let ratio = excessVoice / excessTotal
+        let active = voiceDecibels > max(voiceFloor.decibels + thresholdDecibels, minimumSpeechDecibels) && ratio >= minimumVoiceBandRatio
+        voiceFloor.update(voiceDecibels)
+        totalFloor.update(10 * log10(total + 1e-12))
         if active {
             hangoverBlocks = hangoverMilliseconds / 10
         } else if hangoverBlocks > 0 {
             hangoverBlocks -= 1
         }
         return active
+    }
+}
+
+/// A background level estimate by minimum statistics: follows quieter blocks down at once and
+/// rises by at most 0.5 dB per block towards the quietest block of the last 1.5 s.
+struct NoiseFloor: Sendable {
+    private(set) var decibels: Double = -70
+    /// Levels of the last 150 blocks (a ring; no allocation after init).
+    private var recent = [Double](repeating: 0, count: 150)
+    private var index = 0
+
+    /// The floor as a mean energy.
+    var linear: Double { pow(10, decibels / 10) }
+
+    mutating func update(_ level: Double) {
+        recent[index] = level
+        index = (index + 1) % recent.count
+        let quietest = recent.min() ?? level
+        if level < decibels {
+            decibels = max(level, -100)
+        } else if quietest > decibels {
+            decibels += min(0.5, quietest - decibels)
+        }
     }
 }
 

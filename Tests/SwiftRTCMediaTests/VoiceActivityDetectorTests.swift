@@ -53,3 +53,25 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
     #expect(Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count) > 0.75)
     #expect(!result[(speechFrames.upperBound + 15)...].contains(true))
 }
+
+@Test func realSpeechInSteadyNoiseIsDetected() throws {
+    // espeak speech (-21 dBFS RMS) over white noise (-31 dBFS RMS): 10 dB SNR over the full
+    // band, after 2 s of noise alone.
+    let directory = try temporaryDirectory()
+    let speech = try espeakSpeech("Recording starts now. Please speak clearly after the tone.", in: directory)
+    let lead = [Int16](repeating: 0, count: 96_000)
+    let background = noise(milliseconds: 2000 + speech.count / 48 + 1000, amplitude: 0.05, seed: 3)
+    var signal = lead + speech + [Int16](repeating: 0, count: 48_000)
+    for i in signal.indices { signal[i] = signal[i] &+ background[i] }
+    let result = decisions(signal)
+    let speechFrames = 100..<(100 + speech.count / 960)
+    #expect(!result[0..<100].contains(true))
+    #expect(Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count) > 0.6)
+    #expect(!result[(speechFrames.upperBound + 15)...].contains(true))
+}
+
+@Test func noiseBurstAfterQuietIsNotSpeech() {
+    // 1 s near silence, then loud white noise starting suddenly.
+    let signal = noise(milliseconds: 1000, amplitude: 0.001) + noise(milliseconds: 2000, amplitude: 0.3, seed: 11)
+    #expect(!decisions(signal).contains(true))
+}
