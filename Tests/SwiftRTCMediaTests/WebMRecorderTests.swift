@@ -173,3 +173,18 @@ private var recordExecutable: URL {
     #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.1) < 0.002)
     #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
 }
+
+@Test func liveRecordingOfPacedFilesEndsInSync() throws {
+    // swiftrtc-record paces both files in real time and records them as they arrive.
+    let directory = try temporaryDirectory()
+    let ivf = try makeIVF(in: directory, count: 30)
+    let opus = try makeOggOpus(in: directory, seconds: 1)
+    let path = directory + "/live.webm"
+    #expect(try run(recordExecutable.path, [ivf, opus, path]) == "recording\n")
+    let (format, streams) = try probe(path)
+    #expect(abs(number(format["duration"]) - 1.0) < 0.1, "\(format)")
+    #expect(number(stream("vp8", in: streams)["nb_read_packets"]) == 30)
+    // Arrival-time placement: both tracks start within a few milliseconds of each other.
+    let audioStart = number(stream("opus", in: streams)["start_time"]) + 0.0065
+    #expect(abs(number(stream("vp8", in: streams)["start_time"]) - audioStart) < 0.05)
+}
