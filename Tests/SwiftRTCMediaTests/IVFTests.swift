@@ -85,3 +85,19 @@ import SwiftRTCCodecs
         _ = firstError(damaged)
     }
 }
+
+@Test func ivfWriterIsCompleteAfterEveryFrame() throws {
+    let directory = try temporaryDirectory()
+    var reader = try IVFReader(path: try makeIVF(in: directory, count: 10))
+    let path = directory + "/open.ivf"
+    let writer = try IVFWriter(path: path, width: 320, height: 240)
+    for written in 1...10 {
+        try writer.write(try reader.readFrame()!)
+        // Read while the writer is still open, as after a crash.
+        var partial = try IVFReader(path: path)
+        var count = 0
+        while try partial.readFrame() != nil { count += 1 }
+        #expect(count == written && partial.headerFrameCount == written)
+    }
+    withExtendedLifetime(writer) {}
+}

@@ -152,3 +152,17 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(frames.map(\.timestamp) == [3080, 4040, 5000])
     #expect(reader.granulePosition == 5960)
 }
+
+@Test func oggOpusWriterLeavesWholePagesWhenNeverClosed() throws {
+    let directory = try temporaryDirectory()
+    let (source, frames) = try readAll(try makeOggOpus(in: directory, seconds: 1))
+    let path = directory + "/open.opus"
+    let writer = try OggOpusWriter(path: path, head: source.head, pageDuration: .milliseconds(200))
+    for frame in frames { try writer.write(frame) }
+    // As after a crash: every full page is on disk and reads back; only the last page is missing.
+    let (_, read) = try readAll(path)
+    #expect(read.count >= frames.count - 11 && read.count < frames.count)
+    #expect(read == Array(frames.prefix(read.count)))
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    withExtendedLifetime(writer) {}
+}
