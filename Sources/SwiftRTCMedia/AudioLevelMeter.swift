@@ -11,6 +11,7 @@ public struct AudioLevelMeter: Sendable {
     private var totalSumOfSquares: Double = 0
     private var totalSampleCount: Int = 0
 
+    /// A meter that has seen no audio yet.
     public init() {}
 
     /// Adds a frame's samples to both the per-packet level and the running RMS.

@@ -11,7 +11,9 @@ import SwiftRTCRTP
 /// Timestamps are the frames' pts converted to the 90 kHz RTP clock; a frame is a keyframe
 /// when the VP8 frame tag's P bit is 0 (RFC 6386 section 9.1).
 public struct IVFReader: MediaSource {
+    /// Picture width in pixels.
     public let width: Int
+    /// Picture height in pixels.
     public let height: Int
     /// Time base: one pts unit is `numerator / denominator` seconds.
     public let timeBase: (numerator: Int, denominator: Int)
@@ -21,6 +23,7 @@ public struct IVFReader: MediaSource {
 
     static let format = "IVF"
 
+    /// Opens `path` and reads the file header; frames are read by ``readFrame()``.
     public init(path: String) throws(MediaFileError) {
         file = try MediaInputFile(path: path)
         let headerBytes: [UInt8]

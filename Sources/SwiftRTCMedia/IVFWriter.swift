@@ -5,7 +5,9 @@ import SwiftRTCRTP
 /// frame count is rewritten after every frame, so a file left by a killed process is complete
 /// up to the last frame written. See ``IVFReader`` for the layout.
 public final class IVFWriter {
+    /// Frame width in pixels.
     public let width: Int
+    /// Frame height in pixels.
     public let height: Int
     private let file: MediaOutputFile
     private var frameCount: UInt32 = 0
@@ -47,6 +49,7 @@ public final class IVFWriter {
         try file.write(count, at: 24)
     }
 
+    /// Closes the file (everything is on disk already).
     public func close() throws(MediaFileError) { try file.close() }
 
     deinit { try? close() }

@@ -16,6 +16,7 @@ public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The muxing library (libavformat) failed: the call, its error code and message.
     case muxer(operation: String, code: Int32, message: String)
 
+    /// The error in one line, for logs and the bot report.
     public var description: String {
         switch self {
         case let .badMagic(format, expected):

@@ -12,20 +12,29 @@ public protocol TimedFrame: Sendable {
 }
 
 extension AudioFrame: TimedFrame {
+    /// The frame's timestamp.
     public var mediaTimestamp: UInt64 { timestamp }
+    /// 48 kHz.
     public var clockRate: Int { AudioFrame.sampleRate }
+    /// Raw frame timestamps do not wrap.
     public static var timestampBits: Int { 64 }
 }
 
 extension VideoFrame: TimedFrame {
+    /// The frame's timestamp.
     public var mediaTimestamp: UInt64 { timestamp }
+    /// 90 kHz, the RTP video clock.
     public var clockRate: Int { 90_000 }
+    /// Raw frame timestamps do not wrap.
     public static var timestampBits: Int { 64 }
 }
 
 extension EncodedFrame: TimedFrame {
+    /// The RTP timestamp.
     public var mediaTimestamp: UInt64 { UInt64(timestamp) }
+    /// The codec's RTP clock rate.
     public var clockRate: Int { Int(codec.clockRate) }
+    /// RTP timestamps wrap at 2^32.
     public static var timestampBits: Int { 32 }
 }
 

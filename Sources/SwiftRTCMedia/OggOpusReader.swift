@@ -7,6 +7,7 @@ import SwiftRTCRTP
 /// drops. Packet durations come from
 /// the TOC byte; the granule position of each page is checked against them.
 public struct OggOpusReader: MediaSource {
+    /// The stream's identification header.
     public let head: OpusHead
     /// The encoder's vendor string from `OpusTags`.
     public let vendor: String
@@ -19,6 +20,7 @@ public struct OggOpusReader: MediaSource {
     private var pending: [(packet: [UInt8], samples: Int, granule: Int64, offset: Int)] = []
     private var hasStart = false
 
+    /// Opens `path` and reads the `OpusHead` and `OpusTags` packets.
     public init(path: String) throws(MediaFileError) {
         pages = try OggPageReader(path: path)
         guard let (headPacket, _, headOffset) = try pages.readPacket() else { throw .badMagic(format: "Ogg", expected: "\"OggS\"") }

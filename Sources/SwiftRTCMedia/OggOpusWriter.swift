@@ -17,6 +17,7 @@ import SwiftRTCRTP
 /// silence (held in memory, up to `maximumHeldSilence`, beyond which it is written as inner
 /// silence) is dropped on close.
 public final class OggOpusWriter {
+    /// The stream's identification header.
     public let head: OpusHead
     private let file: MediaOutputFile
     private let serialNumber: UInt32

@@ -16,8 +16,11 @@
 /// The CRC is CRC-32 (polynomial 0x04C11DB7, MSB first, initial 0, no final XOR) over the
 /// whole page with the CRC field zeroed.
 public struct OggPage: Sendable, Hashable {
+    /// The page's header_type bits.
     public struct Flags: OptionSet, Sendable, Hashable {
+        /// The header_type byte.
         public let rawValue: UInt8
+        /// Flags from the header_type byte.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// The page starts with the continuation of a packet from the previous page.
         public static let continued = Flags(rawValue: 0x01)
@@ -27,15 +30,20 @@ public struct OggPage: Sendable, Hashable {
         public static let endOfStream = Flags(rawValue: 0x04)
     }
 
+    /// header_type.
     public var flags: Flags
     /// Codec-defined position after the last packet that ends on this page; -1 if none does.
     public var granulePosition: Int64
+    /// Identifies the logical bitstream the page belongs to.
     public var serialNumber: UInt32
+    /// Page counter within the logical bitstream.
     public var sequenceNumber: UInt32
     /// Lacing values.
     public var segmentTable: [UInt8]
+    /// The segments' bytes.
     public var body: [UInt8]
 
+    /// A page; ``serialized`` computes its CRC.
     public init(flags: Flags, granulePosition: Int64, serialNumber: UInt32, sequenceNumber: UInt32, segmentTable: [UInt8], body: [UInt8]) {
         self.flags = flags
         self.granulePosition = granulePosition

@@ -5,6 +5,7 @@
 /// | output gain (2, LE, Q7.8 dB) | channel mapping family (1) | [mapping table]
 /// ```
 public struct OpusHead: Sendable, Hashable {
+    /// 1 or 2.
     public var channels: Int
     /// Samples (at 48 kHz) to drop from the start of the decoded audio.
     public var preSkip: Int
@@ -13,6 +14,8 @@ public struct OpusHead: Sendable, Hashable {
     /// Gain to apply on output, in 1/256 dB.
     public var outputGain: Int16
 
+    /// A header for a mono or stereo stream (RFC 7845 recommends a pre-skip of at least 3840 for
+    /// streams cut from a longer one; 312 is libopus's encoder delay at 48 kHz).
     public init(channels: Int, preSkip: Int = 312, inputSampleRate: Int = 48_000, outputGain: Int16 = 0) {
         self.channels = channels
         self.preSkip = preSkip

@@ -5,6 +5,7 @@ public struct PCMFormat: Sendable, Hashable {
     /// 1 or 2.
     public var channels: Int
 
+    /// A format of `sampleRate` samples per second and `channels` channels.
     public init(sampleRate: Int, channels: Int) {
         self.sampleRate = sampleRate
         self.channels = channels

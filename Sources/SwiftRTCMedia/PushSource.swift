@@ -23,6 +23,7 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
 
     /// Frames the buffer holds.
     public let capacity: Int
+    /// What a full buffer does with a new frame.
     public let overflow: Overflow
 
     private struct State: ~Copyable {
@@ -35,6 +36,7 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
 
     private let state = Mutex(State())
 
+    /// A source holding up to `capacity` frames, handling a full buffer as `overflow` says.
     public init(capacity: Int = 8, overflow: Overflow = .dropOldest) {
         precondition(capacity > 0, "PushSource needs room for at least one frame")
         self.capacity = capacity
@@ -133,16 +135,20 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
 
 /// The consumer side of a ``PushSource``.
 public struct PushedFrames<Frame: TimedFrame>: AsyncSequence, Sendable {
+    /// The pushed frames.
     public typealias Element = Frame
     let source: PushSource<Frame>
     let pacing: Pacing
 
+    /// An iterator with its own pacing clock, started by its first frame.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source, pacer: Pacer(pacing: pacing)) }
 
+    /// Pulls and paces one frame at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let source: PushSource<Frame>
         var pacer: Pacer
 
+        /// The next pushed frame once it is due, `nil` after ``PushSource/finish()``.
         public mutating func next() async throws -> Frame? {
             guard let frame = await source.take() else { return nil }
             try await pacer.wait(for: frame)

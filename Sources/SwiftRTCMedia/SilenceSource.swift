@@ -8,11 +8,13 @@ public struct SilenceSource: MediaSource, Sendable {
     public var frameMilliseconds: Int
     private var sampleIndex: UInt64 = 0
 
+    /// Silence in frames of `frameMilliseconds`.
     public init(channels: Int = 1, frameMilliseconds: Int = 20) {
         self.channels = channels
         self.frameMilliseconds = frameMilliseconds
     }
 
+    /// The next frame (the source never ends).
     public mutating func readFrame() -> AudioFrame? {
         let count = AudioFrame.sampleRate * frameMilliseconds / 1000
         defer { sampleIndex += UInt64(count) }

@@ -8,6 +8,8 @@ public struct SilenceTrimming: Sendable, Hashable {
     /// Audio kept after the last speech, in milliseconds (beyond the detector's hangover).
     public var postRollMilliseconds: Int
 
+    /// Trimming that keeps `preRollMilliseconds` before the first and
+    /// `postRollMilliseconds` after the last speech.
     public init(preRollMilliseconds: Int = 100, postRollMilliseconds: Int = 100) {
         self.preRollMilliseconds = preRollMilliseconds
         self.postRollMilliseconds = postRollMilliseconds

@@ -18,6 +18,7 @@ public struct TestPatternSource: MediaSource, Sendable {
     /// Digits drawn for the counter.
     public static let counterDigits = 6
 
+    /// A pattern of the given size and rate, starting at frame 0.
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30) {
         precondition(width > 0 && height > 0 && framesPerSecond > 0, "TestPatternSource needs a positive size and rate")
         self.width = width
@@ -26,6 +27,7 @@ public struct TestPatternSource: MediaSource, Sendable {
         background = Self.colourBars(width: width, height: height)
     }
 
+    /// The next frame (the source never ends).
     public mutating func readFrame() -> VideoFrame? {
         var frame = background
         frame.timestamp = UInt64(frameNumber) * 90_000 / UInt64(framesPerSecond)

@@ -11,6 +11,7 @@ public struct ToneGenerator: Sendable {
     public var channels: Int
     private var sampleIndex: UInt64 = 0
 
+    /// A tone of `frequency` Hz at `amplitude` of full scale.
     public init(frequency: Double = 440, amplitude: Double = 0.25, channels: Int = 1) {
         self.frequency = frequency
         self.amplitude = amplitude

@@ -36,6 +36,7 @@ public struct VoiceActivityDetector: Sendable {
 
     static let blockSamples = AudioFrame.sampleRate / 100
 
+    /// A detector with the default thresholds, its noise floor not yet learnt.
     public init() {}
 
     /// Whether `frame` holds speech (any 10 ms block of it, hangover included). Stereo is

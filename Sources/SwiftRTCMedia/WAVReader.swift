@@ -18,10 +18,12 @@ public struct WAVReader: MediaSource {
     public var sampleCount: Int { framer.samples.count / format.channels }
     private var framer: PCMFramer
 
+    /// Loads and parses the file at `path`; frames are `frameMilliseconds` long.
     public init(path: String, frameMilliseconds: Int = 20) throws(MediaFileError) {
         try self.init(bytes: MediaFile.readAll(path), frameMilliseconds: frameMilliseconds)
     }
 
+    /// Parses a WAV file held in memory; frames are `frameMilliseconds` long.
     public init(bytes: [UInt8], frameMilliseconds: Int = 20) throws(MediaFileError) {
         var cursor = ByteCursor(bytes, format: "WAV")
         guard bytes.count >= 12, try cursor.ascii(4, "RIFF") == "RIFF", (try? cursor.le32("RIFF size")) != nil,
@@ -74,5 +76,6 @@ public struct WAVReader: MediaSource {
         }
     }
 
+    /// The next 48 kHz frame, `nil` after the last one (padded with silence to full length).
     public mutating func readFrame() -> AudioFrame? { framer.next() }
 }

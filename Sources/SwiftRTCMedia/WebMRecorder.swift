@@ -32,8 +32,11 @@ import SwiftRTCRTP
 public final class WebMRecorder {
     /// The video track's picture size (as in the VP8 keyframes).
     public struct VideoFormat: Sendable, Hashable {
+        /// Picture width in pixels.
         public var width: Int
+        /// Picture height in pixels.
         public var height: Int
+        /// A picture size.
         public init(width: Int, height: Int) { self.width = width; self.height = height }
     }
 

@@ -12,6 +12,7 @@ public struct WhiteNoiseSource: MediaSource, Sendable {
     private var state: UInt64
     private var sampleIndex: UInt64 = 0
 
+    /// Noise of peak `amplitude`, reproducible for a given `seed`.
     public init(amplitude: Double = 0.1, channels: Int = 1, frameMilliseconds: Int = 20, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
         self.amplitude = amplitude
         self.channels = channels
@@ -19,6 +20,7 @@ public struct WhiteNoiseSource: MediaSource, Sendable {
         self.state = seed == 0 ? 1 : seed
     }
 
+    /// The next frame (the source never ends).
     public mutating func readFrame() -> AudioFrame? {
         let count = AudioFrame.sampleRate * frameMilliseconds / 1000
         let scale = amplitude * Double(Int16.max)

@@ -9,7 +9,9 @@ import SwiftRTCCodecs
 /// ```
 /// Timestamps are `index * 90000 * den / num` (90 kHz).
 public struct Y4MReader: MediaSource {
+    /// Picture width in pixels.
     public let width: Int
+    /// Picture height in pixels.
     public let height: Int
     /// Frame rate as a fraction (`F` tag), e.g. 30:1 or 30000:1001.
     public let frameRate: (numerator: Int, denominator: Int)
@@ -18,6 +20,7 @@ public struct Y4MReader: MediaSource {
 
     static let format = "Y4M"
 
+    /// Opens `path` and parses the stream header; frames are read by ``readFrame()``.
     public init(path: String) throws(MediaFileError) {
         file = try MediaInputFile(path: path)
         let line = try file.readLine(limit: 4096, format: Self.format, "stream header")

@@ -4,7 +4,9 @@ import SwiftRTCCodecs
 /// Every frame is complete on disk once ``write(_:)`` returns, so a crash loses nothing but
 /// the frame being written.
 public final class Y4MWriter {
+    /// Frame width in pixels.
     public let width: Int
+    /// Frame height in pixels.
     public let height: Int
     private let file: MediaOutputFile
 
@@ -42,6 +44,7 @@ public final class Y4MWriter {
         try file.append(bytes)
     }
 
+    /// Closes the file (everything is on disk already).
     public func close() throws(MediaFileError) { try file.close() }
 
     deinit { try? close() }
