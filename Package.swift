@@ -49,6 +49,9 @@ let package = Package(
         // that replace libsrtp's NSS ones, and libsrtp's once-per-process initialisation
         // (nettle-dev; pkg-config is for system library targets only, hence linkedLibrary).
         .target(name: "CSRTPNettle", dependencies: ["CSRTP"], linkerSettings: [.linkedLibrary("nettle")]),
+        // FFmpeg's libavformat: the WebM (Matroska) muxer used by SwiftRTCMedia's recorder.
+        .systemLibrary(name: "CAVFormat", path: "Sources/CAVFormat", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev"])]),
 
         // MARK: Core
         .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -64,7 +67,7 @@ let package = Package(
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
-        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs"]),
+        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat"]),
 
         // MARK: Peer
         .target(name: "SwiftRTCPeer", dependencies: [
@@ -97,6 +100,13 @@ let package = Package(
         // Ours vs bare libopus and vpxenc/vpxdec: Benchmarks/codec-compare.sh.
         .executableTarget(name: "CodecsCompare", dependencies: ["SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
                           path: "Benchmarks/CodecsCompare"),
+        // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
+        // tests kill it mid-recording to check that what was written stays playable).
+        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
+        // VAD, meters, test pattern, Ogg CRC and WebM muxing per frame.
+        .executableTarget(name: "MediaBenchmarks", dependencies: [
+            "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/MediaBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
@@ -107,7 +117,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: ["SwiftRTCSignaling"]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),

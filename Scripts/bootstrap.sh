@@ -11,9 +11,12 @@ packages=(
   libgnutls28-dev nettle-dev
   libopus-dev
   libvpx-dev vpx-tools
+  libavformat-dev
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests.
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   ffmpeg tshark iproute2 nftables
+  # Real speech for the voice activity tests.
+  espeak-ng
   # Interop peers and TURN relay.
   coturn chromium chromium-driver
 )

@@ -11,6 +11,7 @@ public struct ToneGenerator: Sendable {
     public var channels: Int
     private var sampleIndex: UInt64 = 0
 
+    /// A tone of `frequency` Hz at `amplitude` of full scale.
     public init(frequency: Double = 440, amplitude: Double = 0.25, channels: Int = 1) {
         self.frequency = frequency
         self.amplitude = amplitude
@@ -31,4 +32,9 @@ public struct ToneGenerator: Sendable {
         sampleIndex += UInt64(count)
         return frame
     }
+}
+
+extension ToneGenerator: MediaSource {
+    /// The next 20 ms of tone (see ``nextFrame(milliseconds:)`` for other lengths).
+    public mutating func readFrame() -> AudioFrame? { nextFrame(milliseconds: 20) }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import SwiftRTCCodecs
+@testable import SwiftRTCMedia
+
+/// A fresh temporary directory for one test's files.
+func temporaryDirectory(_ name: String = #function) throws -> String {
+    let safe = name.filter { $0.isLetter || $0.isNumber }
+    let path = NSTemporaryDirectory() + "swiftrtc-media-\(safe)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Runs a tool, returns its standard output; throws when it exits non-zero.
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: errorData, as: UTF8.self).suffix(600))")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+struct ToolError: Error, CustomStringConvertible { let message: String; var description: String { message } }
+
+func readBytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+func writeBytes(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+/// Writes `count` test-pattern frames to a Y4M file and returns them.
+@discardableResult
+func writePatternY4M(_ path: String, width: Int = 320, height: Int = 240, count: Int = 30) throws -> [VideoFrame] {
+    var pattern = TestPatternSource(width: width, height: height, framesPerSecond: 30)
+    let frames = (0..<count).map { _ in pattern.readFrame()! }
+    let writer = try Y4MWriter(path: path, width: width, height: height)
+    for frame in frames { try writer.write(frame) }
+    try writer.close()
+    return frames
+}
+
+/// Real VP8 from libvpx's own `vpxenc`: the test pattern, `count` frames at 30 fps.
+func makeIVF(in directory: String, count: Int = 30, width: Int = 320, height: Int = 240) throws -> String {
+    let y4m = directory + "/pattern.y4m", ivf = directory + "/pattern.ivf"
+    try writePatternY4M(y4m, width: width, height: height, count: count)
+    try run("/usr/bin/vpxenc", ["--codec=vp8", "--ivf", "--rt", "--cpu-used=8", "--target-bitrate=800", "--kf-max-dist=15", "--limit=\(count)", "-q", "-o", ivf, y4m])
+    return ivf
+}
+
+/// Real Opus in Ogg from ffmpeg's libopus encoder: a 440 Hz tone.
+func makeOggOpus(in directory: String, seconds: Double = 1, channels: Int = 1) throws -> String {
+    let path = directory + "/tone.opus"
+    try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                                "-ac", "\(channels)", "-c:a", "libopus", "-b:a", "32k", "-frame_duration", "20", path])
+    return path
+}
+
+/// ffprobe's packets of the first stream: (pts, size, keyframe).
+func probePackets(_ path: String) throws -> [(pts: Int, size: Int, keyframe: Bool)] {
+    try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "0", "-show_entries", "packet=pts,size,flags", "-of", "csv=p=0", path])
+        .split(separator: "\n").map { line in
+            let fields = line.split(separator: ",")
+            return (Int(fields[0]) ?? -1, Int(fields[1]) ?? -1, fields.count > 2 && fields[2].hasPrefix("K"))
+        }
+}

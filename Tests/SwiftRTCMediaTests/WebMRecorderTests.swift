@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import SwiftRTCRTP
+import SwiftRTCCodecs
+@testable import SwiftRTCMedia
+
+private func readFrames<Source: MediaSource>(_ source: Source) throws -> [Source.Frame] {
+    var source = source, frames: [Source.Frame] = []
+    while let frame = try source.readFrame() { frames.append(frame) }
+    return frames
+}
+
+/// Audio and video frames merged in presentation order, as a receiver would see them.
+private func interleaved(_ audio: [EncodedFrame], _ video: [EncodedFrame]) -> [EncodedFrame] {
+    (audio + video).sorted { Double($0.timestamp) / Double($0.codec.clockRate) < Double($1.timestamp) / Double($1.codec.clockRate) }
+}
+
+/// ffprobe's view of a file: the format section and one dictionary per stream.
+private func probe(_ path: String) throws -> (format: [String: Any], streams: [[String: Any]]) {
+    let json = try run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_format", "-show_streams", "-of", "json", path])
+    let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+    return (object["format"] as? [String: Any] ?? [:], object["streams"] as? [[String: Any]] ?? [])
+}
+
+private func stream(_ codec: String, in streams: [[String: Any]]) -> [String: Any] {
+    streams.first { $0["codec_name"] as? String == codec } ?? [:]
+}
+
+private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double.init) ?? (value as? Double) ?? (value as? Int).map(Double.init) ?? .nan }
+
+@Test func webmRecordingHasBothTracksInSyncForFfprobe() throws {
+    let directory = try temporaryDirectory()
+    let ivf = try makeIVF(in: directory, count: 60)
+    let opus = try makeOggOpus(in: directory, seconds: 2, channels: 2)
+    let video = try readFrames(try IVFReader(path: ivf))
+    let audioReader = try OggOpusReader(path: opus)
+    let audio = try readFrames(audioReader)
+    let path = directory + "/call.webm"
+    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240), trackStart: .zero)
+    for frame in interleaved(audio, video) { try recorder.write(frame) }
+    try recorder.close()
+    #expect(recorder.skippedFrames == 0)
+
+    let (format, streams) = try probe(path)
+    #expect(format["format_name"] as? String == "matroska,webm")
+    #expect(abs(number(format["duration"]) - 2.0) < 0.1)
+    #expect(streams.count == 2)
+    let opusStream = stream("opus", in: streams), vp8Stream = stream("vp8", in: streams)
+    #expect(opusStream["channels"] as? Int == 2 && opusStream["sample_rate"] as? String == "48000")
+    #expect(number(opusStream["nb_read_packets"]) == Double(audio.count))
+    #expect(vp8Stream["width"] as? Int == 320 && vp8Stream["height"] as? Int == 240)
+    #expect(number(vp8Stream["nb_read_packets"]) == 60)
+    // Both tracks start at 0 and the last video frame is at 59/30 s. The Opus blocks carry
+    // the pre-skip as Matroska CodecDelay (312 samples = 6.5 ms), which ffprobe shows as a
+    // start 7 ms early and the decoder drops, so audio plays from 0 too.
+    #expect(abs(number(opusStream["start_time"]) + 0.007) < 0.0005 && abs(number(vp8Stream["start_time"])) < 0.0005)
+    let videoTimes = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        .split(separator: "\n").compactMap { Double($0) }
+    #expect(videoTimes.count == 60 && abs((videoTimes.last ?? 0) - 59.0 / 30) < 0.002)
+
+    // The recording decodes: every VP8 frame still shows its counter, the audio without errors.
+    let decoded = directory + "/decoded.y4m"
+    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-pix_fmt", "yuv420p", decoded])
+    var pictures = try Y4MReader(path: decoded)
+    var counters: [Int?] = []
+    while let picture = try pictures.readFrame() { counters.append(TestPatternSource.readFrameCounter(from: picture)) }
+    #expect(counters == (0..<60).map { $0 })
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"]).isEmpty)
+
+    // Pass-through: ffmpeg copies the same bytes back out of the WebM, frame for frame.
+    let videoBack = directory + "/back.ivf", audioBack = directory + "/back.opus"
+    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack])
+    #expect(try readFrames(try IVFReader(path: videoBack)).map(\.data) == video.map(\.data))
+    #expect(try readFrames(try OggOpusReader(path: audioBack)).map(\.data) == audio.map(\.data))
+
+    // Chromium's WebM parser takes it whole: both tracks buffered over the 2 s.
+    let chromium = try chromiumParseWebM(path)
+    let range = chromium.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+    #expect(chromium.hasPrefix("ok ranges=1 ") && range.count == 3, "\(chromium)")
+    #expect(abs(range.dropFirst().first ?? -1) < 0.01 && abs((range.last ?? 0) - 2.0) < 0.03, "\(chromium)")
+}
+
+@Test func webmRecorderPlacesTracksByGivenTimes() throws {
+    let directory = try temporaryDirectory()
+    let video = try readFrames(try IVFReader(path: try makeIVF(in: directory, count: 30)))
+    let audioReader = try OggOpusReader(path: try makeOggOpus(in: directory, seconds: 1))
+    let audio = try readFrames(audioReader)
+    let path = directory + "/late-video.webm"
+    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240))
+    // Video joins half a second after audio; a non-keyframe first and a stale frame are skipped.
+    try recorder.write(video[1], at: .milliseconds(400))
+    for frame in interleaved(audio, video.map { var f = $0; f.timestamp &+= 45_000; return f }) {
+        try recorder.write(frame, at: .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(frame.codec.clockRate)))
+    }
+    try recorder.write(video[0], at: .milliseconds(10))
+    try recorder.close()
+    #expect(recorder.skippedFrames == 2)
+    let streams = try probe(path).streams
+    #expect(abs(number(stream("opus", in: streams)["start_time"]) + 0.007) < 0.0005)   // pre-skip, see above
+    #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.5) < 0.001)
+    #expect(throws: MediaFileError.self) { try recorder.write(audio[0]) }
+}
+
+@Test func webmRecorderRejectsMissingTracks() throws {
+    let path = try temporaryDirectory() + "/audio-only.webm"
+    #expect(throws: MediaFileError.self) { try WebMRecorder(path: path, audio: nil, video: nil) }
+    let recorder = try WebMRecorder(path: path, audio: OpusHead(channels: 1), video: nil)
+    #expect(throws: MediaFileError.unusable(format: "WebM", reason: "no vp8 track in this recording")) {
+        try recorder.write(EncodedFrame(codec: .vp8, data: [0x10], timestamp: 0, isKeyframe: true))
+    }
+    try recorder.close()
+    #expect(throws: MediaFileError.self) { try WebMRecorder(path: "/nonexistent-dir/x.webm", audio: OpusHead(channels: 1), video: nil) }
+}
+
+/// The `swiftrtc-record` executable beside the test bundle.
+private var recordExecutable: URL {
+    var url = Bundle.main.bundleURL
+    while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("swiftrtc-record").path) {
+        url.deleteLastPathComponent()
+    }
+    return url.appendingPathComponent("swiftrtc-record")
+}
+
+@Test func webmRecordingKilledMidwayStaysPlayable() throws {
+    let directory = try temporaryDirectory()
+    let ivf = try makeIVF(in: directory, count: 180)          // 6 s
+    let opus = try makeOggOpus(in: directory, seconds: 6)
+    let path = directory + "/killed.webm"
+    let process = Process()
+    process.executableURL = recordExecutable
+    process.arguments = [ivf, opus, path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    // Wait for the header, let about 3 s of media go by, then SIGKILL.
+    let line = output.fileHandleForReading.availableData
+    #expect(String(decoding: line, as: UTF8.self).hasPrefix("recording"))
+    Thread.sleep(forTimeInterval: 3.2)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+
+    // Everything up to the last closed cluster (1 s) is there and decodes.
+    let streams = try probe(path).streams
+    let videoPackets = Int(number(stream("vp8", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("vp8", in: streams)["nb_read_packets"]))
+    let audioPackets = Int(number(stream("opus", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("opus", in: streams)["nb_read_packets"]))
+    #expect((40...100).contains(videoPackets), "video packets: \(videoPackets)")
+    #expect((60...160).contains(audioPackets), "audio packets: \(audioPackets)")
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    let chromium = try chromiumParseWebM(path)
+    #expect(chromium.hasPrefix("ok ranges=1 "), "\(chromium)")
+}
+
+@Test func webmRecorderTrimsLeadingAndTrailingSilence() throws {
+    let directory = try temporaryDirectory()
+    let video = try readFrames(try IVFReader(path: try makeIVF(in: directory, count: 90)))
+    let audioReader = try OggOpusReader(path: try makeOggOpus(in: directory, seconds: 3))
+    let audio = try readFrames(audioReader)
+    // The decoded audio: 1 s silence, 1 s speech, 1 s silence.
+    let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
+    let path = directory + "/trimmed.webm"
+    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240), trackStart: .zero,
+                                    trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100))
+    for frame in interleaved(audio, video) {
+        try recorder.write(frame, pcm: frame.codec == .opus ? pcm[Int(frame.timestamp) / 960] : nil)
+    }
+    try recorder.close()
+    let (format, streams) = try probe(path)
+    // 100 ms pre-roll + 1 s speech + 200 ms hangover + 100 ms post-roll.
+    #expect(abs(number(format["duration"]) - 1.4) < 0.08, "\(format)")
+    #expect((65...75).contains(Int(number(stream("opus", in: streams)["nb_read_packets"]))))
+    // Video resumes at the first keyframe after the cut (frame 30, 1.0 s, now at 0.1 s).
+    #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.1) < 0.002)
+    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+}
+
+@Test func liveRecordingOfPacedFilesEndsInSync() throws {
+    // swiftrtc-record paces both files in real time and records them as they arrive.
+    let directory = try temporaryDirectory()
+    let ivf = try makeIVF(in: directory, count: 30)
+    let opus = try makeOggOpus(in: directory, seconds: 1)
+    let path = directory + "/live.webm"
+    #expect(try run(recordExecutable.path, [ivf, opus, path]) == "recording\n")
+    let (format, streams) = try probe(path)
+    #expect(abs(number(format["duration"]) - 1.0) < 0.1, "\(format)")
+    #expect(number(stream("vp8", in: streams)["nb_read_packets"]) == 30)
+    // Arrival-time placement: both tracks start within a few milliseconds of each other.
+    let audioStart = number(stream("opus", in: streams)["start_time"]) + 0.0065
+    #expect(abs(number(stream("vp8", in: streams)["start_time"]) - audioStart) < 0.05)
+}
