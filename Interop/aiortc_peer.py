@@ -205,6 +205,25 @@ class Call:
                        f"connection {self.pc.connectionState})")
         return self.connected.is_set()
 
+    def selected_pair(self) -> dict:
+        """Candidate types of the nominated pair (from aioice's connection; None if unknown)."""
+        result = {"local_candidate_type": None, "remote_candidate_type": None, "candidate_protocol": None}
+        try:
+            transceiver = self.pc.getTransceivers()[0]
+            connection = transceiver.receiver.transport.transport._connection
+            # The controlling agent keeps the nominated pair in _nominated; the controlled one
+            # only marks it in the check list.
+            pair = connection._nominated.get(1) or next(
+                (p for p in connection._check_list
+                 if p.nominated and p.state == aioice.ice.CandidatePair.State.SUCCEEDED), None)
+        except (AttributeError, IndexError):
+            return result
+        if pair is not None:
+            result["local_candidate_type"] = pair.local_candidate.type
+            result["remote_candidate_type"] = pair.remote_candidate.type
+            result["candidate_protocol"] = pair.local_candidate.transport.lower()
+        return result
+
     async def finish(self) -> dict:
         """Collects stats, closes the connection and returns the report."""
         if self.ended.is_set():
@@ -230,6 +249,7 @@ class Call:
         else:
             self.report["audio"]["rms"] = 0.0 if self.report["connected"] else None
         self.report["duration_ms"] = self.elapsed_ms()
+        self.report.update(self.selected_pair())
         try:
             await asyncio.wait_for(self.pc.close(), 10)
         except Exception as e:
