@@ -26,6 +26,7 @@ from interop_common import (  # noqa: E402
     EXIT_OK,
     WhipEndpoint,
     WhipError,
+    candidate_problem,
     die_missing,
     empty_report,
     keep_loopback_candidates,
@@ -176,6 +177,11 @@ class Call:
             self.report["errors"].append(message)
             log(message)
 
+    def check_candidates(self, sdp: str, whose: str) -> None:
+        problem = candidate_problem(sdp, whose)
+        if problem:
+            self.error(problem)
+
     async def consume(self, track) -> None:
         kind = track.kind
         try:
@@ -276,10 +282,13 @@ async def run_client(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     try:
         await call.pc.setLocalDescription(await call.pc.createOffer())  # gathers all candidates
         offer = keep_loopback_candidates(call.pc.localDescription.sdp)
+        call.check_candidates(offer, "local")
         answer, location = await asyncio.to_thread(whip_post, args.url, offer)
         log(f"201 Created, Location {location}")
+        answer = keep_loopback_candidates(answer)
+        call.check_candidates(answer, "remote (answer)")
         await call.pc.setRemoteDescription(
-            RTCSessionDescription(sdp=keep_loopback_candidates(answer), type="answer"))
+            RTCSessionDescription(sdp=answer, type="answer"))
         if await call.wait_connected(CONNECT_TIMEOUT_S):
             log(f"connected: ICE {call.report['ice_connected_ms']} ms, DTLS {call.report['dtls_connected_ms']} ms")
             try:
@@ -309,9 +318,12 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     async def answer(offer_sdp: str) -> tuple[str, str]:
         call = Call(config, "whip-server")
         session_id = uuid.uuid4().hex
-        await call.pc.setRemoteDescription(
-            RTCSessionDescription(sdp=keep_loopback_candidates(offer_sdp), type="offer"))
+        offer_sdp = keep_loopback_candidates(offer_sdp)
+        call.check_candidates(offer_sdp, "remote (offer)")
+        await call.pc.setRemoteDescription(RTCSessionDescription(sdp=offer_sdp, type="offer"))
         await call.pc.setLocalDescription(await call.pc.createAnswer())  # gathers all candidates
+        answer_sdp = keep_loopback_candidates(call.pc.localDescription.sdp)
+        call.check_candidates(answer_sdp, "local")
         sessions[session_id] = call
 
         async def watch() -> None:
@@ -323,7 +335,7 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
 
         call.tasks.append(asyncio.ensure_future(watch()))
         log(f"session {session_id}: answered")
-        return session_id, keep_loopback_candidates(call.pc.localDescription.sdp)
+        return session_id, answer_sdp
 
     async def end(session_id: str) -> bool:
         call = sessions.pop(session_id, None)

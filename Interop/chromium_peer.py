@@ -32,6 +32,7 @@ from interop_common import (  # noqa: E402
     EXIT_OK,
     WhipEndpoint,
     WhipError,
+    candidate_problem,
     die_missing,
     empty_report,
     free_port,
@@ -183,6 +184,13 @@ def page_config(args: argparse.Namespace) -> dict:
     return {"iceServers": servers, "relayOnly": args.relay_only}
 
 
+def note_candidates(errors: list[str], sdp: str, whose: str) -> None:
+    problem = candidate_problem(sdp, whose)
+    if problem:
+        log(problem)
+        errors.append(problem)
+
+
 def wait_connected(browser: Browser, session_id: str, report_errors: list[str]) -> bool:
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     status: Any = None
@@ -219,9 +227,13 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
         browser.open(f"http://127.0.0.1:{page.port}/")
         offer = browser.call("offer", page_config(args))
         session_id = offer["id"]
-        answer, location = whip_post(args.url, keep_loopback_candidates(offer["sdp"]))
+        offer_sdp = keep_loopback_candidates(offer["sdp"])
+        note_candidates(report["errors"], offer_sdp, "local")
+        answer, location = whip_post(args.url, offer_sdp)
         log(f"201 Created, Location {location}")
-        browser.call("applyAnswer", session_id, keep_loopback_candidates(answer))
+        answer = keep_loopback_candidates(answer)
+        note_candidates(report["errors"], answer, "remote (answer)")
+        browser.call("applyAnswer", session_id, answer)
         if wait_connected(browser, session_id, report["errors"]):
             log("connected")
             stop.wait(args.duration)
@@ -244,23 +256,35 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
 
 def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event) -> dict:
     ready = threading.Event()
+    candidate_errors: dict[str, list[str]] = {}
     finished: list[dict] = []
     changed = threading.Event()
     config = page_config(args)
 
+    def server_report(session_id: str) -> dict:
+        report = empty_report("chromium", "whip-server")
+        report["errors"] += candidate_errors.get(session_id, [])
+        return report
+
     def on_offer(sdp: str) -> tuple[str, str]:
         if not ready.wait(STARTUP_TIMEOUT_S):
             raise RuntimeError("browser not ready")
-        answer = browser.call("answer", config, keep_loopback_candidates(sdp))
+        sdp = keep_loopback_candidates(sdp)
+        answer = browser.call("answer", config, sdp)
+        answer_sdp = keep_loopback_candidates(answer["sdp"])
+        problems: list[str] = []
+        note_candidates(problems, sdp, "remote (offer)")
+        note_candidates(problems, answer_sdp, "local")
+        candidate_errors[answer["id"]] = problems
         log(f"session {answer['id']}: answered")
-        return answer["id"], keep_loopback_candidates(answer["sdp"])
+        return answer["id"], answer_sdp
 
     def on_delete(session_id: str) -> bool:
         page_report = browser.call("finish", session_id)
         if page_report is None:
             return False
         log(f"session {session_id}: ended by DELETE")
-        finished.append(merge(empty_report("chromium", "whip-server"), page_report))
+        finished.append(merge(server_report(session_id), page_report))
         changed.set()
         return True
 
@@ -278,7 +302,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
         for session_id in browser.call("ids"):
             page_report = browser.call("finish", session_id)
             if page_report is not None:
-                finished.append(merge(empty_report("chromium", "whip-server"), page_report))
+                finished.append(merge(server_report(session_id), page_report))
     except RuntimeError as e:
         report = empty_report("chromium", "whip-server")
         report["errors"].append(str(e))

@@ -106,6 +106,14 @@ def candidate_types(sdp: str) -> list[str]:
     return [m.group(2) for m in (_CANDIDATE_RE.match(l) for l in sdp.splitlines()) if m]
 
 
+def candidate_problem(sdp: str, whose: str) -> Optional[str]:
+    """An error message when an SDP (after loopback filtering) carries no candidate at all."""
+    if candidate_types(sdp):
+        return None
+    return (f"{whose} SDP has no 127.0.0.1 candidate (none gathered on loopback, or the TURN "
+            f"allocation failed: check the TURN server and credentials)")
+
+
 # --- WHIP client ------------------------------------------------------------------------------
 
 class WhipError(Exception):

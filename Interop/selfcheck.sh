@@ -100,6 +100,21 @@ pairing() {
   fi
 }
 
+# The checker itself must be able to fail: a connected call that decoded silence and no video.
+mkdir -p "$out/checker"
+cat >"$out/checker/silent.json" <<'JSON'
+{"peer": "test", "role": "whip-client", "connected": true, "ice_connected_ms": 10, "dtls_connected_ms": 20,
+ "audio": {"rtp_packets_sent": 250, "rtp_packets_received": 250, "frames_decoded": 250, "rms": 0.0},
+ "video": {"rtp_packets_sent": 200, "rtp_packets_received": 200, "frames_decoded": 0, "width": null, "height": null},
+ "errors": []}
+JSON
+if python3 "$here/check_report.py" "$out/checker/silent.json" >/dev/null 2>"$out/checker/stderr"; then
+  echo "selfcheck: check_report.py accepted a report with silent audio and no decoded video" >&2
+  failures=$((failures + 1)); summary+=("checker: FAILED")
+else
+  summary+=("checker rejects silence and undecoded video: ok")
+fi
+
 pairing aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
 pairing chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
 
