@@ -81,6 +81,7 @@ class Browser:
         self.base = f"http://127.0.0.1:{self.port}"
         self.session: Optional[str] = None
         self.proc: Optional[subprocess.Popen] = None
+        self.watchdog: Optional[subprocess.Popen] = None
         self.lock = threading.Lock()
         self.driver_log = os.path.join(self.tmp, "chromedriver.log")
 
@@ -89,6 +90,15 @@ class Browser:
         self.proc = subprocess.Popen(
             [chromedriver, f"--port={self.port}", "--allowed-ips=127.0.0.1",
              f"--log-path={self.driver_log}"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        # If this script is killed outright (SIGKILL), nothing here runs: a watchdog shell
+        # then kills the chromedriver/Chromium group once this process is gone.
+        self.watchdog = subprocess.Popen(
+            ["/bin/sh", "-c",
+             'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -KILL -"$2" 2>/dev/null',
+             "chromium-peer-watchdog", str(os.getpid()), str(self.proc.pid)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -174,6 +184,9 @@ class Browser:
                 os.killpg(self.proc.pid, signal.SIGKILL)  # whatever of the group is left (Chromium)
             except ProcessLookupError:
                 pass
+        if self.watchdog is not None:
+            self.watchdog.kill()
+            self.watchdog.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
