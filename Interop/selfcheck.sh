@@ -4,6 +4,7 @@
 #   1. aiortc whip-server   <- Chromium whip-client
 #   2. Chromium whip-server <- aiortc whip-client
 #   3. aiortc whip-server   <- Chromium whip-client, both relay-only through a real coturn
+#   4. Chromium whip-server (relay-only through coturn) <- aiortc whip-client (host candidates)
 # Usage: Interop/selfcheck.sh [--duration SECONDS] [--keep DIR]
 # Exits 0 when every pairing passed, 1 when one failed, 2 when a dependency is missing.
 set -uo pipefail
@@ -64,15 +65,18 @@ wait_ready() {
 failures=0
 summary=()
 
-# pairing NAME SERVER_SCRIPT CLIENT_SCRIPT [ICE FLAGS...]
+# pairing NAME SERVER_SCRIPT CLIENT_SCRIPT, with extra flags for each side in the arrays
+# server_flags and client_flags (a side with --relay-only must end up on a relay pair).
+server_flags=()
+client_flags=()
 pairing() {
-  local name="$1" server="$2" client="$3"; shift 3
+  local name="$1" server="$2" client="$3"
   local dir="$out/$name" port url server_pid start end rc_client rc_server
   mkdir -p "$dir"
   port="$(free_port)"
   start="$(now_ms)"
   timeout -k 10 120 python3 "$here/$server" whip-server --port "$port" --once --duration 90 \
-    --report "$dir/server.json" "$@" >"$dir/server.out" 2>"$dir/server.err" &
+    --report "$dir/server.json" "${server_flags[@]}" >"$dir/server.out" 2>"$dir/server.err" &
   server_pid=$!
   children+=("$server_pid")
   if ! url="$(wait_ready "$dir/server.out" "$server_pid")"; then
@@ -82,15 +86,16 @@ pairing() {
     return
   fi
   timeout -k 10 120 python3 "$here/$client" whip-client "$url" --duration "$duration" \
-    --report "$dir/client.json" "$@" >"$dir/client.out" 2>"$dir/client.err"
+    --report "$dir/client.json" "${client_flags[@]}" >"$dir/client.out" 2>"$dir/client.err"
   rc_client=$?
   # The client's DELETE ends the --once server; wait for it to write its report.
   wait "$server_pid"; rc_server=$?
   end="$(now_ms)"
-  local relay=()
-  [[ " $* " == *" --relay-only "* ]] && relay=(--relay)
+  local server_relay=() client_relay=()
+  [[ " ${server_flags[*]} " == *" --relay-only "* ]] && server_relay=(--relay)
+  [[ " ${client_flags[*]} " == *" --relay-only "* ]] && client_relay=(--relay)
   echo "== $name ($(( (end - start) / 1000 )).$(( (end - start) % 1000 / 100 )) s, server exit $rc_server, client exit $rc_client)"
-  if python3 "$here/check_report.py" "${relay[@]}" "$dir/server.json" "${relay[@]}" "$dir/client.json" \
+  if python3 "$here/check_report.py" "${server_relay[@]}" "$dir/server.json" "${client_relay[@]}" "$dir/client.json" \
       && [ "$rc_server" -eq 0 ] && [ "$rc_client" -eq 0 ]; then
     summary+=("$name: ok")
   else
@@ -129,16 +134,20 @@ timeout -k 5 300 turnserver --allow-loopback-peers --no-cli -n -v \
 turn_pid=$!
 children+=("$turn_pid")
 for _ in $(seq 100); do grep -q "Relay ports initialization done" "$out/turn/turnserver.log" 2>/dev/null && break; sleep 0.1; done
-pairing turn-relay-aiortc-server-chromium-client aiortc_peer.py chromium_peer.py \
-  --ice-server "turn:127.0.0.1:$turn_port?transport=udp" --ice-username user --ice-credential pass --relay-only
+turn=(--ice-server "turn:127.0.0.1:$turn_port" --ice-username user --ice-credential pass --relay-only)
+server_flags=("${turn[@]}"); client_flags=("${turn[@]}")
+pairing turn-relay-both-aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
+server_flags=("${turn[@]}"); client_flags=()
+pairing turn-relay-chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
+server_flags=(); client_flags=()
 sleep 1
 # Bytes coturn relayed to and from peers (logged when an allocation is released).
 relayed="$(sed -n 's/.*peer usage: .*rb=\([0-9]*\), sp=[0-9]*, sb=\([0-9]*\).*/\1 \2/p' "$out/turn/turnserver.log" \
   | awk '{s += $1 + $2} END {print s + 0}')"
 allocations="$(grep -c "ALLOCATE processed, success" "$out/turn/turnserver.log")"
 echo "== coturn: $allocations allocations, $relayed bytes relayed to/from peers"
-if [ "$relayed" -lt 100000 ]; then
-  echo "selfcheck: coturn relayed only $relayed bytes; the relay-only call did not go through it" >&2
+if [ "$relayed" -lt 200000 ]; then
+  echo "selfcheck: coturn relayed only $relayed bytes; the relay-only calls did not go through it" >&2
   failures=$((failures + 1)); summary+=("coturn relay: FAILED")
 fi
 
