@@ -107,7 +107,7 @@ class Browser:
             try:
                 if self._http("GET", "/status", timeout=2).get("ready"):
                     break
-            except (OSError, urllib.error.URLError, ValueError):
+            except RuntimeError:
                 pass
             if self.proc.poll() is not None:
                 raise RuntimeError(f"chromedriver exited with {self.proc.returncode} (log {self.driver_log})")
@@ -132,11 +132,15 @@ class Browser:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 payload = json.loads(resp.read() or b"{}")
         except urllib.error.HTTPError as e:
-            payload = json.loads(e.read() or b"{}")
-            value = payload.get("value", {})
-            raise RuntimeError(f"chromedriver {method} {path}: {value.get('error')}: "
-                               f"{str(value.get('message', '')).splitlines()[0:1]}") from None
-        return payload.get("value")
+            try:
+                value = json.loads(e.read() or b"{}").get("value", {})
+            except ValueError:
+                value = {}
+            message = str(value.get("message", "")).split("\n")[0]
+            raise RuntimeError(f"chromedriver {method} {path}: HTTP {e.code} {value.get('error')}: {message}") from None
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise RuntimeError(f"chromedriver {method} {path}: {e}") from None
+        return payload.get("value") if isinstance(payload, dict) else None
 
     def open(self, url: str) -> None:
         with self.lock:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.server
 import json
 import re
-import shutil
 import socket
 import sys
 import threading
@@ -30,13 +29,6 @@ def die_missing(what: str, install: str) -> None:
     """Exit with EXIT_MISSING_DEPENDENCY and a message naming what to install."""
     print(f"error: {what} is missing; install it with: {install}", file=sys.stderr)
     sys.exit(EXIT_MISSING_DEPENDENCY)
-
-
-def require_executable(name: str, install: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        die_missing(f"executable '{name}'", install)
-    return path  # type: ignore[return-value]
 
 
 def free_port() -> int:
