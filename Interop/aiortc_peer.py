@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""aiortc interop peer for SwiftRTC: a WHIP client or a WHIP endpoint, on loopback.
+
+  aiortc_peer.py whip-client URL [--duration S] [--report FILE] [ICE flags]
+  aiortc_peer.py whip-server --port P [--once] [--duration S] [--report FILE] [ICE flags]
+
+Both roles send a 440 Hz tone (Opus) and a moving 640x480 colour-bar pattern (VP8), and
+report what they received and decoded as the bot report JSON of DESIGN.md. See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fractions
+import os
+import signal
+import sys
+import time
+import uuid
+from typing import Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop_common import (  # noqa: E402
+    EXIT_FAILED,
+    EXIT_OK,
+    WhipEndpoint,
+    WhipError,
+    candidate_problem,
+    die_missing,
+    empty_report,
+    keep_loopback_candidates,
+    whip_delete,
+    whip_post,
+    write_report,
+)
+
+try:
+    import aioice.ice
+    import av
+    import numpy as np
+    from aiortc import (
+        RTCConfiguration,
+        RTCIceServer,
+        RTCPeerConnection,
+        RTCSessionDescription,
+    )
+    from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
+    from aiortc.rtcconfiguration import RTCIceTransportPolicy
+    from aiortc.stats import RTCInboundRtpStreamStats, RTCOutboundRtpStreamStats
+except ImportError as e:
+    die_missing(f"Python package for aiortc ({e.name})", "python3 -m pip install 'aiortc==1.16.*'")
+
+
+# aioice skips 127.0.0.1 when it lists host addresses; the harness runs only on loopback, so
+# gather on 127.0.0.1 and nothing else.
+aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"] if use_ipv4 else []
+
+CONNECT_TIMEOUT_S = 30.0
+SAMPLE_RATE = 48000
+AUDIO_PTIME_SAMPLES = 960  # 20 ms
+WIDTH, HEIGHT = 640, 480
+
+
+def log(msg: str) -> None:
+    print(f"aiortc_peer: {msg}", file=sys.stderr, flush=True)
+
+
+# --- sources ------------------------------------------------------------------------------------
+
+class ToneTrack(AudioStreamTrack):
+    """A 440 Hz sine at -10 dBFS, mono s16, 20 ms frames, paced in real time."""
+
+    async def recv(self) -> av.AudioFrame:
+        if self.readyState != "live":
+            raise MediaStreamError
+        if hasattr(self, "_timestamp"):
+            self._timestamp += AUDIO_PTIME_SAMPLES
+            wait = self._start + self._timestamp / SAMPLE_RATE - time.time()
+            await asyncio.sleep(wait)
+        else:
+            self._start = time.time()
+            self._timestamp = 0
+        t = (np.arange(AUDIO_PTIME_SAMPLES) + self._timestamp) / SAMPLE_RATE
+        pcm = (0.3 * 32767 * np.sin(2 * np.pi * 440.0 * t)).astype(np.int16)
+        frame = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
+        frame.pts = self._timestamp
+        frame.sample_rate = SAMPLE_RATE
+        frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
+        return frame
+
+
+class PatternTrack(VideoStreamTrack):
+    """Colour bars scrolling sideways with a white box bouncing down, 640x480 I420 at 30 fps."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # BT.601 Y, U, V of white, yellow, cyan, green, magenta, red, blue, black.
+        bars = [(235, 128, 128), (210, 16, 146), (170, 166, 16), (145, 54, 34),
+                (106, 202, 222), (81, 90, 240), (41, 240, 110), (16, 128, 128)]
+        bar_w = WIDTH // len(bars)
+        self._y = np.zeros((HEIGHT, WIDTH), np.uint8)
+        self._u = np.zeros((HEIGHT // 2, WIDTH // 2), np.uint8)
+        self._v = np.zeros((HEIGHT // 2, WIDTH // 2), np.uint8)
+        for i, (y, u, v) in enumerate(bars):
+            self._y[:, i * bar_w:(i + 1) * bar_w] = y
+            self._u[:, i * bar_w // 2:(i + 1) * bar_w // 2] = u
+            self._v[:, i * bar_w // 2:(i + 1) * bar_w // 2] = v
+        self._n = 0
+
+    async def recv(self) -> av.VideoFrame:
+        pts, time_base = await self.next_timestamp()
+        shift = (self._n * 4) % WIDTH
+        y = np.roll(self._y, shift, axis=1)
+        box = (self._n * 6) % (HEIGHT - 64)
+        y[box:box + 64, WIDTH // 2 - 32:WIDTH // 2 + 32] = 235
+        planes = np.concatenate(
+            [y, np.roll(self._u, shift // 2, axis=1).reshape(HEIGHT // 4, WIDTH),
+             np.roll(self._v, shift // 2, axis=1).reshape(HEIGHT // 4, WIDTH)])
+        frame = av.VideoFrame.from_ndarray(planes, format="yuv420p")
+        frame.pts = pts
+        frame.time_base = time_base
+        self._n += 1
+        return frame
+
+
+# --- one peer connection and what it received -------------------------------------------------------
+
+class Call:
+    """One RTCPeerConnection sending tone + pattern and counting what it decodes."""
+
+    def __init__(self, config: RTCConfiguration, role: str) -> None:
+        self.pc = RTCPeerConnection(configuration=config)
+        self.report = empty_report("aiortc", role)
+        self.t0 = time.monotonic()
+        self.connected = asyncio.Event()
+        self.failed = asyncio.Event()
+        self.ended = asyncio.Event()
+        self.frames = {"audio": 0, "video": 0}
+        self.audio_sum_squares = 0.0
+        self.audio_samples = 0
+        self.tasks: list[asyncio.Task] = []
+        self.pc.addTrack(ToneTrack())
+        self.pc.addTrack(PatternTrack())
+
+        @self.pc.on("iceconnectionstatechange")
+        def _ice() -> None:
+            state = self.pc.iceConnectionState
+            if state == "completed" and self.report["ice_connected_ms"] is None:
+                self.report["ice_connected_ms"] = self.elapsed_ms()
+            elif state == "failed":
+                self.error("ICE failed")
+                self.failed.set()
+
+        @self.pc.on("connectionstatechange")
+        def _conn() -> None:
+            state = self.pc.connectionState
+            if state == "connected":
+                # aiortc's connectionState is "connected" once every DTLS transport is.
+                if self.report["dtls_connected_ms"] is None:
+                    self.report["dtls_connected_ms"] = self.elapsed_ms()
+                self.report["connected"] = True
+                self.connected.set()
+            elif state == "failed":
+                self.error("connection failed")
+                self.failed.set()
+
+        @self.pc.on("track")
+        def _track(track) -> None:
+            self.tasks.append(asyncio.ensure_future(self.consume(track)))
+
+    def elapsed_ms(self) -> int:
+        return round((time.monotonic() - self.t0) * 1000)
+
+    def error(self, message: str) -> None:
+        if message not in self.report["errors"]:
+            self.report["errors"].append(message)
+            log(message)
+
+    def check_candidates(self, sdp: str, whose: str) -> None:
+        problem = candidate_problem(sdp, whose)
+        if problem:
+            self.error(problem)
+
+    async def consume(self, track) -> None:
+        kind = track.kind
+        try:
+            while True:
+                frame = await track.recv()
+                self.frames[kind] += 1
+                if kind == "video":
+                    self.report["video"]["width"] = frame.width
+                    self.report["video"]["height"] = frame.height
+                else:
+                    pcm = frame.to_ndarray().astype(np.float64) / 32768.0
+                    self.audio_sum_squares += float(np.sum(pcm * pcm))
+                    self.audio_samples += pcm.size
+        except MediaStreamError:
+            pass
+
+    async def wait_connected(self, timeout: float) -> bool:
+        done, pending = await asyncio.wait(
+            [asyncio.ensure_future(self.connected.wait()), asyncio.ensure_future(self.failed.wait())],
+            timeout=timeout,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        for p in pending:
+            p.cancel()
+        if not self.connected.is_set() and not self.failed.is_set():
+            self.error(f"not connected after {timeout:.0f} s (ICE {self.pc.iceConnectionState}, "
+                       f"connection {self.pc.connectionState})")
+        return self.connected.is_set()
+
+    def selected_pair(self) -> dict:
+        """Candidate types of the nominated pair (from aioice's connection; None if unknown)."""
+        result = {"local_candidate_type": None, "remote_candidate_type": None, "candidate_protocol": None}
+        try:
+            transceiver = self.pc.getTransceivers()[0]
+            connection = transceiver.receiver.transport.transport._connection
+            # The controlling agent keeps the nominated pair in _nominated; the controlled one
+            # only marks it in the check list.
+            pair = connection._nominated.get(1) or next(
+                (p for p in connection._check_list
+                 if p.nominated and p.state == aioice.ice.CandidatePair.State.SUCCEEDED), None)
+        except (AttributeError, IndexError):
+            return result
+        if pair is not None:
+            result["local_candidate_type"] = pair.local_candidate.type
+            result["remote_candidate_type"] = pair.remote_candidate.type
+            result["candidate_protocol"] = pair.local_candidate.transport.lower()
+        return result
+
+    async def finish(self) -> dict:
+        """Collects stats, closes the connection and returns the report."""
+        if self.ended.is_set():
+            return self.report
+        self.ended.set()
+        sent = {"audio": 0, "video": 0}
+        received = {"audio": 0, "video": 0}
+        try:
+            stats = await asyncio.wait_for(self.pc.getStats(), 10)
+            for s in stats.values():
+                if isinstance(s, RTCInboundRtpStreamStats):
+                    received[s.kind] += s.packetsReceived
+                elif isinstance(s, RTCOutboundRtpStreamStats):
+                    sent[s.kind] += s.packetsSent
+        except Exception as e:  # stats are best effort after a failure
+            self.error(f"getStats failed: {e!r}")
+        for kind in ("audio", "video"):
+            self.report[kind]["rtp_packets_sent"] = sent[kind]
+            self.report[kind]["rtp_packets_received"] = received[kind]
+            self.report[kind]["frames_decoded"] = self.frames[kind]
+        if self.audio_samples:
+            self.report["audio"]["rms"] = round((self.audio_sum_squares / self.audio_samples) ** 0.5, 6)
+        else:
+            self.report["audio"]["rms"] = 0.0 if self.report["connected"] else None
+        self.report["duration_ms"] = self.elapsed_ms()
+        self.report.update(self.selected_pair())
+        try:
+            await asyncio.wait_for(self.pc.close(), 10)
+        except Exception as e:
+            self.error(f"close failed: {e!r}")
+        for t in self.tasks:
+            if t is not asyncio.current_task():
+                t.cancel()
+        return self.report
+
+
+def make_config(args: argparse.Namespace) -> RTCConfiguration:
+    # An explicitly empty list: left unset, aiortc falls back to a public STUN server.
+    servers = [RTCIceServer(urls=url, username=args.ice_username, credential=args.ice_credential)
+               for url in args.ice_server]
+    policy = RTCIceTransportPolicy.RELAY if args.relay_only else RTCIceTransportPolicy.ALL
+    return RTCConfiguration(iceServers=servers, iceTransportPolicy=policy)
+
+
+# --- roles --------------------------------------------------------------------------------------------
+
+async def run_client(args: argparse.Namespace, stop: asyncio.Event) -> dict:
+    call = Call(make_config(args), "whip-client")
+    location: Optional[str] = None
+    try:
+        await call.pc.setLocalDescription(await call.pc.createOffer())  # gathers all candidates
+        offer = keep_loopback_candidates(call.pc.localDescription.sdp)
+        call.check_candidates(offer, "local")
+        answer, location = await asyncio.to_thread(whip_post, args.url, offer)
+        log(f"201 Created, Location {location}")
+        answer = keep_loopback_candidates(answer)
+        call.check_candidates(answer, "remote (answer)")
+        await call.pc.setRemoteDescription(
+            RTCSessionDescription(sdp=answer, type="answer"))
+        if await call.wait_connected(CONNECT_TIMEOUT_S):
+            log(f"connected: ICE {call.report['ice_connected_ms']} ms, DTLS {call.report['dtls_connected_ms']} ms")
+            try:
+                await asyncio.wait_for(stop.wait(), args.duration)
+            except asyncio.TimeoutError:
+                pass
+    except WhipError as e:
+        call.error(str(e))
+    except Exception as e:
+        call.error(f"{type(e).__name__}: {e}")
+    report = await call.finish()
+    if location:
+        try:
+            await asyncio.to_thread(whip_delete, location)
+        except WhipError as e:
+            call.error(str(e))
+    return report
+
+
+async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
+    loop = asyncio.get_running_loop()
+    config = make_config(args)
+    sessions: dict[str, Call] = {}
+    finished: list[dict] = []
+    session_ended = asyncio.Event()
+
+    async def answer(offer_sdp: str) -> tuple[str, str]:
+        call = Call(config, "whip-server")
+        session_id = uuid.uuid4().hex
+        offer_sdp = keep_loopback_candidates(offer_sdp)
+        call.check_candidates(offer_sdp, "remote (offer)")
+        await call.pc.setRemoteDescription(RTCSessionDescription(sdp=offer_sdp, type="offer"))
+        await call.pc.setLocalDescription(await call.pc.createAnswer())  # gathers all candidates
+        answer_sdp = keep_loopback_candidates(call.pc.localDescription.sdp)
+        call.check_candidates(answer_sdp, "local")
+        sessions[session_id] = call
+
+        async def watch() -> None:
+            if await call.wait_connected(CONNECT_TIMEOUT_S):
+                log(f"session {session_id} connected: ICE {call.report['ice_connected_ms']} ms, "
+                    f"DTLS {call.report['dtls_connected_ms']} ms")
+                await call.failed.wait()  # or cancelled by DELETE
+            await end(session_id)
+
+        call.tasks.append(asyncio.ensure_future(watch()))
+        log(f"session {session_id}: answered")
+        return session_id, answer_sdp
+
+    async def end(session_id: str) -> bool:
+        call = sessions.pop(session_id, None)
+        if call is None:
+            return False
+        log(f"session {session_id}: ending")
+        finished.append(await call.finish())
+        session_ended.set()
+        return True
+
+    def on_offer(sdp: str) -> tuple[str, str]:
+        return asyncio.run_coroutine_threadsafe(answer(sdp), loop).result(CONNECT_TIMEOUT_S)
+
+    def on_delete(session_id: str) -> bool:
+        return asyncio.run_coroutine_threadsafe(end(session_id), loop).result(CONNECT_TIMEOUT_S)
+
+    endpoint = WhipEndpoint(args.host, args.port, on_offer, on_delete, log=log)
+    endpoint.start()
+    print(f"READY http://{args.host}:{endpoint.port}/whip", flush=True)
+
+    async def until_done() -> None:
+        while not stop.is_set():
+            if args.once and finished:
+                return
+            session_ended.clear()
+            await asyncio.wait(
+                [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(session_ended.wait())],
+                return_when=asyncio.FIRST_COMPLETED)
+
+    try:
+        await asyncio.wait_for(until_done(), args.duration)
+    except asyncio.TimeoutError:
+        pass
+    for session_id in list(sessions):
+        await end(session_id)
+    await asyncio.to_thread(endpoint.stop)
+    if not finished:
+        report = empty_report("aiortc", "whip-server")
+        report["errors"].append("no WHIP session was offered")
+        return report
+    report = dict(finished[-1])
+    report["sessions"] = len(finished)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="role", required=True)
+    client = sub.add_parser("whip-client", help="dial a WHIP endpoint")
+    client.add_argument("url")
+    server = sub.add_parser("whip-server", help="be a WHIP endpoint")
+    server.add_argument("--port", type=int, required=True)
+    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument("--once", action="store_true", help="exit when the first session ends")
+    for p, default_duration in ((client, 5.0), (server, 60.0)):
+        p.add_argument("--duration", type=float, default=default_duration,
+                       help="client: seconds of media after connecting; server: seconds to run at most")
+        p.add_argument("--report", help="write the bot report JSON here")
+        p.add_argument("--ice-server", action="append", default=[], metavar="URL",
+                       help="stun:/turn: URL (aiortc uses the first TURN server)")
+        p.add_argument("--ice-username")
+        p.add_argument("--ice-credential")
+        p.add_argument("--relay-only", action="store_true", help="iceTransportPolicy relay")
+    args = parser.parse_args()
+    if args.relay_only and not any(u.startswith("turn") for u in args.ice_server):
+        parser.error("--relay-only needs a turn: or turns: --ice-server")
+
+    async def run() -> dict:
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+        if args.role == "whip-client":
+            return await run_client(args, stop)
+        return await run_server(args, stop)
+
+    report = asyncio.run(run())
+    write_report(report, args.report)
+    if not report["connected"]:
+        print(f"aiortc_peer: FAILED: {'; '.join(report['errors']) or 'not connected'}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+"""Shared pieces of the SwiftRTC interop peers (aiortc_peer.py, chromium_peer.py).
+
+Only the Python standard library is used here: the WHIP HTTP endpoint (RFC 9725) and client
+calls, the bot report JSON of DESIGN.md, loopback-only candidate filtering and dependency checks.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import socket
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Callable, Optional
+
+# Exit codes shared by both peers.
+EXIT_OK = 0  # ran, connected, report written
+EXIT_FAILED = 1  # ran but the call failed (report written, `errors` says why)
+EXIT_MISSING_DEPENDENCY = 2  # a peer or tool is not installed (message names the package)
+
+HTTP_TIMEOUT_S = 30.0
+
+
+def die_missing(what: str, install: str) -> None:
+    """Exit with EXIT_MISSING_DEPENDENCY and a message naming what to install."""
+    print(f"error: {what} is missing; install it with: {install}", file=sys.stderr)
+    sys.exit(EXIT_MISSING_DEPENDENCY)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def empty_kind_report() -> dict:
+    return {
+        "rtp_packets_sent": None,
+        "rtp_packets_received": None,
+        "frames_decoded": None,
+    }
+
+
+def empty_report(peer: str, role: str) -> dict:
+    """The bot report of DESIGN.md ("Interop contract"); unknown values stay null."""
+    audio = empty_kind_report()
+    audio["rms"] = None
+    video = empty_kind_report()
+    video["width"] = None
+    video["height"] = None
+    return {
+        "peer": peer,
+        "role": role,
+        "connected": False,
+        "ice_connected_ms": None,
+        "dtls_connected_ms": None,
+        "audio": audio,
+        "video": video,
+        "errors": [],
+    }
+
+
+def write_report(report: dict, path: Optional[str]) -> None:
+    text = json.dumps(report, indent=2, sort_keys=True)
+    print("REPORT " + json.dumps(report, sort_keys=True), flush=True)
+    if path:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+
+
+# --- loopback-only candidates -------------------------------------------------------------
+
+_CANDIDATE_RE = re.compile(r"^a=candidate:\S+ \d+ \S+ \d+ (\S+) \d+ typ (\S+)")
+
+
+def keep_loopback_candidates(sdp: str) -> str:
+    """Drops every a=candidate line whose connection address is not 127.0.0.1.
+
+    The harness only ever talks over loopback: no check is ever sent to another address,
+    whatever interfaces the machine has.
+    """
+    lines = sdp.replace("\r\n", "\n").split("\n")
+    kept = []
+    for line in lines:
+        m = _CANDIDATE_RE.match(line)
+        if m and m.group(1) != "127.0.0.1":
+            continue
+        kept.append(line)
+    out = "\r\n".join(kept)
+    return out if out.endswith("\r\n") else out + "\r\n"
+
+
+def candidate_types(sdp: str) -> list[str]:
+    return [m.group(2) for m in (_CANDIDATE_RE.match(l) for l in sdp.splitlines()) if m]
+
+
+def candidate_problem(sdp: str, whose: str) -> Optional[str]:
+    """An error message when an SDP (after loopback filtering) carries no candidate at all."""
+    if candidate_types(sdp):
+        return None
+    return (f"{whose} SDP has no 127.0.0.1 candidate (none gathered on loopback, or the TURN "
+            f"allocation failed: check the TURN server and credentials)")
+
+
+# --- WHIP client ------------------------------------------------------------------------------
+
+class WhipError(Exception):
+    pass
+
+
+def whip_post(url: str, offer_sdp: str) -> tuple[str, str]:
+    """POSTs an offer; returns (answer SDP, absolute Location URL). Raises WhipError."""
+    req = urllib.request.Request(
+        url,
+        data=offer_sdp.encode(),
+        method="POST",
+        headers={"Content-Type": "application/sdp", "Accept": "application/sdp"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
+            status = resp.status
+            location = resp.headers.get("Location")
+            ctype = resp.headers.get("Content-Type", "")
+            body = resp.read().decode()
+    except urllib.error.HTTPError as e:
+        detail = e.read().decode(errors="replace")[:300]
+        raise WhipError(f"WHIP POST {url}: HTTP {e.code} {e.reason}: {detail}") from None
+    except (urllib.error.URLError, OSError) as e:
+        raise WhipError(f"WHIP POST {url}: {e}") from None
+    if status != 201:
+        raise WhipError(f"WHIP POST {url}: expected 201 Created, got {status}")
+    if not location:
+        raise WhipError(f"WHIP POST {url}: 201 without a Location header")
+    if not ctype.startswith("application/sdp"):
+        raise WhipError(f"WHIP POST {url}: answer Content-Type is '{ctype}', expected application/sdp")
+    return body, urllib.parse.urljoin(url, location)
+
+
+def whip_delete(location: str) -> None:
+    req = urllib.request.Request(location, method="DELETE")
+    try:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
+            if resp.status not in (200, 202, 204):
+                raise WhipError(f"WHIP DELETE {location}: HTTP {resp.status}")
+    except urllib.error.HTTPError as e:
+        raise WhipError(f"WHIP DELETE {location}: HTTP {e.code} {e.reason}") from None
+    except (urllib.error.URLError, OSError) as e:
+        raise WhipError(f"WHIP DELETE {location}: {e}") from None
+
+
+# --- WHIP endpoint ----------------------------------------------------------------------------
+
+class WhipEndpoint:
+    """A threaded HTTP server on 127.0.0.1 that is a WHIP endpoint.
+
+    POST (any path not under /whip/session/) with an application/sdp offer calls
+    `on_offer(offer_sdp) -> (session_id, answer_sdp)` and answers 201 with the answer and
+    `Location: /whip/session/<id>`. DELETE on that Location calls `on_delete(session_id)`.
+    GET / serves `page_html` when given (the Chromium driver page). Callbacks run on the
+    server's threads and may block; exceptions become a 500 with the message.
+    """
+
+    SESSION_PREFIX = "/whip/session/"
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        on_offer: Callable[[str], tuple[str, str]],
+        on_delete: Callable[[str], bool],
+        page_html: Optional[str] = None,
+        log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    ) -> None:
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, fmt: str, *args) -> None:  # noqa: N802
+                endpoint.log("http: " + (fmt % args))
+
+            def _reply(self, code: int, body: bytes = b"", headers: Optional[dict] = None) -> None:
+                self.send_response(code)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if body:
+                    self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802
+                if endpoint.page_html is not None and self.path.split("?")[0] in ("/", "/index.html"):
+                    self._reply(200, endpoint.page_html.encode(), {"Content-Type": "text/html; charset=utf-8"})
+                else:
+                    self._reply(404)
+
+            def do_OPTIONS(self) -> None:  # noqa: N802
+                self._reply(204, headers={"Allow": "POST, DELETE, OPTIONS", "Accept-Post": "application/sdp"})
+
+            def do_POST(self) -> None:  # noqa: N802
+                if self.path.startswith(WhipEndpoint.SESSION_PREFIX):
+                    self._reply(405, b"POST the offer to the endpoint, not to a session\n")
+                    return
+                if not self.headers.get("Content-Type", "").startswith("application/sdp"):
+                    self._reply(415, b"Content-Type must be application/sdp\n")
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length", "0"))
+                except ValueError:
+                    length = -1
+                if length <= 0 or length > 1_000_000:
+                    self._reply(400, b"missing or bad Content-Length\n")
+                    return
+                offer = self.rfile.read(length).decode(errors="replace")
+                try:
+                    session_id, answer = endpoint.on_offer(offer)
+                except Exception as e:  # reported to the client, the server keeps running
+                    endpoint.log(f"whip: offer failed: {e!r}")
+                    self._reply(500, f"offer failed: {e}\n".encode())
+                    return
+                self._reply(
+                    201,
+                    answer.encode(),
+                    {
+                        "Content-Type": "application/sdp",
+                        "Location": WhipEndpoint.SESSION_PREFIX + session_id,
+                        "ETag": f'"{session_id}"',
+                    },
+                )
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                if not self.path.startswith(WhipEndpoint.SESSION_PREFIX):
+                    self._reply(405)
+                    return
+                session_id = self.path[len(WhipEndpoint.SESSION_PREFIX):]
+                try:
+                    found = endpoint.on_delete(session_id)
+                except Exception as e:
+                    endpoint.log(f"whip: delete failed: {e!r}")
+                    self._reply(500, f"delete failed: {e}\n".encode())
+                    return
+                self._reply(200 if found else 404)
+
+        self.on_offer = on_offer
+        self.on_delete = on_delete
+        self.page_html = page_html
+        self.log = log
+        self.httpd = http.server.ThreadingHTTPServer((host, port), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="whip-http", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Proves the interop harness by running its two real peers against each other over WHIP on
+# 127.0.0.1, and asserts from both bot reports that audio and video were decoded on both ends:
+#   1. aiortc whip-server   <- Chromium whip-client
+#   2. Chromium whip-server <- aiortc whip-client
+#   3. aiortc whip-server   <- Chromium whip-client, both relay-only through a real coturn
+#   4. Chromium whip-server (relay-only through coturn) <- aiortc whip-client (host candidates)
+# Usage: Interop/selfcheck.sh [--duration SECONDS] [--keep DIR]
+# Exits 0 when every pairing passed, 1 when one failed, 2 when a dependency is missing.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+duration=5
+out=""
+while (($#)); do
+  case "$1" in
+    --duration) duration="$2"; shift 2 ;;
+    --keep) out="$2"; shift 2 ;;
+    *) echo "usage: $0 [--duration SECONDS] [--keep DIR]" >&2; exit 2 ;;
+  esac
+done
+
+missing() { echo "selfcheck: $1 is missing; install it with: $2" >&2; exit 2; }
+command -v python3 >/dev/null || missing python3 "apt-get install -y python3"
+python3 -c 'import aiortc' 2>/dev/null || missing "aiortc" "python3 -m pip install 'aiortc==1.16.*'"
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing chromium "apt-get install -y chromium"
+command -v chromedriver >/dev/null || missing chromedriver "apt-get install -y chromium-driver"
+command -v turnserver >/dev/null || missing "turnserver (coturn)" "apt-get install -y coturn"
+
+keep_out=1
+if [ -n "$out" ]; then mkdir -p "$out"; else out="$(mktemp -d -t swiftrtc-selfcheck.XXXXXX)"; keep_out=0; fi
+
+# Every background child is recorded here; the trap ends each of them by its pid (TERM, so the
+# Chromium peer can close its browser; KILL after a grace period), even on failure or ^C.
+children=()
+cleanup() {
+  local pid
+  for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for _ in $(seq 40); do
+    local alive=0
+    for pid in "${children[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.5
+  done
+  for pid in "${children[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+  ((keep_out)) || rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+now_ms() { date +%s%3N; }
+
+# wait_ready FILE PID: waits (bounded) for the server's "READY <url>" line and prints the url.
+wait_ready() {
+  local file="$1" pid="$2"
+  for _ in $(seq 600); do
+    if grep -q '^READY ' "$file" 2>/dev/null; then sed -n 's/^READY //p' "$file" | head -1; return 0; fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+failures=0
+summary=()
+
+# pairing NAME SERVER_SCRIPT CLIENT_SCRIPT, with extra flags for each side in the arrays
+# server_flags and client_flags (a side with --relay-only must end up on a relay pair).
+server_flags=()
+client_flags=()
+pairing() {
+  local name="$1" server="$2" client="$3"
+  local dir="$out/$name" port url server_pid start end rc_client rc_server
+  mkdir -p "$dir"
+  port="$(free_port)"
+  start="$(now_ms)"
+  timeout -k 10 120 python3 "$here/$server" whip-server --port "$port" --once --duration 90 \
+    --report "$dir/server.json" "${server_flags[@]}" >"$dir/server.out" 2>"$dir/server.err" &
+  server_pid=$!
+  children+=("$server_pid")
+  if ! url="$(wait_ready "$dir/server.out" "$server_pid")"; then
+    echo "selfcheck: $name: $server did not become ready; its stderr:" >&2
+    tail -20 "$dir/server.err" >&2
+    failures=$((failures + 1)); summary+=("$name: FAILED (server not ready)")
+    return
+  fi
+  timeout -k 10 120 python3 "$here/$client" whip-client "$url" --duration "$duration" \
+    --report "$dir/client.json" "${client_flags[@]}" >"$dir/client.out" 2>"$dir/client.err"
+  rc_client=$?
+  # The client's DELETE ends the --once server; wait for it to write its report.
+  wait "$server_pid"; rc_server=$?
+  end="$(now_ms)"
+  local server_relay=() client_relay=()
+  [[ " ${server_flags[*]} " == *" --relay-only "* ]] && server_relay=(--relay)
+  [[ " ${client_flags[*]} " == *" --relay-only "* ]] && client_relay=(--relay)
+  echo "== $name ($(( (end - start) / 1000 )).$(( (end - start) % 1000 / 100 )) s, server exit $rc_server, client exit $rc_client)"
+  if python3 "$here/check_report.py" "${server_relay[@]}" "$dir/server.json" "${client_relay[@]}" "$dir/client.json" \
+      && [ "$rc_server" -eq 0 ] && [ "$rc_client" -eq 0 ]; then
+    summary+=("$name: ok")
+  else
+    echo "selfcheck: $name failed; stderr of both peers:" >&2
+    tail -15 "$dir/server.err" "$dir/client.err" >&2
+    failures=$((failures + 1)); summary+=("$name: FAILED")
+  fi
+}
+
+# The checker itself must be able to fail: a connected call that decoded silence and no video.
+mkdir -p "$out/checker"
+cat >"$out/checker/silent.json" <<'JSON'
+{"peer": "test", "role": "whip-client", "connected": true, "ice_connected_ms": 10, "dtls_connected_ms": 20,
+ "audio": {"rtp_packets_sent": 250, "rtp_packets_received": 250, "frames_decoded": 250, "rms": 0.0},
+ "video": {"rtp_packets_sent": 200, "rtp_packets_received": 200, "frames_decoded": 0, "width": null, "height": null},
+ "errors": []}
+JSON
+if python3 "$here/check_report.py" "$out/checker/silent.json" >/dev/null 2>"$out/checker/stderr"; then
+  echo "selfcheck: check_report.py accepted a report with silent audio and no decoded video" >&2
+  failures=$((failures + 1)); summary+=("checker: FAILED")
+else
+  summary+=("checker rejects silence and undecoded video: ok")
+fi
+
+pairing aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
+pairing chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
+
+# coturn on loopback only; long-term credentials user:pass in realm swiftrtc.
+turn_port="$(free_port)"
+mkdir -p "$out/turn"
+timeout -k 5 300 turnserver --allow-loopback-peers --no-cli -n -v \
+  --listening-ip 127.0.0.1 --relay-ip 127.0.0.1 --listening-port "$turn_port" \
+  --no-tls --no-dtls --no-tcp-relay -a -u user:pass -r swiftrtc \
+  --userdb "$out/turn/turndb" --pidfile "$out/turn/turnserver.pid" \
+  --log-file stdout --simple-log >"$out/turn/turnserver.log" 2>&1 &
+turn_pid=$!
+children+=("$turn_pid")
+for _ in $(seq 100); do grep -q "Relay ports initialization done" "$out/turn/turnserver.log" 2>/dev/null && break; sleep 0.1; done
+turn=(--ice-server "turn:127.0.0.1:$turn_port" --ice-username user --ice-credential pass --relay-only)
+server_flags=("${turn[@]}"); client_flags=("${turn[@]}")
+pairing turn-relay-both-aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
+server_flags=("${turn[@]}"); client_flags=()
+pairing turn-relay-chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
+server_flags=(); client_flags=()
+sleep 1
+# Bytes coturn relayed to and from peers (logged when an allocation is released).
+relayed="$(sed -n 's/.*peer usage: .*rb=\([0-9]*\), sp=[0-9]*, sb=\([0-9]*\).*/\1 \2/p' "$out/turn/turnserver.log" \
+  | awk '{s += $1 + $2} END {print s + 0}')"
+allocations="$(grep -c "ALLOCATE processed, success" "$out/turn/turnserver.log")"
+echo "== coturn: $allocations allocations, $relayed bytes relayed to/from peers"
+if [ "$relayed" -lt 200000 ]; then
+  echo "selfcheck: coturn relayed only $relayed bytes; the relay-only calls did not go through it" >&2
+  failures=$((failures + 1)); summary+=("coturn relay: FAILED")
+fi
+
+echo
+printf '%s\n' "${summary[@]}"
+if ((failures)); then
+  keep_out=1
+  echo "selfcheck: $failures failure(s); logs and reports kept in $out" >&2
+  exit 1
+fi
+((keep_out)) && echo "selfcheck: all pairings passed (reports in $out)" || echo "selfcheck: all pairings passed"
+exit 0
