@@ -6,6 +6,9 @@
                                 as aiortc-<version>-*.sdp into OUTDIR
   aiortc_sdp.py answer          reads an offer on stdin, prints aiortc's answer to it
                                 (setRemoteDescription + createAnswer + setLocalDescription)
+  aiortc_sdp.py offer           prints aiortc's audio+video offer, then a line "--END--", then
+                                reads an answer on stdin and applies it (setRemoteDescription);
+                                prints "accepted" or fails
 
 ICE gathers on 127.0.0.1 only (aioice leaves loopback out unless patched as below) and no ICE
 servers are configured, so nothing is sent anywhere.
@@ -55,10 +58,27 @@ async def answer(offer_sdp):
     sys.stdout.write(pc.localDescription.sdp)
     await pc.close()
 
+async def offer():
+    pc = peer()
+    pc.addTrack(AudioStreamTrack())
+    pc.addTrack(VideoStreamTrack())
+    await pc.setLocalDescription(await pc.createOffer())
+    sys.stdout.write(pc.localDescription.sdp + "--END--\n")
+    sys.stdout.flush()
+    answer_sdp = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    try:
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=answer_sdp, type="answer"))
+    except Exception as e:
+        sys.exit(f"aiortc rejected the answer: {type(e).__name__}: {e}")
+    print("accepted", pc.signalingState)
+    await pc.close()
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "record":
         asyncio.run(record(sys.argv[2]))
     elif len(sys.argv) == 2 and sys.argv[1] == "answer":
         asyncio.run(answer(sys.stdin.read()))
+    elif len(sys.argv) == 2 and sys.argv[1] == "offer":
+        asyncio.run(offer())
     else:
         sys.exit(__doc__)

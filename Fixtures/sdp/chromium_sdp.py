@@ -6,6 +6,9 @@ library only) to produce or consume SDP.
                                   candidates) as chromium-<version>-*.sdp into OUTDIR
   chromium_sdp.py answer          reads an offer on stdin, prints Chromium's answer to it
                                   (setRemoteDescription + createAnswer + setLocalDescription)
+  chromium_sdp.py offer           prints Chromium's audio+video offer (after gathering), then a
+                                  line "--END--", then reads an answer on stdin and applies it
+                                  (setRemoteDescription); prints "accepted" or fails
 
 Needs Debian's `chromium` and `chromium-driver`. No ICE servers are configured and the
 peer connections are never connected: nothing is sent anywhere.
@@ -51,7 +54,8 @@ class Driver:
         try:
             self.call("DELETE", f"/session/{self.session}")
         finally:
-            self.proc.terminate()
+            # SIGKILL: a parent may have left SIGTERM blocked (the mask is inherited).
+            self.proc.kill()
             self.proc.wait()
 
 GATHERED = """
@@ -106,6 +110,25 @@ const done = arguments[arguments.length - 1];
 })().then(done, e => done({error: String(e)}));
 """
 
+OFFER = GATHERED + """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const stream = await navigator.mediaDevices.getUserMedia({audio: true, video: true});
+  window.pc = new RTCPeerConnection({iceServers: []});
+  stream.getTracks().forEach(t => window.pc.addTrack(t, stream));
+  await window.pc.setLocalDescription(await window.pc.createOffer());
+  await gathered(window.pc);
+  return {offer: window.pc.localDescription.sdp};
+})().then(done, e => done({error: String(e)}));
+"""
+
+APPLY_ANSWER = """
+const answerSdp = arguments[0];
+const done = arguments[arguments.length - 1];
+window.pc.setRemoteDescription({type: 'answer', sdp: answerSdp})
+  .then(() => done({state: window.pc.signalingState}), e => done({error: String(e)}));
+"""
+
 def main():
     driver = Driver()
     try:
@@ -132,6 +155,16 @@ def main():
             if "error" in out:
                 sys.exit("chromium rejected the offer: " + out["error"])
             sys.stdout.write(out["answer"])
+        elif sys.argv[1] == "offer":
+            out = driver.run(OFFER)
+            if "error" in out:
+                sys.exit("chromium: " + out["error"])
+            sys.stdout.write(out["offer"] + "--END--\n")
+            sys.stdout.flush()
+            out = driver.run(APPLY_ANSWER, sys.stdin.read())
+            if "error" in out:
+                sys.exit("chromium rejected the answer: " + out["error"])
+            print("accepted", out["state"])
         else:
             sys.exit(__doc__)
     finally:

@@ -37,6 +37,11 @@ public struct MediaDescription: Sendable, Hashable, Codable {
         set { attributes[keyPath: keyPath] = newValue }
     }
 
+    /// Reaches the read-only properties of the attributes (`media.ssrcNumbers`).
+    public subscript<T>(dynamicMember keyPath: KeyPath<SDPAttributes, T>) -> T {
+        attributes[keyPath: keyPath]
+    }
+
     /// Whether the port is 0 (rejected, or bundle-only in an offer).
     public var isRejected: Bool { port == 0 && !attributes.bundleOnly }
 

@@ -39,6 +39,11 @@ public struct SessionDescription: Sendable, Hashable, Codable {
         set { attributes[keyPath: keyPath] = newValue }
     }
 
+    /// Reaches the read-only properties of the attributes (`description.ssrcNumbers`).
+    public subscript<T>(dynamicMember keyPath: KeyPath<SDPAttributes, T>) -> T {
+        attributes[keyPath: keyPath]
+    }
+
     /// The BUNDLE groups (`a=group:BUNDLE`).
     public var bundleGroups: [[String]] {
         attributes.groups.filter { $0.semantics.uppercased() == "BUNDLE" }.map(\.mids)
