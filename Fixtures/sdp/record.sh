@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Records the SDP fixtures in this folder again from the real producers on this machine:
+# headless Chromium (Debian `chromium` + `chromium-driver`, driven by chromium_sdp.py) and
+# aiortc (PyPI, driven by aiortc_sdp.py). Both run without ICE servers and never connect.
+# The answers to SwiftRTC's own offer are written by the SwiftRTCSDP interop tests
+# (SWIFTRTC_RECORD_FIXTURES=1 swift test --filter JSEPInteropTests).
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 chromium_sdp.py record .
+python3 aiortc_sdp.py record .

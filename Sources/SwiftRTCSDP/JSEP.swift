@@ -1,0 +1,230 @@
+/// JSEP offer/answer (RFC 8829, RFC 3264) over `SessionDescription`s: offers from local
+/// transceivers, answers to remote offers, ICE restart offers.
+public enum JSEP {
+    /// The proto SwiftRTC offers for media: DTLS-SRTP over ICE with RTCP feedback.
+    public static let mediaProto = "UDP/TLS/RTP/SAVPF"
+
+    /// Creates an offer (JSEP §5.2.1): one BUNDLEd section per transceiver with its codecs,
+    /// header extensions, direction, msid and SSRCs (with an RTX FID group when it sends with
+    /// RTX), `a=setup:actpass`, rtcp-mux, rtcp-rsize, trickle ICE and the local candidates.
+    public static func createOffer(transceivers: [LocalTransceiver], local: LocalParameters) -> SessionDescription {
+        var offer = session(local: local)
+        for (index, t) in transceivers.enumerated() {
+            let mid = t.mid ?? String(index)
+            var m = MediaDescription(kind: t.kind, port: 9, proto: mediaProto, formats: t.capabilities.codecs.map { String($0.payloadType) })
+            m.mid = mid
+            addTransport(to: &m, local: local, setup: .actpass)
+            m.extensions = t.capabilities.extensions
+            m.direction = t.direction
+            m.rtcpMux = true
+            m.rtcpReducedSize = true
+            m.codecs = t.capabilities.codecs
+            if t.direction.sends { addSources(to: &m, transceiver: t, local: local) }
+            offer.media.append(m)
+        }
+        offer.groups = [SDPGroup(semantics: "BUNDLE", mids: offer.media.compactMap(\.mid))]
+        offer.msidSemantic = MsidSemantic(semantic: "WMS", identifiers: streamIds(offer))
+        return offer
+    }
+
+    /// Creates an answer (JSEP §5.3.1) to `offer`:
+    /// - each offered audio/video section secured with DTLS-SRTP and rtcp-mux is matched to a
+    ///   transceiver (by mid, else the first unused one of its kind; a section left without
+    ///   one is answered `recvonly`-or-less with default capabilities, as browsers do);
+    /// - codecs are the intersection, in the offer's order and keeping the offer's payload
+    ///   types; RTX follows its `apt`; rtcp-fb is intersected; header extensions are the
+    ///   supported ones with the offer's ids (directions reversed);
+    /// - the direction is the RFC 3264 answer to the offered one;
+    /// - offered simulcast (`a=rid ... send`, `a=simulcast:send`) is received;
+    /// - sections SwiftRTC cannot take (data channels, other kinds, plain RTP, no common
+    ///   codec, no rtcp-mux, port 0 without bundle-only) are rejected with port 0;
+    /// - the first offered BUNDLE group is accepted with the accepted mids;
+    /// - `a=setup` answers `actpass` with `local.answerSetup`, `active` with `passive` and
+    ///   `passive` with `active`.
+    public static func createAnswer(to offer: SessionDescription, transceivers: [LocalTransceiver],
+                                     local: LocalParameters) throws(JSEPError) -> SessionDescription {
+        var answer = session(local: local)
+        var unused = transceivers
+        let offeredBundle = offer.bundleGroups.first ?? []
+        var offeredMixed = offer.extmapAllowMixed
+
+        for (index, section) in offer.media.enumerated() {
+            let offered = offer.resolved(section)
+            let mid = offered.mid ?? String(index)
+            offeredMixed = offeredMixed || offered.extmapAllowMixed
+            let supported = (offered.kind == .audio || offered.kind == .video)
+                && offered.proto.uppercased().hasSuffix("SAVPF") && offered.rtcpMux
+                && (offered.port != 0 || (offered.bundleOnly && offeredBundle.contains(mid)))
+            guard supported else {
+                answer.media.append(rejected(offered, mid: mid))
+                continue
+            }
+            // Pick the transceiver: same mid, else the first unused one of this kind.
+            let transceiver: LocalTransceiver
+            if let i = unused.firstIndex(where: { $0.mid == mid }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
+                transceiver = unused.remove(at: i)
+            } else {
+                transceiver = LocalTransceiver(kind: offered.kind, direction: .recvonly, mid: mid, streamId: "-", trackId: "-")
+            }
+            let codecs = intersect(offered: offered, capabilities: transceiver.capabilities)
+            guard !codecs.isEmpty else {
+                answer.media.append(rejected(offered, mid: mid))
+                continue
+            }
+            guard offered.iceUfrag != nil, offered.icePwd != nil else { throw .missingICECredentials(mid: mid) }
+            guard !offered.fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
+            // An offer without a=setup is read as actpass (RFC 5763 §5 requires actpass).
+            let offeredSetup = offered.setup ?? .actpass
+            guard let setup = offeredSetup.answer(preferred: local.answerSetup) else {
+                throw .invalidSetup(mid: mid, setup: offeredSetup.rawValue)
+            }
+
+            var m = MediaDescription(kind: offered.kind, port: 9, proto: offered.proto, formats: codecs.map { String($0.payloadType) })
+            m.mid = mid
+            addTransport(to: &m, local: local, setup: setup)
+            m.extensions = intersectExtensions(offered: offered, capabilities: transceiver.capabilities)
+            let direction = (offered.direction ?? .sendrecv).answer(local: transceiver.direction)
+            m.direction = direction
+            m.rtcpMux = true
+            m.rtcpReducedSize = offered.rtcpReducedSize
+            m.codecs = codecs
+            var sending = transceiver
+            if !codecs.contains(where: { $0.encodingName == "rtx" }) { sending.rtxSsrc = nil }
+            if direction.sends { addSources(to: &m, transceiver: sending, local: local) }
+            if let simulcast = offered.simulcast, !simulcast.send.isEmpty, direction.receives {
+                let offeredRids = Set(simulcast.send.flatMap { $0.map(\.rid) })
+                m.rids = offered.rids.filter { $0.direction == .send && offeredRids.contains($0.id) }
+                    .map { Rid(id: $0.id, direction: .recv) }
+                m.simulcast = Simulcast(recv: simulcast.send)
+                let ridURIs = [ExtMap.URI.rtpStreamId, ExtMap.URI.repairedRtpStreamId]
+                for ext in offered.extensions where ridURIs.contains(ext.uri) && !m.extensions.contains(where: { $0.uri == ext.uri }) {
+                    m.extensions.append(ExtMap(id: ext.id, direction: ext.direction?.reversed, uri: ext.uri))
+                }
+            }
+            answer.media.append(m)
+        }
+
+        let accepted = Set(answer.media.filter { $0.port != 0 }.compactMap(\.mid))
+        let bundle = offeredBundle.filter { accepted.contains($0) }
+        if !bundle.isEmpty { answer.groups = [SDPGroup(semantics: "BUNDLE", mids: bundle)] }
+        answer.extmapAllowMixed = offeredMixed
+        answer.msidSemantic = MsidSemantic(semantic: "WMS", identifiers: streamIds(answer))
+        return answer
+    }
+
+    /// An ICE restart offer (JSEP §5.2.1, RFC 8839 §4.4.1.1.1): `previous` (this side's last
+    /// offer) with new ICE credentials and candidates, the session version incremented, and
+    /// everything else (mids, codecs, payload types, SSRCs, fingerprints) the same.
+    public static func iceRestartOffer(previous: SessionDescription, iceUfrag: String, icePwd: String,
+                                       candidates: [IceCandidate] = [], endOfCandidates: Bool = false) -> SessionDescription {
+        var offer = previous
+        offer.origin.sessionVersion &+= 1
+        if offer.iceUfrag != nil { offer.iceUfrag = iceUfrag }
+        if offer.icePwd != nil { offer.icePwd = icePwd }
+        for i in offer.media.indices where offer.media[i].port != 0 || offer.media[i].bundleOnly {
+            if offer.media[i].iceUfrag != nil || offer.iceUfrag == nil { offer.media[i].iceUfrag = iceUfrag }
+            if offer.media[i].icePwd != nil || offer.icePwd == nil { offer.media[i].icePwd = icePwd }
+            offer.media[i].candidates = candidates
+            offer.media[i].endOfCandidates = endOfCandidates
+            offer.media[i].port = defaultCandidate(candidates)?.port ?? 9
+            offer.media[i].connection = connection(for: defaultCandidate(candidates))
+        }
+        // A restart re-offers actpass even if the last negotiation fixed a role (JSEP §5.2.2).
+        return offer
+    }
+
+    // MARK: Building blocks
+
+    static func session(local: LocalParameters) -> SessionDescription {
+        var s = SessionDescription(origin: Origin(sessionId: local.sessionId, sessionVersion: local.sessionVersion))
+        s.iceLite = local.iceLite
+        return s
+    }
+
+    /// The candidate whose address goes on the m= and c= lines (JSEP §5.2.1): the
+    /// highest-priority UDP candidate of component 1, or none (port 9, 0.0.0.0).
+    static func defaultCandidate(_ candidates: [IceCandidate]) -> IceCandidate? {
+        candidates.filter { $0.component == 1 && !$0.isTCP && ($0.addressFamily == .ipv4 || $0.addressFamily == .ipv6) }
+            .max { $0.priority < $1.priority }
+    }
+
+    static func connection(for candidate: IceCandidate?) -> ConnectionData {
+        guard let candidate else { return ConnectionData() }
+        return ConnectionData(addressType: candidate.addressFamily == .ipv6 ? "IP6" : "IP4", address: candidate.address)
+    }
+
+    static func addTransport(to m: inout MediaDescription, local: LocalParameters, setup: DTLSSetup) {
+        let candidate = defaultCandidate(local.candidates)
+        m.port = candidate?.port ?? 9
+        m.connection = connection(for: candidate)
+        m.candidates = local.candidates
+        m.endOfCandidates = local.endOfCandidates
+        m.iceUfrag = local.iceUfrag
+        m.icePwd = local.icePwd
+        m.iceOptions = ["trickle"]
+        m.fingerprints = local.fingerprints
+        m.setup = setup
+    }
+
+    static func addSources(to m: inout MediaDescription, transceiver t: LocalTransceiver, local: LocalParameters) {
+        m.msids = [Msid(streamId: t.streamId, trackId: t.trackId)]
+        guard let ssrc = t.ssrc else { return }
+        var sources = [ssrc]
+        if let rtx = t.rtxSsrc, t.capabilities.codecs.contains(where: { $0.encodingName == "rtx" }) {
+            sources.append(rtx)
+            m.ssrcGroups = [SsrcGroup(semantics: "FID", ssrcs: sources)]
+        }
+        for source in sources {
+            m.ssrcs.append(SsrcAttribute(ssrc: source, attribute: "cname", value: local.cname))
+            m.ssrcs.append(SsrcAttribute(ssrc: source, attribute: "msid", value: "\(t.streamId) \(t.trackId)"))
+        }
+    }
+
+    static func streamIds(_ description: SessionDescription) -> [String] {
+        var ids: [String] = []
+        for m in description.media {
+            for msid in m.msids where msid.streamId != "-" && !ids.contains(msid.streamId) { ids.append(msid.streamId) }
+        }
+        return ids
+    }
+
+    /// The answer's codecs: offered ones this side supports, in offered order with offered
+    /// payload types, this side's fmtp (the offer's for RTX, with the offered apt), and the
+    /// rtcp-fb both support.
+    static func intersect(offered: MediaDescription, capabilities: MediaCapabilities) -> [RtpCodec] {
+        var result: [RtpCodec] = []
+        let offeredCodecs = offered.payloadTypes.map { pt in offered.attributes.codec(pt) ?? RtpCodec(payloadType: pt, name: nil, clockRate: nil) }
+        for codec in offeredCodecs where codec.encodingName != "rtx" {
+            guard let mine = capabilities.codecs.first(where: { $0.encodingName != "rtx" && $0.isSameFormat(as: codec) }) else { continue }
+            var accepted = codec
+            accepted.formatParameters = mine.formatParameters
+            let offeredFeedback = codec.feedback + offered.wildcardFeedback
+            accepted.feedback = mine.feedback.filter { offeredFeedback.contains($0) }
+            result.append(accepted)
+        }
+        if capabilities.codecs.contains(where: { $0.encodingName == "rtx" }) {
+            for codec in offeredCodecs where codec.encodingName == "rtx" {
+                guard let apt = codec.associatedPayloadType, result.contains(where: { $0.payloadType == apt }) else { continue }
+                var accepted = codec
+                accepted.feedback = []
+                result.append(accepted)
+            }
+            // Keep the offer's order (each RTX after the codecs, as offered).
+            let order = offered.payloadTypes
+            result.sort { (order.firstIndex(of: $0.payloadType) ?? 0) < (order.firstIndex(of: $1.payloadType) ?? 0) }
+        }
+        return result
+    }
+
+    static func intersectExtensions(offered: MediaDescription, capabilities: MediaCapabilities) -> [ExtMap] {
+        offered.extensions.filter { ext in capabilities.extensions.contains { $0.uri == ext.uri } }
+            .map { ExtMap(id: $0.id, direction: $0.direction?.reversed, uri: $0.uri) }
+    }
+
+    static func rejected(_ offered: MediaDescription, mid: String) -> MediaDescription {
+        var m = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+        m.connection = ConnectionData()
+        m.mid = mid
+        return m
+    }
+}

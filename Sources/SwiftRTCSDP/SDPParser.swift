@@ -1,0 +1,289 @@
+extension SessionDescription {
+    /// Parses SDP text (RFC 8866) with CRLF or LF line endings.
+    ///
+    /// Accepts the small sloppiness real stacks produce (trailing blanks, blank lines, a space
+    /// after `msid-semantic:`, upper-case transports, attributes in any order, rtpmap lines for
+    /// payload types missing from the m= line) and rejects what is really broken with an
+    /// `SDPParseError` naming the line. Total: no input traps.
+    public init(parsing text: String) throws(SDPParseError) {
+        let lines = SDPLine.split(text)
+        guard let first = lines.first else {
+            throw SDPParseError(lineNumber: 1, line: "", expected: "v=0 (the description is empty)")
+        }
+        guard first.type == "v", first.value == "0" else { throw SDPParseError(first, expected: "v=0 as the first line") }
+        guard lines.count > 1 else {
+            throw SDPParseError(first, expected: "an o= (origin) line after v=0 (the description ends here)")
+        }
+        let originLine = lines[1]
+        guard originLine.type == "o" else { throw SDPParseError(originLine, expected: "o= (origin) after v=0") }
+        self.init(origin: try Origin(parsing: originLine))
+        guard lines.count > 2 else {
+            throw SDPParseError(originLine, expected: "an s= (session name) line after o= (the description ends here)")
+        }
+        guard lines[2].type == "s" else { throw SDPParseError(lines[2], expected: "s= (session name) after o=") }
+        sessionName = String(lines[2].value)
+
+        var sawTiming = false
+        timing = []
+        for line in lines.dropFirst(3) {
+            if media.isEmpty, line.type != "m" {
+                switch line.type {
+                case "i": information = String(line.value)
+                case "c": connection = try ConnectionData(parsing: line.value, line: line)
+                case "b": bandwidths.append(try Bandwidth(parsing: line))
+                case "t":
+                    timing.append(try Timing(parsing: line))
+                    sawTiming = true
+                case "a": try attributes.parse(line)
+                case "u", "e", "p", "r", "z", "k": otherLines.append(SDPOtherLine(type: String(line.type), value: String(line.value)))
+                case "v", "o", "s": throw SDPParseError(line, expected: "a single \(line.type)= line at the top of the description")
+                default: throw SDPParseError(line, expected: Self.lineTypes)
+                }
+                continue
+            }
+            switch line.type {
+            case "m":
+                guard sawTiming else { throw SDPParseError(line, expected: "a t= (timing) line before the first m= line") }
+                if var last = media.popLast() {
+                    last.finish()
+                    media.append(last)
+                }
+                media.append(try MediaDescription(parsing: line))
+            case "i": media[media.count - 1].information = String(line.value)
+            case "c": media[media.count - 1].connection = try ConnectionData(parsing: line.value, line: line)
+            case "b": media[media.count - 1].bandwidths.append(try Bandwidth(parsing: line))
+            case "a": try media[media.count - 1].attributes.parse(line)
+            case "k": media[media.count - 1].otherLines.append(SDPOtherLine(type: "k", value: String(line.value)))
+            case "v", "o", "s", "t", "u", "e", "p", "r", "z":
+                throw SDPParseError(line, expected: "i=, c=, b=, k=, a= or m= lines in a media section (\(line.type)= belongs at session level)")
+            default: throw SDPParseError(line, expected: Self.lineTypes)
+            }
+        }
+        guard sawTiming else {
+            let last = lines[lines.count - 1]
+            throw SDPParseError(last, expected: "a t= (timing) line (the description ends without one)")
+        }
+        if var last = media.popLast() {
+            last.finish()
+            media.append(last)
+        }
+    }
+
+    /// Parses SDP bytes (UTF-8; invalid sequences become U+FFFD and fail where they stand).
+    public init(parsing bytes: some Sequence<UInt8>) throws(SDPParseError) {
+        try self.init(parsing: String(decoding: Array(bytes), as: UTF8.self))
+    }
+
+    static let lineTypes = "a line of the form <type>=<value> with type v, o, s, i, u, e, p, c, b, t, r, z, k, a or m"
+}
+
+extension Origin {
+    init(parsing line: SDPLine) throws(SDPParseError) {
+        let parts = line.value.split(separator: " ", omittingEmptySubsequences: true)
+        let expected = "o=<username> <session id> <session version> <nettype> <addrtype> <address>"
+        guard parts.count == 6 else { throw SDPParseError(line, expected: expected) }
+        guard let id = UInt64(parts[1]) else { throw SDPParseError(line, expected: "a numeric session id in o=") }
+        guard let version = UInt64(parts[2]) else { throw SDPParseError(line, expected: "a numeric session version in o=") }
+        self.init(username: String(parts[0]), sessionId: id, sessionVersion: version,
+                  networkType: String(parts[3]), addressType: String(parts[4]), address: String(parts[5]))
+    }
+}
+
+extension ConnectionData {
+    init(parsing value: Substring, line: SDPLine) throws(SDPParseError) {
+        let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 3 else { throw SDPParseError(line, expected: "c=<nettype> <addrtype> <address>") }
+        self.init(networkType: String(parts[0]), addressType: String(parts[1]), address: String(parts[2]))
+    }
+}
+
+extension Bandwidth {
+    init(parsing line: SDPLine) throws(SDPParseError) {
+        let parts = line.value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let value = UInt64(parts[1].trimmingBlanks) else {
+            throw SDPParseError(line, expected: "b=<type>:<bandwidth number>")
+        }
+        self.init(type: String(parts[0]), value: value)
+    }
+}
+
+extension Timing {
+    init(parsing line: SDPLine) throws(SDPParseError) {
+        let parts = line.value.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, let start = UInt64(parts[0]), let stop = UInt64(parts[1]) else {
+            throw SDPParseError(line, expected: "t=<start time> <stop time> (numbers)")
+        }
+        self.init(start: start, stop: stop)
+    }
+}
+
+extension MediaDescription {
+    init(parsing line: SDPLine) throws(SDPParseError) {
+        let parts = line.value.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count >= 4 else {
+            throw SDPParseError(line, expected: "m=<media> <port> <proto> <format> ... (at least one format)")
+        }
+        let portParts = parts[1].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let port = UInt16(portParts[0]) else { throw SDPParseError(line, expected: "an m= port from 0 to 65535") }
+        self.init(kind: MediaKind(rawValue: String(parts[0])), port: port, proto: String(parts[2]),
+                  formats: parts.dropFirst(3).map(String.init))
+        if portParts.count == 2 {
+            guard let count = UInt16(portParts[1]) else { throw SDPParseError(line, expected: "a port count number after / in m=") }
+            portCount = count
+        }
+        if isRTP {
+            for format in formats where UInt8(format).map({ $0 > 127 }) ?? true {
+                throw SDPParseError(line, expected: "RTP payload types from 0 to 127 as formats, not \"\(format)\"")
+            }
+        }
+    }
+
+    /// Orders the codecs as the m= line lists their payload types (others after, as seen).
+    mutating func finish() {
+        let order = payloadTypes
+        attributes.codecs = attributes.codecs.enumerated().sorted { a, b in
+            let ia = order.firstIndex(of: a.element.payloadType) ?? order.count + a.offset
+            let ib = order.firstIndex(of: b.element.payloadType) ?? order.count + b.offset
+            return ia < ib
+        }.map(\.element)
+    }
+}
+
+extension SDPAttributes {
+    /// Adds one `a=` line.
+    mutating func parse(_ line: SDPLine) throws(SDPParseError) {
+        let colon = line.value.firstIndex(of: ":")
+        let name = colon.map { line.value[..<$0] } ?? line.value
+        let value = colon.map { line.value[line.value.index(after: $0)...] } ?? ""
+        func flag(_ set: inout Bool) throws(SDPParseError) {
+            // Flags take no value; tolerate an empty one.
+            guard value.trimmingBlanks.isEmpty else {
+                throw SDPParseError(line, expected: "a=\(name) without a value")
+            }
+            set = true
+        }
+        func number<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SDPParseError) -> T {
+            guard let n = T(value.trimmingBlanks) else { throw SDPParseError(line, expected: "\(what): a number from 0 to \(T.max)") }
+            return n
+        }
+        func payloadType(_ text: Substring) throws(SDPParseError) -> UInt8 {
+            guard let pt = UInt8(text), pt < 128 else { throw SDPParseError(line, expected: "a payload type from 0 to 127 after a=\(name):") }
+            return pt
+        }
+        func codecIndex(_ pt: UInt8) -> Int {
+            if let index = codecs.firstIndex(where: { $0.payloadType == pt }) { return index }
+            codecs.append(RtpCodec(payloadType: pt, name: nil, clockRate: nil))
+            return codecs.count - 1
+        }
+        func nonEmpty() throws(SDPParseError) -> String {
+            let v = value.trimmingBlanks
+            guard !v.isEmpty else { throw SDPParseError(line, expected: "a value after a=\(name):") }
+            return String(v)
+        }
+
+        switch name {
+        case "group":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard let semantics = parts.first else { throw SDPParseError(line, expected: "a=group:<semantics> <mid>...") }
+            groups.append(SDPGroup(semantics: String(semantics), mids: parts.dropFirst().map(String.init)))
+        case "msid-semantic":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard let semantic = parts.first else { throw SDPParseError(line, expected: "a=msid-semantic:<semantic> [<stream id>...]") }
+            msidSemantic = MsidSemantic(semantic: String(semantic), identifiers: parts.dropFirst().map(String.init))
+        case "ice-lite": try flag(&iceLite)
+        case "ice-ufrag": iceUfrag = try nonEmpty()
+        case "ice-pwd": icePwd = try nonEmpty()
+        case "ice-options": iceOptions = value.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        case "fingerprint": fingerprints.append(try Fingerprint(parsing: value, line: line))
+        case "setup":
+            guard let setup = DTLSSetup(rawValue: String(value.trimmingBlanks).lowercased()) else {
+                throw SDPParseError(line, expected: "a=setup:active, passive, actpass or holdconn")
+            }
+            self.setup = setup
+        case "mid": mid = try nonEmpty()
+        case "bundle-only": try flag(&bundleOnly)
+        case "extmap-allow-mixed": try flag(&extmapAllowMixed)
+        case "extmap": extensions.append(try ExtMap(parsing: value, line: line))
+        case "sendrecv", "sendonly", "recvonly", "inactive":
+            guard value.trimmingBlanks.isEmpty else { throw SDPParseError(line, expected: "a=\(name) without a value") }
+            direction = MediaDirection(rawValue: String(name))
+        case "msid":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard (1...2).contains(parts.count) else { throw SDPParseError(line, expected: "a=msid:<stream id> [<track id>]") }
+            msids.append(Msid(streamId: String(parts[0]), trackId: parts.count == 2 ? String(parts[1]) : nil))
+        case "rtcp":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 1 || parts.count == 4, let port = UInt16(parts[0]) else {
+                throw SDPParseError(line, expected: "a=rtcp:<port 0-65535> [<nettype> <addrtype> <address>]")
+            }
+            rtcp = RtcpAddress(port: port, connection: parts.count == 4
+                ? ConnectionData(networkType: String(parts[1]), addressType: String(parts[2]), address: String(parts[3])) : nil)
+        case "rtcp-mux": try flag(&rtcpMux)
+        case "rtcp-mux-only": try flag(&rtcpMuxOnly)
+        case "rtcp-rsize": try flag(&rtcpReducedSize)
+        case "rtpmap":
+            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            let expected = "a=rtpmap:<payload type> <encoding name>/<clock rate>[/<channels>]"
+            guard parts.count == 2 else { throw SDPParseError(line, expected: expected) }
+            let pt = try payloadType(parts[0])
+            let encoding = parts[1].split(separator: "/", omittingEmptySubsequences: false)
+            guard (2...3).contains(encoding.count), !encoding[0].isEmpty else { throw SDPParseError(line, expected: expected) }
+            guard let rate = UInt32(encoding[1]) else { throw SDPParseError(line, expected: "a clock rate number in a=rtpmap") }
+            var channels: UInt16?
+            if encoding.count == 3 {
+                guard let n = UInt16(encoding[2]) else { throw SDPParseError(line, expected: "a channel count number in a=rtpmap") }
+                channels = n
+            }
+            let index = codecIndex(pt)
+            guard codecs[index].name == nil else { throw SDPParseError(line, expected: "one a=rtpmap per payload type (\(pt) is mapped twice)") }
+            codecs[index].name = String(encoding[0])
+            codecs[index].clockRate = rate
+            codecs[index].channels = channels
+        case "fmtp":
+            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard let first = parts.first else { throw SDPParseError(line, expected: "a=fmtp:<payload type> <parameters>") }
+            let pt = try payloadType(first)
+            let index = codecIndex(pt)
+            let parameters = parts.count == 2 ? String(parts[1]) : ""
+            if codecs[index].formatParameters == nil {
+                codecs[index].formatParameters = parameters
+            } else {
+                // A second fmtp for one payload type is kept as written, not merged.
+                other.append(SDPAttribute(name: String(name), value: String(value)))
+            }
+        case "rtcp-fb":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count >= 2 else { throw SDPParseError(line, expected: "a=rtcp-fb:<payload type or *> <type> [<parameter>]") }
+            let feedback = RtcpFeedback(String(parts[1]), parts.count > 2 ? parts[2...].joined(separator: " ") : nil)
+            if parts[0] == "*" {
+                wildcardFeedback.append(feedback)
+            } else {
+                codecs[codecIndex(try payloadType(parts[0]))].feedback.append(feedback)
+            }
+        case "ssrc": ssrcs.append(try SsrcAttribute(parsing: value, line: line))
+        case "ssrc-group": ssrcGroups.append(try SsrcGroup(parsing: value, line: line))
+        case "rid": rids.append(try Rid(parsing: value, line: line))
+        case "simulcast":
+            guard simulcast == nil else { throw SDPParseError(line, expected: "one a=simulcast per media section") }
+            simulcast = try Simulcast(parsing: value, line: line)
+        case "candidate": candidates.append(try IceCandidate(parsing: value, line: line))
+        case "end-of-candidates": try flag(&endOfCandidates)
+        case "sctp-port": sctpPort = try number(UInt16.self, "a=sctp-port")
+        case "max-message-size": maxMessageSize = try number(UInt64.self, "a=max-message-size")
+        case "sctpmap":
+            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard (2...3).contains(parts.count), let port = UInt16(parts[0]) else {
+                throw SDPParseError(line, expected: "a=sctpmap:<port> <application> [<streams>]")
+            }
+            var streams: UInt32?
+            if parts.count == 3 {
+                guard let n = UInt32(parts[2]) else { throw SDPParseError(line, expected: "a number of streams in a=sctpmap") }
+                streams = n
+            }
+            sctpMap = SctpMap(port: port, application: String(parts[1]), streams: streams)
+        default:
+            guard !name.isEmpty else { throw SDPParseError(line, expected: "an attribute name after a=") }
+            other.append(SDPAttribute(name: String(name), value: colon == nil ? nil : String(value)))
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import SwiftRTCSDP
+
+/// Real peers accept what SwiftRTC writes: aiortc (PyPI) and headless Chromium (Debian
+/// `chromium` + `chromium-driver`) answer our offer, and take our answer to their offer.
+/// The drivers are `Fixtures/sdp/aiortc_sdp.py` and `chromium_sdp.py`. Set
+/// `SWIFTRTC_RECORD_FIXTURES=1` to store the exchanged SDPs in `Fixtures/sdp/`.
+@Suite(.serialized)
+struct JSEPInteropTests {
+    enum Peer: String, CaseIterable {
+        case aiortc, chromium
+        var script: URL { SDPFixtures.ownFolder.appendingPathComponent("\(rawValue)_sdp.py") }
+        var install: String {
+            switch self {
+            case .aiortc: "python3 -m pip install 'aiortc==1.16.*' (Scripts/bootstrap.sh does it)"
+            case .chromium: "apt-get install chromium chromium-driver (Scripts/bootstrap.sh does it)"
+            }
+        }
+    }
+
+    struct PeerFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `python3 <driver> <mode>`, handing `respond` what the driver prints before
+    /// `--END--` (if anything) and writing its reply to the driver's stdin.
+    static func run(_ peer: Peer, _ mode: String, stdin: String? = nil,
+                    respond: ((String) throws -> String)? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", peer.script.path, mode]
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        do {
+            try process.run()
+        } catch {
+            throw PeerFailure(description: "cannot run python3 for \(peer): \(error); install python3 and \(peer.install)")
+        }
+        var output = Data()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let respond {
+            let marker = Data("--END--\n".utf8)
+            while output.range(of: marker) == nil {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                output.append(chunk)
+            }
+            if let range = output.range(of: marker) {
+                let reply = try respond(String(decoding: output[..<range.lowerBound], as: UTF8.self))
+                input.fileHandleForWriting.write(Data(reply.utf8))
+                output.removeSubrange(..<range.upperBound)
+            }
+        }
+        try? input.fileHandleForWriting.close()
+        output.append(out.fileHandleForReading.readDataToEndOfFile())
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PeerFailure(description: "\(peer) \(mode) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    static func record(_ name: String, _ sdp: String) throws {
+        guard ProcessInfo.processInfo.environment["SWIFTRTC_RECORD_FIXTURES"] == "1" else { return }
+        try sdp.write(to: SDPFixtures.ownFolder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    @Test(arguments: Peer.allCases)
+    func peerAnswersOurOffer(peer: Peer) throws {
+        let offer = TestPeer.offer
+        let answerText = try Self.run(peer, "answer", stdin: offer.sdp)
+        let answer = try SessionDescription(parsing: answerText)
+        let negotiation = try Negotiation(offer: offer, answer: answer)
+        #expect(negotiation.bundle == ["0", "1"])
+        #expect(negotiation.media.map(\.accepted) == [true, true])
+        #expect(negotiation.media.map(\.answererDirection) == [.sendrecv, .sendrecv])
+        // The peer is the DTLS client: SwiftRTC offered actpass, browsers and aiortc pick active.
+        #expect(negotiation.media.map(\.answererSetup) == [.active, .active])
+        #expect(negotiation.media[0].codecs.map(\.payloadType) == [111])
+        #expect(negotiation.media[0].codecs.first?.encodingName == "opus")
+        #expect(negotiation.media[1].codecs.map(\.payloadType) == [96, 97])
+        #expect(negotiation.media[1].codecs.map(\.encodingName) == ["vp8", "rtx"])
+        #expect(negotiation.media[1].codecs[1].associatedPayloadType == 96)
+        let audioExtensions = negotiation.media[0].extensions.map(\.uri)
+        #expect(audioExtensions.contains(ExtMap.URI.mid))
+        #expect(audioExtensions.contains(ExtMap.URI.audioLevel))
+        #expect(negotiation.media[1].extensions.map(\.uri).contains(ExtMap.URI.absSendTime))
+        if peer == .chromium {
+            #expect(Set(negotiation.media[0].extensions.map(\.id)) == [1, 2, 3, 4])
+            #expect(negotiation.media[1].codecs[0].feedback.contains(RtcpFeedback("nack", "pli")))
+            #expect(negotiation.media[1].codecs[0].feedback.contains(RtcpFeedback("transport-cc")))
+        }
+        try Self.record("swiftrtc-offer-audio-video.sdp", offer.sdp)
+        try Self.record(peer == .chromium ? "chromium-156-answer-to-swiftrtc-offer.sdp" : "aiortc-1.16-answer-to-swiftrtc-offer.sdp", answerText)
+    }
+
+    @Test(arguments: Peer.allCases)
+    func peerAcceptsOurAnswer(peer: Peer) throws {
+        var offer: SessionDescription?
+        var answer: SessionDescription?
+        let result = try Self.run(peer, "offer") { offerText in
+            let parsed = try SessionDescription(parsing: offerText)
+            let made = try JSEP.createAnswer(to: parsed, transceivers: TestPeer.transceivers, local: TestPeer.local(candidates: [TestPeer.hostCandidate]))
+            offer = parsed
+            answer = made
+            return made.sdp
+        }
+        #expect(result.contains("accepted stable"), "\(result)")
+        let negotiation = try Negotiation(offer: #require(offer), answer: #require(answer))
+        #expect(negotiation.media.map(\.kind) == [.audio, .video])
+        #expect(negotiation.media.allSatisfy { $0.accepted && $0.answererSetup == .active })
+        #expect(negotiation.media[0].codecs.first?.encodingName == "opus")
+        #expect(negotiation.media[1].codecs.first?.encodingName == "vp8")
+    }
+}

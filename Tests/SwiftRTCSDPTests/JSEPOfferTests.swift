@@ -1,0 +1,79 @@
+import Testing
+import SwiftRTCSDP
+
+@Test func offerCarriesWhatTheIssueAsksFor() throws {
+    let offer = TestPeer.offer
+    let text = offer.sdp
+    #expect(try SessionDescription(parsing: text) == offer)
+    #expect(offer.bundleGroups == [["0", "1"]])
+    #expect(offer.media.map(\.kind) == [.audio, .video])
+    #expect(offer.media.map(\.mid) == ["0", "1"])
+    for line in [
+        "m=audio 50000 UDP/TLS/RTP/SAVPF 111",
+        "c=IN IP4 127.0.0.1",
+        "a=rtpmap:111 opus/48000/2",
+        "a=fmtp:111 minptime=10;useinbandfec=1",
+        "a=rtcp-fb:111 transport-cc",
+        "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
+        "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
+        "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+        "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid",
+        "m=video 50000 UDP/TLS/RTP/SAVPF 96 97",
+        "a=rtpmap:96 VP8/90000",
+        "a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 transport-cc", "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli",
+        "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96",
+        "a=ssrc-group:FID 2222 3333",
+        "a=ssrc:3333 cname:swiftrtc-test",
+        "a=msid:stream0 video0",
+        "a=setup:actpass", "a=rtcp-mux", "a=rtcp-rsize", "a=ice-options:trickle", "a=ice-ufrag:SwRt",
+        "a=candidate:1 1 udp 2130706431 127.0.0.1 50000 typ host generation 0",
+        "a=end-of-candidates",
+        "a=group:BUNDLE 0 1",
+        "a=msid-semantic: WMS stream0",
+        "a=fingerprint:sha-256 " + TestPeer.fingerprint.value,
+    ] {
+        #expect(text.contains(line + "\r\n"), "offer lacks \(line)")
+    }
+}
+
+@Test func trickleOfferUsesTheDiscardPort() {
+    let offer = JSEP.createOffer(transceivers: TestPeer.transceivers, local: TestPeer.local())
+    #expect(offer.media.allSatisfy { $0.port == 9 && $0.connection == ConnectionData() && $0.candidates.isEmpty && !$0.endOfCandidates })
+}
+
+@Test func iceRestartOfferChangesOnlyCredentialsCandidatesAndVersion() throws {
+    let first = TestPeer.offer
+    let restart = JSEP.iceRestartOffer(previous: first, iceUfrag: "NeW1", icePwd: "anotherpasswordof24chars")
+    #expect(restart.origin.sessionVersion == first.origin.sessionVersion + 1)
+    #expect(restart.origin.sessionId == first.origin.sessionId)
+    #expect(restart.media.allSatisfy { $0.iceUfrag == "NeW1" && $0.icePwd == "anotherpasswordof24chars" && $0.candidates.isEmpty })
+    // Everything else is the same: undo the changes and compare.
+    var undone = restart
+    undone.origin.sessionVersion -= 1
+    for i in undone.media.indices {
+        undone.media[i].iceUfrag = first.media[i].iceUfrag
+        undone.media[i].icePwd = first.media[i].icePwd
+        undone.media[i].candidates = first.media[i].candidates
+        undone.media[i].endOfCandidates = first.media[i].endOfCandidates
+        undone.media[i].port = first.media[i].port
+        undone.media[i].connection = first.media[i].connection
+    }
+    #expect(undone == first)
+
+    // A recorded browser offer restarts the same way, session-level credentials included.
+    let firefox = try SDPFixtures.parse("firefox-153-offer-audio-video-bundle-trickle.sdp")
+    let restarted = JSEP.iceRestartOffer(previous: firefox, iceUfrag: "abcd", icePwd: "0123456789abcdef01234567")
+    #expect(restarted.media.map { restarted.resolved($0).iceUfrag } == ["abcd", "abcd"])
+    #expect(restarted.media.map(\.codecs) == firefox.media.map(\.codecs))
+}
+
+/// The recorded answers of Chromium and aiortc to our offer (written by JSEPInteropTests
+/// with SWIFTRTC_RECORD_FIXTURES=1) agree with it.
+@Test(arguments: ["chromium-156-answer-to-swiftrtc-offer.sdp", "aiortc-1.16-answer-to-swiftrtc-offer.sdp"])
+func recordedAnswersToOurOffer(answer: String) throws {
+    let negotiation = try Negotiation(offer: SDPFixtures.parse("swiftrtc-offer-audio-video.sdp"), answer: SDPFixtures.parse(answer))
+    #expect(negotiation.bundle == ["0", "1"])
+    #expect(negotiation.media.map { $0.codecs.map(\.payloadType) } == [[111], [96, 97]])
+    #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
+    #expect(negotiation.media[0].extensions.contains { $0.id == 4 && $0.uri == ExtMap.URI.mid })
+}
