@@ -16,11 +16,16 @@ public struct EncodedFrame: Sendable, Hashable {
     public var timestamp: UInt32
     /// Whether the frame decodes on its own (always true for Opus).
     public var isKeyframe: Bool
+    /// For VP8 keyframes: the picture size from the keyframe header (nil otherwise).
+    public var width: Int?
+    public var height: Int?
 
-    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool) {
+    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil) {
         self.codec = codec
         self.data = data
         self.timestamp = timestamp
         self.isKeyframe = isKeyframe
+        self.width = width
+        self.height = height
     }
 }

@@ -1,0 +1,43 @@
+/// An RTCP goodbye (RFC 3550 §6.6, PT 203): sources leaving, with an optional reason.
+/// ```
+/// |V=2|P|    SC   |   PT=BYE=203  |             length            |
+/// |                           SSRC/CSRC                           |
+/// :                              ...                              :
+/// |     length    |               reason for leaving            ... (opt)
+/// ```
+public struct Goodbye: RTCPPacketBody {
+    public static let packetType = RTCPPacketType.goodbye
+    public var sources: [UInt32]
+    public var reason: [UInt8]
+
+    public init(sources: [UInt32], reason: String = "") {
+        self.sources = sources
+        self.reason = Array(reason.utf8.prefix(255))
+    }
+
+    public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
+        try Self.require(body, Int(count) * 4, "RTCP BYE sources", offset)
+        sources = (0 ..< Int(count)).map { body.u32($0 * 4) }
+        let o = Int(count) * 4
+        reason = []
+        if o < body.count {
+            let length = Int(body.u8(o))
+            try Self.require(body, o + 1 + length, "RTCP BYE reason", offset)
+            reason = Array(body.slice(o + 1, length))
+        }
+    }
+
+    public var reasonText: String { String(decoding: reason, as: UTF8.self) }
+    public var headerCount: UInt8 { UInt8(min(sources.count, 31)) }
+    public var bodyLength: Int { Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + reason.count + 3) / 4 * 4) }
+
+    public func writeBody(into b: UnsafeMutableRawBufferPointer) {
+        for (i, source) in sources.prefix(31).enumerated() { b.put32(source, at: i * 4) }
+        guard !reason.isEmpty else { return }
+        var o = Int(headerCount) * 4
+        b.put8(UInt8(reason.count), at: o)
+        for byte in reason { o += 1; b.put8(byte, at: o) }
+        o += 1
+        while o < bodyLength { b.put8(0, at: o); o += 1 }
+    }
+}
