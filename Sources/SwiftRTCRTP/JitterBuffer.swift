@@ -1,6 +1,7 @@
 /// Puts received RTP packets of one stream back in sequence order: drops duplicates and
 /// packets too late to use, waits a bounded time for a missing packet, then skips it and
-/// reports the gap, so it never stalls. Packets are copied into slots allocated once: no
+/// reports the gap, so it never stalls. The first packets of a stream are held for that wait
+/// too, in case earlier ones arrive after them. Packets are copied into slots allocated once: no
 /// allocation per packet. Used from one thread (the transport's).
 ///
 /// ```swift
@@ -75,6 +76,11 @@ public final class JitterBuffer {
         }
         let sequence = unwrapper.unwrap(packet.sequenceNumber)
         if next == nil { next = sequence }
+        // Before anything was delivered, an earlier packet moves the start back (the first
+        // packets of a stream may arrive out of order too).
+        if !started, let nextSequence = next, sequence < nextSequence, highest - sequence < Int64(slots.capacity) {
+            next = sequence
+        }
         guard let nextSequence = next, sequence >= nextSequence else {
             latePackets += 1
             return .late
@@ -88,6 +94,7 @@ public final class JitterBuffer {
             advance(to: sequence - Int64(slots.capacity) + 1)
         }
         slots.store(bytes, sequence: sequence, arrival: arrival)
+        if firstArrival == nil { firstArrival = arrival }
         stored += 1
         highest = max(highest, sequence)
         let transitNow = arrival - Double(packet.timestamp) / clockRate
@@ -102,6 +109,9 @@ public final class JitterBuffer {
     }
 
     var pendingGap: (first: Int64, count: Int)?
+    /// Whether a packet or gap has been delivered (the start is fixed from then on).
+    var started = false
+    var firstArrival: Double?
 
     /// Skips everything before `sequence`, counting what was missing as one pending gap.
     func advance(to sequence: Int64) {
@@ -128,13 +138,17 @@ public final class JitterBuffer {
     public func pop(now: Double) -> Event? {
         if let gap = pendingGap {
             pendingGap = nil
+            started = true
             return .gap(first: UInt16(truncatingIfNeeded: gap.first), count: gap.count)
         }
         guard let current = next, stored > 0 else { return nil }
+        // The stream's first packets wait ``maximumWait`` for earlier ones that took longer.
+        if !started, let firstArrival, now - firstArrival < maximumWait { return nil }
         if let bytes = slots.bytes(current), let packet = try? RTPPacket(parsing: bytes) {
             slots.clear(current)
             stored -= 1
             next = current + 1
+            started = true
             return .packet(packet)
         }
         // A hole: find the first packet after it, and wait for the hole as long as allowed.
@@ -142,6 +156,7 @@ public final class JitterBuffer {
         while after <= highest, !slots.holds(after) { after += 1 }
         guard after <= highest, now - slots.arrival(after) >= maximumWait else { return nil }
         next = after
+        started = true
         lostPackets += Int(after - current)
         return .gap(first: UInt16(truncatingIfNeeded: current), count: Int(after - current))
     }
