@@ -125,10 +125,12 @@ public struct CaptureReader: Sequence {
                         guard length >= 32 else { throw .truncated(what: "pcapng enhanced packet block", offset: start, needed: 32, available: length) }
                         let interface = Int(u32(start + 8))
                         guard interface < interfaces.count else { throw .invalidField(what: "pcapng interface id", offset: start + 8, value: interface) }
-                        let units = Double(UInt64(u32(start + 12)) << 32 | UInt64(u32(start + 16)))
+                        let units = UInt64(u32(start + 12)) << 32 | UInt64(u32(start + 16))
+                        let perSecond = UInt64(interfaces[interface].unitsPerSecond)
+                        let time = Double(units / perSecond) + Double(units % perSecond) / Double(perSecond)
                         let captured = Int(u32(start + 20))
                         guard captured <= length - 32 else { throw .truncated(what: "pcapng packet data", offset: start + 28, needed: captured, available: length - 32) }
-                        return (units / interfaces[interface].unitsPerSecond, interfaces[interface].linkType, bytes[start + 28 ..< start + 28 + captured])
+                        return (time, interfaces[interface].linkType, bytes[start + 28 ..< start + 28 + captured])
                     case 3:  // simple packet: interface 0, no time
                         guard length >= 16, let interface = interfaces.first else { throw .invalidField(what: "pcapng simple packet block", offset: start, value: length) }
                         let captured = Swift.min(Int(u32(start + 8)), length - 16)
@@ -148,19 +150,15 @@ public struct CaptureReader: Sequence {
                 if code == 0 { break }
                 if code == 9, length >= 1, o + 4 < range.upperBound {
                     let value = bytes[o + 4]
-                    let exponent = Double(value & 0x7F)
-                    return value & 0x80 != 0 ? Double.pow2(exponent) : Double.pow10(exponent)
+                    let exponent = Int(value & 0x7F)
+                    // Powers past 2^62 or 10^18 do not occur in practice; clamp them.
+                    return value & 0x80 != 0 ? Double(1 << Swift.min(exponent, 62)) : (0 ..< Swift.min(exponent, 18)).reduce(1.0) { r, _ in r * 10 }
                 }
                 o += 4 + (length + 3) / 4 * 4
             }
             return 1e6
         }
     }
-}
-
-extension Double {
-    static func pow2(_ e: Double) -> Double { (0 ..< Int(e)).reduce(1.0) { r, _ in r * 2 } }
-    static func pow10(_ e: Double) -> Double { (0 ..< Int(e)).reduce(1.0) { r, _ in r * 10 } }
 }
 
 /// Takes link-layer, IP and UDP headers off a captured frame.
