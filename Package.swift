@@ -86,6 +86,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: RTP benchmarks and fuzzers
+        .executableTarget(name: "RTPBenchmarks", dependencies: [
+            "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/RTPBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
+        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
+        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
