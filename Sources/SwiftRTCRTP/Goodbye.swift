@@ -29,14 +29,15 @@ public struct Goodbye: RTCPPacketBody {
 
     public var reasonText: String { String(decoding: reason, as: UTF8.self) }
     public var headerCount: UInt8 { UInt8(min(sources.count, 31)) }
-    public var bodyLength: Int { Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + reason.count + 3) / 4 * 4) }
+    public var bodyLength: Int { Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + min(reason.count, 255) + 3) / 4 * 4) }
 
     public func writeBody(into b: UnsafeMutableRawBufferPointer) {
         for (i, source) in sources.prefix(31).enumerated() { b.put32(source, at: i * 4) }
         guard !reason.isEmpty else { return }
         var o = Int(headerCount) * 4
-        b.put8(UInt8(reason.count), at: o)
-        for byte in reason { o += 1; b.put8(byte, at: o) }
+        let text = reason.prefix(255)
+        b.put8(UInt8(text.count), at: o)
+        for byte in text { o += 1; b.put8(byte, at: o) }
         o += 1
         while o < bodyLength { b.put8(0, at: o); o += 1 }
     }

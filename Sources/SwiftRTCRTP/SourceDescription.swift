@@ -22,7 +22,7 @@ public struct SourceDescription: RTCPPacketBody {
         public var source: UInt32
         public var items: [Item]
         public init(source: UInt32, items: [Item]) { self.source = source; self.items = items }
-        var length: Int { (4 + items.reduce(0) { $0 + 2 + $1.text.count } + 1 + 3) / 4 * 4 }
+        var length: Int { (4 + items.reduce(0) { $0 + 2 + min($1.text.count, 255) } + 1 + 3) / 4 * 4 }
     }
 
     public var chunks: [Chunk]
@@ -62,9 +62,10 @@ public struct SourceDescription: RTCPPacketBody {
             o += 4
             for item in chunk.items {
                 b.put8(item.type, at: o)
-                b.put8(UInt8(item.text.count), at: o + 1)
-                for (i, byte) in item.text.enumerated() { b.put8(byte, at: o + 2 + i) }
-                o += 2 + item.text.count
+                let text = item.text.prefix(255)
+                b.put8(UInt8(text.count), at: o + 1)
+                for (i, byte) in text.enumerated() { b.put8(byte, at: o + 2 + i) }
+                o += 2 + text.count
             }
             while o < end { b.put8(0, at: o); o += 1 }
         }

@@ -116,7 +116,7 @@ public struct TransportLayerCC: RTCPPacketBody {
     /// The packet chunks that encode ``statuses``: run length where a run of at least 7 equal
     /// statuses starts, otherwise a 1-bit vector of 14 (no large deltas) or a 2-bit vector of 7.
     var chunks: [UInt16] {
-        let symbols = statuses.map(\.symbol)
+        let symbols = statuses.prefix(0xFFFF).map(\.symbol)
         var result: [UInt16] = []
         var i = 0
         while i < symbols.count {
@@ -140,7 +140,7 @@ public struct TransportLayerCC: RTCPPacketBody {
         return result
     }
 
-    var deltaBytes: Int { statuses.reduce(0) { $0 + Int($1.symbol) } }
+    var deltaBytes: Int { statuses.prefix(0xFFFF).reduce(0) { $0 + Int($1.symbol) } }
 
     public var headerCount: UInt8 { Self.format }
     public var bodyLength: Int { (16 + 2 * chunks.count + deltaBytes + 3) / 4 * 4 }
@@ -149,12 +149,12 @@ public struct TransportLayerCC: RTCPPacketBody {
         b.put32(senderSSRC, at: 0)
         b.put32(mediaSSRC, at: 4)
         b.put16(baseSequenceNumber, at: 8)
-        b.put16(UInt16(statuses.count), at: 10)
+        b.put16(UInt16(min(statuses.count, 0xFFFF)), at: 10)
         b.put24(UInt32(bitPattern: referenceTime) & 0xFF_FFFF, at: 12)
         b.put8(feedbackPacketCount, at: 15)
         var o = 16
         for chunk in chunks { b.put16(chunk, at: o); o += 2 }
-        for status in statuses {
+        for status in statuses.prefix(0xFFFF) {
             switch status {
             case .notReceived: break
             case let .smallDelta(d): b.put8(d, at: o); o += 1
