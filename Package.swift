@@ -89,7 +89,7 @@ let package = Package(
         // MARK: RTP benchmarks and fuzzers
         .executableTarget(name: "RTPBenchmarks", dependencies: [
             "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/RTPBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
         .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
         .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),

@@ -39,10 +39,29 @@ func fuzzVP8(_ bytes: UnsafeRawBufferPointer) {
 }
 
 #if FUZZING
+import Foundation
+
 @_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzVP8(UnsafeRawBufferPointer(start: data, count: size))
     return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// SwiftPM links executables to their module's entry point, so libFuzzer's own `main` is not
+/// used: this entry point hands the command line to libFuzzer's driver.
+@main
+struct VP8DepacketizerFuzzerMain {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput))
+    }
 }
 #else
 import Foundation
