@@ -7,10 +7,12 @@
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
 public struct AbsSendTime: RTPHeaderExtension, Sendable, Hashable {
+    /// The URI that `a=extmap` names this extension by.
     public static let uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
     /// The raw 24-bit value.
     public var value: UInt32
 
+    /// Creates the value.
     public init(value: UInt32) { self.value = value & 0xFF_FFFF }
 
     /// From an NTP timestamp (32.32 fixed point): its middle 24 bits.

@@ -6,14 +6,18 @@
 /// |                   application-dependent data                ...
 /// ```
 public struct ApplicationDefined: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.application
+    /// The 5-bit subtype.
     public var subtype: UInt8
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
     /// Four ASCII characters.
     public var name: UInt32
     /// A multiple of 4 bytes.
     public var data: [UInt8]
 
+    /// Creates the value from its fields.
     public init(subtype: UInt8, ssrc: UInt32, name: String, data: [UInt8]) {
         self.subtype = subtype & 0x1F
         self.ssrc = ssrc
@@ -29,6 +33,7 @@ public struct ApplicationDefined: RTCPPacketBody {
         data = Array(body.slice(8, body.count - 8))
     }
 
+    /// The name as text.
     public var nameString: String {
         String(decoding: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: name >> $0) }, as: UTF8.self)
     }

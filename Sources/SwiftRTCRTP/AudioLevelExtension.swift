@@ -6,11 +6,14 @@
 /// +-+-+-+-+-+-+-+-+
 /// ```
 public struct AudioLevel: RTPHeaderExtension, Sendable, Hashable {
+    /// The URI that `a=extmap` names this extension by.
     public static let uri = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+    /// V: whether the packet holds voice.
     public var voiceActivity: Bool
     /// The level in -dBov, 0...127.
     public var level: UInt8
 
+    /// Creates the value from its fields.
     public init(voiceActivity: Bool, level: UInt8) {
         self.voiceActivity = voiceActivity
         self.level = min(level, 127)

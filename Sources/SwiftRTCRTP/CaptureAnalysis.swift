@@ -4,10 +4,13 @@
 public struct CaptureAnalysis {
     /// What one SSRC carried.
     public struct Stream: Sendable, Hashable {
+        /// The synchronization source (SSRC).
         public var ssrc: UInt32
+        /// The RTP payload type.
         public var payloadType: UInt8
         /// The codec name mapped to the payload type, if known.
         public var codec: String?
+        /// RTP packets received, duplicates included.
         public var packets = 0
         /// Sequence numbers missing between the first and the highest received.
         public var gaps = 0
@@ -19,6 +22,7 @@ public struct CaptureAnalysis {
         public var keyframes: Int?
         /// VP8: the picture size of the last keyframe.
         public var width: Int?
+        /// The picture height, when known.
         public var height: Int?
         /// Opus: the frames' total duration in milliseconds.
         public var durationMilliseconds: Double?

@@ -9,9 +9,13 @@ public struct CaptureReader: Sequence {
         public var time: Double
         /// IPv4 (4 bytes) or IPv6 (16 bytes) addresses.
         public var sourceAddress: [UInt8]
+        /// Addresses and ports of the datagram.
         public var destinationAddress: [UInt8]
+        /// Addresses and ports of the datagram.
         public var sourcePort: UInt16
+        /// Addresses and ports of the datagram.
         public var destinationPort: UInt16
+        /// The UDP payload.
         public var payload: [UInt8]
     }
 
@@ -20,13 +24,16 @@ public struct CaptureReader: Sequence {
 
     /// The link types understood (LINKTYPE_* values of tcpdump.org).
     public enum LinkType {
+        /// Link type values.
         public static let null: UInt32 = 0, ethernet: UInt32 = 1, rawIP: UInt32 = 101, loop: UInt32 = 108
+        /// Link type values.
         public static let linuxSLL: UInt32 = 113, linuxSLL2: UInt32 = 276, rawIPv4: UInt32 = 228, rawIPv6: UInt32 = 229
         /// DLT_RAW as some systems write it in pcap files.
         public static let dltRaw12: UInt32 = 12, dltRaw14: UInt32 = 14
     }
 
     let bytes: [UInt8]
+    /// The file format, from the magic number.
     public let format: Format
 
     /// Checks the file header; throws if `bytes` are neither pcap nor pcapng.
@@ -43,6 +50,7 @@ public struct CaptureReader: Sequence {
         }
     }
 
+    /// Iterates the elements in wire order.
     public func makeIterator() -> Iterator { Iterator(bytes: bytes, format: format) }
 
     /// Walks the records; `next()` throws on a malformed record and then ends.

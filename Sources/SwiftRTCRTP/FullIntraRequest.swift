@@ -7,19 +7,29 @@
 /// | Seq nr.       |    Reserved                                   |
 /// ```
 public struct FullIntraRequest: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.payloadFeedback
+    /// The feedback message type (FMT) of this packet.
     public static let format: UInt8 = 4
 
+    /// The FCI entry: whom the request is for and its command sequence number.
     public struct Entry: Sendable, Hashable {
+        /// The synchronization source (SSRC).
         public var ssrc: UInt32
+        /// The command sequence number.
         public var sequenceNumber: UInt8
+        /// Creates the value from its fields.
         public init(ssrc: UInt32, sequenceNumber: UInt8) { self.ssrc = ssrc; self.sequenceNumber = sequenceNumber }
     }
 
+    /// The SSRC of the packet's sender.
     public var senderSSRC: UInt32
+    /// The SSRC of the media source the feedback is about.
     public var mediaSSRC: UInt32
+    /// One entry per media sender asked for a keyframe.
     public var entries: [Entry]
 
+    /// Creates the value from its fields.
     public init(senderSSRC: UInt32, mediaSSRC: UInt32 = 0, entries: [Entry]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC

@@ -7,13 +7,18 @@
 /// ```
 /// PID is a lost packet, bit i of BLP marks PID+i+1 lost too.
 public struct GenericNACK: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.transportFeedback
+    /// The feedback message type (FMT) of this packet.
     public static let format: UInt8 = 1
+    /// The SSRC of the packet's sender.
     public var senderSSRC: UInt32
+    /// The SSRC of the media source the feedback is about.
     public var mediaSSRC: UInt32
     /// The lost sequence numbers, in the order of the packet.
     public var lost: [UInt16]
 
+    /// Creates the value from its fields.
     public init(senderSSRC: UInt32, mediaSSRC: UInt32, lost: [UInt16]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC

@@ -6,10 +6,14 @@
 /// |     length    |               reason for leaving            ... (opt)
 /// ```
 public struct Goodbye: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.goodbye
+    /// The SSRCs/CSRCs leaving.
     public var sources: [UInt32]
+    /// The reason for leaving (UTF-8, up to 255 bytes), empty if none.
     public var reason: [UInt8]
 
+    /// Creates the value from its fields.
     public init(sources: [UInt32], reason: String = "") {
         self.sources = sources
         self.reason = Array(reason.utf8.prefix(255))
@@ -27,6 +31,7 @@ public struct Goodbye: RTCPPacketBody {
         }
     }
 
+    /// The reason as text.
     public var reasonText: String { String(decoding: reason, as: UTF8.self) }
     public var headerCount: UInt8 { UInt8(min(sources.count, 31)) }
     public var bodyLength: Int { Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + min(reason.count, 255) + 3) / 4 * 4) }

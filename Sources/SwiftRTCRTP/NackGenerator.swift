@@ -8,8 +8,11 @@ public struct NackGenerator: Sendable {
         var lastRequest: Double?
     }
 
+    /// The limit given at creation.
     public let maximumRetries: Int
+    /// The limit given at creation.
     public let maximumAge: Int64
+    /// The limit given at creation.
     public let maximumMissing: Int
     var unwrapper = SequenceUnwrapper()
     var highest: Int64?
@@ -19,6 +22,7 @@ public struct NackGenerator: Sendable {
     /// Missing packets that came after all (recovered by RTX or late).
     public private(set) var recovered = 0
 
+    /// Creates the value from its fields.
     public init(maximumRetries: Int = 10, maximumAge: Int = 1000, maximumMissing: Int = 500) {
         self.maximumRetries = maximumRetries
         self.maximumAge = Int64(maximumAge)

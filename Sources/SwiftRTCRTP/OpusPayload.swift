@@ -6,7 +6,9 @@
 /// +-+-+-+-+-+-+-+-+
 /// ```
 public struct OpusTOC: Sendable, Hashable {
+    /// The 5-bit configuration (mode, bandwidth, frame size).
     public var configuration: UInt8
+    /// The s bit: stereo.
     public var isStereo: Bool
     /// Frames in the packet (code 0: 1, 1-2: 2, 3: the count byte).
     public var frameCount: Int
@@ -43,10 +45,14 @@ public struct OpusTOC: Sendable, Hashable {
 /// Puts Opus packets in RTP (RFC 7587 §4): one Opus packet per RTP packet, the timestamp at
 /// 48 kHz whatever the real sampling rate. Written into a caller-provided buffer.
 public struct OpusPacketizer: Sendable {
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
+    /// The RTP payload type.
     public var payloadType: UInt8
+    /// The RTP sequence number.
     public var sequenceNumber: UInt16
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16 = 0) {
         self.ssrc = ssrc
         self.payloadType = payloadType

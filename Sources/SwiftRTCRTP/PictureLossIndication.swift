@@ -5,11 +5,16 @@
 /// |                  SSRC of media source                         |
 /// ```
 public struct PictureLossIndication: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.payloadFeedback
+    /// The feedback message type (FMT) of this packet.
     public static let format: UInt8 = 1
+    /// The SSRC of the packet's sender.
     public var senderSSRC: UInt32
+    /// The SSRC of the media source the feedback is about.
     public var mediaSSRC: UInt32
 
+    /// Creates the value from its fields.
     public init(senderSSRC: UInt32, mediaSSRC: UInt32) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC

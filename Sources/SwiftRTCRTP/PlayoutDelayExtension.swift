@@ -7,12 +7,14 @@
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
 public struct PlayoutDelay: RTPHeaderExtension, Sendable, Hashable {
+    /// The URI that `a=extmap` names this extension by.
     public static let uri = "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
     /// Minimum delay in 10 ms units (12 bits).
     public var minimum: UInt16
     /// Maximum delay in 10 ms units (12 bits).
     public var maximum: UInt16
 
+    /// Creates the value from its fields.
     public init(minimum: UInt16, maximum: UInt16) {
         self.minimum = min(minimum, 0xFFF)
         self.maximum = min(maximum, 0xFFF)

@@ -22,13 +22,21 @@ public protocol RTCPPacketBody: Sendable, Hashable {
 
 /// The RTCP packet types (RFC 3550, 4585, 3611).
 public enum RTCPPacketType {
+    /// The packet type value.
     public static let senderReport: UInt8 = 200
+    /// The packet type value.
     public static let receiverReport: UInt8 = 201
+    /// The packet type value.
     public static let sourceDescription: UInt8 = 202
+    /// The packet type value.
     public static let goodbye: UInt8 = 203
+    /// The packet type value.
     public static let application: UInt8 = 204
+    /// The packet type value.
     public static let transportFeedback: UInt8 = 205
+    /// The packet type value.
     public static let payloadFeedback: UInt8 = 206
+    /// The packet type value.
     public static let extendedReport: UInt8 = 207
 }
 
@@ -162,6 +170,7 @@ public struct RTCPPacketView {
     public let offset: Int
     /// The 5-bit count (RC/SC) or feedback format (FMT).
     public let count: UInt8
+    /// The packet type (PT).
     public let packetType: UInt8
     /// The body after the 4-byte header, without padding.
     public let body: UnsafeRawBufferPointer
@@ -173,6 +182,7 @@ public struct RTCPCompoundIterator {
     @usableFromInline let bytes: UnsafeRawBufferPointer
     @usableFromInline var offset = 0
 
+    /// Creates the value from its fields.
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// The next packet, nil at the end; throws on a malformed header.

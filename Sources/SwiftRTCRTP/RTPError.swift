@@ -8,6 +8,7 @@ public enum RTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The output buffer is too small for what is being written.
     case bufferTooSmall(needed: Int, available: Int)
 
+    /// A readable account of the error.
     public var description: String {
         switch self {
         case let .truncated(what, offset, needed, available):
@@ -19,6 +20,7 @@ public enum RTPError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Equal when the case and its fields are.
     public static func == (lhs: RTPError, rhs: RTPError) -> Bool {
         switch (lhs, rhs) {
         case let (.truncated(a, b, c, d), .truncated(e, f, g, h)):
@@ -31,6 +33,7 @@ public enum RTPError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Hashes the description.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(description)
     }

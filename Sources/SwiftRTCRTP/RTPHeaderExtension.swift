@@ -19,14 +19,22 @@ extension RTPHeaderExtension {
 
 /// The negotiated IDs of the header extensions SwiftRTC understands (from `a=extmap`).
 public struct RTPHeaderExtensionIDs: Sendable, Hashable {
+    /// The negotiated ID, nil if not negotiated.
     public var mid: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var absSendTime: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var transportSequenceNumber: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var audioLevel: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var rid: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var repairedRid: UInt8?
+    /// The negotiated ID, nil if not negotiated.
     public var playoutDelay: UInt8?
 
+    /// Creates an empty value.
     public init() {}
 
     /// Picks the known extensions out of an `a=extmap` id → URI map.

@@ -28,7 +28,9 @@ public struct RTPHeaderExtensions: Sequence {
 
     /// One element: its ID and data.
     public struct Element {
+        /// The element's ID or data.
         public let id: UInt8
+        /// The element's ID or data.
         public let data: UnsafeRawBufferPointer
 
         @usableFromInline
@@ -49,11 +51,13 @@ public struct RTPHeaderExtensions: Sequence {
         known = twoByte || profile == Self.oneByteProfile
     }
 
+    /// Iterates the elements in wire order.
     @inlinable
     public func makeIterator() -> Iterator {
         Iterator(bytes: known ? bytes : UnsafeRawBufferPointer(start: nil, count: 0), twoByte: twoByte)
     }
 
+    /// Iterates the elements without copying.
     public struct Iterator: IteratorProtocol {
         @usableFromInline let bytes: UnsafeRawBufferPointer
         @usableFromInline let twoByte: Bool
@@ -65,6 +69,7 @@ public struct RTPHeaderExtensions: Sequence {
             self.twoByte = twoByte
         }
 
+        /// The next element, nil after the last or at a malformed one.
         @inlinable
         public mutating func next() -> Element? {
             while offset < bytes.count {

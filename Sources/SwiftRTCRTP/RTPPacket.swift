@@ -25,9 +25,13 @@ public struct RTPPacket {
     public let bytes: UnsafeRawBufferPointer
     /// The marker bit (end of a video frame, start of a talkspurt).
     public let marker: Bool
+    /// The RTP payload type (7 bits).
     public let payloadType: UInt8
+    /// The RTP sequence number.
     public let sequenceNumber: UInt16
+    /// The RTP timestamp.
     public let timestamp: UInt32
+    /// The synchronization source (SSRC).
     public let ssrc: UInt32
     /// How many CSRCs follow the fixed header.
     public let csrcCount: Int

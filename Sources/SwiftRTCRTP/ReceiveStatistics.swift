@@ -5,6 +5,7 @@ public struct ReceiveStatistics: Sendable {
     /// Sequence numbers this far apart start over (RFC 3550 §A.1 MAX_DROPOUT / MAX_MISORDER).
     static let maxDropout = 3000, maxMisorder = 100
 
+    /// The synchronization source (SSRC).
     public let ssrc: UInt32
     /// The RTP clock rate, to convert arrival times to timestamp units.
     public let clockRate: UInt32
@@ -19,6 +20,7 @@ public struct ReceiveStatistics: Sendable {
     /// Interarrival jitter in timestamp units, as the 1/16 running estimate.
     var jitterQ4: Int64 = 0
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, clockRate: UInt32) {
         self.ssrc = ssrc
         self.clockRate = clockRate

@@ -9,15 +9,20 @@
 /// |   SSRC feedback ...                                           |
 /// ```
 public struct ReceiverEstimatedMaximumBitrate: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.payloadFeedback
+    /// The feedback message type (FMT) of this packet.
     public static let format: UInt8 = 15
     static let identifier: UInt32 = 0x5245_4D42  // "REMB"
 
+    /// The SSRC of the packet's sender.
     public var senderSSRC: UInt32
     /// Bits per second (as exponent and 18-bit mantissa on the wire; rounded down when written).
     public var bitrate: UInt64
+    /// The SSRCs the estimate applies to.
     public var ssrcs: [UInt32]
 
+    /// Creates the value from its fields.
     public init(senderSSRC: UInt32, bitrate: UInt64, ssrcs: [UInt32]) {
         self.senderSSRC = senderSSRC
         self.bitrate = bitrate

@@ -5,10 +5,14 @@
 /// |                 report blocks (24 bytes each) ...             |
 /// ```
 public struct ReceiverReport: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.receiverReport
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
+    /// Reception report blocks, at most 31 are written.
     public var reports: [ReceptionReport]
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, reports: [ReceptionReport] = []) {
         self.ssrc = ssrc
         self.reports = reports

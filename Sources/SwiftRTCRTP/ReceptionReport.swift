@@ -15,11 +15,13 @@
 /// +=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+
 /// ```
 public struct ReceptionReport: Sendable, Hashable {
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
     /// Lost fraction since the last report, in 1/256.
     public var fractionLost: UInt8
     /// Cumulative packets lost (24-bit signed; negative with duplicates).
     public var cumulativeLost: Int32
+    /// The highest sequence number received, with the wrap count in the upper 16 bits.
     public var extendedHighestSequence: UInt32
     /// Interarrival jitter in RTP timestamp units.
     public var jitter: UInt32
@@ -28,6 +30,7 @@ public struct ReceptionReport: Sendable, Hashable {
     /// Delay since that SR, in 1/65536 s.
     public var delaySinceLastSenderReport: UInt32
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, fractionLost: UInt8, cumulativeLost: Int32, extendedHighestSequence: UInt32,
                 jitter: UInt32, lastSenderReport: UInt32, delaySinceLastSenderReport: UInt32) {
         self.ssrc = ssrc

@@ -10,15 +10,22 @@
 /// |                 report blocks (24 bytes each) ...             |
 /// ```
 public struct SenderReport: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.senderReport
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
     /// NTP time (32.32 fixed point seconds since 1900).
     public var ntpTimestamp: UInt64
+    /// The RTP timestamp matching the NTP time.
     public var rtpTimestamp: UInt32
+    /// Packets sent since the start.
     public var packetCount: UInt32
+    /// Payload octets sent since the start.
     public var octetCount: UInt32
+    /// Reception report blocks, at most 31 are written.
     public var reports: [ReceptionReport]
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32, reports: [ReceptionReport] = []) {
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp

@@ -19,6 +19,7 @@ public enum SequenceNumber {
 public struct SequenceUnwrapper: Sendable {
     private var last: Int64?
 
+    /// Creates an empty value.
     public init() {}
 
     /// The extended sequence number of `sequence`. Late packets from before a wrap map below
@@ -63,6 +64,7 @@ public enum RTPTimestamp {
 public struct TimestampUnwrapper: Sendable {
     @usableFromInline var last: Int64?
 
+    /// Creates an empty value.
     public init() {}
 
     /// The extended timestamp of `timestamp`; older timestamps map before the newest seen.

@@ -6,27 +6,40 @@
 /// |                          SSRC/CSRC_2 ...                      |
 /// ```
 public struct SourceDescription: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.sourceDescription
 
     /// One item: its type (1 CNAME, 2 NAME, ... 8 PRIV) and text.
     public struct Item: Sendable, Hashable {
+        /// The CNAME item type.
         public static let cname: UInt8 = 1
+        /// The item type (1 CNAME ... 8 PRIV).
         public var type: UInt8
+        /// The item text (UTF-8, up to 255 bytes).
         public var text: [UInt8]
+        /// Creates the value from its fields.
         public init(type: UInt8, text: [UInt8]) { self.type = type; self.text = Array(text.prefix(255)) }
+        /// Creates the value from its fields.
         public init(type: UInt8, text: String) { self.init(type: type, text: Array(text.utf8)) }
+        /// The text as a string.
         public var string: String { String(decoding: text, as: UTF8.self) }
     }
 
+    /// The items about one source.
     public struct Chunk: Sendable, Hashable {
+        /// The SSRC or CSRC described.
         public var source: UInt32
+        /// The items, in order.
         public var items: [Item]
+        /// Creates the value from its fields.
         public init(source: UInt32, items: [Item]) { self.source = source; self.items = items }
         var length: Int { (4 + items.reduce(0) { $0 + 2 + min($1.text.count, 255) } + 1 + 3) / 4 * 4 }
     }
 
+    /// The chunks, at most 31 are written.
     public var chunks: [Chunk]
 
+    /// Creates the value from its fields.
     public init(chunks: [Chunk]) { self.chunks = chunks }
 
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {

@@ -15,7 +15,9 @@
 /// Statuses: 0 not received, 1 small delta (1 byte, 0..63.75 ms), 2 large or negative delta
 /// (2 bytes, signed). Deltas count 250 µs.
 public struct TransportLayerCC: RTCPPacketBody {
+    /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.transportFeedback
+    /// The feedback message type (FMT) of this packet.
     public static let format: UInt8 = 15
 
     /// What the feedback says about one sequence number.
@@ -49,15 +51,20 @@ public struct TransportLayerCC: RTCPPacketBody {
         }
     }
 
+    /// The SSRC of the packet's sender.
     public var senderSSRC: UInt32
+    /// The SSRC of the media source the feedback is about.
     public var mediaSSRC: UInt32
+    /// The transport-wide sequence number of the first status.
     public var baseSequenceNumber: UInt16
     /// Reference time in 64 ms units (24-bit signed).
     public var referenceTime: Int32
+    /// This feedback's count, to detect lost feedback.
     public var feedbackPacketCount: UInt8
     /// One status per sequence number from ``baseSequenceNumber`` on.
     public var statuses: [Status]
 
+    /// Creates the value from its fields.
     public init(senderSSRC: UInt32, mediaSSRC: UInt32, baseSequenceNumber: UInt16, referenceTime: Int32, feedbackPacketCount: UInt8, statuses: [Status]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC

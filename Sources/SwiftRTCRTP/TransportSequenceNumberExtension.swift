@@ -7,9 +7,12 @@
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
 public struct TransportSequenceNumber: RTPHeaderExtension, Sendable, Hashable {
+    /// The URI that `a=extmap` names this extension by.
     public static let uri = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    /// The sequence number.
     public var value: UInt16
 
+    /// Creates the value.
     public init(value: UInt16) { self.value = value }
 
     @inlinable

@@ -6,9 +6,13 @@
 public struct VP8Depacketizer: Sendable {
     /// What a finished frame is.
     public struct FrameInfo: Sendable, Hashable {
+        /// The RTP timestamp.
         public var timestamp: UInt32
+        /// Whether it is a keyframe.
         public var isKeyframe: Bool
+        /// The picture width, when known.
         public var width: Int?
+        /// The picture height, when known.
         public var height: Int?
     }
 
@@ -23,6 +27,7 @@ public struct VP8Depacketizer: Sendable {
     /// Packets whose payload could not be read.
     public private(set) var malformedPackets = 0
 
+    /// Creates the value from its fields.
     public init(maximumFrameSize: Int = 4 << 20) {
         self.maximumFrameSize = maximumFrameSize
         buffer.reserveCapacity(64 << 10)

@@ -3,7 +3,9 @@
 /// fill up to ``mtu`` bytes. Packets are written one at a time into a caller-provided buffer
 /// and handed to a closure; nothing is allocated.
 public struct VP8Packetizer: Sendable {
+    /// The synchronization source (SSRC).
     public var ssrc: UInt32
+    /// The RTP payload type.
     public var payloadType: UInt8
     /// The next packet's sequence number.
     public var sequenceNumber: UInt16
@@ -12,6 +14,7 @@ public struct VP8Packetizer: Sendable {
     /// The largest RTP packet to write (header, extensions and payload).
     public var mtu: Int
 
+    /// Creates the value from its fields.
     public init(ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16 = 0, pictureID: UInt16 = 0, mtu: Int = 1200) {
         self.ssrc = ssrc
         self.payloadType = payloadType
@@ -33,8 +36,7 @@ public struct VP8Packetizer: Sendable {
         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, mtu)])
         var offset = 0, packets = 0
         repeat {
-            var descriptor = VP8PayloadDescriptor(startOfPartition: offset == 0, pictureID: pictureID, longPictureID: true)
-            descriptor.startOfPartition = offset == 0
+            let descriptor = VP8PayloadDescriptor(startOfPartition: offset == 0, pictureID: pictureID, longPictureID: true)
             var writer = try RTPPacketWriter(into: out, header: RTPHeader(payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc))
             try extensions(&writer)
             let space = try writer.payloadSpace()

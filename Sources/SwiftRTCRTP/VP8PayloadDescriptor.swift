@@ -35,6 +35,7 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
     /// K: KEYIDX, if present.
     public var keyIndex: UInt8?
 
+    /// Creates the value from its fields.
     public init(nonReference: Bool = false, startOfPartition: Bool, partitionIndex: UInt8 = 0, pictureID: UInt16? = nil,
                 longPictureID: Bool = true, tl0PictureIndex: UInt8? = nil, temporalLayer: UInt8? = nil,
                 layerSync: Bool = false, keyIndex: UInt8? = nil) {
@@ -141,8 +142,11 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
 /// | (2 bits scale, 14 bits size) each
 /// ```
 public struct VP8FrameHeader: Sendable, Hashable {
+    /// Whether it is a keyframe.
     public var isKeyframe: Bool
+    /// The picture width, when known.
     public var width: Int?
+    /// The picture height, when known.
     public var height: Int?
 
     /// Reads the header from the first bytes of a frame (the payload after the descriptor of
