@@ -1,6 +1,6 @@
 /// Summarizes the RTP streams and RTCP packets of a capture: per SSRC the payload type,
 /// packets, sequence gaps and duplicates, and for VP8 and Opus the frames a receiver would
-/// assemble (through a ``JitterBuffer`` fed in capture order, then the depacketizer).
+/// assemble (through a ``FrameAssembler`` fed in capture order).
 public struct CaptureAnalysis {
     /// What one SSRC carried.
     public struct Stream: Sendable, Hashable {
@@ -44,10 +44,8 @@ public struct CaptureAnalysis {
         var index: Int
         var seen: Set<Int64> = []
         var unwrapper = SequenceUnwrapper()
-        var jitter: JitterBuffer?
-        var vp8: VP8Depacketizer?
+        var assembler: FrameAssembler?
         var opusSamples = 0
-        var isOpus = false
     }
 
     var states: [UInt32: State] = [:]
@@ -94,9 +92,9 @@ public struct CaptureAnalysis {
         streams[state.index].packets += 1
         let sequence = state.unwrapper.unwrap(packet.sequenceNumber)
         if !state.seen.insert(sequence).inserted { streams[state.index].duplicates += 1 }
-        if let jitter = state.jitter {
-            jitter.insert(packet.bytes, arrival: time)
-            drain(&state, jitter: jitter, now: time)
+        if let assembler = state.assembler {
+            assembler.insert(packet.bytes, arrival: time)
+            while let frame = assembler.nextFrame(now: time) { count(frame, &state) }
         }
         states[packet.ssrc] = state
     }
@@ -107,13 +105,11 @@ public struct CaptureAnalysis {
         var state = State(index: streams.count)
         switch codec?.lowercased() {
         case "vp8":
-            state.jitter = JitterBuffer(capacity: 2048, slotSize: 2048, maximumWait: 0.5, clockRate: 90_000)
-            state.vp8 = VP8Depacketizer()
+            state.assembler = FrameAssembler(codec: .vp8, capacity: 2048, slotSize: 2048, maximumWait: 0.5)
             stream.frames = 0
             stream.keyframes = 0
         case "opus":
-            state.jitter = JitterBuffer(capacity: 1024, slotSize: 2048, maximumWait: 0.5, clockRate: 48_000)
-            state.isOpus = true
+            state.assembler = FrameAssembler(codec: .opus, capacity: 1024, slotSize: 2048, maximumWait: 0.5)
             stream.frames = 0
             stream.durationMilliseconds = 0
         default: break
@@ -122,43 +118,29 @@ public struct CaptureAnalysis {
         return state
     }
 
-    mutating func drain(_ state: inout State, jitter: JitterBuffer, now: Double) {
-        while let event = jitter.pop(now: now) { handle(event, &state) }
-    }
-
-    mutating func handle(_ event: JitterBuffer.Event, _ state: inout State) {
+    mutating func count(_ frame: EncodedFrame, _ state: inout State) {
         let i = state.index
-        switch event {
-        case .gap:
-            state.vp8?.reportGap()
-        case let .packet(packet):
-            if state.vp8 != nil {
-                if state.vp8!.push(packet) {
-                    let frame = state.vp8!.frame
-                    streams[i].frames! += 1
-                    streams[i].frameSizes.append(state.vp8!.withFrameBytes { $0.count })
-                    streams[i].keyframeFlags.append(frame.isKeyframe)
-                    if frame.isKeyframe {
-                        streams[i].keyframes! += 1
-                        streams[i].width = frame.width
-                        streams[i].height = frame.height
-                    }
-                }
-            } else if state.isOpus, !packet.isPaddingOnly {
-                streams[i].frames! += 1
-                streams[i].frameSizes.append(packet.payloadLength)
-                streams[i].keyframeFlags.append(true)
-                if let toc = try? OpusTOC(parsing: packet.payload) { state.opusSamples += toc.samples }
-                streams[i].durationMilliseconds = Double(state.opusSamples) / 48
+        streams[i].frames! += 1
+        streams[i].frameSizes.append(frame.data.count)
+        streams[i].keyframeFlags.append(frame.isKeyframe)
+        switch frame.codec {
+        case .vp8:
+            if frame.isKeyframe {
+                streams[i].keyframes! += 1
+                streams[i].width = frame.width
+                streams[i].height = frame.height
             }
+        case .opus:
+            if let toc = frame.data.withUnsafeBytes({ try? OpusTOC(parsing: $0) }) { state.opusSamples += toc.samples }
+            streams[i].durationMilliseconds = Double(state.opusSamples) / 48
         }
     }
 
     /// Delivers what the jitter buffers still hold and computes the gaps.
     public mutating func finish() {
         for (ssrc, var state) in states {
-            if let jitter = state.jitter {
-                while let event = jitter.flush() { handle(event, &state) }
+            if let assembler = state.assembler {
+                while let frame = assembler.flush() { count(frame, &state) }
             }
             if let low = state.seen.min(), let high = state.seen.max() {
                 streams[state.index].gaps = Int(high - low + 1) - state.seen.count

@@ -7,7 +7,7 @@ import Testing
     /// own output), found by the analysis from the capture alone.
     @Test(arguments: ["gstreamer-vp8.pcapng", "ffmpeg-vp8.pcap", "gstreamer-opus.pcapng", "ffmpeg-opus-sll2.pcapng"])
     func reportsTheProducersFrames(file: String) throws {
-        let expected = try VP8DepacketizerTests.expected(file)
+        let expected = try FrameAssemblerTests.expected(file)
         let analysis = CaptureAnalysis.analyze(try Fixtures.datagrams(Fixtures.own.appendingPathComponent(file)), codecs: [96: "VP8", 111: "opus"])
         let stream = try #require(analysis.streams.first { $0.ssrc == expected.ssrc })
         #expect(stream.frames == expected.frames.count)

@@ -1,183 +1,7 @@
-import Foundation
 import Testing
 @testable import SwiftRTCRTP
 
-/// Reassembly of real producers' VP8 and Opus streams (Fixtures/rtp, recorded from GStreamer
-/// and ffmpeg with record.sh): the frames the producer sent, also after the test drops,
-/// duplicates and reorders packets.
 @Suite struct VP8DepacketizerTests {
-    struct Frame: Equatable { var timestamp: UInt32; var size: Int; var keyframe: Bool }
-
-    struct Result {
-        var frames: [Frame] = []
-        var width: Int?
-        var height: Int?
-        var lost = 0
-        var duplicates = 0
-    }
-
-    /// Runs packets (with arrival times) through a jitter buffer and the depacketizer.
-    static func assemble(_ packets: [(bytes: [UInt8], arrival: Double)], codec: String) -> Result {
-        let jitter = JitterBuffer(capacity: 256, slotSize: 1600, maximumWait: 0.05, clockRate: codec == "VP8" ? 90_000 : 48_000)
-        var vp8 = VP8Depacketizer()
-        var result = Result()
-        func drain(_ now: Double) {
-            while let event = now.isInfinite ? jitter.flush() : jitter.pop(now: now) {
-                switch event {
-                case .gap: vp8.reportGap()
-                case let .packet(p):
-                    if codec == "VP8" {
-                        if vp8.push(p) {
-                            let f = vp8.frame
-                            result.frames.append(Frame(timestamp: f.timestamp, size: vp8.withFrameBytes { $0.count }, keyframe: f.isKeyframe))
-                            if f.isKeyframe { result.width = f.width; result.height = f.height }
-                        }
-                    } else if let frame = OpusDepacketizer.frame(from: p) {
-                        result.frames.append(Frame(timestamp: frame.timestamp, size: frame.data.count, keyframe: true))
-                    }
-                }
-            }
-        }
-        for packet in packets {
-            packet.bytes.withUnsafeBytes { _ = jitter.insert($0, arrival: packet.arrival) }
-            drain(packet.arrival)
-        }
-        drain(.infinity)
-        result.lost = jitter.lostPackets
-        result.duplicates = jitter.duplicates + jitter.latePackets
-        return result
-    }
-
-    struct Expected {
-        var ssrc: UInt32
-        var codec: String
-        var frames: [(size: Int, keyframe: Bool)]
-        var width: Int?
-        var height: Int?
-    }
-
-    static func expected(_ file: String) throws -> Expected {
-        let all = try Fixtures.json(Fixtures.own.appendingPathComponent("expected.json"))
-        let e = all[file] as! [String: Any]
-        return Expected(ssrc: UInt32(e["ssrc"] as! Int), codec: e["codec"] as! String,
-                        frames: (e["frames"] as! [[String: Any]]).map { ($0["size"] as! Int, $0["keyframe"] as! Bool) },
-                        width: e["width"] as? Int, height: e["height"] as? Int)
-    }
-
-    static let files = ["gstreamer-vp8.pcapng", "ffmpeg-vp8.pcap", "gstreamer-opus.pcapng", "ffmpeg-opus-sll2.pcapng"]
-
-    func load(_ file: String) throws -> (Expected, [[UInt8]]) {
-        let expected = try Self.expected(file)
-        let packets = try Fixtures.rtpPackets(Fixtures.own.appendingPathComponent(file), ssrc: expected.ssrc)
-        return (expected, packets)
-    }
-
-    @Test(arguments: files)
-    func assemblesTheProducersFrames(file: String) throws {
-        let (expected, packets) = try load(file)
-        let result = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: expected.codec)
-        #expect(result.frames.map(\.size) == expected.frames.map(\.size))
-        #expect(result.frames.map(\.keyframe) == expected.frames.map(\.keyframe))
-        #expect(result.width == expected.width && result.height == expected.height)
-        #expect(result.lost == 0 && result.duplicates == 0)
-        if expected.codec == "VP8" { #expect(packets.count > expected.frames.count, "frames span several packets") }
-    }
-
-    /// Every packet twice, and pairs swapped: the same frames.
-    @Test(arguments: files)
-    func duplicatesAndReorderingChangeNothing(file: String) throws {
-        let (expected, packets) = try load(file)
-        var shuffled: [(bytes: [UInt8], arrival: Double)] = []
-        var i = 0
-        while i < packets.count {
-            let time = Double(i) * 0.001
-            if i + 1 < packets.count {
-                shuffled += [(packets[i + 1], time), (packets[i], time), (packets[i + 1], time)]
-            } else {
-                shuffled.append((packets[i], time))
-            }
-            shuffled.append((packets[i], time))
-            i += 2
-        }
-        let result = Self.assemble(shuffled, codec: expected.codec)
-        #expect(result.frames.map(\.size) == expected.frames.map(\.size))
-        #expect(result.frames.map(\.keyframe) == expected.frames.map(\.keyframe))
-        #expect(result.lost == 0)
-        #expect(result.duplicates == shuffled.count - packets.count)
-    }
-
-    /// Every 7th packet dropped (never the last): the frames whose packets all arrived come out
-    /// whole and in order, the others are skipped, and the gaps are reported, not waited on forever.
-    @Test(arguments: files)
-    func lossSkipsOnlyTheDamagedFrames(file: String) throws {
-        let (expected, packets) = try load(file)
-        let dropped = Set(stride(from: 3, to: packets.count - 1, by: 7))
-        var damaged = Set<UInt32>()
-        for i in dropped { try packets[i].withRTP { damaged.insert($0.timestamp) } }
-        let whole = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: expected.codec).frames
-        let survivors = whole.filter { !damaged.contains($0.timestamp) }
-        let kept = packets.enumerated().filter { !dropped.contains($0.offset) }.map { ($0.element, Double($0.offset) * 0.02) }
-        let result = Self.assemble(kept, codec: expected.codec)
-        #expect(result.frames == survivors)
-        #expect(result.lost == dropped.count)
-        #expect(survivors.count < expected.frames.count && survivors.count > 0)
-    }
-
-    /// The shared GStreamer capture: 90 frames (fixtures README), 320x240.
-    @Test func sharedGStreamerCapture() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/gstreamer-1.22-vp8-rtp-rtcp.pcap")
-        let packets = try Fixtures.rtpPackets(url, ssrc: 1_608_188_619)
-        let result = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: "VP8")
-        #expect(result.frames.count == 90)
-        #expect(result.width == 320 && result.height == 240)
-        #expect(result.frames.first?.keyframe == true)
-    }
-
-    /// Chrome sends padding-only packets on the video SSRC: sequence fillers, never frames.
-    @Test func chromePaddingPacketsAreNotFrames() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
-        let packets = try Fixtures.rtpPackets(url, ssrc: 765_957_555)
-        var padding = 0, ends = 0
-        for bytes in packets {
-            try bytes.withRTP { (p: RTPPacket) in
-                if p.isPaddingOnly { padding += 1 } else if p.marker { ends += 1 }
-            }
-        }
-        let result = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: "VP8")
-        #expect(result.frames.count == ends)
-        #expect(result.width == 320 && result.height == 180)
-        #expect(result.lost == 0)
-        // Chrome's padding went to RTX in this capture; a padding-only packet injected on the
-        // video SSRC between frames keeps the sequence and adds no frame.
-        #expect(padding >= 0)
-        var injected: [[UInt8]] = []
-        var sequence: UInt16 = 0
-        for bytes in packets.prefix(20) {
-            var copy = bytes
-            copy[2] = UInt8(sequence >> 8); copy[3] = UInt8(sequence & 0xFF)
-            injected.append(copy)
-            sequence &+= 1
-            if bytes[1] & 0x80 != 0 {
-                injected.append(try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 765_957_555)) { w in
-                    _ = try w.payloadSpace()
-                })
-                injected[injected.count - 1] = try Self.padded(injected[injected.count - 1])
-                sequence &+= 1
-            }
-        }
-        let withPadding = Self.assemble(injected.enumerated().map { ($1, Double($0) * 0.001) }, codec: "VP8")
-        let plain = Self.assemble(packets.prefix(20).enumerated().map { ($1, Double($0) * 0.001) }, codec: "VP8")
-        #expect(withPadding.frames.map(\.size) == plain.frames.map(\.size))
-        #expect(withPadding.lost == 0)
-    }
-
-    static func padded(_ header: [UInt8]) throws -> [UInt8] {
-        var bytes = header + [UInt8](repeating: 0, count: 99) + [100]
-        bytes[0] |= 0x20
-        try bytes.withRTP { #expect($0.isPaddingOnly) }
-        return bytes
-    }
-
     @Test func framesAcrossMissingPacketsAreDropped() throws {
         var packetizer = VP8Packetizer(ssrc: 1, payloadType: 96, mtu: 300)
         var packets: [[UInt8]] = []
@@ -195,5 +19,44 @@ import Testing
             try bytes.withRTP { if depacketizer.push($0) { completed += 1 } }
         }
         #expect(completed == 1 && depacketizer.droppedFrames == 1 && depacketizer.frame.timestamp == 3000)
+    }
+
+    func packet(_ sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) throws -> [UInt8] {
+        try writeRTP(RTPHeader(marker: marker, payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: 1)) { w in
+            try payload.withUnsafeBytes { try w.appendPayload($0) }
+        }
+    }
+
+    func push(_ depacketizer: inout VP8Depacketizer, _ bytes: [UInt8]) throws -> Bool {
+        try bytes.withRTP { depacketizer.push($0) }
+    }
+
+    @Test func paddingFillersMalformedPayloadsAndTimestampChanges() throws {
+        var depacketizer = VP8Depacketizer()
+        let start: [UInt8] = [0x10, 0x31, 0x01, 0x00, 0xAA]  // S=1 PID=0, delta frame header
+        let middle: [UInt8] = [0x00, 0xBB]
+        // A frame across a padding-only filler: the filler keeps the sequence, adds nothing.
+        var filler = try packet(2, timestamp: 0, marker: false, payload: [])
+        filler += [0, 0, 3]
+        filler[0] |= 0x20
+        #expect(!(try push(&depacketizer, packet(1, timestamp: 100, marker: false, payload: start))))
+        #expect(!(try push(&depacketizer, filler)))
+        #expect((try push(&depacketizer, packet(3, timestamp: 100, marker: true, payload: middle))))
+        #expect(depacketizer.makeFrame().data == [0x31, 0x01, 0x00, 0xAA, 0xBB] && !depacketizer.frame.isKeyframe)
+        // A continuation with another timestamp drops the frame in progress.
+        #expect(!(try push(&depacketizer, packet(4, timestamp: 200, marker: false, payload: start))))
+        #expect(!(try push(&depacketizer, packet(5, timestamp: 300, marker: true, payload: middle))))
+        #expect(depacketizer.droppedFrames == 1)
+        // An empty descriptor extension is malformed: counted, and the frame is dropped.
+        #expect(!(try push(&depacketizer, packet(6, timestamp: 400, marker: false, payload: start))))
+        #expect(!(try push(&depacketizer, packet(7, timestamp: 400, marker: true, payload: [0x80]))))
+        #expect(depacketizer.malformedPackets == 1 && depacketizer.droppedFrames == 2)
+    }
+
+    @Test func framesOverTheLimitAreDropped() throws {
+        var depacketizer = VP8Depacketizer(maximumFrameSize: 8)
+        #expect(!(try push(&depacketizer, packet(1, timestamp: 0, marker: false, payload: [0x10, 0x31, 0x01, 0x00, 1, 2, 3]))))
+        #expect(!(try push(&depacketizer, packet(2, timestamp: 0, marker: true, payload: [0x00, 4, 5, 6]))))
+        #expect(depacketizer.droppedFrames == 1)
     }
 }
