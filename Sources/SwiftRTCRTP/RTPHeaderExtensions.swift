@@ -1,7 +1,7 @@
 /// The header extension elements of an RTP packet (RFC 8285): a view, iterated without copying.
 ///
-/// One-byte form (profile 0xBEDE), ID 1-14, length 1-16 stored as L-1; ID 0 is padding, ID 15
-/// ends the block:
+/// One-byte form (profile 0xBEDE), ID 1-14, length 1-16 stored as L-1; ID 0 is a padding byte,
+/// ID 15 ends the block:
 /// ```
 ///  0                   1                   2                   3
 ///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -74,7 +74,9 @@ public struct RTPHeaderExtensions: Sequence {
         public mutating func next() -> Element? {
             while offset < bytes.count {
                 let first = bytes.u8(offset)
-                if first == 0 { offset += 1; continue }  // padding, both forms
+                // Padding: a zero byte in both forms; in the one-byte form any ID 0 byte
+                // (libwebrtc skips it alike).
+                if first == 0 || (!twoByte && first >> 4 == 0) { offset += 1; continue }
                 let id: UInt8, length: Int, start: Int
                 if twoByte {
                     guard offset + 2 <= bytes.count else { return nil }
@@ -103,7 +105,7 @@ public struct RTPHeaderExtensions: Sequence {
         var offset = 0
         while offset < bytes.count {
             let first = bytes.u8(offset)
-            if first == 0 { offset += 1; continue }
+            if first == 0 || (!twoByte && first >> 4 == 0) { offset += 1; continue }
             let length: Int, start: Int
             if twoByte {
                 guard offset + 2 <= bytes.count else {

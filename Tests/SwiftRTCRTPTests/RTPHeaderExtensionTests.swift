@@ -15,6 +15,13 @@ import Testing
         }
     }
 
+    /// RFC 8285 §4.2: an ID 0 byte is padding whatever its L bits say.
+    @Test func rfc8285OneByteID0IsOnePaddingByte() throws {
+        try [UInt8](hex: "900000010000000200000003 bede0001 0510aa00").withRTP { (p: RTPPacket) throws in
+            #expect(p.extensions.map { "\($0.id)=\(Array($0.data).hex)" } == ["1=aa"])
+        }
+    }
+
     /// RFC 8285 §4.2: ID 15 stops processing; elements after it are ignored.
     @Test func rfc8285OneByteID15Stops() throws {
         try [UInt8](hex: "900000010000000200000003 bede0001 10aaf000").withRTP { (p: RTPPacket) throws in
