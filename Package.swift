@@ -107,6 +107,13 @@ let package = Package(
         .executableTarget(name: "MediaBenchmarks", dependencies: [
             "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/MediaBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // MARK: RTP benchmarks and fuzzers
+        .executableTarget(name: "RTPBenchmarks", dependencies: [
+            "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
+        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
+        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),

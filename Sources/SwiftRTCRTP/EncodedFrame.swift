@@ -9,6 +9,7 @@ public struct EncodedFrame: Sendable, Hashable {
         public var clockRate: UInt32 { self == .opus ? 48_000 : 90_000 }
     }
 
+    /// The codec that produced the frame.
     public var codec: Codec
     /// The frame's bytes (an Opus packet, or a VP8 frame as libvpx writes it).
     public var data: [UInt8]
@@ -16,11 +17,18 @@ public struct EncodedFrame: Sendable, Hashable {
     public var timestamp: UInt32
     /// Whether the frame decodes on its own (always true for Opus).
     public var isKeyframe: Bool
+    /// For VP8 keyframes: the picture size from the keyframe header (nil otherwise).
+    public var width: Int?
+    /// The picture height, when known.
+    public var height: Int?
 
-    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool) {
+    /// Creates the value from its fields.
+    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil) {
         self.codec = codec
         self.data = data
         self.timestamp = timestamp
         self.isKeyframe = isKeyframe
+        self.width = width
+        self.height = height
     }
 }

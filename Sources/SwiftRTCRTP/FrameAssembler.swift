@@ -1,0 +1,66 @@
+/// The receive path of one media stream: a ``JitterBuffer`` that orders packets, drops
+/// duplicates and skips what stays missing, then the codec's depacketizer that turns packets
+/// into whole frames. Frames with a missing packet are dropped (a VP8 receiver then asks for
+/// a keyframe); gaps are counted, never waited on forever. Used from one thread.
+///
+/// ```swift
+/// assembler.insert(datagram, arrival: now)
+/// while let frame = assembler.nextFrame(now: now) { decoder.decode(frame) }
+/// ```
+public final class FrameAssembler {
+    public let codec: EncodedFrame.Codec
+    /// The buffer in front of the depacketizer (its counters: duplicates, late and lost packets).
+    public let jitterBuffer: JitterBuffer
+    var vp8 = VP8Depacketizer()
+    /// Gaps reported by the jitter buffer (runs of missing packets given up on).
+    public private(set) var gaps = 0
+
+    /// - Parameters:
+    ///   - codec: what the stream carries.
+    ///   - capacity: packets the jitter buffer holds at most.
+    ///   - slotSize: the largest packet accepted.
+    ///   - maximumWait: seconds to wait for a missing packet.
+    public init(codec: EncodedFrame.Codec, capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1) {
+        self.codec = codec
+        jitterBuffer = JitterBuffer(capacity: capacity, slotSize: slotSize, maximumWait: maximumWait, clockRate: codec.clockRate)
+    }
+
+    /// Frames dropped because a packet was missing or malformed.
+    public var droppedFrames: Int { vp8.droppedFrames }
+
+    /// Stores a received RTP packet (copied).
+    @discardableResult
+    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double) -> JitterBuffer.InsertResult {
+        jitterBuffer.insert(bytes, arrival: arrival)
+    }
+
+    /// The next complete frame at time `now`, or nil while waiting.
+    public func nextFrame(now: Double) -> EncodedFrame? {
+        while let event = jitterBuffer.pop(now: now) {
+            if let frame = handle(event) { return frame }
+        }
+        return nil
+    }
+
+    /// The next frame from what is stored, skipping whatever is still missing (end of stream).
+    public func flush() -> EncodedFrame? {
+        while let event = jitterBuffer.flush() {
+            if let frame = handle(event) { return frame }
+        }
+        return nil
+    }
+
+    func handle(_ event: JitterBuffer.Event) -> EncodedFrame? {
+        switch event {
+        case .gap:
+            gaps += 1
+            vp8.reportGap()
+            return nil
+        case let .packet(packet):
+            switch codec {
+            case .opus: return OpusDepacketizer.frame(from: packet)
+            case .vp8: return vp8.push(packet) ? vp8.makeFrame() : nil
+            }
+        }
+    }
+}

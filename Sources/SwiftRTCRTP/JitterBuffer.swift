@@ -1,0 +1,168 @@
+/// Puts received RTP packets of one stream back in sequence order: drops duplicates and
+/// packets too late to use, waits a bounded time for a missing packet, then skips it and
+/// reports the gap, so it never stalls. The first packets of a stream are held for that wait
+/// too, in case earlier ones arrive after them. Packets are copied into slots allocated once: no
+/// allocation per packet. Used from one thread (the transport's).
+///
+/// ```swift
+/// buffer.insert(datagram, arrival: now)
+/// while let event = buffer.pop(now: now) { ... }  // .packet(view) or .gap(first:, count:)
+/// ```
+public final class JitterBuffer {
+    /// What ``insert(_:arrival:)`` did with a packet.
+    public enum InsertResult: Sendable, Hashable {
+        case accepted
+        /// Already in the buffer.
+        case duplicate
+        /// Older than the packets already delivered (late, or a duplicate of one delivered).
+        case late
+        /// Not an RTP packet, or larger than a slot.
+        case rejected
+    }
+
+    /// What ``pop(now:)`` yields, in sequence order.
+    public enum Event {
+        /// The next packet: a view valid until the next ``insert(_:arrival:)``.
+        case packet(RTPPacket)
+        /// `count` packets from sequence number `first` on never came (or came too late).
+        case gap(first: UInt16, count: Int)
+    }
+
+    /// How long a missing packet is waited for once later packets are there, in seconds.
+    public let maximumWait: Double
+    let slots: PacketSlots
+    var unwrapper = SequenceUnwrapper()
+    /// The extended sequence number to deliver next.
+    var next: Int64?
+    var highest: Int64 = -1
+    var stored = 0
+    var transit: Double?
+    var jitterSeconds = 0.0
+    let clockRate: Double
+
+    /// Packets that came twice.
+    public private(set) var duplicates = 0
+    /// Packets that came after their place was skipped or delivered.
+    public private(set) var latePackets = 0
+    /// Packets skipped as lost.
+    public private(set) var lostPackets = 0
+    /// Packets rejected as malformed or oversized.
+    public private(set) var rejectedPackets = 0
+
+    /// - Parameters:
+    ///   - capacity: packets held at most (older ones are skipped when newer ones need room).
+    ///   - slotSize: the largest packet accepted.
+    ///   - maximumWait: seconds to wait for a missing packet.
+    ///   - clockRate: the stream's RTP clock rate (for the delay estimate).
+    public init(capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1, clockRate: UInt32 = 90_000) {
+        slots = PacketSlots(capacity: capacity, slotSize: slotSize)
+        self.maximumWait = maximumWait
+        self.clockRate = Double(clockRate)
+    }
+
+    /// Packets waiting in the buffer.
+    public var count: Int { stored }
+
+    /// A playout delay to aim for, in seconds: three times the interarrival jitter (RFC 3550
+    /// A.8 estimate), at most ``maximumWait``.
+    public var estimatedPlayoutDelay: Double { min(maximumWait, 3 * jitterSeconds) }
+
+    /// Stores a packet that arrived at `arrival` seconds (any monotonic clock).
+    @discardableResult
+    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double) -> InsertResult {
+        guard bytes.count <= slots.slotSize, let packet = try? RTPPacket(parsing: bytes) else {
+            rejectedPackets += 1
+            return .rejected
+        }
+        let sequence = unwrapper.unwrap(packet.sequenceNumber)
+        if next == nil { next = sequence }
+        // Before anything was delivered, an earlier packet moves the start back (the first
+        // packets of a stream may arrive out of order too).
+        if !started, let nextSequence = next, sequence < nextSequence, highest - sequence < Int64(slots.capacity) {
+            next = sequence
+        }
+        guard let nextSequence = next, sequence >= nextSequence else {
+            latePackets += 1
+            return .late
+        }
+        if slots.holds(sequence) {
+            duplicates += 1
+            return .duplicate
+        }
+        // Make room: what falls out of the window is skipped.
+        if sequence - nextSequence >= Int64(slots.capacity) {
+            advance(to: sequence - Int64(slots.capacity) + 1)
+        }
+        slots.store(bytes, sequence: sequence, arrival: arrival)
+        if firstArrival == nil { firstArrival = arrival }
+        stored += 1
+        highest = max(highest, sequence)
+        let transitNow = arrival - Double(packet.timestamp) / clockRate
+        if let transit {
+            var d = transitNow - transit
+            let wrap = Double(UInt64(1) << 32) / clockRate
+            if d > wrap / 2 { d -= wrap } else if d < -wrap / 2 { d += wrap }
+            jitterSeconds += (abs(d) - jitterSeconds) / 16
+        }
+        transit = transitNow
+        return .accepted
+    }
+
+    var pendingGap: (first: Int64, count: Int)?
+    /// Whether a packet or gap has been delivered (the start is fixed from then on).
+    var started = false
+    var firstArrival: Double?
+
+    /// Skips everything before `sequence`, counting what was missing as one pending gap.
+    func advance(to sequence: Int64) {
+        guard var current = next else { return }
+        var missing = 0
+        let first = current
+        while current < sequence {
+            if slots.holds(current) {
+                slots.clear(current)
+                stored -= 1
+            }
+            missing += 1
+            current += 1
+        }
+        next = current
+        lostPackets += missing
+        if missing > 0 {
+            pendingGap = (pendingGap?.first ?? first, (pendingGap?.count ?? 0) + missing)
+        }
+    }
+
+    /// The next event in sequence order at time `now`: a packet, a gap (once the wait for a
+    /// missing packet is over), or nil when waiting.
+    public func pop(now: Double) -> Event? {
+        if let gap = pendingGap {
+            pendingGap = nil
+            started = true
+            return .gap(first: UInt16(truncatingIfNeeded: gap.first), count: gap.count)
+        }
+        guard let current = next, stored > 0 else { return nil }
+        // The stream's first packets wait ``maximumWait`` for earlier ones that took longer.
+        if !started, let firstArrival, now - firstArrival < maximumWait { return nil }
+        if let bytes = slots.bytes(current), let packet = try? RTPPacket(parsing: bytes) {
+            slots.clear(current)
+            stored -= 1
+            next = current + 1
+            started = true
+            return .packet(packet)
+        }
+        // A hole: find the first packet after it, and wait for the hole as long as allowed.
+        var after = current + 1
+        while after <= highest, !slots.holds(after) { after += 1 }
+        guard after <= highest, now - slots.arrival(after) >= maximumWait else { return nil }
+        next = after
+        started = true
+        lostPackets += Int(after - current)
+        return .gap(first: UInt16(truncatingIfNeeded: current), count: Int(after - current))
+    }
+
+    /// Skips whatever is missing right now and delivers what is stored (at the end of a stream).
+    public func flush() -> Event? {
+        pop(now: .infinity)
+    }
+}

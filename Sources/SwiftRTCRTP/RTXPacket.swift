@@ -1,0 +1,54 @@
+/// RTP retransmission payload format (RFC 4588 §4): a resent packet travels on its own SSRC,
+/// payload type and sequence numbers, with the original sequence number (OSN) before the
+/// original payload.
+/// ```
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                         RTP Header                            |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |            OSN                |                               |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+                               |
+/// |                  Original RTP Packet Payload                  |
+/// ```
+/// Header extensions and CSRCs are copied; padding is not.
+public enum RTXPacket {
+    /// Writes the RTX packet for `original` into `buffer` and returns its length.
+    @inlinable
+    public static func wrap(_ original: RTPPacket, payloadType: UInt8, ssrc: UInt32, sequenceNumber: UInt16,
+                            into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+        try rewrite(original, payloadType: payloadType, ssrc: ssrc, sequenceNumber: sequenceNumber,
+                    payload: original.payload, osn: original.sequenceNumber, into: buffer)
+    }
+
+    /// Writes the original packet carried by `rtx` (with the original payload type and SSRC)
+    /// into `buffer` and returns its length. Throws for padding-only RTX packets (probes).
+    @inlinable
+    public static func unwrap(_ rtx: RTPPacket, originalPayloadType: UInt8, originalSSRC: UInt32,
+                              into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+        let payload = rtx.payload
+        guard payload.count >= 2 else {
+            throw .truncated(what: "RTX original sequence number", offset: rtx.payloadOffset, needed: 2, available: payload.count)
+        }
+        return try rewrite(rtx, payloadType: originalPayloadType, ssrc: originalSSRC, sequenceNumber: payload.u16(0),
+                           payload: payload.slice(2, payload.count - 2), osn: nil, into: buffer)
+    }
+
+    @inlinable
+    static func rewrite(_ packet: RTPPacket, payloadType: UInt8, ssrc: UInt32, sequenceNumber: UInt16,
+                        payload: UnsafeRawBufferPointer, osn: UInt16?, into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+        let header = packet.payloadOffset
+        let needed = header + (osn == nil ? 0 : 2) + payload.count
+        guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed, available: buffer.count) }
+        guard payloadType < 128 else { throw .invalidField(what: "RTP payload type", offset: 1, value: Int(payloadType)) }
+        buffer.put(packet.bytes.slice(0, header), at: 0)
+        buffer.put8(packet.bytes.u8(0) & ~0x20, at: 0)  // no padding
+        buffer.put8(packet.bytes.u8(1) & 0x80 | payloadType, at: 1)
+        buffer.put16(sequenceNumber, at: 2)
+        buffer.put32(ssrc, at: 8)
+        var o = header
+        if let osn { buffer.put16(osn, at: o); o += 2 }
+        buffer.put(payload, at: o)
+        return o + payload.count
+    }
+}

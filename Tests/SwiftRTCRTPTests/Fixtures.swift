@@ -1,0 +1,62 @@
+import Foundation
+@testable import SwiftRTCRTP
+
+/// Paths and loaders for the recorded fixtures (this package's `Fixtures/` and `../shared/fixtures`).
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let own = packageRoot.appendingPathComponent("Fixtures/rtp")
+    static let shared = packageRoot.appendingPathComponent("../shared/fixtures").standardized
+
+    static func bytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
+
+    static func aiortc(_ name: String) throws -> [UInt8] {
+        try bytes(shared.appendingPathComponent("rtp/packets/aiortc/\(name)"))
+    }
+
+    static func json(_ url: URL) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+    }
+
+    /// The UDP payloads of a capture.
+    static func datagrams(_ url: URL) throws -> [CaptureReader.Datagram] {
+        Array(try CaptureReader(bytes: bytes(url)))
+    }
+
+    /// The RTP packets (as byte arrays) of `ssrc` in a capture, in capture order.
+    static func rtpPackets(_ url: URL, ssrc: UInt32) throws -> [[UInt8]] {
+        try datagrams(url).map(\.payload).filter { payload in
+            payload.withUnsafeBytes { b in
+                !RTPDemultiplexer.isRTCP(b) && RTPDemultiplexer.isRTPOrRTCP(b) && (try? RTPPacket(parsing: b))?.ssrc == ssrc
+            }
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    init(hex: String) {
+        var bytes: [UInt8] = []
+        var iterator = hex.filter { !$0.isWhitespace }.makeIterator()
+        while let a = iterator.next(), let b = iterator.next() { bytes.append(UInt8(String([a, b]), radix: 16)!) }
+        self = bytes
+    }
+
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
+
+    /// Parses the bytes as RTP and runs `body` on the view.
+    @discardableResult
+    func withRTP<R>(_ body: (RTPPacket) throws -> R) throws -> R {
+        try withUnsafeBytes { try body(try RTPPacket(parsing: $0)) }
+    }
+}
+
+/// Builds packets into a fresh array with the writer.
+func writeRTP(_ header: RTPHeader, capacity: Int = 1500, form: RTPPacketWriter.ExtensionForm = .oneByte,
+              _ body: (inout RTPPacketWriter) throws -> Void) throws -> [UInt8] {
+    var out = [UInt8](repeating: 0xEE, count: capacity)
+    let length = try out.withUnsafeMutableBytes { buffer in
+        var writer = try RTPPacketWriter(into: buffer, header: header, extensionForm: form)
+        try body(&writer)
+        return try writer.finish()
+    }
+    return Array(out[..<length])
+}
