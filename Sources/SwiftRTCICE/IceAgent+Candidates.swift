@@ -113,33 +113,27 @@ extension IceAgentCore {
     /// Gathering is done: check that every TURN server gave a relayed candidate, then say so.
     func gatheringFinished() {
         sizeReceiveBuffers()
-        let relayServers = state.withLock { $0.relayServers }
-        if !relayServers.isEmpty {
-            let allocated = relayedServerAddresses()
-            for relay in relayServers where !allocated.contains("\(relay.address) \(relay.server.port)") {
-                reportFailedAllocation(relay)
-            }
-        }
+        for relay in failedRelayServers() { reportFailedAllocation(relay) }
         events.gathering.yield(.complete)
     }
 
-    /// "address port" of the TURN server behind each local relayed candidate.
-    private func relayedServerAddresses() -> Set<String> {
-        guard let list = nice_agent_get_local_candidates(agent, streamID, Self.componentID) else { return [] }
-        defer { g_slist_free_full(list) { nice_candidate_free($0?.assumingMemoryBound(to: NiceCandidate.self)) } }
-        var servers = Set<String>()
-        var node: UnsafeMutablePointer<GSList>? = list
-        while let current = node {
-            if let candidate = current.pointee.data?.assumingMemoryBound(to: NiceCandidate.self),
-               candidate.pointee.type == NICE_CANDIDATE_TYPE_RELAYED {
-                var server = NiceAddress()
-                nice_candidate_relay_address(candidate, &server)
-                let (host, port) = NiceAddressText.hostAndPort(&server)
-                servers.insert("\(host) \(port)")
-            }
-            node = current.pointee.next
+    /// A new local candidate: remember relayed addresses, pass it on.
+    func gathered(_ candidate: IceCandidate) {
+        if candidate.type == .relay {
+            state.withLock { $0.relayedAddresses.append(candidate.address) }
         }
-        return servers
+        events.gathering.yield(.candidate(candidate))
+    }
+
+    /// The TURN servers that gave no relayed candidate. libnice does not say which server a
+    /// relayed candidate came from (`nice_candidate_relay_address` crashes on the candidates
+    /// it hands out in 0.1.21), so: all allocated if there are as many relayed candidates as
+    /// servers; otherwise the servers whose address no relayed candidate has (a relay
+    /// usually allocates on its own address).
+    func failedRelayServers() -> [RelayServer] {
+        let (servers, relayed) = state.withLock { ($0.relayServers, $0.relayedAddresses) }
+        guard relayed.count < servers.count else { return [] }
+        return servers.filter { !relayed.contains($0.address) }
     }
 
     /// libnice does not say why; for TURN over UDP, ask the server (``TurnProbe``).

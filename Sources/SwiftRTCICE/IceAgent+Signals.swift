@@ -28,7 +28,7 @@ extension IceAgentCore {
 
     private static let newCandidate: NewCandidate = { _, candidate, userData in
         guard let candidate, candidate.pointee.component_id == IceAgentCore.componentID else { return }
-        core(userData).events.gathering.yield(.candidate(IceCandidate(nice: candidate)))
+        core(userData).gathered(IceCandidate(nice: candidate))
     }
 
     private static let gatheringDone: GatheringDone = { _, _, userData in

@@ -18,10 +18,11 @@
 //   (libnice locks the agent). libnice emits its signals on the transport thread or on the
 //   thread of the call that caused them; the agent turns them into `AsyncStream` events
 //   (`states`, `gathering`, `errors`), never blocking the transport thread.
-// - Closing (`close()`) detaches the receive function, disconnects the signals and stops the
-//   timer on the transport thread, releases TURN allocations (`nice_agent_close_async`) and
-//   removes the stream, which closes the sockets. The GObject reference goes when the last
-//   Swift reference to the agent or its component goes.
+// - Closing (`close()`), on the transport thread: disconnects the signals, stops the timer,
+//   ends the event streams, releases TURN allocations (`nice_agent_close_async`, which still
+//   needs the sockets attached), then detaches the receive function and removes the stream,
+//   which closes the sockets. The GObject reference goes when the last Swift reference to
+//   the agent or its component goes.
 
 import CNice
 import Logging
@@ -162,6 +163,8 @@ final class IceAgentCore: @unchecked Sendable {
         var reported: IceConnectionState = .new
         var selectedPair: IceCandidatePair?
         var relayServers: [RelayServer] = []
+        /// The addresses of the local relayed candidates.
+        var relayedAddresses: [String] = []
         var signalHandlers: [UInt] = []
         var timer: SourceHandle?
         var closing = false
@@ -322,7 +325,6 @@ final class IceAgentCore: @unchecked Sendable {
 
     /// On the transport thread: nothing of libnice calls back into this object after it.
     private func teardown() {
-        nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, nil, nil)
         let (handlers, timer, userData) = state.withLock { state in
             defer { state.signalHandlers = []; state.timer = nil }
             return (state.signalHandlers, state.timer, state.retainedSelf!.toOpaque())
@@ -336,13 +338,15 @@ final class IceAgentCore: @unchecked Sendable {
         events.states.finish()
         events.gathering.finish()
         events.errors.finish()
-        // Frees TURN allocations and other remote state, then calls back on this thread.
+        // Frees TURN allocations (it needs the sockets attached to read the answers), then
+        // calls back on this thread.
         nice_agent_close_async(agent, { _, _, userData in
             Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue().closeFinished()
         }, userData)
     }
 
     private func closeFinished() {
+        nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, nil, nil)
         nice_agent_remove_stream(agent, streamID)
         let (waiters, retained) = state.withLock { state in
             state.closed = true

@@ -154,34 +154,4 @@ import Testing
         await agent.close()
         await #expect(throws: IceError.closed) { try await agent.addRemoteCandidate(candidate) }
     }
-
-    @Test func closingManyAgentsReturnsFileDescriptorsAndThreadsToBaseline() async throws {
-        let pool = TransportThreadPool(threadCount: 2, name: "ice-leak")
-        // Warm up: GLib's and libnice's one-time state (type registrations, worker thread).
-        for _ in 0..<3 {
-            let agent = try IceAgent(configuration: loopback(.controlling), pool: pool)
-            try await agent.startGathering()
-            await agent.close()
-        }
-        let baselineDescriptors = openFileDescriptorCount()
-        let baselineThreads = threadCount()
-
-        var peak = 0
-        for round in 0..<20 {
-            var agents: [IceAgent] = []
-            for index in 0..<10 {
-                let agent = try IceAgent(configuration: loopback(index % 2 == 0 ? .controlling : .controlled), pool: pool)
-                try await agent.startGathering()
-                agents.append(agent)
-            }
-            if round == 0 { peak = openFileDescriptorCount() }
-            for agent in agents { await agent.close() }
-        }
-        #expect(peak >= baselineDescriptors + 10, "each open agent holds at least one socket")
-        #expect(openFileDescriptorCount() == baselineDescriptors)
-        #expect(threadCount() == baselineThreads)
-
-        pool.shutdown()
-        #expect(threadCount() == baselineThreads - 2)
-    }
 }

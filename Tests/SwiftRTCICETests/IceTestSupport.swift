@@ -144,7 +144,6 @@ final class Coturn {
     let realm = "swiftrtc.test"
     private let process = Process()
     private let directory: URL
-    private let output = Pipe()
 
     init() throws {
         port = try freeUDPPort()
@@ -156,11 +155,13 @@ final class Coturn {
             "-n", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
             "--min-port=\(relayBase)", "--max-port=\(relayBase + 19)",
             "-a", "-u", "\(username):\(password)", "-r", realm,
-            "--allow-loopback-peers", "--no-cli", "--no-tls", "--no-dtls", "--log-file=stdout", "--simple-log",
+            "--allow-loopback-peers", "--no-cli", "--no-tls", "--no-dtls", "--simple-log",
+            "--log-file=\(directory.path)/turnserver.log",
             "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turnserver.pid",
         ]
-        process.standardOutput = output
-        process.standardError = output
+        // Not a pipe: nobody drains it, and a full pipe blocks coturn (even in its SIGTERM handler).
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
     }
 
@@ -176,17 +177,25 @@ final class Coturn {
 
     func url(_ scheme: String = "turn") -> String { "\(scheme):127.0.0.1:\(port)?transport=udp" }
 
-    /// Stops the server (SIGTERM, then waits). Idempotent.
+    /// Stops the server (SIGTERM; SIGKILL if it is still there after 500 ms) and removes its
+    /// files. Idempotent.
     func stop() {
         if process.isRunning {
             process.terminate()
+            let deadline = ContinuousClock.now + .milliseconds(500)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The end of coturn's log (it names the log file with a date suffix).
     private var log: String {
-        String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasPrefix("turnserver") && $0.hasSuffix(".log") }
+            .compactMap { try? String(contentsOfFile: directory.appendingPathComponent($0).path, encoding: .utf8) }
+            .joined().suffix(2000).description
     }
 
     deinit { stop() }
@@ -229,16 +238,6 @@ func stunBindingAnswered(port: UInt16) -> Bool {
     guard sent == request.count else { return false }
     var waitFor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     return poll(&waitFor, 1, 100) > 0
-}
-
-/// Open file descriptors of this process.
-func openFileDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
-/// Threads of this process.
-func threadCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
 }
 
 /// A datagram whose first byte routes it (RFC 7983) and whose rest says what it is.
