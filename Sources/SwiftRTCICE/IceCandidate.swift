@@ -92,7 +92,7 @@ public struct IceCandidate: Sendable, Hashable, CustomStringConvertible {
     public init(sdp attribute: String) throws(ParseError) {
         func fail(_ reason: String) -> ParseError { ParseError(attribute: attribute, reason: reason) }
         var text = Substring(attribute)
-        while let last = text.last, last == "\r" || last == "\n" { text = text.dropLast() }
+        while let last = text.last, last.isNewline { text = text.dropLast() }
         if text.hasPrefix("a=") { text = text.dropFirst(2) }
         guard text.lowercased().hasPrefix("candidate:") else { throw fail("expected it to start with 'candidate:'") }
         let fields = text.dropFirst("candidate:".count).split(separator: " ", omittingEmptySubsequences: true)

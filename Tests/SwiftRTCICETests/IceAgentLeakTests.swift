@@ -13,7 +13,8 @@ private let finalizedAgents = Atomic<Int>(0)
 /// other tests move.
 @Test func closingManyAgentsFreesSocketsGObjectsAndThreads() async throws {
     let pool = TransportThreadPool(threadCount: 2, name: "ice-leak")
-    #expect(threadNames().filter { $0.hasPrefix("ice-leak-") }.count == 2)
+    // A new thread takes its name once it runs.
+    #expect(await poolThreads(become: 2))
 
     var sockets = Set<String>()   // "socket:[inode]" of every socket the agents had
     let agentCount = 200
@@ -46,6 +47,14 @@ private let finalizedAgents = Atomic<Int>(0)
     #expect(threadNames().filter { $0.hasPrefix("ice-leak-") }.count == 2)
     pool.shutdown()
     #expect(threadNames().filter { $0.hasPrefix("ice-leak-") }.isEmpty)
+}
+
+private func poolThreads(become count: Int) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while threadNames().filter({ $0.hasPrefix("ice-leak-") }).count != count && ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return threadNames().filter { $0.hasPrefix("ice-leak-") }.count == count
 }
 
 /// "socket:[inode]" of each socket libnice holds for the agent's component.
