@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
-        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE"]),
+        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "CNice"]),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),

@@ -1,0 +1,59 @@
+/// Decides the state an agent reports from libnice's component state and how long the peer
+/// has been silent (see ``IceAgent/ConsentTiming``). Pure logic: the agent feeds it libnice's
+/// states, the count of datagrams received (the data plane only increments a counter) and
+/// the time, from a timer on the transport thread.
+struct ConsentMonitor {
+    let timing: IceAgent.ConsentTiming
+    /// The state libnice reports, mapped.
+    private(set) var transportState: IceConnectionState = .new
+    private var lastActivity: ContinuousClock.Instant
+    private var lastCount: UInt64 = 0
+    private var expired = false
+    private var closed = false
+
+    init(timing: IceAgent.ConsentTiming, now: ContinuousClock.Instant) {
+        self.timing = timing
+        lastActivity = now
+    }
+
+    private static func isUp(_ state: IceConnectionState) -> Bool {
+        state == .connected || state == .completed
+    }
+
+    /// libnice's component state changed.
+    mutating func transportChanged(to state: IceConnectionState, now: ContinuousClock.Instant) {
+        // Connectivity was just proven by a check: the silence clock starts now.
+        if Self.isUp(state) && !Self.isUp(transportState) { lastActivity = now }
+        transportState = state
+    }
+
+    /// `count` datagrams have been received in total.
+    mutating func observe(receivedCount count: UInt64, now: ContinuousClock.Instant) {
+        if count != lastCount {
+            lastCount = count
+            lastActivity = now
+        }
+    }
+
+    /// An ICE restart: consent can be won again.
+    mutating func restarted(now: ContinuousClock.Instant) {
+        expired = false
+        lastActivity = now
+    }
+
+    mutating func close() { closed = true }
+
+    /// The state to report at `now`. Once silence reaches `failedAfter` the state stays
+    /// failed until ``restarted(now:)``.
+    mutating func state(now: ContinuousClock.Instant) -> IceConnectionState {
+        if closed { return .closed }
+        if expired { return .failed }
+        guard Self.isUp(transportState) else { return transportState }
+        let silence = now - lastActivity
+        if silence >= timing.failedAfter {
+            expired = true
+            return .failed
+        }
+        return silence >= timing.disconnectedAfter ? .disconnected : transportState
+    }
+}

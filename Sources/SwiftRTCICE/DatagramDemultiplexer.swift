@@ -1,0 +1,102 @@
+import Synchronization
+
+/// What a datagram arriving on the one WebRTC socket is, by its first byte (RFC 7983
+/// section 7), and for RTP/RTCP by its second byte (RFC 5761 section 4):
+///
+/// ```
+///                 +----------------+
+///                 |        [0..3] -+--> STUN
+///                 |      [16..19] -+--> ZRTP
+///     packet -->  |      [20..63] -+--> DTLS
+///                 |      [64..79] -+--> TURN channel
+///                 |    [128..191] -+--> RTP/RTCP: payload type 64..95 (second byte & 0x7F)
+///                 +----------------+              is RTCP (SR 200 ... XR 207), else RTP
+/// ```
+public enum DatagramKind: Sendable, Hashable, CaseIterable {
+    case stun, zrtp, dtls, turnChannel, rtp, rtcp
+    /// Empty, or a first byte in no range RFC 7983 assigns.
+    case unknown
+
+    /// Classifies a datagram. Total: any bytes, including none, give a kind.
+    @inlinable
+    public init(classifying datagram: UnsafeRawBufferPointer) {
+        guard let first = datagram.first else { self = .unknown; return }
+        switch first {
+        case 0...3: self = .stun
+        case 16...19: self = .zrtp
+        case 20...63: self = .dtls
+        case 64...79: self = .turnChannel
+        case 128...191:
+            guard datagram.count >= 2 else { self = .unknown; return }
+            let payloadType = datagram[1] & 0x7F
+            self = (64...95).contains(payloadType) ? .rtcp : .rtp
+        default: self = .unknown
+        }
+    }
+}
+
+/// Routes each datagram received on an ICE component to the layer that reads it (RFC 7983):
+/// DTLS records to DTLS, RTP and RTCP to SRTP. Runs on the transport thread that received
+/// the datagram, synchronously, without allocating: the handler sees the receive buffer,
+/// which is valid only during the call.
+///
+/// Datagrams nobody handles (no handler set for their kind, or an unknown first byte) are
+/// dropped and counted in ``dropped``.
+public final class DatagramDemultiplexer: Sendable {
+    /// Reads one datagram, on the transport thread. The bytes are valid only during the call.
+    public typealias Handler = @Sendable (UnsafeRawBufferPointer) -> Void
+
+    /// The kinds a handler can be registered for.
+    public enum Route: Sendable, Hashable, CaseIterable {
+        case dtls, rtp, rtcp
+        /// STUN that libnice did not consume itself (it consumes ICE checks and TURN).
+        case stun
+    }
+
+    private struct Handlers {
+        var dtls: Handler?
+        var rtp: Handler?
+        var rtcp: Handler?
+        var stun: Handler?
+    }
+
+    private let handlers = Mutex(Handlers())
+    private let droppedCount = Atomic<UInt64>(0)
+
+    /// Creates a demultiplexer with no handlers (everything is dropped until handlers are set).
+    public init() {}
+
+    /// Sets (or with `nil` removes) the handler for one route. Safe from any thread.
+    public func setHandler(_ handler: Handler?, for route: Route) {
+        handlers.withLock { handlers in
+            switch route {
+            case .dtls: handlers.dtls = handler
+            case .rtp: handlers.rtp = handler
+            case .rtcp: handlers.rtcp = handler
+            case .stun: handlers.stun = handler
+            }
+        }
+    }
+
+    /// Datagrams dropped because nothing handles their kind.
+    public var dropped: UInt64 { droppedCount.load(ordering: .relaxed) }
+
+    /// Classifies `datagram` and hands it to the handler of its kind, or drops and counts it.
+    @inline(__always)
+    public func deliver(_ datagram: UnsafeRawBufferPointer) {
+        let handler: Handler? = handlers.withLock { handlers in
+            switch DatagramKind(classifying: datagram) {
+            case .dtls: handlers.dtls
+            case .rtp: handlers.rtp
+            case .rtcp: handlers.rtcp
+            case .stun: handlers.stun
+            case .zrtp, .turnChannel, .unknown: nil
+            }
+        }
+        if let handler {
+            handler(datagram)
+        } else {
+            droppedCount.add(1, ordering: .relaxed)
+        }
+    }
+}

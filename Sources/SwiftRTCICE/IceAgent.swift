@@ -1,0 +1,391 @@
+// IceAgent: full ICE (RFC 8445) over libnice, non-reliable UDP mode, one component (rtcp-mux).
+//
+// Threading
+// ---------
+// Control plane and data plane are separate (DESIGN.md, "Two planes"):
+//
+// - Each agent is bound, round-robin, to one thread of a `TransportThreadPool` (one thread
+//   per core by default, shared by every agent of the process). That thread runs a GLib main
+//   loop on its own GMainContext; libnice attaches the agent's sockets, check timers and
+//   TURN refreshes there, and the agent's consent timer runs there too.
+// - Receiving: libnice reads a datagram on that thread and calls the agent's receive
+//   function (`nice_agent_attach_recv`) there, which hands it synchronously to the agent's
+//   `DatagramDemultiplexer` (RFC 7983) and on to the DTLS / RTP / RTCP handler, still on that
+//   thread, with libnice's buffer: no actor hop, no Task, no allocation per packet.
+// - Sending: `IceComponent.send` (the agent's `DatagramSender`) calls `nice_agent_send`,
+//   which is safe from any thread.
+// - Control: the methods of `IceAgent` are synchronous or `async` and safe from any thread
+//   (libnice locks the agent). libnice emits its signals on the transport thread or on the
+//   thread of the call that caused them; the agent turns them into `AsyncStream` events
+//   (`states`, `gathering`, `errors`), never blocking the transport thread.
+// - Closing (`close()`), on the transport thread: disconnects the signals, stops the timer,
+//   ends the event streams, releases TURN allocations (`nice_agent_close_async`, which still
+//   needs the sockets attached), then detaches the receive function and removes the stream,
+//   which closes the sockets. The GObject reference goes when the last Swift reference to
+//   the agent or its component goes.
+
+import CNice
+import Logging
+import Synchronization
+import SwiftRTCCore
+
+/// An ICE agent for one WebRTC transport (a BUNDLE group): gathers local candidates, checks
+/// pairs with the peer's, keeps consent, and carries datagrams on the selected pair.
+///
+/// ```swift
+/// let agent = try IceAgent(configuration: .init(role: .controlling, localAddresses: ["127.0.0.1"]))
+/// agent.demultiplexer.setHandler({ bytes in /* DTLS record, on the transport thread */ }, for: .dtls)
+/// try await agent.startGathering()
+/// for await event in agent.gathering { /* trickle each candidate to the peer */ }
+/// try agent.setRemoteCredentials(peerCredentials)
+/// try await agent.addRemoteCandidate(peerCandidate)
+/// for await state in agent.states where state == .connected { break }
+/// _ = agent.component.send(datagram)
+/// await agent.close()
+/// ```
+public final class IceAgent: Sendable {
+    /// The configuration the agent was made with.
+    public let configuration: Configuration
+    /// State changes, starting with ``IceConnectionState/new``, ending with
+    /// ``IceConnectionState/closed``. Consecutive duplicates are not repeated.
+    public let states: AsyncStream<IceConnectionState>
+    /// Local candidates as they are gathered (trickle), then ``IceGatheringEvent/complete``.
+    public let gathering: AsyncStream<IceGatheringEvent>
+    /// Problems that do not stop the agent but must not pass silently: a TURN server that
+    /// refused the allocation (with its STUN error code), an ICE server that did not resolve.
+    public let errors: AsyncStream<IceError>
+    /// Where received datagrams go (RFC 7983): set the DTLS, RTP and RTCP handlers here.
+    public var demultiplexer: DatagramDemultiplexer { core.demultiplexer }
+    /// The component that carries datagrams; DTLS and SRTP send through it.
+    public let component: IceComponent
+
+    let core: IceAgentCore
+
+    /// Creates an agent on a thread of `pool`. Gathering starts with ``startGathering()``.
+    public init(configuration: Configuration, pool: TransportThreadPool = .shared) throws(IceError) {
+        self.configuration = configuration
+        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self)
+        let (gathering, gatheringContinuation) = AsyncStream.makeStream(of: IceGatheringEvent.self)
+        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self)
+        self.states = states
+        self.gathering = gathering
+        self.errors = errors
+        core = try IceAgentCore(configuration: configuration, thread: pool.nextThread(),
+                                events: .init(states: stateContinuation, gathering: gatheringContinuation,
+                                              errors: errorContinuation))
+        component = IceComponent(core: core)
+    }
+
+    deinit {
+        core.beginClose()
+    }
+
+    /// The current state.
+    public var state: IceConnectionState { core.currentState }
+
+    /// This side's credentials, for `a=ice-ufrag` / `a=ice-pwd`. New after each ``restart()``.
+    public var localCredentials: Credentials { core.localCredentials() }
+
+    /// Sets the peer's credentials (from its SDP). Checks start once credentials and
+    /// candidates are known.
+    public func setRemoteCredentials(_ credentials: Credentials) throws(IceError) {
+        try core.ensureOpen()
+        guard nice_agent_set_remote_credentials(core.agent, core.streamID, credentials.usernameFragment, credentials.password) != 0 else {
+            throw .libnice(call: "nice_agent_set_remote_credentials")
+        }
+    }
+
+    /// The pair that carries datagrams, once one is selected.
+    public var selectedPair: IceCandidatePair? { core.selectedPair }
+
+    /// Datagrams received on the component so far (all kinds, before demultiplexing).
+    public var receivedDatagrams: UInt64 { core.receivedDatagrams.load(ordering: .relaxed) }
+
+    /// ICE restart (RFC 8445 section 9): new local credentials, checks start again with the
+    /// peer's new credentials and candidates, and datagrams keep flowing on the current pair
+    /// meanwhile. The agent, its stream and its local candidates stay; send the new
+    /// credentials and ``localCandidates`` to the peer.
+    @discardableResult
+    public func restart() throws(IceError) -> Credentials {
+        try core.ensureOpen()
+        guard nice_agent_restart_stream(core.agent, core.streamID) != 0 else {
+            throw .libnice(call: "nice_agent_restart_stream")
+        }
+        core.restarted()
+        return core.localCredentials()
+    }
+
+    /// Closes the agent and frees everything it holds (sockets, sources, TURN allocations).
+    /// Returns when libnice has released its resources. Idempotent.
+    public func close() async {
+        await core.close()
+    }
+}
+
+/// The one component of an agent, as the layers above see it: a ``DatagramSender``.
+public final class IceComponent: DatagramSender {
+    let core: IceAgentCore
+
+    init(core: IceAgentCore) {
+        self.core = core
+    }
+
+    /// Sends one datagram on the selected pair (`nice_agent_send`). Safe from any thread,
+    /// no allocation; `false` before a pair is selected, after close, or if the socket refused.
+    public func send(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        guard let base = datagram.baseAddress, !core.isClosed.load(ordering: .relaxed) else { return false }
+        let sent = nice_agent_send(core.agent, core.streamID, IceAgentCore.componentID, UInt32(datagram.count),
+                                   base.assumingMemoryBound(to: CChar.self))
+        return Int(sent) == datagram.count
+    }
+}
+
+/// The agent's state and the libnice objects behind it. It retains itself from creation until
+/// libnice has finished closing, so that libnice's callbacks, which get it unretained, always
+/// find it alive.
+final class IceAgentCore: @unchecked Sendable {
+    static let componentID: UInt32 = 1
+    static let logger = SwiftRTCLogging.logger("ice")
+
+    struct Events {
+        var states: AsyncStream<IceConnectionState>.Continuation
+        var gathering: AsyncStream<IceGatheringEvent>.Continuation
+        var errors: AsyncStream<IceError>.Continuation
+    }
+
+    struct RelayServer {
+        var server: IceServer
+        var address: String
+    }
+
+    struct State {
+        var consent: ConsentMonitor
+        var reported: IceConnectionState = .new
+        var selectedPair: IceCandidatePair?
+        var relayServers: [RelayServer] = []
+        /// The addresses of the local relayed candidates.
+        var relayedAddresses: [String] = []
+        var signalHandlers: [UInt] = []
+        var timer: SourceHandle?
+        var closing = false
+        var closed = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var retainedSelf: Unmanaged<IceAgentCore>?
+    }
+
+    /// The `NiceAgent`; this object owns one reference, released in `deinit`.
+    let agent: OpaquePointer
+    let streamID: UInt32
+    let thread: TransportThread
+    let configuration: IceAgent.Configuration
+    let events: Events
+    let demultiplexer = DatagramDemultiplexer()
+    let receivedDatagrams = Atomic<UInt64>(0)
+    let isClosed = Atomic<Bool>(false)
+    let state: Mutex<State>
+
+    init(configuration: IceAgent.Configuration, thread: TransportThread, events: Events) throws(IceError) {
+        let options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue | NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue
+        guard let agent = nice_agent_new_full(thread.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options)) else {
+            throw .libnice(call: "nice_agent_new_full")
+        }
+        self.agent = agent
+        self.thread = thread
+        self.configuration = configuration
+        self.events = events
+        state = Mutex(State(consent: ConsentMonitor(timing: configuration.consent, now: .now)))
+
+        let properties = GObjectProperties(agent)
+        properties.set("upnp", false)
+        properties.set("ice-tcp", false)
+        properties.set("controlling-mode", configuration.role == .controlling)
+        properties.set("stun-pacing-timer", UInt32(configuration.checkPacing.milliseconds(atLeast: 5)))
+        properties.set("force-relay", configuration.transportPolicy == .relay)
+
+        for text in configuration.localAddresses {
+            let addresses: [String]
+            if SystemResolver.isIPLiteral(text) {
+                addresses = [text]
+            } else if let found = SystemResolver.interfaceAddresses(text), !found.isEmpty {
+                addresses = found
+            } else {
+                g_object_unref(UnsafeMutableRawPointer(agent))
+                throw .invalidLocalAddress(text)
+            }
+            for address in addresses {
+                var niceAddress = NiceAddress()
+                nice_address_init(&niceAddress)
+                if nice_address_set_from_string(&niceAddress, address) != 0 {
+                    _ = nice_agent_add_local_address(agent, &niceAddress)
+                }
+            }
+        }
+
+        streamID = nice_agent_add_stream(agent, 1)
+        guard streamID != 0 else {
+            g_object_unref(UnsafeMutableRawPointer(agent))
+            throw .libnice(call: "nice_agent_add_stream")
+        }
+
+        events.states.yield(.new)
+        let unretained = Unmanaged.passRetained(self)
+        state.withLock { $0.retainedSelf = unretained }
+        connectSignals(userData: unretained.toOpaque())
+        nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, IceAgentCore.receive, unretained.toOpaque())
+        startConsentTimer(userData: unretained.toOpaque())
+    }
+
+    deinit {
+        g_object_unref(UnsafeMutableRawPointer(agent))
+    }
+
+    func ensureOpen() throws(IceError) {
+        if isClosed.load(ordering: .relaxed) { throw .closed }
+    }
+
+    var currentState: IceConnectionState { state.withLock { $0.reported } }
+    var selectedPair: IceCandidatePair? { state.withLock { $0.selectedPair } }
+
+    func localCredentials() -> IceAgent.Credentials {
+        var ufrag: UnsafeMutablePointer<gchar>?
+        var password: UnsafeMutablePointer<gchar>?
+        guard nice_agent_get_local_credentials(agent, streamID, &ufrag, &password) != 0, let ufrag, let password else {
+            return IceAgent.Credentials(usernameFragment: "", password: "")
+        }
+        defer { g_free(ufrag); g_free(password) }
+        return IceAgent.Credentials(usernameFragment: String(cString: ufrag), password: String(cString: password))
+    }
+
+    // MARK: State
+
+    /// Recomputes the reported state and emits it if it changed. Call without holding `state`.
+    func updateState(_ change: (inout ConsentMonitor, ContinuousClock.Instant) -> Void = { _, _ in }) {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            change(&state.consent, now)
+            let next = state.consent.state(now: now)
+            guard next != state.reported, !state.closed else { return }
+            Self.logger.debug("ICE state \(state.reported) -> \(next)", metadata: ["stream": "\(streamID)"])
+            state.reported = next
+            events.states.yield(next)
+        }
+    }
+
+    func restarted() {
+        updateState { consent, now in consent.restarted(now: now) }
+    }
+
+    // MARK: Consent timer
+
+    private func startConsentTimer(userData: UnsafeMutableRawPointer) {
+        let interval = (configuration.consent.disconnectedAfter / 5).milliseconds(atLeast: 10)
+        let source = g_timeout_source_new(UInt32(min(interval, 500)))!
+        g_source_set_callback(source, { userData in
+            let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
+            let count = core.receivedDatagrams.load(ordering: .relaxed)
+            core.updateState { consent, now in consent.observe(receivedCount: count, now: now) }
+            return 1 // G_SOURCE_CONTINUE
+        }, userData, nil)
+        g_source_attach(source, thread.context)
+        state.withLock { $0.timer = SourceHandle(pointer: source) }
+    }
+
+    // MARK: Receive (data plane)
+
+    /// libnice's receive function, on the transport thread: count, demultiplex, hand over.
+    static let receive: NiceAgentRecvFunc = { _, _, _, length, buffer, userData in
+        let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
+        core.receivedDatagrams.add(1, ordering: .relaxed)
+        core.demultiplexer.deliver(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+    }
+
+    // MARK: Close
+
+    /// Starts closing without waiting (from `deinit` of the agent).
+    func beginClose() {
+        let first = state.withLock { state -> Bool in
+            defer { state.closing = true }
+            return !state.closing
+        }
+        guard first else { return }
+        isClosed.store(true, ordering: .relaxed)
+        thread.invoke { [self] in teardown() }
+    }
+
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.closed { return true }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { beginClose() }
+        }
+    }
+
+    /// On the transport thread: nothing of libnice calls back into this object after it.
+    private func teardown() {
+        let (handlers, timer, userData) = state.withLock { state in
+            defer { state.signalHandlers = []; state.timer = nil }
+            return (state.signalHandlers, state.timer, state.retainedSelf!.toOpaque())
+        }
+        for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(agent), gulong(handler)) }
+        if let timer {
+            g_source_destroy(timer.pointer)
+            g_source_unref(timer.pointer)
+        }
+        updateState { consent, _ in consent.close() }
+        events.states.finish()
+        events.gathering.finish()
+        events.errors.finish()
+        // Frees TURN allocations (it needs the sockets attached to read the answers), then
+        // calls back on this thread.
+        nice_agent_close_async(agent, { _, _, userData in
+            Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue().closeFinished()
+        }, userData)
+    }
+
+    private func closeFinished() {
+        nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, nil, nil)
+        nice_agent_remove_stream(agent, streamID)
+        let (waiters, retained) = state.withLock { state in
+            state.closed = true
+            defer { state.closeWaiters = []; state.retainedSelf = nil }
+            return (state.closeWaiters, state.retainedSelf)
+        }
+        for waiter in waiters { waiter.resume() }
+        retained?.release()
+    }
+}
+
+/// A `GSource` owned by the agent, touched only under its lock and on its transport thread.
+struct SourceHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GSource>
+}
+
+/// Sets GObject properties by name (g_object_set is variadic and does not import).
+struct GObjectProperties {
+    let object: UnsafeMutablePointer<GObject>
+
+    init(_ pointer: OpaquePointer) {
+        object = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self)
+    }
+
+    private func withValue(_ name: String, _ body: (inout GValue) -> Void) {
+        // G_OBJECT_GET_CLASS(object): the class pointer is the first field of every instance.
+        let instanceClass = object.pointee.g_type_instance.g_class!
+        let objectClass = UnsafeMutableRawPointer(instanceClass).assumingMemoryBound(to: GObjectClass.self)
+        guard let spec = g_object_class_find_property(objectClass, name) else {
+            preconditionFailure("libnice has no property '\(name)'")
+        }
+        var value = GValue()
+        g_value_init(&value, spec.pointee.value_type)
+        body(&value)
+        g_object_set_property(object, name, &value)
+        g_value_unset(&value)
+    }
+
+    func set(_ name: String, _ flag: Bool) { withValue(name) { g_value_set_boolean(&$0, flag ? 1 : 0) } }
+    func set(_ name: String, _ number: UInt32) { withValue(name) { g_value_set_uint(&$0, number) } }
+    func set(_ name: String, _ text: String) { withValue(name) { g_value_set_string(&$0, text) } }
+}

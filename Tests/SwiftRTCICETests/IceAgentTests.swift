@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import SwiftRTCICE
+
+/// Real libnice agents on loopback. Serialized: they share the transport threads and the fd
+/// and thread counts of the process.
+@Suite(.serialized) struct IceAgentTests {
+    @Test func twoAgentsConnectDirectlyAndCarryDatagramsBothWays() async throws {
+        let started = ContinuousClock.now
+        let pair = try await AgentPair(offerer: loopback(.controlling), answerer: loopback(.controlled))
+        let offererRTP = Inbox(), answererRTP = Inbox(), answererDTLS = Inbox()
+        pair.offerer.demultiplexer.setHandler(offererRTP.handler, for: .rtp)
+        pair.answerer.demultiplexer.setHandler(answererRTP.handler, for: .rtp)
+        pair.answerer.demultiplexer.setHandler(answererDTLS.handler, for: .dtls)
+
+        #expect(await pair.offererStates.wait(for: .completed))
+        #expect(await pair.answererStates.wait(for: .completed))
+        let connectTime = ContinuousClock.now - started
+        print("ICE loopback connect (create, gather, check, select; both sides completed): \(connectTime)")
+
+        #expect(Array(pair.offererStates.all.prefix(2)) == [.new, .checking])
+        #expect(pair.offererStates.all.contains(.connected))
+        #expect(!pair.offererStates.all.contains(.failed) && !pair.offererStates.all.contains(.disconnected))
+        let gathered = pair.offererGathering.all
+        #expect(gathered.last == .complete)
+        #expect(gathered.contains { if case .candidate(let c) = $0 { c.type == .host && c.address == "127.0.0.1" } else { false } })
+
+        let selected = try #require(pair.offerer.selectedPair)
+        #expect(selected.local.type == .host && selected.remote.type == .host)
+        #expect(selected.local.address == "127.0.0.1" && selected.remote.address == "127.0.0.1")
+        #expect(selected.typesDescription == "host->host/udp")
+        let answererSelected = try #require(pair.answerer.selectedPair)
+        #expect(answererSelected.local.port == selected.remote.port && answererSelected.remote.port == selected.local.port)
+
+        // RTP (first byte 0x80) both ways, and DTLS (22) to the DTLS handler.
+        for index in 0..<20 {
+            #expect(pair.offerer.send(datagram(kind: 0x80, "to answerer \(index)")))
+            #expect(pair.answerer.send(datagram(kind: 0x80, "to offerer \(index)")))
+        }
+        #expect(pair.offerer.send(datagram(kind: 22, "handshake")))
+        #expect(await answererRTP.wait { $0.count == 20 })
+        #expect(await offererRTP.wait { $0.count == 20 })
+        #expect(await answererDTLS.wait { $0.count == 1 })
+        #expect(Set(answererRTP.all) == Set((0..<20).map { datagram(kind: 0x80, "to answerer \($0)") }))
+        #expect(Set(offererRTP.all) == Set((0..<20).map { datagram(kind: 0x80, "to offerer \($0)") }))
+        #expect(answererDTLS.all == [datagram(kind: 22, "handshake")])
+        #expect(pair.answerer.receivedDatagrams == 21)
+
+        await pair.close()
+        #expect(pair.offererStates.all.last == .closed)
+        #expect(!pair.offerer.send(datagram(kind: 0x80, "after close")))
+    }
+
+    @Test func iceRestartKeepsDatagramsFlowing() async throws {
+        let pair = try await AgentPair(offerer: loopback(.controlling), answerer: loopback(.controlled))
+        let inbox = Inbox()
+        pair.answerer.demultiplexer.setHandler(inbox.handler, for: .rtp)
+        #expect(await pair.offererStates.wait(for: .completed))
+        #expect(await pair.answererStates.wait(for: .completed))
+
+        let before = pair.offerer.localCredentials
+        let offererCredentials = try pair.offerer.restart()
+        let answererCredentials = try pair.answerer.restart()
+        #expect(offererCredentials != before)
+        #expect(pair.offerer.localCredentials == offererCredentials)
+
+        // Datagrams go on while the new credentials travel.
+        #expect(pair.offerer.send(datagram(kind: 0x80, "during restart")))
+        #expect(await inbox.wait { $0.contains(datagram(kind: 0x80, "during restart")) })
+
+        try pair.offerer.setRemoteCredentials(answererCredentials)
+        try pair.answerer.setRemoteCredentials(offererCredentials)
+        for candidate in pair.answerer.localCandidates { try await pair.offerer.addRemoteCandidate(candidate) }
+        for candidate in pair.offerer.localCandidates { try await pair.answerer.addRemoteCandidate(candidate) }
+        try pair.offerer.remoteGatheringComplete()
+        try pair.answerer.remoteGatheringComplete()
+
+        for index in 0..<10 {
+            #expect(pair.offerer.send(datagram(kind: 0x80, "after restart \(index)")))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await inbox.wait { $0.filter { String(decoding: $0, as: UTF8.self).contains("after restart") }.count == 10 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(pair.offerer.state == .completed || pair.offerer.state == .connected)
+        #expect(pair.answerer.state == .completed || pair.answerer.state == .connected)
+        #expect(!pair.offererStates.all.contains(.failed))
+        await pair.close()
+    }
+
+    @Test func aVanishedPeerMovesTheOtherToDisconnectedThenFailed() async throws {
+        let timing = IceAgent.ConsentTiming(disconnectedAfter: .milliseconds(300), failedAfter: .milliseconds(900))
+        let pair = try await AgentPair(offerer: loopback(.controlling, consent: timing),
+                                       answerer: loopback(.controlled, consent: timing))
+        #expect(await pair.offererStates.wait(for: .completed))
+        #expect(await pair.answererStates.wait(for: .completed))
+
+        // Media flows both ways (as RTP/RTCP would), then the answerer goes away.
+        let sender = Task {
+            while !Task.isCancelled {
+                _ = pair.offerer.send(datagram(kind: 0x80, "rtp"))
+                _ = pair.answerer.send(datagram(kind: 0x80, "rtp"))
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(pair.offerer.state == .completed, "steady traffic keeps the agent completed")
+        let vanished = ContinuousClock.now
+        await pair.answerer.close()
+
+        #expect(await pair.offererStates.wait(for: .disconnected, timeout: .seconds(3)))
+        let disconnectedAfter = ContinuousClock.now - vanished
+        #expect(await pair.offererStates.wait(for: .failed, timeout: .seconds(3)))
+        let failedAfter = ContinuousClock.now - vanished
+        sender.cancel()
+        print("vanished peer: disconnected after \(disconnectedAfter), failed after \(failedAfter)")
+        #expect(disconnectedAfter >= .milliseconds(250) && failedAfter >= .milliseconds(850))
+        let states = pair.offererStates.all
+        let disconnectedIndex = try #require(states.firstIndex(of: .disconnected))
+        let failedIndex = try #require(states.firstIndex(of: .failed))
+        #expect(disconnectedIndex < failedIndex)
+        await pair.close()
+    }
+
+    @Test func trafficReturningBeforeTheFailureBoundReconnects() async throws {
+        let timing = IceAgent.ConsentTiming(disconnectedAfter: .milliseconds(200), failedAfter: .seconds(5))
+        let pair = try await AgentPair(offerer: loopback(.controlling, consent: timing),
+                                       answerer: loopback(.controlled, consent: timing))
+        #expect(await pair.offererStates.wait(for: .completed))
+        // Nothing is sent: silence makes the offerer disconnected ...
+        #expect(await pair.offererStates.wait(for: .disconnected, timeout: .seconds(3)))
+        // ... and the peer's traffic brings it back.
+        #expect(pair.answerer.send(datagram(kind: 0x80, "back")))
+        #expect(await pair.offererStates.waitUntil(timeout: .seconds(3)) { $0.last == .completed })
+        #expect(!pair.offererStates.all.contains(.failed))
+        await pair.close()
+    }
+
+    @Test func mdnsRemoteCandidateIsReportedWhenItCannotBeResolved() async throws {
+        let agent = try IceAgent(configuration: loopback(.controlled))
+        let candidate = try IceCandidate(sdp: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host")
+        #expect(candidate.isMDNS)
+        await #expect {
+            try await agent.addRemoteCandidate(candidate)
+        } throws: { error in
+            guard case .mdnsCandidateUnresolvable(let reported, let reason)? = error as? IceError else { return false }
+            print("mDNS report: \(error)")
+            return reported == candidate && !reason.isEmpty
+                && "\(error)".contains("cfc81db2-7a04-4589-80d1-cab8e6dc23be.local")
+        }
+        // Candidates the agent does not use are said so, not dropped silently.
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 2 UDP 2122252542 192.0.2.7 52914 typ host")) == false)
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 1 TCP 2105524479 192.0.2.7 9 typ host tcptype active")) == false)
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 1 UDP 2122252543 192.0.2.7 42738 typ host")))
+        await agent.close()
+        await #expect(throws: IceError.closed) { try await agent.addRemoteCandidate(candidate) }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SwiftRTCICE
+
+/// Collects everything an `AsyncStream` yields, so tests can wait for a value and then look
+/// at the whole sequence.
+final class Recorder<Element: Sendable>: Sendable {
+    private final class Storage: Sendable {
+        let values = Mutex<[Element]>([])
+    }
+
+    private let storage = Storage()
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<Element>) {
+        let storage = self.storage
+        task = Task { for await value in stream { storage.values.withLock { $0.append(value) } } }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [Element] { storage.values.withLock { $0 } }
+
+    /// Waits until `predicate` holds for some recorded value; `nil` after `timeout`.
+    @discardableResult
+    func wait(for timeout: Duration = .seconds(10), until predicate: (Element) -> Bool) async -> Element? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let found = storage.values.withLock({ $0.first(where: predicate) }) { return found }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+}
+
+extension Recorder {
+    /// Waits until `condition` holds for everything recorded so far.
+    func waitUntil(timeout: Duration = .seconds(10), _ condition: ([Element]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(all) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition(all)
+    }
+}
+
+extension Recorder where Element == IceConnectionState {
+    /// Waits for `state`, returning how long it took, or `nil` after `timeout`.
+    func wait(for state: IceConnectionState, timeout: Duration = .seconds(10)) async -> Bool {
+        await wait(for: timeout) { $0 == state } != nil
+    }
+}
+
+/// Datagrams a handler received, copied out of libnice's buffer.
+final class Inbox: Sendable {
+    private let datagrams = Mutex<[[UInt8]]>([])
+
+    var handler: DatagramDemultiplexer.Handler {
+        { bytes in self.datagrams.withLock { $0.append(Array(bytes)) } }
+    }
+
+    var all: [[UInt8]] { datagrams.withLock { $0 } }
+
+    func wait(for timeout: Duration = .seconds(5), until predicate: ([[UInt8]]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if predicate(all) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return predicate(all)
+    }
+}
+
+/// Two agents wired to each other the way signaling would: credentials and trickled
+/// candidates go across as SDP `candidate:` strings.
+struct AgentPair {
+    let offerer: IceAgent
+    let answerer: IceAgent
+    let offererStates: Recorder<IceConnectionState>
+    let answererStates: Recorder<IceConnectionState>
+    let offererGathering: Recorder<IceGatheringEvent>
+    let answererGathering: Recorder<IceGatheringEvent>
+    let offererErrors: Recorder<IceError>
+    let answererErrors: Recorder<IceError>
+    private let trickle: [Task<Void, Never>]
+
+    init(offerer offererConfiguration: IceAgent.Configuration, answerer answererConfiguration: IceAgent.Configuration,
+         pool: TransportThreadPool = .shared) async throws {
+        offerer = try IceAgent(configuration: offererConfiguration, pool: pool)
+        answerer = try IceAgent(configuration: answererConfiguration, pool: pool)
+        offererStates = Recorder(offerer.states)
+        answererStates = Recorder(answerer.states)
+        offererErrors = Recorder(offerer.errors)
+        answererErrors = Recorder(answerer.errors)
+        try offerer.setRemoteCredentials(answerer.localCredentials)
+        try answerer.setRemoteCredentials(offerer.localCredentials)
+        let (offererEvents, offererTee) = AsyncStream.makeStream(of: IceGatheringEvent.self)
+        let (answererEvents, answererTee) = AsyncStream.makeStream(of: IceGatheringEvent.self)
+        offererGathering = Recorder(offererEvents)
+        answererGathering = Recorder(answererEvents)
+        trickle = [
+            Self.trickle(offerer.gathering, to: answerer, tee: offererTee),
+            Self.trickle(answerer.gathering, to: offerer, tee: answererTee),
+        ]
+        try await offerer.startGathering()
+        try await answerer.startGathering()
+    }
+
+    /// Sends each gathered candidate through its SDP form to `peer`.
+    private static func trickle(_ events: AsyncStream<IceGatheringEvent>, to peer: IceAgent,
+                                tee: AsyncStream<IceGatheringEvent>.Continuation) -> Task<Void, Never> {
+        Task {
+            for await event in events {
+                tee.yield(event)
+                switch event {
+                case .candidate(let candidate):
+                    guard let parsed = try? IceCandidate(sdp: "a=" + candidate.sdp) else {
+                        Issue.record("candidate '\(candidate.sdp)' did not parse back")
+                        continue
+                    }
+                    _ = try? await peer.addRemoteCandidate(parsed)
+                case .complete:
+                    try? peer.remoteGatheringComplete()
+                }
+            }
+            tee.finish()
+        }
+    }
+
+    func close() async {
+        await offerer.close()
+        await answerer.close()
+        for task in trickle { await task.value }
+    }
+}
+
+/// A coturn `turnserver` on loopback with long-term credentials, started for one test.
+final class Coturn {
+    let port: UInt16
+    let username = "user"
+    let password = "pass"
+    let realm = "swiftrtc.test"
+    private let process = Process()
+    private let directory: URL
+
+    init() throws {
+        port = try freeUDPPort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("coturn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let relayBase = Int(port % 1000) * 20 + 40000
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/turnserver")
+        process.arguments = [
+            "-n", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
+            "--min-port=\(relayBase)", "--max-port=\(relayBase + 19)",
+            "-a", "-u", "\(username):\(password)", "-r", realm,
+            "--allow-loopback-peers", "--no-cli", "--no-tls", "--no-dtls", "--simple-log",
+            "--log-file=\(directory.path)/turnserver.log",
+            "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turnserver.pid",
+        ]
+        // Not a pipe: nobody drains it, and a full pipe blocks coturn (even in its SIGTERM handler).
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits until the server answers a STUN Binding request.
+    func waitUntilReady(timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stunBindingAnswered(port: port) { return }
+            guard process.isRunning else { throw CoturnError.exited(log) }
+        }
+        throw CoturnError.notReady(log)
+    }
+
+    func url(_ scheme: String = "turn") -> String { "\(scheme):127.0.0.1:\(port)?transport=udp" }
+
+    /// Stops the server (SIGTERM; SIGKILL if it is still there after 500 ms) and removes its
+    /// files. Idempotent.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = ContinuousClock.now + .milliseconds(500)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The end of coturn's log (it names the log file with a date suffix).
+    private var log: String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasPrefix("turnserver") && $0.hasSuffix(".log") }
+            .compactMap { try? String(contentsOfFile: directory.appendingPathComponent($0).path, encoding: .utf8) }
+            .joined().suffix(2000).description
+    }
+
+    deinit { stop() }
+
+    enum CoturnError: Error {
+        case exited(String)
+        case notReady(String)
+    }
+}
+
+/// A UDP port free right now on 127.0.0.1.
+func freeUDPPort() throws -> UInt16 {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    }
+    guard bound else { throw POSIXError(.EADDRINUSE) }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// Sends one STUN Binding request to 127.0.0.1:`port` and says whether a response came in 100 ms.
+func stunBindingAnswered(port: UInt16) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let request: [UInt8] = [0, 1, 0, 0, 0x21, 0x12, 0xA4, 0x42] + (0..<12).map { _ in UInt8.random(in: 0...255) }
+    let sent = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(descriptor, request, request.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard sent == request.count else { return false }
+    var waitFor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&waitFor, 1, 100) > 0
+}
+
+/// A datagram whose first byte routes it (RFC 7983) and whose rest says what it is.
+func datagram(kind first: UInt8, _ text: String) -> [UInt8] {
+    [first, 0x60] + Array(text.utf8)
+}
+
+extension IceAgent {
+    /// Sends bytes through the component.
+    func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { component.send($0) }
+    }
+}
+
+/// The loopback configuration the tests use.
+func loopback(_ role: IceAgent.Role, consent: IceAgent.ConsentTiming = .init()) -> IceAgent.Configuration {
+    IceAgent.Configuration(role: role, localAddresses: ["127.0.0.1"], consent: consent)
+}
