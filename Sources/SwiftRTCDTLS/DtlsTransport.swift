@@ -130,8 +130,10 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     /// Hands in one DTLS datagram from the network. Safe from any thread; the bytes are copied
-    /// and processed on the transport's queue.
+    /// and processed on the transport's queue. Datagrams that are not whole DTLS records are
+    /// dropped here (RFC 6347 §4.1.2.7).
     public func receive(_ datagram: UnsafeRawBufferPointer) {
+        guard DtlsRecordFraming.isWellFramed(datagram) else { return }
         let bytes = [UInt8](datagram)
         queue.async { [self] in
             guard !currentState.isFinal, inbox.count < Self.inboxLimit else { return }
