@@ -14,8 +14,8 @@ packages=(
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests.
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   ffmpeg tshark iproute2 nftables
-  # Interop peers and TURN relay.
-  coturn chromium chromium-driver
+  # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests).
+  coturn chromium chromium-driver openssl
 )
 
 missing=()
