@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import SwiftRTCDTLS
 
@@ -80,6 +81,26 @@ import SwiftRTCDTLS
         #expect(clientInfo.keyingMaterial.remoteSalt == serverInfo.keyingMaterial.localSalt)
         let dropped = link.a.counts.dropped + link.b.counts.dropped
         #expect(dropped > 0, "the pattern must actually drop something")
+    }
+
+    /// The server's final flight (ChangeCipherSpec + Finished) is lost once: the server has
+    /// already completed, so it must answer the client's retransmitted flight after the
+    /// handshake by resending its own.
+    @Test func lostFinalServerFlightIsResent() async throws {
+        let firstChangeCipherSpec = Mutex(true)
+        let link = MemoryDatagramLink(
+            dropFromA: { _, _ in false },
+            dropFromB: { _, bytes in
+                bytes.first == 20 && firstChangeCipherSpec.withLock { first in
+                    defer { first = false }
+                    return first
+                }
+            })
+        let (clientConfiguration, serverConfiguration) = try pairConfigurations()
+        let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
+        let (c, s) = await handshake(client, server)
+        #expect(try c.get().keyingMaterial.localKey == s.get().keyingMaterial.remoteKey)
+        #expect(link.b.counts.dropped == 1)
     }
 
     @Test func closeNotifyReachesThePeer() async throws {

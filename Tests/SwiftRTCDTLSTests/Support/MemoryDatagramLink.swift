@@ -16,11 +16,11 @@ final class MemoryDatagramLink: Sendable {
         }
         private let state = Mutex(State())
         private let network: DispatchQueue
-        private let drops: @Sendable (Int) -> Bool
+        private let drops: @Sendable (Int, [UInt8]) -> Bool
         /// Set once when the link is built, before any send.
         nonisolated(unsafe) weak var peer: Endpoint?
 
-        init(network: DispatchQueue, drops: @escaping @Sendable (Int) -> Bool) {
+        init(network: DispatchQueue, drops: @escaping @Sendable (Int, [UInt8]) -> Bool) {
             self.network = network
             self.drops = drops
         }
@@ -37,7 +37,7 @@ final class MemoryDatagramLink: Sendable {
                 return state.sent
             }
             guard let peer else { return false }
-            if drops(index) {
+            if drops(index, bytes) {
                 state.withLock { $0.dropped += 1 }
                 return true
             }
@@ -62,11 +62,23 @@ final class MemoryDatagramLink: Sendable {
     let a: Endpoint
     let b: Endpoint
 
+    /// A link that drops what the two functions pick, given each datagram's number (from 1,
+    /// per direction) and bytes: `dropFromA` for what `a` sends, `dropFromB` for `b`.
+    init(
+        dropFromA: @escaping @Sendable (Int, [UInt8]) -> Bool,
+        dropFromB: @escaping @Sendable (Int, [UInt8]) -> Bool
+    ) {
+        let network = DispatchQueue(label: "test.network")
+        a = Endpoint(network: network, drops: dropFromA)
+        b = Endpoint(network: network, drops: dropFromB)
+        a.peer = b
+        b.peer = a
+    }
+
     /// - Parameter lossPercent: share of datagrams dropped in each direction, chosen by a
     ///   fixed pseudo-random sequence (the same on every run).
-    init(lossPercent: Int = 0, seed: UInt64 = 0x5EED) {
-        let network = DispatchQueue(label: "test.network")
-        let drops: @Sendable (Int) -> Bool = { index in
+    convenience init(lossPercent: Int = 0, seed: UInt64 = 0x5EED) {
+        let drops: @Sendable (Int, [UInt8]) -> Bool = { index, _ in
             guard lossPercent > 0 else { return false }
             // SplitMix64 of (seed, index): deterministic and well spread.
             var z = seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
@@ -75,10 +87,7 @@ final class MemoryDatagramLink: Sendable {
             z ^= z >> 31
             return Int(z % 100) < lossPercent
         }
-        a = Endpoint(network: network, drops: drops)
-        b = Endpoint(network: network, drops: drops)
-        a.peer = b
-        b.peer = a
+        self.init(dropFromA: drops, dropFromB: drops)
     }
 
     /// Makes a client on endpoint `a` and a server on `b`, each expecting the other's
