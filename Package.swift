@@ -86,6 +86,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: Benchmarks
+        .executableTarget(name: "DtlsBenchmarks", dependencies: [
+            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
