@@ -21,9 +21,12 @@ import SwiftRTCICE
 /// The peer's certificate must match one of the remote fingerprints or the handshake fails
 /// with ``DtlsError/fingerprintMismatch(expected:actual:)``. ``close()`` sends `close_notify`.
 ///
-/// DTLS 1.3: GnuTLS 3.7.9 has none. A peer offering DTLS 1.3 and 1.2 gets 1.2 (a 1.3
-/// ClientHello carries `legacy_version` DTLS 1.2 and GnuTLS answers with that); a peer that
-/// insists on 1.3 only fails the handshake with a `protocol_version` alert.
+/// DTLS 1.3: GnuTLS 3.7.9 has none, and in DTLS it does not read the `supported_versions`
+/// extension. A 1.3 ClientHello carries `legacy_version` DTLS 1.2, so a peer offering 1.3 and
+/// 1.2 gets a DTLS 1.2 ServerHello and the handshake continues in 1.2; a peer that offers 1.3
+/// only gets the same ServerHello and has to abort (we then fail with its alert, or at the
+/// handshake timeout if it sends none). As a client we offer only 1.2, which a 1.3 server
+/// accepts.
 public final class DtlsTransport: @unchecked Sendable {
     // @unchecked: every mutable field below is touched only on `queue` (the GnuTLS
     // callbacks run inside GnuTLS calls made on it); `configuration`, `sender`, `queue`,

@@ -19,7 +19,7 @@ final class CapturingSender: DatagramSender {
     /// Rewrites a DTLS 1.2 ClientHello record the way a DTLS 1.3 client words it (RFC 9147
     /// §5.3): `legacy_version` stays DTLS 1.2, TLS_AES_128_GCM_SHA256 is offered first, and a
     /// `supported_versions` extension lists DTLS 1.3 (0xFEFC) before DTLS 1.2 (0xFEFD).
-    static func offeringDtls13(_ record: [UInt8]) throws -> [UInt8] {
+    static func offeringDtls13(_ record: [UInt8], versions: [UInt8] = [0xFE, 0xFC, 0xFE, 0xFD]) throws -> [UInt8] {
         //  record header (13) | msg_type(1) length(3) message_seq(2) fragment_offset(3) fragment_length(3) | body
         try #require(record.count > 25 && record[0] == 22 && record[13] == 1)
         var body = Array(record[25...])
@@ -32,7 +32,7 @@ final class CapturingSender: DatagramSender {
         offset += 2 + suitesLength + 2
         offset += 1 + Int(body[offset])  // compression_methods
         let extensionsLength = Int(body[offset]) << 8 | Int(body[offset + 1])
-        let supportedVersions: [UInt8] = [0x00, 0x2B, 0x00, 0x05, 0x04, 0xFE, 0xFC, 0xFE, 0xFD]
+        let supportedVersions: [UInt8] = [0x00, 0x2B, 0x00, UInt8(versions.count + 1), UInt8(versions.count)] + versions
         let newExtensionsLength = extensionsLength + supportedVersions.count
         body.replaceSubrange(offset..<offset + 2, with: [UInt8(newExtensionsLength >> 8), UInt8(newExtensionsLength & 0xFF)])
         body.append(contentsOf: supportedVersions)
@@ -46,15 +46,19 @@ final class CapturingSender: DatagramSender {
         return out + handshake
     }
 
-    @Test func serverAnswersADtls13OfferWithDtls12() async throws {
+    /// GnuTLS 3.7.9 does not read `supported_versions` in DTLS: it answers by `legacy_version`,
+    /// so a 1.3-and-1.2 offer continues in 1.2, and a 1.3-only peer gets a 1.2 ServerHello,
+    /// which it must refuse itself.
+    @Test(arguments: [[0xFE, 0xFC, 0xFE, 0xFD], [0xFE, 0xFC]] as [[UInt8]])
+    func serverAnswersADtls13OfferWithDtls12(versions: [UInt8]) async throws {
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
         let clientWire = CapturingSender()
         let client = try DtlsTransport(configuration: clientConfiguration, sender: clientWire)
         client.start()
         while clientWire.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         client.close()
-        let hello = try Self.offeringDtls13(clientWire.sent[0])
-        #expect(hello.count == clientWire.sent[0].count + 11)
+        let hello = try Self.offeringDtls13(clientWire.sent[0], versions: versions)
+        #expect(hello.count == clientWire.sent[0].count + 7 + versions.count)
 
         let serverWire = CapturingSender()
         let server = try DtlsTransport(configuration: serverConfiguration, sender: serverWire)
@@ -74,4 +78,5 @@ final class CapturingSender: DatagramSender {
         #expect(server.state == .connecting)
         server.close()
     }
+
 }
