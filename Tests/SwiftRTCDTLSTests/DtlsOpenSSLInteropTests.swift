@@ -6,11 +6,13 @@ import SwiftRTCDTLS
 /// on 127.0.0.1, each printing its RFC 5764 exporter output, which must equal ours.
 @Suite(.enabled(if: OpenSSL.isAvailable), .serialized)
 struct DtlsOpenSSLInteropTests {
-    /// What both OpenSSL tools are given: DTLS 1.2, AES-CM-80, the DTLS-SRTP exporter.
-    static func opensslArguments(certificate: URL, key: URL) -> [String] {
-        ["-dtls1_2", "-cert", certificate.path, "-key", key.path,
-         "-use_srtp", "SRTP_AES128_CM_SHA1_80",
-         "-keymatexport", SrtpKeyingMaterial.exporterLabel, "-keymatexportlen", "60"]
+    /// What both OpenSSL tools are given: DTLS 1.2, an SRTP profile (OpenSSL's name), the
+    /// DTLS-SRTP exporter for AES-CM's 60 bytes.
+    static func opensslArguments(certificate: URL?, key: URL?, srtp: String = "SRTP_AES128_CM_SHA1_80") -> [String] {
+        var arguments = ["-dtls1_2", "-use_srtp", srtp,
+                         "-keymatexport", SrtpKeyingMaterial.exporterLabel, "-keymatexportlen", "60"]
+        if let certificate, let key { arguments += ["-cert", certificate.path, "-key", key.path] }
+        return arguments
     }
 
     /// The exporter output as RFC 5764 lays it out, rebuilt from one endpoint's split.
@@ -31,14 +33,16 @@ struct DtlsOpenSSLInteropTests {
         return (try DtlsCertificate(certificatePEM: pem.certificate, privateKeyPEM: pem.key), certificateFile, keyFile)
     }
 
-    @Test func ourClientAgainstOpenSSLServer() async throws {
+    @Test(arguments: [("SRTP_AES128_CM_SHA1_80", DtlsSrtpProfile.aes128CmHmacSha1_80),
+                      ("SRTP_AES128_CM_SHA1_32", .aes128CmHmacSha1_32)])
+    func ourClientAgainstOpenSSLServer(opensslProfile: String, profile: DtlsSrtpProfile) async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
         let port = try UDPDatagramSocket.freePort()
         let server = try OpenSSLProcess(
             ["s_server", "-accept", "127.0.0.1:\(port)", "-verify", "1"]
-                + Self.opensslArguments(certificate: certificateFile, key: keyFile))
+                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: opensslProfile))
         defer { server.terminate() }
         #expect(await server.waitFor("ACCEPT"))
 
@@ -55,8 +59,8 @@ struct DtlsOpenSSLInteropTests {
 
         #expect(await server.waitFor("Keying material:"), "\(server.output)")
         #expect(server.keyingMaterial == Self.exporterOutput(info))
-        #expect(info.keyingMaterial.profile == .aes128CmHmacSha1_80)
-        #expect(server.output.contains("SRTP Extension negotiated, profile=SRTP_AES128_CM_SHA1_80"))
+        #expect(info.keyingMaterial.profile == profile)
+        #expect(server.output.contains("SRTP Extension negotiated, profile=\(opensslProfile)"))
         // Our ClientHello puts the RFC 8827 suite and P-256 first; OpenSSL follows the client.
         #expect(server.output.contains("CIPHER is ECDHE-ECDSA-AES128-GCM-SHA256"))
         #expect(info.cipherSuite == "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
@@ -104,5 +108,42 @@ struct DtlsOpenSSLInteropTests {
         var states: [DtlsState] = []
         for await state in server.stateUpdates { states.append(state) }
         #expect(states.last == .closed)
+    }
+
+    /// WebRTC needs a certificate from both ends: a client that sends none is refused.
+    @Test func openSSLClientWithoutCertificateIsRefused() async throws {
+        let ours = try DtlsCertificate.generate()
+        let socket = try UDPDatagramSocket()
+        defer { socket.stop() }
+        let anyone = try DtlsCertificate.generate().fingerprint
+        let server = try DtlsTransport(
+            configuration: .init(role: .server, certificate: ours, remoteFingerprints: [anyone]), sender: socket)
+        socket.run(delivering: server)
+        server.start()
+        let client = try OpenSSLProcess(
+            ["s_client", "-connect", "127.0.0.1:\(socket.port)"] + Self.opensslArguments(certificate: nil, key: nil))
+        defer { client.terminate() }
+        await #expect(throws: DtlsError.noPeerCertificate) { try await server.connected() }
+    }
+
+    /// An OpenSSL client offering only an AEAD SRTP profile, which GnuTLS 3.7.9 cannot
+    /// negotiate: the handshake completes without use_srtp, and we fail it with a clear error.
+    @Test(.enabled(if: !DtlsSrtpProfile.supported.contains(.aeadAes128Gcm)))
+    func noCommonSrtpProfileFails() async throws {
+        let directory = try OpenSSL.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
+        let socket = try UDPDatagramSocket()
+        defer { socket.stop() }
+        let server = try DtlsTransport(
+            configuration: .init(role: .server, certificate: try .generate(), remoteFingerprints: [opensslCertificate.fingerprint]),
+            sender: socket)
+        socket.run(delivering: server)
+        server.start()
+        let client = try OpenSSLProcess(
+            ["s_client", "-connect", "127.0.0.1:\(socket.port)"]
+                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: "SRTP_AEAD_AES_128_GCM"))
+        defer { client.terminate() }
+        await #expect(throws: DtlsError.noSrtpProfile) { try await server.connected() }
     }
 }
