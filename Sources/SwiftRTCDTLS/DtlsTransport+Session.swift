@@ -3,9 +3,10 @@ import CGnuTLS
 extension DtlsTransport {
     /// GnuTLS priorities: DTLS 1.2 only; ECDHE with ECDSA or RSA certificates; P-256 first
     /// and TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 first, the suite and curve RFC 8827 §6.5
-    /// makes mandatory (GnuTLS's default order offers X25519 and AES-256 first, which some
-    /// WebRTC stacks do not take); then the other suites browsers offer. The server picks by
-    /// its own order, so it too lands on AES-128-GCM when the client offers it.
+    /// makes mandatory, pinned here instead of left to GnuTLS's NORMAL order (a GnuTLS WebRTC
+    /// client is known to fail against browsers until it pins them); then the other suites
+    /// browsers offer. `%SERVER_PRECEDENCE` makes our server choose by this order too, so it
+    /// lands on AES-128-GCM and P-256 even when the client prefers AES-256 or X25519.
     static let priorities = [
         "NONE", "+VERS-DTLS1.2", "+CTYPE-X509", "+COMP-NULL", "+SIGN-ALL",
         "+CURVE-SECP256R1", "+CURVE-X25519", "+CURVE-SECP384R1",
