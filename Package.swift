@@ -114,6 +114,9 @@ let package = Package(
         .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
         .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
         .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
+        .executableTarget(name: "DtlsBenchmarks", dependencies: [
+            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),

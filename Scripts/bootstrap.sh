@@ -17,8 +17,8 @@ packages=(
   ffmpeg tshark iproute2 nftables
   # Real speech for the voice activity tests.
   espeak-ng
-  # Interop peers and TURN relay.
-  coturn chromium chromium-driver
+  # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests).
+  coturn chromium chromium-driver openssl
 )
 
 missing=()

@@ -1,0 +1,123 @@
+import CGnuTLS
+import Dispatch
+
+extension DtlsTransport {
+    /// Advances GnuTLS with what has arrived or timed out: the handshake while connecting,
+    /// alerts (close_notify) and retransmitted peer flights once connected.
+    func pump() {
+        switch currentState {
+        case .connecting: handshake()
+        case .connected: readRecords()
+        case .new, .closed, .failed: break
+        }
+    }
+
+    private func handshake() {
+        // Each call consumes datagrams until GnuTLS wants more (AGAIN); retry while some are
+        // left, with a bound in case GnuTLS returns without reading.
+        var result: Int32 = 0
+        var rounds = 0
+        repeat {
+            result = gnutls_handshake(session)
+            rounds += 1
+        } while result < 0 && gnutls_error_is_fatal(result) == 0 && !inbox.isEmpty && rounds <= Self.inboxLimit
+        if result == 0 {
+            completeHandshake()
+        } else if gnutls_error_is_fatal(result) == 0 {
+            // AGAIN, INTERRUPTED or a warning alert: wait for data or the retransmission time.
+            timer?.schedule(deadline: .now() + .milliseconds(Int(gnutls_dtls_get_timeout(session))))
+        } else {
+            failHandshake(result)
+        }
+    }
+
+    private func failHandshake(_ code: Int32) {
+        let error: DtlsError
+        switch code {
+        case GNUTLS_E_FATAL_ALERT_RECEIVED:
+            error = .alertReceived(alert: Self.alertName(gnutls_alert_get(session)))
+        case GNUTLS_E_TIMEDOUT:
+            error = .handshakeTimedOut(milliseconds: Int(Self.milliseconds(configuration.handshakeTimeout)))
+        case GNUTLS_E_NO_CERTIFICATE_FOUND:
+            error = .noPeerCertificate
+        default:
+            error = verificationFailure ?? .gnutls("gnutls_handshake", code)
+        }
+        if code != GNUTLS_E_FATAL_ALERT_RECEIVED && code != GNUTLS_E_TIMEDOUT {
+            // Tell the peer (bad_certificate for a fingerprint mismatch) so it fails now
+            // rather than at its own timeout.
+            _ = gnutls_alert_send_appropriate(session, code)
+        }
+        transition(to: .failed(error))
+    }
+
+    /// Reads the negotiated profile, exports the SRTP keys and reports `connected`.
+    private func completeHandshake() {
+        var selected = gnutls_srtp_profile_t(0)
+        guard gnutls_srtp_get_selected_profile(session, &selected) == 0,
+              let profile = DtlsSrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
+              configuration.srtpProfiles.contains(profile)
+        else {
+            _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_HANDSHAKE_FAILURE)
+            transition(to: .failed(.noSrtpProfile))
+            return
+        }
+        guard let remoteFingerprint else {
+            transition(to: .failed(.noPeerCertificate))
+            return
+        }
+        let keyingMaterial: SrtpKeyingMaterial
+        do {
+            var exported = [UInt8](repeating: 0, count: SrtpKeyingMaterial.exporterLength(for: profile))
+            let label = SrtpKeyingMaterial.exporterLabel
+            try check("gnutls_prf_rfc5705", exported.withUnsafeMutableBytes { out in
+                gnutls_prf_rfc5705(session, label.utf8.count, label, 0, nil, out.count,
+                                   out.baseAddress?.assumingMemoryBound(to: CChar.self))
+            })
+            keyingMaterial = try SrtpKeyingMaterial(exporterOutput: exported, profile: profile, role: configuration.role)
+        } catch {
+            transition(to: .failed(error))
+            return
+        }
+        let cipherSuite = gnutls_ciphersuite_get(session).map { String(cString: $0) } ?? "unknown"
+        let group = gnutls_group_get_name(gnutls_group_get(session)).map { String(cString: $0) } ?? "unknown"
+        let duration = startedAt.map { $0.duration(to: .now) } ?? .zero
+        info = DtlsConnectionInfo(
+            role: configuration.role, keyingMaterial: keyingMaterial, cipherSuite: cipherSuite, group: group,
+            remoteFingerprint: remoteFingerprint, handshakeDuration: duration)
+        // No more retransmissions: a lost final flight is answered when the peer resends.
+        timer?.schedule(deadline: .distantFuture)
+        logger.info("DTLS \(configuration.role.rawValue) connected in \(duration): \(cipherSuite) \(group) \(profile)")
+        transition(to: .connected)
+        readRecords()
+    }
+
+    /// After the handshake: lets GnuTLS process what arrived. Retransmitted handshake flights
+    /// make it resend its last flight; `close_notify` closes; application data (none in
+    /// DTLS-SRTP) is dropped.
+    private func readRecords() {
+        var rounds = 0
+        while !inbox.isEmpty, rounds <= Self.inboxLimit {
+            rounds += 1
+            let result = recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
+            if result > 0 { continue }
+            if result == 0 {
+                logger.info("DTLS \(configuration.role.rawValue): peer sent close_notify")
+                transition(to: .closed)
+                return
+            }
+            let code = Int32(truncatingIfNeeded: result)
+            guard gnutls_error_is_fatal(code) != 0 else { continue }
+            if code == GNUTLS_E_FATAL_ALERT_RECEIVED {
+                transition(to: .failed(.alertReceived(alert: Self.alertName(gnutls_alert_get(session)))))
+            } else {
+                transition(to: .failed(.gnutls("gnutls_record_recv", code)))
+            }
+            return
+        }
+    }
+
+    static func alertName(_ alert: gnutls_alert_description_t) -> String {
+        gnutls_alert_get_name(alert).map { String(cString: $0) } ?? "alert \(alert.rawValue)"
+    }
+}

@@ -1,0 +1,224 @@
+import CGnuTLS
+import Dispatch
+import Logging
+import SwiftRTCCore
+import SwiftRTCICE
+
+/// DTLS 1.2 over an ICE component, as WebRTC uses it to key SRTP (RFC 5764, RFC 8827).
+///
+/// Outgoing records go out through a ``DatagramSender``; incoming DTLS records (first byte
+/// 20...63, RFC 7983) are handed in with ``receive(_:)`` by the demultiplexer on its transport
+/// thread. The handshake is control plane: it runs on a private serial queue with GnuTLS in
+/// non-blocking mode, retransmission driven by a timer from `gnutls_dtls_get_timeout`.
+///
+/// ```swift
+/// let transport = try DtlsTransport(configuration: .init(
+///     role: .client, certificate: try .generate(), remoteFingerprints: [remote]), sender: component)
+/// transport.start()
+/// let info = try await transport.connected()   // keys in info.keyingMaterial
+/// ```
+///
+/// The peer's certificate must match one of the remote fingerprints or the handshake fails
+/// with ``DtlsError/fingerprintMismatch(expected:actual:)``. ``close()`` sends `close_notify`.
+///
+/// DTLS 1.3: GnuTLS 3.7.9 has none, and in DTLS it does not read the `supported_versions`
+/// extension. A 1.3 ClientHello carries `legacy_version` DTLS 1.2, so a peer offering 1.3 and
+/// 1.2 gets a DTLS 1.2 ServerHello and the handshake continues in 1.2; a peer that offers 1.3
+/// only gets the same ServerHello and has to abort (we then fail with its alert, or at the
+/// handshake timeout if it sends none). As a client we offer only 1.2, which a 1.3 server
+/// accepts.
+public final class DtlsTransport: @unchecked Sendable {
+    // @unchecked: every mutable field below is touched only on `queue` (the GnuTLS
+    // callbacks run inside GnuTLS calls made on it); `configuration`, `sender`, `queue`,
+    // `stateStream` and `stateContinuation` are immutable and Sendable.
+
+    /// How to run one DTLS association.
+    public struct Configuration: Sendable {
+        /// Client (sends the ClientHello, `a=setup:active`) or server.
+        public var role: DtlsRole
+        /// The certificate this endpoint presents; its fingerprint goes in the local SDP.
+        public var certificate: DtlsCertificate
+        /// The remote SDP's `a=fingerprint` values; the peer certificate must match one of
+        /// those with the strongest hash function among them (RFC 8122 §5).
+        public var remoteFingerprints: [DtlsFingerprint]
+        /// SRTP profiles to offer (client) or accept (server), in preference order.
+        public var srtpProfiles: [DtlsSrtpProfile] = DtlsSrtpProfile.supported
+        /// Largest datagram DTLS sends, in bytes (path MTU minus IP/UDP and TURN overhead).
+        public var mtu: Int = 1200
+        /// First retransmission timeout; GnuTLS doubles it after each loss of a flight.
+        public var initialRetransmissionTimeout: Duration = .milliseconds(200)
+        /// The handshake fails with ``DtlsError/handshakeTimedOut(milliseconds:)`` after this.
+        public var handshakeTimeout: Duration = .seconds(30)
+
+        /// A configuration with the default profiles, MTU and timers.
+        public init(role: DtlsRole, certificate: DtlsCertificate, remoteFingerprints: [DtlsFingerprint]) {
+            self.role = role
+            self.certificate = certificate
+            self.remoteFingerprints = remoteFingerprints
+        }
+    }
+
+    /// The configuration the transport was made with.
+    public let configuration: Configuration
+    /// Where outgoing DTLS datagrams go.
+    let sender: any DatagramSender
+    /// Serialises the GnuTLS session, timers and state.
+    let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    let logger = SwiftRTCLogging.logger("dtls")
+
+    /// State changes, from `connecting` on, ending after a final state. One consumer.
+    public let stateUpdates: AsyncStream<DtlsState>
+    private let stateContinuation: AsyncStream<DtlsState>.Continuation
+
+    // MARK: Queue-confined state
+    var session: gnutls_session_t?
+    var credentials: gnutls_certificate_credentials_t?
+    /// The fingerprints the peer certificate must match (strongest hash function only).
+    let acceptedFingerprints: [DtlsFingerprint]
+    /// Datagrams received and not yet read by GnuTLS's pull function.
+    var inbox: [[UInt8]] = []
+    /// Datagrams accepted before ``start()``; more are dropped.
+    static let inboxLimit = 32
+    /// Set by the certificate check when it rejects the peer, reported instead of GnuTLS's code.
+    var verificationFailure: DtlsError?
+    var remoteFingerprint: DtlsFingerprint?
+    var currentState: DtlsState = .new
+    var info: DtlsConnectionInfo?
+    var waiters: [CheckedContinuation<Result<DtlsConnectionInfo, DtlsError>, Never>] = []
+    var timer: DispatchSourceTimer?
+    var startedAt: ContinuousClock.Instant?
+    /// Receives application data after the handshake (WebRTC media sends none; it is dropped).
+    var recordBuffer = [UInt8](repeating: 0, count: 2048)
+
+    /// Makes a transport and its GnuTLS session; nothing is sent before ``start()``.
+    ///
+    /// - Throws: ``DtlsError/noRemoteFingerprint`` without a usable remote fingerprint, or
+    ///   the GnuTLS error if the session cannot be set up.
+    public init(configuration: Configuration, sender: any DatagramSender) throws(DtlsError) {
+        self.configuration = configuration
+        self.sender = sender
+        self.acceptedFingerprints = DtlsFingerprint.strongest(of: configuration.remoteFingerprints)
+        guard !acceptedFingerprints.isEmpty else { throw .noRemoteFingerprint }
+        queue = DispatchQueue(label: "swiftrtc.dtls")
+        (stateUpdates, stateContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        try makeSession()
+    }
+
+    deinit {
+        timer?.cancel()
+        gnutls_deinit(session)
+        gnutls_certificate_free_credentials(credentials)
+        stateContinuation.finish()
+        for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
+    }
+
+    /// The current state.
+    public var state: DtlsState { onQueue { currentState } }
+
+    /// Starts the handshake: a client sends its ClientHello, a server processes one if it
+    /// arrived already. Calling it again does nothing.
+    public func start() {
+        queue.async { [self] in
+            guard case .new = currentState else { return }
+            startedAt = .now
+            transition(to: .connecting)
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [weak self] in self?.pump() }
+            timer.resume()
+            self.timer = timer
+            pump()
+        }
+    }
+
+    /// Hands in one DTLS datagram from the network. Safe from any thread; the bytes are copied
+    /// and processed on the transport's queue. Datagrams that are not whole DTLS records are
+    /// dropped here (RFC 6347 §4.1.2.7).
+    public func receive(_ datagram: UnsafeRawBufferPointer) {
+        guard DtlsRecordFraming.isWellFramed(datagram) else { return }
+        let bytes = [UInt8](datagram)
+        queue.async { [self] in
+            guard !currentState.isFinal, inbox.count < Self.inboxLimit else { return }
+            inbox.append(bytes)
+            if case .new = currentState { return }
+            pump()
+        }
+    }
+
+    /// Waits for the handshake to complete and returns what it negotiated.
+    ///
+    /// - Throws: the failure, or ``DtlsError/closed`` if the transport closed first.
+    public func connected() async throws(DtlsError) -> DtlsConnectionInfo {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<DtlsConnectionInfo, DtlsError>, Never>) in
+            queue.async { [self] in
+                if let outcome { continuation.resume(returning: outcome) } else { waiters.append(continuation) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Closes the association: sends `close_notify` if connected, stops timers, and moves to
+    /// ``DtlsState/closed``. The datagram sender is used before this returns, never after.
+    public func close() {
+        onQueue {
+            guard !currentState.isFinal else { return }
+            if case .connected = currentState {
+                // Non-blocking: sends the close_notify alert and does not wait for the peer's.
+                _ = gnutls_bye(session, GNUTLS_SHUT_WR)
+            }
+            transition(to: .closed)
+        }
+    }
+
+    // MARK: State
+
+    /// What ``connected()`` returns once the handshake is over; `nil` before.
+    private var outcome: Result<DtlsConnectionInfo, DtlsError>? {
+        switch currentState {
+        case .new, .connecting: nil
+        case .connected: info.map { .success($0) } ?? .failure(.closed)
+        case .failed(let error): .failure(error)
+        case .closed: .failure(.closed)
+        }
+    }
+
+    /// Moves to a new state, tells the stream, and resolves ``connected()`` waiters.
+    func transition(to newState: DtlsState) {
+        guard !currentState.isFinal, currentState != newState else { return }
+        currentState = newState
+        stateContinuation.yield(newState)
+        switch newState {
+        case .connected:
+            if let outcome { resumeWaiters(with: outcome) }
+        case .failed(let error):
+            logger.warning("DTLS \(configuration.role.rawValue) failed: \(error)")
+            finish(with: error)
+        case .closed:
+            finish(with: .closed)
+        case .new, .connecting:
+            break
+        }
+    }
+
+    private func finish(with error: DtlsError) {
+        timer?.cancel()
+        timer = nil
+        inbox.removeAll()
+        stateContinuation.finish()
+        resumeWaiters(with: .failure(error))
+    }
+
+    private func resumeWaiters(with result: Result<DtlsConnectionInfo, DtlsError>) {
+        let waiting = waiters
+        waiters.removeAll()
+        for waiter in waiting { waiter.resume(returning: result) }
+    }
+
+    /// Runs `body` on the queue, inline when already on it.
+    private func onQueue<T>(_ body: () -> T) -> T {
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) { return body() }
+        return queue.sync(execute: body)
+    }
+}
