@@ -15,7 +15,8 @@ public enum SequenceNumber {
 }
 
 /// Extends 16-bit sequence numbers to 64 bits by counting wrap-arounds (the cycles count of
-/// RFC 3550 §A.1, and the SRTP rollover counter of RFC 3711 §3.3.1).
+/// RFC 3550 §A.1, and the SRTP rollover counter of RFC 3711 §3.3.1: the extended number's upper
+/// bits, `extended >> 16`).
 public struct SequenceUnwrapper: Sendable {
     private var last: Int64?
 

@@ -34,4 +34,24 @@ import Testing
         #expect(analysis.rtcpCounts["SR"] == 9 && analysis.rtcpCounts["TWCC"] == 110 && analysis.rtcpCounts["XR"] == 15)
         #expect(analysis.otherDatagrams > 0, "STUN checks")
     }
+
+    /// Loss and duplicates in the capture itself: gaps count the missing sequence numbers,
+    /// duplicates the repeats, frames only the whole ones.
+    @Test func gapsAndDuplicatesOfADamagedCapture() throws {
+        let file = "ffmpeg-vp8.pcap"
+        let expected = try FrameAssemblerTests.expected(file)
+        let original = try Fixtures.datagrams(Fixtures.own.appendingPathComponent(file))
+        let rtp = original.indices.filter { i in original[i].payload.withUnsafeBytes { !RTPDemultiplexer.isRTCP($0) } }
+        let dropped: Set = [rtp[5], rtp[6], rtp[40]]
+        var datagrams: [CaptureReader.Datagram] = []
+        for (i, datagram) in original.enumerated() where !dropped.contains(i) {
+            datagrams.append(datagram)
+            if i == rtp[22] { datagrams.append(original[rtp[20]]) }  // a late duplicate
+        }
+        let analysis = CaptureAnalysis.analyze(datagrams, codecs: [96: "VP8"])
+        let stream = try #require(analysis.streams.first)
+        #expect(stream.gaps == 3 && stream.duplicates == 1 && stream.packets == rtp.count - 3 + 1)
+        #expect(try #require(stream.frames) < expected.frames.count && stream.frames! >= expected.frames.count - 3)
+        #expect(stream.width == 320)
+    }
 }
