@@ -86,6 +86,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
+        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
