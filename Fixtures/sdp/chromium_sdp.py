@@ -6,9 +6,10 @@ library only) to produce or consume SDP.
                                   candidates) as chromium-<version>-*.sdp into OUTDIR
   chromium_sdp.py answer          reads an offer on stdin, prints Chromium's answer to it
                                   (setRemoteDescription + createAnswer + setLocalDescription)
-  chromium_sdp.py offer           prints Chromium's audio+video offer (after gathering), then a
-                                  line "--END--", then reads an answer on stdin and applies it
-                                  (setRemoteDescription); prints "accepted" or fails
+  chromium_sdp.py offer [data]    prints Chromium's audio+video offer (after gathering; with a
+                                  data channel too when "data" is given), then a line "--END--",
+                                  then reads an answer on stdin and applies it
+                                  (setRemoteDescription); prints "accepted <state>" or fails
 
 Needs Debian's `chromium` and `chromium-driver`. No ICE servers are configured and the
 peer connections are never connected: nothing is sent anywhere.
@@ -111,11 +112,13 @@ const done = arguments[arguments.length - 1];
 """
 
 OFFER = GATHERED + """
+const withData = arguments[0];
 const done = arguments[arguments.length - 1];
 (async () => {
   const stream = await navigator.mediaDevices.getUserMedia({audio: true, video: true});
   window.pc = new RTCPeerConnection({iceServers: []});
   stream.getTracks().forEach(t => window.pc.addTrack(t, stream));
+  if (withData) window.pc.createDataChannel('chat');
   await window.pc.setLocalDescription(await window.pc.createOffer());
   await gathered(window.pc);
   return {offer: window.pc.localDescription.sdp};
@@ -156,7 +159,7 @@ def main():
                 sys.exit("chromium rejected the offer: " + out["error"])
             sys.stdout.write(out["answer"])
         elif sys.argv[1] == "offer":
-            out = driver.run(OFFER)
+            out = driver.run(OFFER, sys.argv[2:] == ["data"])
             if "error" in out:
                 sys.exit("chromium: " + out["error"])
             sys.stdout.write(out["offer"] + "--END--\n")

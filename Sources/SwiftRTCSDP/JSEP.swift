@@ -64,7 +64,7 @@ public enum JSEP {
                 && offered.proto.uppercased().hasSuffix("SAVPF") && offered.rtcpMux
                 && (offered.port != 0 || (offered.bundleOnly && offeredBundle.contains(mid)))
             guard supported else {
-                answer.media.append(rejected(offered))
+                answer.media.append(rejected(offered, local: local))
                 continue
             }
             // Pick the transceiver: same mid, else the first unused one of this kind.
@@ -76,7 +76,7 @@ public enum JSEP {
             }
             let codecs = intersect(offered: offered, capabilities: transceiver.capabilities)
             guard !codecs.isEmpty else {
-                answer.media.append(rejected(offered))
+                answer.media.append(rejected(offered, local: local))
                 continue
             }
             guard offered.iceUfrag != nil, offered.icePwd != nil else { throw .missingICECredentials(mid: mid) }
@@ -230,9 +230,15 @@ public enum JSEP {
             .map { ExtMap(id: $0.id, direction: $0.direction?.reversed, uri: $0.uri) }
     }
 
-    static func rejected(_ offered: MediaDescription) -> MediaDescription {
+    /// A rejected section: port 0, the offered formats, and (as libwebrtc writes it) the ICE
+    /// and DTLS attributes without candidates, which aiortc requires in every section.
+    static func rejected(_ offered: MediaDescription, local: LocalParameters) -> MediaDescription {
         var m = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+        addTransport(to: &m, local: local, setup: (offered.setup ?? .actpass).answer(preferred: local.answerSetup) ?? local.answerSetup)
+        m.port = 0
         m.connection = ConnectionData()
+        m.candidates = []
+        m.endOfCandidates = false
         m.mid = offered.mid
         return m
     }
