@@ -100,3 +100,17 @@ func recordedAnswersToOurOffer(answer: String) throws {
         #expect(!String(decoding: json, as: UTF8.self).contains("\"rtcpMuxOnly\":false"))
     }
 }
+
+@Test func swiftRTCAnswersItsOwnOffer() throws {
+    let offer = TestPeer.offer
+    var local = TestPeer.local(ufrag: "Othr", pwd: "otherpasswordotherpasswd")
+    local.iceLite = true
+    let answer = try JSEP.createAnswer(to: try SessionDescription(parsing: offer.sdp), transceivers: TestPeer.transceivers, local: local)
+    #expect(answer.iceLite && answer.sdp.contains("\r\na=ice-lite\r\n"))
+    let negotiation = try Negotiation(offer: offer, answer: answer)
+    #expect(negotiation.bundle == ["0", "1"])
+    #expect(negotiation.media.map { $0.codecs.map(\.payloadType) } == [[111], [96, 97]])
+    #expect(negotiation.media[1].codecs[0].feedback == MediaCapabilities.video.codecs[0].feedback)
+    #expect(negotiation.media.map { $0.extensions.map(\.id) } == [[1, 2, 3, 4], [2, 3, 4]])
+    #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
+}
