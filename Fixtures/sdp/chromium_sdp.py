@@ -6,6 +6,9 @@ library only) to produce or consume SDP.
                                   candidates) as chromium-<version>-*.sdp into OUTDIR
   chromium_sdp.py answer          reads an offer on stdin, prints Chromium's answer to it
                                   (setRemoteDescription + createAnswer + setLocalDescription)
+  chromium_sdp.py renegotiate     reads two offers on stdin separated by a line "--NEXT--" and
+                                  answers both on one peer connection (e.g. an ICE restart);
+                                  prints the two answers separated by "--NEXT--"
   chromium_sdp.py offer [data]    prints Chromium's audio+video offer (after gathering; with a
                                   data channel too when "data" is given), then a line "--END--",
                                   then reads an answer on stdin and applies it
@@ -111,6 +114,22 @@ const done = arguments[arguments.length - 1];
 })().then(done, e => done({error: String(e)}));
 """
 
+RENEGOTIATE = """
+const offers = arguments[0];
+const done = arguments[arguments.length - 1];
+(async () => {
+  const pc = new RTCPeerConnection({iceServers: []});
+  const answers = [];
+  for (const sdp of offers) {
+    await pc.setRemoteDescription({type: 'offer', sdp});
+    const answer = await pc.createAnswer();
+    await pc.setLocalDescription(answer);
+    answers.push(answer.sdp);
+  }
+  return {answers};
+})().then(done, e => done({error: String(e)}));
+"""
+
 OFFER = GATHERED + """
 const withData = arguments[0];
 const done = arguments[arguments.length - 1];
@@ -158,6 +177,11 @@ def main():
             if "error" in out:
                 sys.exit("chromium rejected the offer: " + out["error"])
             sys.stdout.write(out["answer"])
+        elif sys.argv[1] == "renegotiate":
+            out = driver.run(RENEGOTIATE, sys.stdin.read().split("--NEXT--\n"))
+            if "error" in out:
+                sys.exit("chromium rejected an offer: " + out["error"])
+            sys.stdout.write("--NEXT--\n".join(out["answers"]))
         elif sys.argv[1] == "offer":
             out = driver.run(OFFER, sys.argv[2:] == ["data"])
             if "error" in out:

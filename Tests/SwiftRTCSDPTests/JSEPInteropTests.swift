@@ -132,4 +132,18 @@ struct JSEPInteropTests {
         #expect(sections.map(\.port) == [9, 9, 0])
         #expect(try #require(answer).bundleGroups == [["0", "1"]])
     }
+
+    /// Chromium takes our ICE restart offer on the same connection and restarts ICE too.
+    @Test func chromiumAcceptsOurICERestart() throws {
+        let first = TestPeer.offer
+        let restart = JSEP.iceRestartOffer(previous: first, iceUfrag: "ReSt", icePwd: "restartpasswordrestart00")
+        let output = try Self.run(.chromium, "renegotiate", stdin: first.sdp + "--NEXT--\n" + restart.sdp)
+        let answers = try output.components(separatedBy: "--NEXT--\n").map { try SessionDescription(parsing: $0) }
+        #expect(answers.count == 2)
+        let before = try Negotiation(offer: first, answer: answers[0])
+        let after = try Negotiation(offer: restart, answer: answers[1])
+        // Same media, codecs and roles; new ICE credentials on Chromium's side as well.
+        #expect(after.media == before.media)
+        #expect(answers[0].media[0].iceUfrag != answers[1].media[0].iceUfrag)
+    }
 }
