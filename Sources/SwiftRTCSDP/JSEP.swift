@@ -69,7 +69,7 @@ public enum JSEP {
             }
             // Pick the transceiver: same mid, else the first unused one of this kind.
             let transceiver: LocalTransceiver
-            if let i = unused.firstIndex(where: { $0.mid == mid }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
+            if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == offered.kind }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
                 transceiver = unused.remove(at: i)
             } else {
                 transceiver = LocalTransceiver(kind: offered.kind, direction: .recvonly, mid: mid, streamId: "-", trackId: "-")
