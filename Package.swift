@@ -117,6 +117,8 @@ let package = Package(
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
             "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
+        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),

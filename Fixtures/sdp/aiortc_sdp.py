@@ -6,9 +6,10 @@
                                 as aiortc-<version>-*.sdp into OUTDIR
   aiortc_sdp.py answer          reads an offer on stdin, prints aiortc's answer to it
                                 (setRemoteDescription + createAnswer + setLocalDescription)
-  aiortc_sdp.py offer           prints aiortc's audio+video offer, then a line "--END--", then
-                                reads an answer on stdin and applies it (setRemoteDescription);
-                                prints "accepted" or fails
+  aiortc_sdp.py offer [data]    prints aiortc's audio+video offer (with a data channel too when
+                                "data" is given), then a line "--END--", then reads an answer on
+                                stdin and applies it (setRemoteDescription); prints
+                                "accepted <state>" or fails
 
 ICE gathers on 127.0.0.1 only (aioice leaves loopback out unless patched as below) and no ICE
 servers are configured, so nothing is sent anywhere.
@@ -58,10 +59,12 @@ async def answer(offer_sdp):
     sys.stdout.write(pc.localDescription.sdp)
     await pc.close()
 
-async def offer():
+async def offer(with_data):
     pc = peer()
     pc.addTrack(AudioStreamTrack())
     pc.addTrack(VideoStreamTrack())
+    if with_data:
+        pc.createDataChannel("chat")
     await pc.setLocalDescription(await pc.createOffer())
     sys.stdout.write(pc.localDescription.sdp + "--END--\n")
     sys.stdout.flush()
@@ -78,7 +81,7 @@ if __name__ == "__main__":
         asyncio.run(record(sys.argv[2]))
     elif len(sys.argv) == 2 and sys.argv[1] == "answer":
         asyncio.run(answer(sys.stdin.read()))
-    elif len(sys.argv) == 2 and sys.argv[1] == "offer":
-        asyncio.run(offer())
+    elif len(sys.argv) in (2, 3) and sys.argv[1] == "offer":
+        asyncio.run(offer(sys.argv[2:] == ["data"]))
     else:
         sys.exit(__doc__)

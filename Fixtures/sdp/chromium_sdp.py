@@ -6,9 +6,13 @@ library only) to produce or consume SDP.
                                   candidates) as chromium-<version>-*.sdp into OUTDIR
   chromium_sdp.py answer          reads an offer on stdin, prints Chromium's answer to it
                                   (setRemoteDescription + createAnswer + setLocalDescription)
-  chromium_sdp.py offer           prints Chromium's audio+video offer (after gathering), then a
-                                  line "--END--", then reads an answer on stdin and applies it
-                                  (setRemoteDescription); prints "accepted" or fails
+  chromium_sdp.py renegotiate     reads two offers on stdin separated by a line "--NEXT--" and
+                                  answers both on one peer connection (e.g. an ICE restart);
+                                  prints the two answers separated by "--NEXT--"
+  chromium_sdp.py offer [data]    prints Chromium's audio+video offer (after gathering; with a
+                                  data channel too when "data" is given), then a line "--END--",
+                                  then reads an answer on stdin and applies it
+                                  (setRemoteDescription); prints "accepted <state>" or fails
 
 Needs Debian's `chromium` and `chromium-driver`. No ICE servers are configured and the
 peer connections are never connected: nothing is sent anywhere.
@@ -110,12 +114,30 @@ const done = arguments[arguments.length - 1];
 })().then(done, e => done({error: String(e)}));
 """
 
+RENEGOTIATE = """
+const offers = arguments[0];
+const done = arguments[arguments.length - 1];
+(async () => {
+  const pc = new RTCPeerConnection({iceServers: []});
+  const answers = [];
+  for (const sdp of offers) {
+    await pc.setRemoteDescription({type: 'offer', sdp});
+    const answer = await pc.createAnswer();
+    await pc.setLocalDescription(answer);
+    answers.push(answer.sdp);
+  }
+  return {answers};
+})().then(done, e => done({error: String(e)}));
+"""
+
 OFFER = GATHERED + """
+const withData = arguments[0];
 const done = arguments[arguments.length - 1];
 (async () => {
   const stream = await navigator.mediaDevices.getUserMedia({audio: true, video: true});
   window.pc = new RTCPeerConnection({iceServers: []});
   stream.getTracks().forEach(t => window.pc.addTrack(t, stream));
+  if (withData) window.pc.createDataChannel('chat');
   await window.pc.setLocalDescription(await window.pc.createOffer());
   await gathered(window.pc);
   return {offer: window.pc.localDescription.sdp};
@@ -155,8 +177,13 @@ def main():
             if "error" in out:
                 sys.exit("chromium rejected the offer: " + out["error"])
             sys.stdout.write(out["answer"])
+        elif sys.argv[1] == "renegotiate":
+            out = driver.run(RENEGOTIATE, sys.stdin.read().split("--NEXT--\n"))
+            if "error" in out:
+                sys.exit("chromium rejected an offer: " + out["error"])
+            sys.stdout.write("--NEXT--\n".join(out["answers"]))
         elif sys.argv[1] == "offer":
-            out = driver.run(OFFER)
+            out = driver.run(OFFER, sys.argv[2:] == ["data"])
             if "error" in out:
                 sys.exit("chromium: " + out["error"])
             sys.stdout.write(out["offer"] + "--END--\n")

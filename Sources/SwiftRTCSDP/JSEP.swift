@@ -9,8 +9,16 @@ public enum JSEP {
     /// RTX), `a=setup:actpass`, rtcp-mux, rtcp-rsize, trickle ICE and the local candidates.
     public static func createOffer(transceivers: [LocalTransceiver], local: LocalParameters) -> SessionDescription {
         var offer = session(local: local)
-        for (index, t) in transceivers.enumerated() {
-            let mid = t.mid ?? String(index)
+        // Transceivers without a mid get the lowest free number.
+        var taken = Set(transceivers.compactMap(\.mid))
+        var next = 0
+        for t in transceivers {
+            var mid = t.mid ?? ""
+            if t.mid == nil {
+                while taken.contains(String(next)) { next += 1 }
+                mid = String(next)
+                taken.insert(mid)
+            }
             var m = MediaDescription(kind: t.kind, port: 9, proto: mediaProto, formats: t.capabilities.codecs.map { String($0.payloadType) })
             m.mid = mid
             addTransport(to: &m, local: local, setup: .actpass)
@@ -56,19 +64,19 @@ public enum JSEP {
                 && offered.proto.uppercased().hasSuffix("SAVPF") && offered.rtcpMux
                 && (offered.port != 0 || (offered.bundleOnly && offeredBundle.contains(mid)))
             guard supported else {
-                answer.media.append(rejected(offered, mid: mid))
+                answer.media.append(rejected(offered, local: local))
                 continue
             }
             // Pick the transceiver: same mid, else the first unused one of this kind.
             let transceiver: LocalTransceiver
-            if let i = unused.firstIndex(where: { $0.mid == mid }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
+            if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == offered.kind }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
                 transceiver = unused.remove(at: i)
             } else {
                 transceiver = LocalTransceiver(kind: offered.kind, direction: .recvonly, mid: mid, streamId: "-", trackId: "-")
             }
             let codecs = intersect(offered: offered, capabilities: transceiver.capabilities)
             guard !codecs.isEmpty else {
-                answer.media.append(rejected(offered, mid: mid))
+                answer.media.append(rejected(offered, local: local))
                 continue
             }
             guard offered.iceUfrag != nil, offered.icePwd != nil else { throw .missingICECredentials(mid: mid) }
@@ -80,7 +88,8 @@ public enum JSEP {
             }
 
             var m = MediaDescription(kind: offered.kind, port: 9, proto: offered.proto, formats: codecs.map { String($0.payloadType) })
-            m.mid = mid
+            // An answer carries a=mid only when the offer did (RFC 5888 §9.1).
+            m.mid = offered.mid
             addTransport(to: &m, local: local, setup: setup)
             m.extensions = intersectExtensions(offered: offered, capabilities: transceiver.capabilities)
             let direction = (offered.direction ?? .sendrecv).answer(local: transceiver.direction)
@@ -221,10 +230,16 @@ public enum JSEP {
             .map { ExtMap(id: $0.id, direction: $0.direction?.reversed, uri: $0.uri) }
     }
 
-    static func rejected(_ offered: MediaDescription, mid: String) -> MediaDescription {
+    /// A rejected section: port 0, the offered formats, and (as libwebrtc writes it) the ICE
+    /// and DTLS attributes without candidates, which aiortc requires in every section.
+    static func rejected(_ offered: MediaDescription, local: LocalParameters) -> MediaDescription {
         var m = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+        addTransport(to: &m, local: local, setup: (offered.setup ?? .actpass).answer(preferred: local.answerSetup) ?? local.answerSetup)
+        m.port = 0
         m.connection = ConnectionData()
-        m.mid = mid
+        m.candidates = []
+        m.endOfCandidates = false
+        m.mid = offered.mid
         return m
     }
 }

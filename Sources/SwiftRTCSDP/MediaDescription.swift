@@ -42,7 +42,10 @@ public struct MediaDescription: Sendable, Hashable, Codable {
         attributes[keyPath: keyPath]
     }
 
-    /// Whether the port is 0 (rejected, or bundle-only in an offer).
+    /// The codec with this payload type.
+    public func codec(_ payloadType: UInt8) -> RtpCodec? { attributes.codec(payloadType) }
+
+    /// Whether the port is 0 and the section is not bundle-only: rejected.
     public var isRejected: Bool { port == 0 && !attributes.bundleOnly }
 
     /// Whether the section carries RTP (its proto names RTP).

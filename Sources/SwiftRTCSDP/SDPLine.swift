@@ -17,7 +17,8 @@ public struct SDPLine: Sendable, Hashable {
     public static func split(_ text: String) -> [SDPLine] {
         var lines: [SDPLine] = []
         // "\r\n" is a single Character in Swift, so CRLF and LF both split as one newline.
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        // Other Unicode line separators are not SDP line endings and stay inside the line.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: isLineEnding).enumerated() {
             var line = raw
             while let last = line.last, last == " " || last == "\t" { line.removeLast() }
             if line.isEmpty { continue }
@@ -30,4 +31,7 @@ public struct SDPLine: Sendable, Hashable {
         }
         return lines
     }
+
+    /// CRLF, LF, or a bare CR.
+    static func isLineEnding(_ c: Character) -> Bool { c == "\r\n" || c == "\n" || c == "\r" }
 }

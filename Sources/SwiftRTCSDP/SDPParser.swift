@@ -67,6 +67,12 @@ extension SessionDescription {
             last.finish()
             media.append(last)
         }
+        // RFC 8866 order (u e p before c=, r z k after t=), as the writer puts them back.
+        let rank = ["u", "e", "p", "r", "z", "k"]
+        otherLines = otherLines.enumerated().sorted { a, b in
+            let ra = rank.firstIndex(of: a.element.type) ?? 0, rb = rank.firstIndex(of: b.element.type) ?? 0
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// Parses SDP bytes (UTF-8; invalid sequences become U+FFFD and fail where they stand).

@@ -114,9 +114,9 @@ struct SDPSummary {
                     let codec = m.attributes.codec(pt)
                     var name = codec?.name ?? codec?.encodingName?.uppercased() ?? "?"
                     if let apt = codec?.associatedPayloadType { name += "(\(apt))" }
-                    return "\(name)/\(pt)"
+                    return "\(pt) \(name)"
                 }
-                columns.append("codecs " + (codecs.isEmpty ? "none" : codecs.joined(separator: " ")))
+                columns.append("codecs " + (codecs.isEmpty ? "none" : codecs.joined(separator: ", ")))
                 var sources = m.ssrcNumbers.map(String.init)
                 for group in m.ssrcGroups { sources.append("\(group.semantics)(\(group.ssrcs.map(String.init).joined(separator: ",")))") }
                 columns.append("ssrcs " + (sources.isEmpty ? "none" : sources.joined(separator: " ")))

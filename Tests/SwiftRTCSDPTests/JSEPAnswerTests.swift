@@ -54,7 +54,7 @@ private func ourAnswerToRecordedOffer(_ expected: ExpectedAnswer) throws {
     for (index, section) in negotiation.media.enumerated() {
         let offered = offer.resolved(offer.media[index])
         let answered = answer.media[index]
-        #expect(answered.mid == (offered.mid ?? String(index)), "mids are kept")
+        #expect(answered.mid == offered.mid, "mids are kept")
         guard section.accepted else {
             #expect(answered.port == 0)
             #expect(answered.kind == offered.kind && answered.proto == offered.proto)
@@ -197,4 +197,17 @@ func recordedPairsNegotiate(offer: String, answer: String, firstPayloadTypes: [U
     answer = try SDPFixtures.parse("firefox-153-answer-to-chrome-156-offer-audio-video.sdp")
     answer.media.removeLast()
     #expect(throws: JSEPError.self) { try Negotiation(offer: offer, answer: answer) }
+}
+
+@Test func answerToAnOfferWithoutMidsAddsNone() throws {
+    // FreeSWITCH-style SDP without a=mid or BUNDLE, turned into an offer.
+    var offer = try SDPFixtures.parse("freeswitch-2018-answer-audio-pcma-dtls.sdp")
+    offer.media[0].setup = .actpass
+    offer.media[0].codecs.insert(RtpCodec(payloadType: 111, name: "opus", clockRate: 48000, channels: 2), at: 0)
+    offer.media[0].formats.insert("111", at: 0)
+    let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
+    #expect(answer.media[0].mid == nil && answer.groups.isEmpty)
+    #expect(answer.media[0].payloadTypes == [111])
+    let negotiation = try Negotiation(offer: offer, answer: answer)
+    #expect(negotiation.media.map(\.mid) == ["0"] && negotiation.media[0].accepted)
 }

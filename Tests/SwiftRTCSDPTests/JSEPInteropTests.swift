@@ -25,11 +25,11 @@ struct JSEPInteropTests {
 
     /// Runs `python3 <driver> <mode>`, handing `respond` what the driver prints before
     /// `--END--` (if anything) and writing its reply to the driver's stdin.
-    static func run(_ peer: Peer, _ mode: String, stdin: String? = nil,
+    static func run(_ peer: Peer, _ mode: String..., stdin: String? = nil,
                     respond: ((String) throws -> String)? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", peer.script.path, mode]
+        process.arguments = ["python3", peer.script.path] + mode
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -59,7 +59,7 @@ struct JSEPInteropTests {
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PeerFailure(description: "\(peer) \(mode) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)")
+            throw PeerFailure(description: "\(peer) \(mode.joined(separator: " ")) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)")
         }
         return String(decoding: output, as: UTF8.self)
     }
@@ -115,5 +115,35 @@ struct JSEPInteropTests {
         #expect(negotiation.media.allSatisfy { $0.accepted && $0.answererSetup == .active })
         #expect(negotiation.media[0].codecs.first?.encodingName == "opus")
         #expect(negotiation.media[1].codecs.first?.encodingName == "vp8")
+    }
+
+    @Test(arguments: Peer.allCases)
+    func peerAcceptsOurRejectionOfItsDataChannel(peer: Peer) throws {
+        var answer: SessionDescription?
+        let result = try Self.run(peer, "offer", "data") { offerText in
+            let offer = try SessionDescription(parsing: offerText)
+            let made = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
+            answer = made
+            return made.sdp
+        }
+        #expect(result.contains("accepted stable"), "\(result)")
+        let sections = try #require(answer).media
+        #expect(sections.map(\.kind) == [.audio, .video, .application])
+        #expect(sections.map(\.port) == [9, 9, 0])
+        #expect(try #require(answer).bundleGroups == [["0", "1"]])
+    }
+
+    /// Chromium takes our ICE restart offer on the same connection and restarts ICE too.
+    @Test func chromiumAcceptsOurICERestart() throws {
+        let first = TestPeer.offer
+        let restart = JSEP.iceRestartOffer(previous: first, iceUfrag: "ReSt", icePwd: "restartpasswordrestart00")
+        let output = try Self.run(.chromium, "renegotiate", stdin: first.sdp + "--NEXT--\n" + restart.sdp)
+        let answers = try output.components(separatedBy: "--NEXT--\n").map { try SessionDescription(parsing: $0) }
+        #expect(answers.count == 2)
+        let before = try Negotiation(offer: first, answer: answers[0])
+        let after = try Negotiation(offer: restart, answer: answers[1])
+        // Same media, codecs and roles; new ICE credentials on Chromium's side as well.
+        #expect(after.media == before.media)
+        #expect(answers[0].media[0].iceUfrag != answers[1].media[0].iceUfrag)
     }
 }

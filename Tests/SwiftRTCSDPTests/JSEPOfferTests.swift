@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SwiftRTCSDP
 
@@ -76,4 +77,40 @@ func recordedAnswersToOurOffer(answer: String) throws {
     #expect(negotiation.media.map { $0.codecs.map(\.payloadType) } == [[111], [96, 97]])
     #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
     #expect(negotiation.media[0].extensions.contains { $0.id == 4 && $0.uri == ExtMap.URI.mid })
+}
+
+@Test func offerAssignsFreeMids() {
+    let transceivers = [
+        LocalTransceiver(kind: .audio, mid: "1", streamId: "s", trackId: "a"),
+        LocalTransceiver(kind: .video, streamId: "s", trackId: "v"),
+        LocalTransceiver(kind: .video, streamId: "s", trackId: "w"),
+    ]
+    let offer = JSEP.createOffer(transceivers: transceivers, local: TestPeer.local())
+    #expect(offer.media.map(\.mid) == ["1", "0", "2"])
+    #expect(offer.bundleGroups == [["1", "0", "2"]])
+}
+
+@Test func modelEncodesAndDecodesAsJSON() throws {
+    for name in ["chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp", "firefox-153-offer-simulcast-rid-q-h-f.sdp",
+                 "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp"] {
+        let d = try SDPFixtures.parse(name)
+        let json = try JSONEncoder().encode(d)
+        #expect(try JSONDecoder().decode(SessionDescription.self, from: json) == d, "\(name)")
+        // Absent attributes are left out of the JSON.
+        #expect(!String(decoding: json, as: UTF8.self).contains("\"rtcpMuxOnly\":false"))
+    }
+}
+
+@Test func swiftRTCAnswersItsOwnOffer() throws {
+    let offer = TestPeer.offer
+    var local = TestPeer.local(ufrag: "Othr", pwd: "otherpasswordotherpasswd")
+    local.iceLite = true
+    let answer = try JSEP.createAnswer(to: try SessionDescription(parsing: offer.sdp), transceivers: TestPeer.transceivers, local: local)
+    #expect(answer.iceLite && answer.sdp.contains("\r\na=ice-lite\r\n"))
+    let negotiation = try Negotiation(offer: offer, answer: answer)
+    #expect(negotiation.bundle == ["0", "1"])
+    #expect(negotiation.media.map { $0.codecs.map(\.payloadType) } == [[111], [96, 97]])
+    #expect(negotiation.media[1].codecs[0].feedback == MediaCapabilities.video.codecs[0].feedback)
+    #expect(negotiation.media.map { $0.extensions.map(\.id) } == [[1, 2, 3, 4], [2, 3, 4]])
+    #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
 }
