@@ -102,7 +102,7 @@ public struct DtlsCertificate: Sendable {
 
 /// The bytes a GnuTLS export function writes into a caller buffer (`output`, `&size`),
 /// asking it for the size first.
-func exported(
+private func exported(
     _ function: String, _ export: (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>) -> Int32
 ) throws(DtlsError) -> [UInt8] {
     var size = 0
@@ -111,9 +111,4 @@ func exported(
     var bytes = [UInt8](repeating: 0, count: size)
     try check(function, bytes.withUnsafeMutableBytes { export($0.baseAddress, &size) })
     return Array(bytes.prefix(size))
-}
-
-/// Throws the GnuTLS error of a negative return code.
-func check(_ function: String, _ code: Int32) throws(DtlsError) {
-    if code < 0 { throw DtlsError.gnutls(function, code) }
 }

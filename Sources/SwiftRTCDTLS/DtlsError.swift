@@ -64,3 +64,8 @@ public enum DtlsError: Error, Sendable, Hashable, CustomStringConvertible {
         .gnutls(function: function, code: code, message: String(cString: gnutls_strerror(code)))
     }
 }
+
+/// Throws the GnuTLS error of a negative return code.
+func check(_ function: String, _ code: Int32) throws(DtlsError) {
+    if code < 0 { throw DtlsError.gnutls(function, code) }
+}

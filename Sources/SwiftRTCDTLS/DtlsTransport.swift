@@ -96,6 +96,7 @@ public final class DtlsTransport: @unchecked Sendable {
     /// - Throws: ``DtlsError/noRemoteFingerprint`` without a usable remote fingerprint, or
     ///   the GnuTLS error if the session cannot be set up.
     public init(configuration: Configuration, sender: any DatagramSender) throws(DtlsError) {
+        DtlsLibrary.logging
         self.configuration = configuration
         self.sender = sender
         self.acceptedFingerprints = DtlsFingerprint.strongest(of: configuration.remoteFingerprints)

@@ -81,4 +81,25 @@ func outcome(_ transport: DtlsTransport) async -> Result<DtlsConnectionInfo, Dtl
         #expect(profiles.0 == .aes128CmHmacSha1_32)
         #expect(profiles.1 == .aes128CmHmacSha1_32)
     }
+
+    /// Transports hold no reference cycles (timer handler, GnuTLS context pointer, stream):
+    /// dropped, even connected and never closed, they are freed with their GnuTLS session.
+    @Test func droppedTransportsAreFreed() async throws {
+        let (clientConfiguration, serverConfiguration) = try pairConfigurations()
+        weak var weakClient: DtlsTransport?
+        weak var weakServer: DtlsTransport?
+        for _ in 0..<20 {
+            let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+            weakClient = client
+            weakServer = server
+            let (c, s) = await handshake(client, server)
+            _ = try c.get()
+            _ = try s.get()
+        }
+        for _ in 0..<100 where weakClient != nil || weakServer != nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(weakClient == nil)
+        #expect(weakServer == nil)
+    }
 }
