@@ -86,6 +86,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: Benchmarks
+        // Datagrams through two connected IceAgents on loopback.
+        .executableTarget(name: "ICEBenchmarks", dependencies: [
+            "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/ICEBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
