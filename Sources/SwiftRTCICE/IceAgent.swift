@@ -64,9 +64,11 @@ public final class IceAgent: Sendable {
     /// Creates an agent on a thread of `pool`. Gathering starts with ``startGathering()``.
     public init(configuration: Configuration, pool: TransportThreadPool = .shared) throws(IceError) {
         self.configuration = configuration
-        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self)
+        // States and errors keep the newest 64 if nobody reads them (a flapping connection
+        // must not grow memory); candidates are few and must all arrive.
+        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self, bufferingPolicy: .bufferingNewest(64))
         let (gathering, gatheringContinuation) = AsyncStream.makeStream(of: IceGatheringEvent.self)
-        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self)
+        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self, bufferingPolicy: .bufferingNewest(64))
         self.states = states
         self.gathering = gathering
         self.errors = errors
