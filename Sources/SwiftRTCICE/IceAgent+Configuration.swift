@@ -38,10 +38,12 @@ extension IceAgent {
 
     /// Everything an agent is made with.
     public struct Configuration: Sendable {
+        /// Controlling or controlled.
         public var role: Role
         /// STUN and TURN servers. libnice takes one STUN server (the first `stun:` URL is
         /// used) and any number of TURN servers.
         public var servers: [IceServer]
+        /// All candidates, or relayed only.
         public var transportPolicy: TransportPolicy
         /// Where to gather host candidates: IP literals or interface names (`lo`, `eth0`).
         /// Empty means every interface libnice finds, which excludes loopback; give
@@ -55,6 +57,7 @@ extension IceAgent {
         /// `SO_RCVBUF`, which the kernel caps at net.core.rmem_max). Default 1 MiB: bursts
         /// of video at high rates overflow the default of about 200 KiB.
         public var receiveBufferSize: Int
+        /// When silence makes the agent disconnected and failed.
         public var consent: ConsentTiming
 
         /// A configuration with SwiftRTC's defaults: no UPnP (it delayed gathering by 200 ms),
@@ -74,7 +77,9 @@ extension IceAgent {
 
     /// The ICE username fragment and password of one side (`a=ice-ufrag`, `a=ice-pwd`).
     public struct Credentials: Sendable, Hashable {
+        /// `ice-ufrag`.
         public var usernameFragment: String
+        /// `ice-pwd`.
         public var password: String
 
         /// Creates credentials.

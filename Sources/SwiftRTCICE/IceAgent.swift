@@ -64,9 +64,11 @@ public final class IceAgent: Sendable {
     /// Creates an agent on a thread of `pool`. Gathering starts with ``startGathering()``.
     public init(configuration: Configuration, pool: TransportThreadPool = .shared) throws(IceError) {
         self.configuration = configuration
-        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self)
+        // States and errors keep the newest 64 if nobody reads them (a flapping connection
+        // must not grow memory); candidates are few and must all arrive.
+        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self, bufferingPolicy: .bufferingNewest(64))
         let (gathering, gatheringContinuation) = AsyncStream.makeStream(of: IceGatheringEvent.self)
-        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self)
+        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self, bufferingPolicy: .bufferingNewest(64))
         self.states = states
         self.gathering = gathering
         self.errors = errors
@@ -119,24 +121,6 @@ public final class IceAgent: Sendable {
     /// Returns when libnice has released its resources. Idempotent.
     public func close() async {
         await core.close()
-    }
-}
-
-/// The one component of an agent, as the layers above see it: a ``DatagramSender``.
-public final class IceComponent: DatagramSender {
-    let core: IceAgentCore
-
-    init(core: IceAgentCore) {
-        self.core = core
-    }
-
-    /// Sends one datagram on the selected pair (`nice_agent_send`). Safe from any thread,
-    /// no allocation; `false` before a pair is selected, after close, or if the socket refused.
-    public func send(_ datagram: UnsafeRawBufferPointer) -> Bool {
-        guard let base = datagram.baseAddress, !core.isClosed.load(ordering: .relaxed) else { return false }
-        let sent = nice_agent_send(core.agent, core.streamID, IceAgentCore.componentID, UInt32(datagram.count),
-                                   base.assumingMemoryBound(to: CChar.self))
-        return Int(sent) == datagram.count
     }
 }
 
@@ -356,36 +340,4 @@ final class IceAgentCore: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
         retained?.release()
     }
-}
-
-/// A `GSource` owned by the agent, touched only under its lock and on its transport thread.
-struct SourceHandle: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<GSource>
-}
-
-/// Sets GObject properties by name (g_object_set is variadic and does not import).
-struct GObjectProperties {
-    let object: UnsafeMutablePointer<GObject>
-
-    init(_ pointer: OpaquePointer) {
-        object = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self)
-    }
-
-    private func withValue(_ name: String, _ body: (inout GValue) -> Void) {
-        // G_OBJECT_GET_CLASS(object): the class pointer is the first field of every instance.
-        let instanceClass = object.pointee.g_type_instance.g_class!
-        let objectClass = UnsafeMutableRawPointer(instanceClass).assumingMemoryBound(to: GObjectClass.self)
-        guard let spec = g_object_class_find_property(objectClass, name) else {
-            preconditionFailure("libnice has no property '\(name)'")
-        }
-        var value = GValue()
-        g_value_init(&value, spec.pointee.value_type)
-        body(&value)
-        g_object_set_property(object, name, &value)
-        g_value_unset(&value)
-    }
-
-    func set(_ name: String, _ flag: Bool) { withValue(name) { g_value_set_boolean(&$0, flag ? 1 : 0) } }
-    func set(_ name: String, _ number: UInt32) { withValue(name) { g_value_set_uint(&$0, number) } }
-    func set(_ name: String, _ text: String) { withValue(name) { g_value_set_string(&$0, text) } }
 }

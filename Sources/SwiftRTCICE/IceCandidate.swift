@@ -47,11 +47,15 @@ public struct IceCandidate: Sendable, Hashable, CustomStringConvertible {
     public var foundation: String
     /// The component: 1 for RTP (and everything with rtcp-mux), 2 for RTCP.
     public var component: Int
+    /// UDP or TCP.
     public var transport: TransportProtocol
+    /// The priority (RFC 8445 section 5.1.2); higher is preferred.
     public var priority: UInt32
     /// An IP literal (IPv6 without brackets), or an mDNS name ending in `.local`.
     public var address: String
+    /// The port of ``address``.
     public var port: UInt16
+    /// Host, server-reflexive, peer-reflexive or relayed.
     public var type: Kind
     /// The base (host) or mapped address this candidate derives from (`raddr`).
     public var relatedAddress: String?

@@ -28,7 +28,9 @@ public enum IceGatheringEvent: Sendable, Hashable {
 
 /// The candidate pair that carries the datagrams.
 public struct IceCandidatePair: Sendable, Hashable, CustomStringConvertible {
+    /// This side's candidate.
     public var local: IceCandidate
+    /// The peer's candidate.
     public var remote: IceCandidate
     /// The round-trip time of the pair, when known.
     ///

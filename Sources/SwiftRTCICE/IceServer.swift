@@ -26,12 +26,17 @@ public struct IceServer: Sendable, Hashable, CustomStringConvertible {
         public var description: String { "invalid ICE server URL '\(url)': \(reason)" }
     }
 
+    /// `stun`, `stuns`, `turn` or `turns`.
     public var scheme: Scheme
     /// Host name or IP literal (IPv6 without brackets).
     public var host: String
+    /// The port (3478, or 5349 for TLS, unless given).
     public var port: UInt16
+    /// UDP or TCP to the server.
     public var transport: Transport
+    /// The TURN username.
     public var username: String?
+    /// The TURN password (long-term credential).
     public var credential: String?
 
     /// Parses a WebRTC ICE server URL. The port defaults to 3478 (5349 for `stuns:`/`turns:`);

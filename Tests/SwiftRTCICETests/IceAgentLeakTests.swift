@@ -84,3 +84,24 @@ private func threadNames() -> [String] {
     return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
         .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
 }
+
+/// The candidate sockets get the configured receive buffer (the kernel reports twice the
+/// size asked for; without CAP_NET_ADMIN it caps the request at net.core.rmem_max).
+@Test func candidateSocketsGetTheConfiguredReceiveBuffer() async throws {
+    let requested = 1 << 20
+    let agent = try IceAgent(configuration: .init(role: .controlling, localAddresses: ["127.0.0.1"], receiveBufferSize: requested))
+    try await agent.startGathering()
+    let array = try #require(nice_agent_get_sockets(agent.core.agent, agent.core.streamID, 1))
+    defer { g_ptr_array_unref(array) }
+    #expect(array.pointee.len == 1)
+    let socket = try #require(array.pointee.pdata[0])
+    var size: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    #expect(getsockopt(g_socket_get_fd(socket.assumingMemoryBound(to: GSocket.self)), SOL_SOCKET, SO_RCVBUF, &size, &length) == 0)
+    let rmemMax = Int((try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") ?? 0
+    // Root with CAP_NET_ADMIN gets it all (SO_RCVBUFFORCE); otherwise rmem_max caps it.
+    let granted = geteuid() == 0 ? [requested, min(requested, rmemMax)] : [min(requested, rmemMax)]
+    #expect(granted.map { 2 * $0 }.contains(Int(size)))
+    await agent.close()
+}

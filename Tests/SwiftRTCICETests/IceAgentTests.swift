@@ -154,4 +154,19 @@ import Testing
         await agent.close()
         await #expect(throws: IceError.closed) { try await agent.addRemoteCandidate(candidate) }
     }
+
+    @Test func gathersOnAnInterfaceGivenByName() async throws {
+        let agent = try IceAgent(configuration: .init(role: .controlling, localAddresses: ["lo"]))
+        let gathering = Recorder(agent.gathering)
+        try await agent.startGathering()
+        #expect(await gathering.wait { $0 == .complete } != nil)
+        let addresses = Set(agent.localCandidates.map(\.address))
+        #expect(addresses.contains("127.0.0.1"))
+        #expect(agent.localCandidates.allSatisfy { $0.type == .host && $0.transport == .udp && $0.component == 1 })
+        await agent.close()
+
+        #expect(throws: IceError.invalidLocalAddress("no-such-interface0")) {
+            try IceAgent(configuration: .init(role: .controlling, localAddresses: ["no-such-interface0"]))
+        }
+    }
 }

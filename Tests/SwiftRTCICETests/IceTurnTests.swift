@@ -47,6 +47,27 @@ import Testing
         await pair.close()
     }
 
+    @Test func relayOverTCPToTheTurnServerConnects() async throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        try coturn.waitUntilReady()
+        let server = try IceServer(url: "turn:127.0.0.1:\(coturn.port)?transport=tcp", username: coturn.username,
+                                   credential: coturn.password)
+        func relayOnly(_ role: IceAgent.Role) -> IceAgent.Configuration {
+            IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
+        }
+        let pair = try await AgentPair(offerer: relayOnly(.controlling), answerer: relayOnly(.controlled))
+        let inbox = Inbox()
+        pair.answerer.demultiplexer.setHandler(inbox.handler, for: .rtp)
+        #expect(await pair.offererStates.wait(for: .completed))
+        #expect(await pair.answererStates.wait(for: .completed))
+        let selected = try #require(pair.offerer.selectedPair)
+        #expect(selected.local.type == .relay && selected.remote.type == .relay)
+        #expect(pair.offerer.send(datagram(kind: 0x80, "over TURN/TCP")))
+        #expect(await inbox.wait { $0 == [datagram(kind: 0x80, "over TURN/TCP")] })
+        await pair.close()
+    }
+
     @Test func wrongTurnCredentialsGiveAClearErrorNamingTheServer() async throws {
         let coturn = try Coturn()
         defer { coturn.stop() }
