@@ -23,20 +23,25 @@ final class Recorder<Element: Sendable>: Sendable {
     var all: [Element] { storage.values.withLock { $0 } }
 
     /// Waits until `predicate` holds for some recorded value; `nil` after `timeout`.
+    ///
+    /// The whole package's tests share the two-thread cooperative pool with CPU-heavy codec
+    /// tests, so this task (and the recorder's) can be scheduled late: the default bound is
+    /// generous, and the values are checked once more after the deadline.
     @discardableResult
-    func wait(for timeout: Duration = .seconds(10), until predicate: (Element) -> Bool) async -> Element? {
+    func wait(for timeout: Duration = .seconds(30), until predicate: (Element) -> Bool) async -> Element? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let found = storage.values.withLock({ $0.first(where: predicate) }) { return found }
             try? await Task.sleep(for: .milliseconds(2))
         }
-        return nil
+        await Task.yield()
+        return storage.values.withLock({ $0.first(where: predicate) })
     }
 }
 
 extension Recorder {
     /// Waits until `condition` holds for everything recorded so far.
-    func waitUntil(timeout: Duration = .seconds(10), _ condition: ([Element]) -> Bool) async -> Bool {
+    func waitUntil(timeout: Duration = .seconds(30), _ condition: ([Element]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }
@@ -48,7 +53,7 @@ extension Recorder {
 
 extension Recorder where Element == IceConnectionState {
     /// Waits for `state`, returning how long it took, or `nil` after `timeout`.
-    func wait(for state: IceConnectionState, timeout: Duration = .seconds(10)) async -> Bool {
+    func wait(for state: IceConnectionState, timeout: Duration = .seconds(30)) async -> Bool {
         await wait(for: timeout) { $0 == state } != nil
     }
 }
@@ -63,7 +68,7 @@ final class Inbox: Sendable {
 
     var all: [[UInt8]] { datagrams.withLock { $0 } }
 
-    func wait(for timeout: Duration = .seconds(5), until predicate: ([[UInt8]]) -> Bool) async -> Bool {
+    func wait(for timeout: Duration = .seconds(30), until predicate: ([[UInt8]]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
