@@ -129,7 +129,13 @@ let package = Package(
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
-        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "CNice"]),
+        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "CNice", "TransportTestSupport"]),
+        // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
+        // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
+        .testTarget(name: "SecureTransportTests", dependencies: [
+            "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
+        ]),
+        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE"], path: "Tests/TransportTestSupport"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),

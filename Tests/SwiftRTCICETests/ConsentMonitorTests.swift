@@ -1,5 +1,6 @@
 import Testing
 @testable import SwiftRTCICE
+import TransportTestSupport
 
 @Test func silenceMakesDisconnectedThenFailedAndTrafficBringsItBack() {
     let start = ContinuousClock.now

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import SwiftRTCICE
+import TransportTestSupport
 
 /// NiceAgent GObjects finalized so far (GLib weak references count them).
 private let finalizedAgents = Atomic<Int>(0)

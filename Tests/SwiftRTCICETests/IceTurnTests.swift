@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SwiftRTCICE
+import TransportTestSupport
 
 /// Agents through a real coturn `turnserver` on loopback, started and stopped by each test.
 @Suite(.serialized) struct IceTurnTests {

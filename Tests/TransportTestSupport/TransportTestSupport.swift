@@ -1,11 +1,13 @@
+// Test support shared by the transport-level test targets (ICE, and ICE + DTLS + SRTP
+// together): two agents wired by trickle, a coturn on loopback, recorders for async streams.
 import Foundation
 import Synchronization
 import Testing
-@testable import SwiftRTCICE
+import SwiftRTCICE
 
 /// Collects everything an `AsyncStream` yields, so tests can wait for a value and then look
 /// at the whole sequence.
-final class Recorder<Element: Sendable>: Sendable {
+public final class Recorder<Element: Sendable>: Sendable {
     private final class Storage: Sendable {
         let values = Mutex<[Element]>([])
     }
@@ -13,14 +15,14 @@ final class Recorder<Element: Sendable>: Sendable {
     private let storage = Storage()
     private let task: Task<Void, Never>
 
-    init(_ stream: AsyncStream<Element>) {
+    public init(_ stream: AsyncStream<Element>) {
         let storage = self.storage
         task = Task { for await value in stream { storage.values.withLock { $0.append(value) } } }
     }
 
     deinit { task.cancel() }
 
-    var all: [Element] { storage.values.withLock { $0 } }
+    public var all: [Element] { storage.values.withLock { $0 } }
 
     /// Waits until `predicate` holds for some recorded value; `nil` after `timeout`.
     ///
@@ -28,7 +30,7 @@ final class Recorder<Element: Sendable>: Sendable {
     /// tests, so this task (and the recorder's) can be scheduled late: the default bound is
     /// generous, and the values are checked once more after the deadline.
     @discardableResult
-    func wait(for timeout: Duration = .seconds(30), until predicate: (Element) -> Bool) async -> Element? {
+    public func wait(for timeout: Duration = .seconds(30), until predicate: (Element) -> Bool) async -> Element? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let found = storage.values.withLock({ $0.first(where: predicate) }) { return found }
@@ -41,7 +43,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
 extension Recorder {
     /// Waits until `condition` holds for everything recorded so far.
-    func waitUntil(timeout: Duration = .seconds(30), _ condition: ([Element]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(30), _ condition: ([Element]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }
@@ -53,22 +55,23 @@ extension Recorder {
 
 extension Recorder where Element == IceConnectionState {
     /// Waits for `state`, returning how long it took, or `nil` after `timeout`.
-    func wait(for state: IceConnectionState, timeout: Duration = .seconds(30)) async -> Bool {
+    public func wait(for state: IceConnectionState, timeout: Duration = .seconds(30)) async -> Bool {
         await wait(for: timeout) { $0 == state } != nil
     }
 }
 
 /// Datagrams a handler received, copied out of libnice's buffer.
-final class Inbox: Sendable {
+public final class Inbox: Sendable {
+    public init() {}
     private let datagrams = Mutex<[[UInt8]]>([])
 
-    var handler: DatagramDemultiplexer.Handler {
+    public var handler: DatagramDemultiplexer.Handler {
         { bytes in self.datagrams.withLock { $0.append(Array(bytes)) } }
     }
 
-    var all: [[UInt8]] { datagrams.withLock { $0 } }
+    public var all: [[UInt8]] { datagrams.withLock { $0 } }
 
-    func wait(for timeout: Duration = .seconds(30), until predicate: ([[UInt8]]) -> Bool) async -> Bool {
+    public func wait(for timeout: Duration = .seconds(30), until predicate: ([[UInt8]]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
@@ -80,18 +83,18 @@ final class Inbox: Sendable {
 
 /// Two agents wired to each other the way signaling would: credentials and trickled
 /// candidates go across as SDP `candidate:` strings.
-struct AgentPair {
-    let offerer: IceAgent
-    let answerer: IceAgent
-    let offererStates: Recorder<IceConnectionState>
-    let answererStates: Recorder<IceConnectionState>
-    let offererGathering: Recorder<IceGatheringEvent>
-    let answererGathering: Recorder<IceGatheringEvent>
-    let offererErrors: Recorder<IceError>
-    let answererErrors: Recorder<IceError>
+public struct AgentPair: Sendable {
+    public let offerer: IceAgent
+    public let answerer: IceAgent
+    public let offererStates: Recorder<IceConnectionState>
+    public let answererStates: Recorder<IceConnectionState>
+    public let offererGathering: Recorder<IceGatheringEvent>
+    public let answererGathering: Recorder<IceGatheringEvent>
+    public let offererErrors: Recorder<IceError>
+    public let answererErrors: Recorder<IceError>
     private let trickle: [Task<Void, Never>]
 
-    init(offerer offererConfiguration: IceAgent.Configuration, answerer answererConfiguration: IceAgent.Configuration,
+    public init(offerer offererConfiguration: IceAgent.Configuration, answerer answererConfiguration: IceAgent.Configuration,
          pool: TransportThreadPool = .shared) async throws {
         offerer = try IceAgent(configuration: offererConfiguration, pool: pool)
         answerer = try IceAgent(configuration: answererConfiguration, pool: pool)
@@ -134,7 +137,7 @@ struct AgentPair {
         }
     }
 
-    func close() async {
+    public func close() async {
         await offerer.close()
         await answerer.close()
         for task in trickle { await task.value }
@@ -142,15 +145,15 @@ struct AgentPair {
 }
 
 /// A coturn `turnserver` on loopback with long-term credentials, started for one test.
-final class Coturn {
-    let port: UInt16
-    let username = "user"
-    let password = "pass"
-    let realm = "swiftrtc.test"
+public final class Coturn {
+    public let port: UInt16
+    public let username = "user"
+    public let password = "pass"
+    public let realm = "swiftrtc.test"
     private let process = Process()
     private let directory: URL
 
-    init() throws {
+    public init() throws {
         port = try freeUDPPort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("coturn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -171,7 +174,7 @@ final class Coturn {
     }
 
     /// Waits until the server answers a STUN Binding request.
-    func waitUntilReady(timeout: Duration = .seconds(10)) throws {
+    public func waitUntilReady(timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stunBindingAnswered(port: port) { return }
@@ -180,11 +183,11 @@ final class Coturn {
         throw CoturnError.notReady(log)
     }
 
-    func url(_ scheme: String = "turn") -> String { "\(scheme):127.0.0.1:\(port)?transport=udp" }
+    public func url(_ scheme: String = "turn") -> String { "\(scheme):127.0.0.1:\(port)?transport=udp" }
 
     /// Stops the server (SIGTERM; SIGKILL if it is still there after 500 ms) and removes its
     /// files. Idempotent.
-    func stop() {
+    public func stop() {
         if process.isRunning {
             process.terminate()
             let deadline = ContinuousClock.now + .milliseconds(500)
@@ -205,14 +208,14 @@ final class Coturn {
 
     deinit { stop() }
 
-    enum CoturnError: Error {
+    public enum CoturnError: Error {
         case exited(String)
         case notReady(String)
     }
 }
 
 /// A UDP port free right now on 127.0.0.1.
-func freeUDPPort() throws -> UInt16 {
+public func freeUDPPort() throws -> UInt16 {
     let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(descriptor) }
     var address = sockaddr_in()
@@ -227,7 +230,7 @@ func freeUDPPort() throws -> UInt16 {
 }
 
 /// Sends one STUN Binding request to 127.0.0.1:`port` and says whether a response came in 100 ms.
-func stunBindingAnswered(port: UInt16) -> Bool {
+public func stunBindingAnswered(port: UInt16) -> Bool {
     let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(descriptor) }
     var address = sockaddr_in()
@@ -246,18 +249,39 @@ func stunBindingAnswered(port: UInt16) -> Bool {
 }
 
 /// A datagram whose first byte routes it (RFC 7983) and whose rest says what it is.
-func datagram(kind first: UInt8, _ text: String) -> [UInt8] {
+public func datagram(kind first: UInt8, _ text: String) -> [UInt8] {
     [first, 0x60] + Array(text.utf8)
 }
 
 extension IceAgent {
     /// Sends bytes through the component.
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { component.send($0) }
     }
 }
 
 /// The loopback configuration the tests use.
-func loopback(_ role: IceAgent.Role, consent: IceAgent.ConsentTiming = .init()) -> IceAgent.Configuration {
+public func loopback(_ role: IceAgent.Role, consent: IceAgent.ConsentTiming = .init()) -> IceAgent.Configuration {
     IceAgent.Configuration(role: role, localAddresses: ["127.0.0.1"], consent: consent)
+}
+
+/// Calls `body` every `interval` on a thread of its own until stopped: steady traffic that keeps
+/// flowing even when the cooperative pool is busy with other tests.
+public final class Pump: Sendable {
+    private final class Flag: Sendable { let running = Mutex(true) }
+    private let flag = Flag()
+
+    public init(every interval: Duration = .milliseconds(20), _ body: @escaping @Sendable () -> Void) {
+        let microseconds = UInt32(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+        Thread.detachNewThread { [flag] in
+            while flag.running.withLock({ $0 }) {
+                body()
+                usleep(microseconds)
+            }
+        }
+    }
+
+    public func stop() { flag.running.withLock { $0 = false } }
+
+    deinit { stop() }
 }

@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import Testing
+import SwiftRTCDTLS
+import SwiftRTCICE
+import SwiftRTCSRTP
+import TransportTestSupport
+
+/// One side of a call's secure transport, put together as the peer layer does: DTLS runs over
+/// the ICE component, the exported keys make an SRTP session, and the RFC 7983 demultiplexer
+/// hands DTLS records to DTLS and RTP/RTCP to SRTP on the transport thread.
+final class SecureEndpoint: Sendable {
+    let agent: IceAgent
+    let certificate: DtlsCertificate
+    let received = Mutex<[[UInt8]]>([])
+    let receivedRTCP = Mutex<[[UInt8]]>([])
+    private let dtls = Mutex<DtlsTransport?>(nil)
+    private let srtp = Mutex<SrtpSession?>(nil)
+
+    init(agent: IceAgent) throws {
+        self.agent = agent
+        certificate = try DtlsCertificate.generate()
+    }
+
+    /// Starts DTLS towards a peer with `remote`'s certificate, waits for the handshake and keys SRTP.
+    func connect(role: DtlsRole, remote: DtlsFingerprint, profiles: [DtlsSrtpProfile]) async throws -> DtlsConnectionInfo {
+        var configuration = DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: [remote])
+        configuration.srtpProfiles = profiles
+        let transport = try DtlsTransport(configuration: configuration, sender: agent.component)
+        dtls.withLock { $0 = transport }
+        agent.demultiplexer.setHandler({ transport.receive($0) }, for: .dtls)
+        agent.demultiplexer.setHandler({ [weak self] in self?.unprotect($0, rtcp: false) }, for: .rtp)
+        agent.demultiplexer.setHandler({ [weak self] in self?.unprotect($0, rtcp: true) }, for: .rtcp)
+        transport.start()
+        let info = try await transport.connected()
+        let material = info.keyingMaterial
+        let profile = try #require(SrtpProfile(rawValue: material.profile.rawValue))
+        let session = try SrtpSession(profile: profile,
+                                      local: SrtpMasterKey(key: material.localKey, salt: material.localSalt),
+                                      remote: SrtpMasterKey(key: material.remoteKey, salt: material.remoteSalt))
+        srtp.withLock { $0 = session }
+        return info
+    }
+
+    var counters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
+
+    /// Protects `packet` in place and sends it through the ICE component.
+    func send(_ packet: [UInt8], rtcp: Bool = false) throws -> Bool {
+        guard let session = srtp.withLock({ $0 }) else { return false }
+        var buffer = packet + [UInt8](repeating: 0, count: 32)
+        return try buffer.withUnsafeMutableBytes { bytes in
+            let length = rtcp ? try session.protectRTCP(bytes, length: packet.count)
+                              : try session.protectRTP(bytes, length: packet.count)
+            return agent.component.send(UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
+        }
+    }
+
+    func close() async {
+        dtls.withLock { $0 }?.close()
+        await agent.close()
+    }
+
+    /// Runs on the transport thread: copies the datagram (libnice owns its buffer), unprotects
+    /// it in place and keeps the plaintext.
+    private func unprotect(_ datagram: UnsafeRawBufferPointer, rtcp: Bool) {
+        guard let session = srtp.withLock({ $0 }) else { return }
+        var buffer = Array(datagram)
+        let length = buffer.withUnsafeMutableBytes { bytes in
+            rtcp ? try? session.unprotectRTCP(bytes, length: datagram.count)
+                 : try? session.unprotectRTP(bytes, length: datagram.count)
+        }
+        guard let length else { return }
+        let plain = Array(buffer[0..<length])
+        if rtcp { receivedRTCP.withLock { $0.append(plain) } } else { received.withLock { $0.append(plain) } }
+    }
+}
+
+/// An RTP packet (RFC 3550 §5.1): V=2, PT 111, the sequence number, timestamp and SSRC, then
+/// a payload naming its sender and index.
+func rtpPacket(sequence: UInt16, ssrc: UInt32, payload: String) -> [UInt8] {
+    let timestamp = UInt32(sequence) &* 960
+    return [0x80, 111, UInt8(sequence >> 8), UInt8(sequence & 0xFF),
+            UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xFF), UInt8(timestamp >> 8 & 0xFF), UInt8(timestamp & 0xFF),
+            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + Array(payload.utf8)
+}
+
+/// An empty receiver report (RFC 3550 §6.4.2): V=2, RC=0, PT 201, length 1, sender SSRC.
+func receiverReport(ssrc: UInt32) -> [UInt8] {
+    [0x80, 201, 0, 1, UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
+}
+
+func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+/// ICE + DTLS + SRTP over real libnice agents on loopback (and through a real coturn).
+@Suite(.serialized) struct SecureTransportTests {
+    /// The offerer says `a=setup:actpass`, the answerer takes `active`: it is the DTLS client.
+    func call(offerer: IceAgent.Configuration, answerer: IceAgent.Configuration, profile: DtlsSrtpProfile,
+              expectedPair: String) async throws {
+        let pair = try await AgentPair(offerer: offerer, answerer: answerer)
+        let offerSide = try SecureEndpoint(agent: pair.offerer)
+        let answerSide = try SecureEndpoint(agent: pair.answerer)
+        defer { Task { await offerSide.close(); await answerSide.close() } }
+
+        let started = ContinuousClock.now
+        async let offerInfo = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: [profile])
+        async let answerInfo = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: [profile])
+        let (server, client) = try await (offerInfo, answerInfo)
+        print("ICE + DTLS (\(profile)) connected in \(ContinuousClock.now - started) over \(pair.offerer.selectedPair?.typesDescription ?? "?")")
+
+        #expect(pair.offerer.selectedPair?.typesDescription == expectedPair)
+        #expect(server.keyingMaterial.profile == profile && client.keyingMaterial.profile == profile)
+        // The keys agree crosswise: what one side writes with, the other reads with.
+        #expect(server.keyingMaterial.localKey == client.keyingMaterial.remoteKey)
+        #expect(server.keyingMaterial.localSalt == client.keyingMaterial.remoteSalt)
+        #expect(server.keyingMaterial.remoteKey == client.keyingMaterial.localKey)
+        #expect(server.keyingMaterial.localKey != server.keyingMaterial.remoteKey)
+        #expect(server.remoteFingerprint == answerSide.certificate.fingerprint)
+        #expect(client.remoteFingerprint == offerSide.certificate.fingerprint)
+
+        let count = 50
+        for index in 0..<count {
+            #expect(try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "offerer \(index)")))
+            #expect(try answerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0A45_0002, payload: "answerer \(index)")))
+        }
+        #expect(try offerSide.send(receiverReport(ssrc: 0x0FFE_0001), rtcp: true))
+        #expect(try answerSide.send(receiverReport(ssrc: 0x0A45_0002), rtcp: true))
+
+        #expect(await waitUntil { answerSide.received.withLock { $0.count } == count && offerSide.received.withLock { $0.count } == count })
+        #expect(await waitUntil { answerSide.receivedRTCP.withLock { $0.count } == 1 && offerSide.receivedRTCP.withLock { $0.count } == 1 })
+        // Loopback keeps order: every packet arrives decrypted to exactly what was sent.
+        #expect(answerSide.received.withLock { $0 } == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "offerer \($0)") })
+        #expect(offerSide.received.withLock { $0 } == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0A45_0002, payload: "answerer \($0)") })
+        #expect(answerSide.receivedRTCP.withLock { $0 } == [receiverReport(ssrc: 0x0FFE_0001)])
+        #expect(answerSide.counters?.unprotected == UInt64(count + 1))
+        #expect(answerSide.counters?.authenticationFailures == 0)
+        #expect(offerSide.counters?.protected == UInt64(count + 1))
+    }
+
+    @Test(arguments: DtlsSrtpProfile.supported)
+    func directOverLoopback(profile: DtlsSrtpProfile) async throws {
+        try await call(offerer: loopback(.controlling), answerer: loopback(.controlled), profile: profile,
+                       expectedPair: "host->host/udp")
+    }
+
+    @Test func relayOnlyThroughCoturn() async throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        try coturn.waitUntilReady()
+        let server = try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)
+        func relayOnly(_ role: IceAgent.Role) -> IceAgent.Configuration {
+            IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
+        }
+        try await call(offerer: relayOnly(.controlling), answerer: relayOnly(.controlled), profile: .aes128CmHmacSha1_80,
+                       expectedPair: "relay->relay/udp")
+    }
+
+    /// A tampered SRTP packet on the wire is dropped and counted, never delivered.
+    @Test func tamperedPacketsAreCountedNotDelivered() async throws {
+        let pair = try await AgentPair(offerer: loopback(.controlling), answerer: loopback(.controlled))
+        let offerSide = try SecureEndpoint(agent: pair.offerer)
+        let answerSide = try SecureEndpoint(agent: pair.answerer)
+        defer { Task { await offerSide.close(); await answerSide.close() } }
+        async let a = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
+        async let b = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
+        _ = try await (a, b)
+
+        // Bytes that look like RTP but were never protected with the session's key.
+        let forged = rtpPacket(sequence: 7, ssrc: 0x0BAD_0BAD, payload: "forged") + [UInt8](repeating: 0xAB, count: 10)
+        #expect(forged.withUnsafeBytes { pair.offerer.component.send($0) })
+        #expect(try offerSide.send(rtpPacket(sequence: 8, ssrc: 0x0FFE_0001, payload: "genuine")))
+        #expect(await waitUntil { answerSide.received.withLock { $0.count } == 1 })
+        #expect(await waitUntil { answerSide.counters?.authenticationFailures == 1 })
+        #expect(answerSide.received.withLock { $0 } == [rtpPacket(sequence: 8, ssrc: 0x0FFE_0001, payload: "genuine")])
+    }
+}
