@@ -119,10 +119,10 @@ let package = Package(
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
         .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
-        // Datagrams through two connected IceAgents on loopback.
-        .executableTarget(name: "ICEBenchmarks", dependencies: [
-            "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/ICEBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
+        .executableTarget(name: "TransportBenchmarks", dependencies: [
+            "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+        ], path: "Benchmarks/TransportBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
 
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
