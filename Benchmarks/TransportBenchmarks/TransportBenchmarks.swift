@@ -12,7 +12,7 @@
 // For scale, measured on this machine (DESIGN.md): plain UDP 252k packets/s; two libnice
 // agents from Swift about 200k packets/s.
 //
-//     swift package --allow-writing-to-package-directory benchmark --target ICEBenchmarks
+//     swift package --allow-writing-to-package-directory benchmark --target TransportBenchmarks
 import Benchmark
 import SwiftRTCDTLS
 import SwiftRTCICE
