@@ -28,6 +28,9 @@ struct Rtp: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Map a payload type to a codec, e.g. 96=VP8 or 111=opus (repeatable).", valueName: "PT=NAME"))
         var codec: [CodecMapping] = []
 
+        @Option(name: .long, help: ArgumentHelp("Take payload type to codec mappings from the call's SDP (its a=rtpmap lines); --codec wins where both name a payload type.", valueName: "FILE"))
+        var sdp: String?
+
         @Flag(name: .long, help: "Print JSON: {\"streams\": [...], \"rtcp\": {...}}.")
         var json = false
 
@@ -43,6 +46,20 @@ struct Rtp: ParsableCommand {
                 throw ValidationError("\(file): \(error)")
             }
             var codecs: [UInt8: String] = [:]
+            if let sdp {
+                guard let text = FileManager.default.contents(atPath: sdp) else { throw ValidationError("cannot read \(sdp)") }
+                let description: SessionDescription
+                do {
+                    description = try SessionDescription(parsing: text)
+                } catch {
+                    throw ValidationError("\(sdp): \(error)")
+                }
+                for media in description.media {
+                    for rtpCodec in media.attributes.codecs {
+                        if let name = rtpCodec.name { codecs[rtpCodec.payloadType] = name }
+                    }
+                }
+            }
             for mapping in codec { codecs[mapping.payloadType] = mapping.name }
             var iterator = reader.makeIterator()
             var analysis = CaptureAnalysis(codecs: codecs)

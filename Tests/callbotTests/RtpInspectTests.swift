@@ -40,6 +40,22 @@ import Testing
         #expect(result.stdout.contains("\"keyframes\":null,\"width\":null,\"height\":null,\"duration_ms\":6900.0}"))
     }
 
+    /// Payload types come from the call's own SDP: Chrome's offer maps 111 to opus, 96 to VP8
+    /// and 97 to rtx; `--codec` overrides a mapping.
+    @Test func sdpMapsPayloadTypes() throws {
+        let capture = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
+        let offer = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp")
+        let result = try Callbot.run(["rtp", "inspect", capture, "--sdp", offer])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("pt=111 codec=opus packets=345 gaps=0 duplicates=0 frames=345 duration=6900ms"))
+        #expect(result.stdout.contains("pt=96 codec=VP8 packets=101 gaps=0 duplicates=0 frames=101 keyframes=1 resolution=320x180"))
+        #expect(result.stdout.contains("pt=97 codec=rtx packets=27"))
+        let overridden = try Callbot.run(["rtp", "inspect", capture, "--sdp", offer, "--codec", "97=unknown"])
+        #expect(overridden.stdout.contains("pt=97 codec=unknown"))
+        let broken = try Callbot.run(["rtp", "inspect", capture, "--sdp", Self.own("README.md")])
+        #expect(broken.status != 0 && broken.stderr.contains("line 1"))
+    }
+
     @Test func badInputFailsWithAMessage() throws {
         let missing = try Callbot.run(["rtp", "inspect", "/nonexistent.pcap"])
         #expect(missing.status != 0 && missing.stderr.contains("cannot read"))
