@@ -16,6 +16,7 @@ final class SecureEndpoint: Sendable {
     let receivedRTCP = Mutex<[[UInt8]]>([])
     private let dtls = Mutex<DtlsTransport?>(nil)
     private let srtp = Mutex<SrtpSession?>(nil)
+    private let info = Mutex<DtlsConnectionInfo?>(nil)
 
     init(agent: IceAgent) throws {
         self.agent = agent
@@ -39,8 +40,12 @@ final class SecureEndpoint: Sendable {
                                       local: SrtpMasterKey(key: material.localKey, salt: material.localSalt),
                                       remote: SrtpMasterKey(key: material.remoteKey, salt: material.remoteSalt))
         srtp.withLock { $0 = session }
+        self.info.withLock { $0 = info }
         return info
     }
+
+    /// What the (only) DTLS handshake agreed.
+    var connectedInfo: DtlsConnectionInfo? { info.withLock { $0 } }
 
     var counters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
 
