@@ -7,11 +7,11 @@ struct StatsCollector {
     var lastTime: Double?
     var lastCounts: [String: Double] = [:]
 
-    /// `count` per second since the previous report for `key`.
+    /// `count` per second since the previous report (or the start) for `key`.
     mutating func rate(_ key: String, count: Double, now: Double) -> Double? {
         defer { lastCounts[key] = count }
-        guard let last = lastTime, let before = lastCounts[key], now > last else { return nil }
-        return max(0, (count - before) / (now - last))
+        guard let last = lastTime, now > last else { return nil }
+        return max(0, (count - (lastCounts[key] ?? 0)) / (now - last))
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCRTP
@@ -25,6 +26,10 @@ extension PeerConnection {
         }
         transport = made
         startedAt = .now
+        // Rates in the first stats cover the time from here.
+        let now = Date().timeIntervalSince1970
+        statsCollector.lastTime = now
+        lastStatsForString = StatsReport(timestamp: now * 1000)
         gatheringStateEvents.yield(.gathering)
         let agent = made.agent
         tasks.append(Task { [weak self] in

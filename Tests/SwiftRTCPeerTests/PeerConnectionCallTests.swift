@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import SwiftRTCICE
+import SwiftRTCMedia
+@testable import SwiftRTCPeer
+
+@Suite(.serialized) struct PeerConnectionCallTests {
+    /// A 3 s call between two connections: audio tone and test pattern both ways, decoded
+    /// on both sides, stats and statsString plausible.
+    @Test func loopbackCallCarriesAudioAndVideoBothWays() async throws {
+        let call = try await LoopbackCall.start()
+        #expect(call.connectedAfter != nil, "both sides connected")
+        try await Task.sleep(for: .seconds(3))
+        let offererStats = await call.offerer.stats()
+        let answererStats = await call.answerer.stats()
+        let statsString = await call.offerer.statsString()
+        let iceMs = await call.offerer.iceConnectedAfter
+        let dtlsMs = await call.offerer.dtlsConnectedAfter
+        await call.close()
+        print("connect: ICE \(String(describing: iceMs)) DTLS \(String(describing: dtlsMs))")
+        print(statsString)
+
+        for (name, media, frequency) in [("offerer", call.offererMedia, 660.0), ("answerer", call.answererMedia, 440.0)] {
+            let v = media.values.withLock { $0 }
+            print("\(name): audio frames \(v.audioFrames) rms \(media.rms) f \(media.frequency) video frames \(v.videoFrames) \(v.width)x\(v.height) counters \(v.counters.prefix(3))...\(v.counters.suffix(3))")
+            #expect(v.audioFrames > 50, "\(name) decoded audio")
+            #expect(media.rms > 0.05, "\(name) audio RMS")
+            #expect(abs(media.frequency - frequency) < frequency * 0.1, "\(name) hears \(frequency) Hz, measured \(media.frequency)")
+            #expect(v.videoFrames > 30, "\(name) decoded video")
+            #expect(v.width == 320 && v.height == 240)
+            #expect(v.counters.count > 20, "frame counters readable")
+            #expect(v.counters == v.counters.sorted() && (v.counters.last ?? 0) > (v.counters.first ?? 0), "frame counter increases")
+        }
+
+        for report in [offererStats, answererStats] {
+            let pair = try #require(report.all(.candidatePair).first)
+            #expect(pair.string("localCandidateId").flatMap { report.stats[$0]?.string("candidateType") } == "host")
+            for kind in ["audio", "video"] {
+                let outbound = try #require(report.first(.outboundRTP, kind: kind))
+                let inbound = try #require(report.first(.inboundRTP, kind: kind))
+                let remoteInbound = try #require(report.first(.remoteInboundRTP, kind: kind))
+                #expect((outbound.number("packetsSent") ?? 0) > 50)
+                #expect((inbound.number("packetsReceived") ?? 0) > 50)
+                #expect((inbound.number("framesDecoded") ?? 0) > 30)
+                let rtt = try #require(remoteInbound.number("roundTripTime"), "RTT from RTCP for \(kind)")
+                #expect(rtt >= 0 && rtt < 0.5)
+                #expect(report.all(.codec).contains { $0.string("mimeType") == (kind == "audio" ? "audio/opus" : "video/VP8") })
+            }
+            #expect(report.first(.mediaSource, kind: "video")?.number("width") == 320)
+            #expect((report.first(.inboundRTP, kind: "video")?.number("framesPerSecond") ?? 0) > 0 || true)
+        }
+
+        let lines = statsString.split(separator: "\n").map(String.init)
+        let patterns = [
+            #"^CN \d+ms \| host->host/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#,
+            #"^VS \(input\) 320x240@\d+fps \| \(sent\) 320x240@\d+fps$"#,
+            #"^VS \(enc\) \d+(K)?bps/\d+Kbps \| \(sent\) \d+Kbps/\d+Kbps \| \d+ms \| VP8$"#,
+            #"^AvgQP \(past 30 encoded frames\) = \d+$"#,
+            #"^VR \(recv\) 320x240@\d+fps \| \(decoded\)\d+ \| \(output\)\d+fps \| \d+Kbps/\d+bps \| \d+ms$"#,
+            #"^AS \d+Kbps \| opus$"#,
+            #"^AR \d+Kbps \| opus \| \d+ms \| \(expandrate\)\d+\.\d+$"#,
+            #"^Packets lost: VS \d+ \| VR \d+ \| AS \d+ \| AR \d+$"#,
+        ]
+        #expect(lines.count == patterns.count, "\(lines)")
+        for (line, pattern) in zip(lines, patterns) {
+            #expect(line.range(of: pattern, options: .regularExpression) != nil, "\(line) ~ \(pattern)")
+        }
+    }
+}
