@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import SwiftRTCICE
 import SwiftRTCMedia
@@ -10,7 +11,24 @@ import SwiftRTCMedia
     @Test func loopbackCallCarriesAudioAndVideoBothWays() async throws {
         let call = try await LoopbackCall.start()
         #expect(call.connectedAfter != nil, "both sides connected")
+        // The PCM sink of the remote audio track, and stats on a timer.
+        let sunk = Mutex(0)
+        try #require(await call.answerer.transceivers.first { $0.kind == .audio }).receiver.track.setAudioSink { frame in
+            sunk.withLock { $0 += frame.samplesPerChannel }
+        }
+        let reports = await call.offerer.statsReports(interval: .milliseconds(500))
+        let timed = Task { () -> [Double] in
+            var packets: [Double] = []
+            for await report in reports {
+                packets.append(report.first(.outboundRTP, kind: "video")?.number("packetsSent") ?? 0)
+                if packets.count == 4 { break }
+            }
+            return packets
+        }
         try await Task.sleep(for: .seconds(3))
+        let timedPackets = await timed.value
+        #expect(timedPackets.count == 4 && timedPackets == timedPackets.sorted() && timedPackets.last! > timedPackets.first!, "\(timedPackets)")
+        #expect(sunk.withLock { $0 } > 48_000, "the audio sink got over a second of PCM")
         let offererStats = await call.offerer.stats()
         let answererStats = await call.answerer.stats()
         let statsString = await call.offerer.statsString()
