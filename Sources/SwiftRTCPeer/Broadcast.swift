@@ -57,9 +57,6 @@ final class Broadcast<Element: Sendable>: Sendable {
         }
     }
 
-    /// Whether anyone listens (to skip building values nobody reads).
-    var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
-
     /// Ends every stream; later subscribers get only the latest value.
     func finish() {
         let continuations = state.withLock { state in

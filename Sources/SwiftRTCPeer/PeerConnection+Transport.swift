@@ -42,6 +42,8 @@ extension PeerConnection {
             for await error in agent.errors { await self?.report(error) }
         })
         do { try await agent.startGathering() } catch { throw .transport(error.description) }
+        // Host candidates are known at once: the first description carries them.
+        for candidate in agent.localCandidates { remember(candidate) }
         tasks.append(Task { [weak self] in await self?.runRTCP() })
         return made
     }
@@ -52,13 +54,19 @@ extension PeerConnection {
         let mid = transceiverList.first?.mid ?? "0"
         switch event {
         case .candidate(let candidate):
-            guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp) else { return }
-            localCandidateList.append(converted)
+            remember(candidate)
             candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: mid, sdpMLineIndex: 0))
         case .complete:
             candidateEvents.yield(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
             gatheringStateEvents.yield(.complete)
         }
+    }
+
+    /// Adds a local candidate to those local descriptions carry (once).
+    func remember(_ candidate: SwiftRTCICE.IceCandidate) {
+        guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp),
+              !localCandidateList.contains(converted) else { return }
+        localCandidateList.append(converted)
     }
 
     func iceChanged(_ state: IceConnectionState) {
@@ -104,8 +112,7 @@ extension PeerConnection {
         }
         let previous = (currentRemote ?? pendingRemote).flatMap { $0.media.first(where: { !$0.isRejected }).map(remote.resolved) }
         do {
-            if let previous, previous.iceUfrag != ufrag, previous.iceUfrag != nil, !remote.media.isEmpty,
-               signaling == .stable {
+            if let previous, previous.iceUfrag != nil, previous.iceUfrag != ufrag, signaling == .stable {
                 _ = try transport.agent.restart()  // the peer restarts ICE: so do we
             }
             try transport.agent.setRemoteCredentials(IceAgent.Credentials(usernameFragment: ufrag, password: pwd))
@@ -155,7 +162,6 @@ extension PeerConnection {
                 let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
                 let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs.first
                 let ssrc = fid ?? section?.ssrcNumbers.first
-                transceiver.receiver.mid.withLock { $0 = media.mid }
                 transceiver.receiver.configure(RTPReceiver.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
                     channels: Int(codec.channels ?? 1)), remoteSSRC: ssrc)
@@ -195,7 +201,7 @@ extension PeerConnection {
 
     func dtlsConnected(_ info: DtlsConnectionInfo) {
         guard let transport else { return }
-        do {
+        do throws(PeerConnectionError) {
             try transport.startSRTP(info)
             if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
             dtlsState = .connected

@@ -199,7 +199,7 @@ public actor PeerConnection {
         signalingStates.yield(.closed)
         iceConnectionStateEvents.yield(.closed)
         connectionStateEvents.yield(.closed)
-        for broadcast in [signalingStates] as [Broadcast<SignalingState>] { broadcast.finish() }
+        signalingStates.finish()
         connectionStateEvents.finish()
         iceConnectionStateEvents.finish()
         gatheringStateEvents.finish()

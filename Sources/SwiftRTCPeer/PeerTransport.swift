@@ -75,12 +75,18 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     /// Keys SRTP from the DTLS handshake (RFC 5764 §4.2).
-    func startSRTP(_ info: DtlsConnectionInfo) throws {
+    func startSRTP(_ info: DtlsConnectionInfo) throws(PeerConnectionError) {
         let keys = info.keyingMaterial
-        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else { throw SrtpSessionError.badReplayWindow(0) }
-        let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
-                                      remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
-        srtp.withLock { $0 = session }
+        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else {
+            throw .transport("DTLS negotiated \(keys.profile.name), which SRTP does not implement")
+        }
+        do {
+            let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
+                                          remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
+            srtp.withLock { $0 = session }
+        } catch {
+            throw .transport("SRTP session: \(error)")
+        }
     }
 
     /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC.

@@ -60,8 +60,6 @@ public final class RTPReceiver: Sendable {
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
-    /// The mid of the transceiver, once negotiated.
-    let mid = Mutex<String?>(nil)
 
     init(kind: MediaKind, trackId: String) {
         self.kind = kind

@@ -47,16 +47,18 @@ struct Demo: AsyncParsableCommand {
         callerReceived.follow(await caller.remoteTracks())
         calleeReceived.follow(await callee.remoteTracks())
 
-        // Signaling, in-process: offer/answer and trickled candidates.
+        // Signaling, in-process: offer/answer and trickled candidates, each side's candidates
+        // passed on once the other side has its remote description (W3C: not before).
+        let callerCandidates = await caller.localCandidates(), calleeCandidates = await callee.localCandidates()
         let offer = try await caller.createOffer()
         try await caller.setLocalDescription(offer)
-        let forwarders = [Self.trickle(from: caller, to: callee), Self.trickle(from: callee, to: caller)]
         try await callee.setRemoteDescription(offer)
         let answer = try await callee.createAnswer()
         try await callee.setLocalDescription(answer)
         try await caller.setRemoteDescription(answer)
+        let forwarders = [Self.forward(callerCandidates, to: callee), Self.forward(calleeCandidates, to: caller)]
 
-        let connected = await Self.waitConnected(caller, timeout: .seconds(10))
+        let connected = await Self.waitConnected(caller, timeout: .seconds(30))
         let iceTime = await caller.iceConnectedAfter, dtlsTime = await caller.dtlsConnectedAfter
         if connected {
             print("demo: connected (ICE \(Self.ms(iceTime)), DTLS \(Self.ms(dtlsTime)) after start)")
@@ -94,9 +96,9 @@ struct Demo: AsyncParsableCommand {
         return "\(Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))ms"
     }
 
-    static func trickle(from: PeerConnection, to: PeerConnection) -> Task<Void, Never> {
+    static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) -> Task<Void, Never> {
         Task {
-            for await candidate in await from.localCandidates() { try? await to.addIceCandidate(candidate) }
+            for await candidate in candidates { try? await peer.addIceCandidate(candidate) }
         }
     }
 

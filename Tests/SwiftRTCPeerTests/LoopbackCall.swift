@@ -114,32 +114,45 @@ struct LoopbackCall {
                             tracks: tracks, connectedAfter: connected ? ContinuousClock.now - start : nil)
     }
 
-    /// Offer/answer with candidates trickled both ways.
+    /// Offer/answer with candidates trickled both ways, each side's passed on once the other
+    /// has its remote description.
     static func exchange(offerer: PeerConnection, answerer: PeerConnection) async throws {
+        let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)
-        trickle(from: offerer, to: answerer)
         try await answerer.setRemoteDescription(offer)
-        trickle(from: answerer, to: offerer)
         let answer = try await answerer.createAnswer()
         try await answerer.setLocalDescription(answer)
         try await offerer.setRemoteDescription(answer)
+        forward(offererCandidates, to: answerer)
+        forward(answererCandidates, to: offerer)
     }
 
-    /// Forwards `from`'s candidates (including those gathered before) to `to`.
-    static func trickle(from: PeerConnection, to: PeerConnection) {
-        Task {
-            let candidates = await from.localCandidates()
-            if let sdp = await from.localDescription?.sdp, let parsed = try? SessionDescription(parsing: sdp) {
-                for candidate in parsed.media.first?.candidates ?? [] {
-                    try? await to.addIceCandidate(IceCandidateInit(candidate: candidate.sdpLine, sdpMid: "0"))
-                }
+    static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) {
+        Task { for await candidate in candidates { try? await peer.addIceCandidate(candidate) } }
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` passes (generous: the whole
+    /// package's tests run in parallel on two cores).
+    static func wait(timeout: Duration = .seconds(20), until condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return await condition()
+    }
+
+    /// Waits until both sides decoded audio (and video, when sent).
+    func waitForMedia(video: Bool = true) async -> Bool {
+        await LoopbackCall.wait {
+            [offererMedia, answererMedia].allSatisfy { media in
+                media.values.withLock { $0.audioFrames > 0 && (!video || $0.videoFrames > 0) }
             }
-            for await candidate in candidates { try? await to.addIceCandidate(candidate) }
         }
     }
 
-    static func waitConnected(_ pc: PeerConnection, timeout: Duration = .seconds(10)) async -> Bool {
+    static func waitConnected(_ pc: PeerConnection, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let state = await pc.connectionState

@@ -15,17 +15,18 @@ import SwiftRTCSDP
         let a = try PeerConnection(configuration: Self.configuration)
         let b = try PeerConnection(configuration: Self.configuration)
         try await a.addTransceiver(.audio)
+        let aCandidates = await a.localCandidates(), bCandidates = await b.localCandidates()
         let offer = try await a.createOffer()
         try await a.setLocalDescription(offer)
-        LoopbackCall.trickle(from: a, to: b)
         try await b.setRemoteDescription(offer)
-        LoopbackCall.trickle(from: b, to: a)
+        LoopbackCall.forward(aCandidates, to: b)
         let answer = try await b.createAnswer()
         try await b.setLocalDescription(answer)
         let other = try DtlsCertificate.generate().fingerprint.sdpValue
         let bFingerprint = await b.certificate.fingerprint.sdpValue
         #expect(answer.sdp.contains(bFingerprint))
         try await a.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp.replacingOccurrences(of: bFingerprint, with: other)))
+        LoopbackCall.forward(bCandidates, to: a)
 
         var aFailed = false
         for await state in await a.connectionStates() {
@@ -70,7 +71,9 @@ import SwiftRTCSDP
     @Test func disabledTracksSendSilenceAndBlack() async throws {
         let call = try await LoopbackCall.start()
         #expect(call.connectedAfter != nil)
+        #expect(await call.waitForMedia())
         for track in call.tracks { track.isEnabled = false }
+        // Let what was encoded before (and a keyframe interval's worth of pattern) drain.
         try await Task.sleep(for: .milliseconds(500))
         let before = call.answererMedia.values.withLock { $0 }
         let silent = DecodedMedia()
@@ -79,7 +82,7 @@ import SwiftRTCSDP
             let frames = receiver.track.frames()
             Task { for await frame in frames { silent.record(frame); black.record(frame) } }
         }
-        try await Task.sleep(for: .seconds(1))
+        #expect(await LoopbackCall.wait { silent.values.withLock { $0.audioFrames > 20 && $0.videoFrames > 10 } })
         await call.close()
         let after = silent.values.withLock { $0 }
         #expect(before.audioFrames > 0)
@@ -94,12 +97,12 @@ import SwiftRTCSDP
     @Test func pictureLossIndicationGetsAKeyframe() async throws {
         let call = try await LoopbackCall.start()
         #expect(call.connectedAfter != nil)
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await call.waitForMedia())
         let video = try #require(await call.offerer.transceivers.first { $0.kind == .video })
         let before = video.sender.counters.withLock { $0.keyFramesEncoded }
         let receiver = try #require(await call.answerer.transceivers.first { $0.kind == .video }?.receiver)
         receiver.keyframeNeeded.store(true, ordering: .relaxed)
-        try await Task.sleep(for: .milliseconds(600))
+        _ = await LoopbackCall.wait { video.sender.counters.withLock { $0.keyFramesEncoded > before } }
         let after = video.sender.counters.withLock { ($0.keyFramesEncoded, $0.pliReceived) }
         await call.close()
         #expect(after.1 >= 1, "the PLI arrived")
@@ -110,6 +113,7 @@ import SwiftRTCSDP
     @Test func iceRestartKeepsTheCall() async throws {
         let call = try await LoopbackCall.start(video: false)
         #expect(call.connectedAfter != nil)
+        #expect(await call.waitForMedia(video: false))
         let first = try SessionDescription(parsing: try #require(await call.offerer.localDescription).sdp)
         try await call.offerer.restartIce()
         let offer = try await call.offerer.createOffer()
@@ -121,9 +125,8 @@ import SwiftRTCSDP
         try await call.answerer.setLocalDescription(answer)
         try await call.offerer.setRemoteDescription(answer)
         let frames = call.offererMedia.values.withLock { $0.audioFrames }
-        try await Task.sleep(for: .seconds(1))
+        #expect(await LoopbackCall.wait { call.offererMedia.values.withLock { $0.audioFrames } > frames + 20 }, "audio keeps flowing")
         #expect(await call.offerer.connectionState == .connected)
-        #expect(call.offererMedia.values.withLock { $0.audioFrames } > frames + 20, "audio keeps flowing")
         await call.close()
     }
 

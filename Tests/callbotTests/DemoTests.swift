@@ -9,7 +9,7 @@ import Testing
     #expect(lines.first?.hasPrefix("demo: connected (ICE ") == true)
     // Live stats: one block per side per interval.
     #expect(lines.filter { $0.hasPrefix("--- caller") }.count >= 2)
-    let cn = lines.filter { $0.range(of: #"^CN (\d+ms|-) \| host->host/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#, options: .regularExpression) != nil }
+    let cn = lines.filter { $0.range(of: #"^CN (\d+ms|-) \| host->(host|prflx)/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#, options: .regularExpression) != nil }
     #expect(cn.count >= 4, "\(demo.stdout)")
     let vr = lines.filter { $0.range(of: #"^VR \(recv\) 320x240@\d+fps \| \(decoded\)\d+ \| \(output\)\d+fps \| \d+Kbps/\d+bps \| \d+ms$"#, options: .regularExpression) != nil }
     #expect(vr.count >= 4)
