@@ -23,9 +23,13 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Video height of the test pattern.")
     var height: Int = 480
 
+    @Option(help: "Frames per second of the test pattern.")
+    var fps: Int = 30
+
     func validate() throws {
         guard duration > 0, statsInterval > 0 else { throw ValidationError("--duration and --stats-interval must be positive") }
         guard width >= 16, height >= 16, width <= 4096, height <= 4096 else { throw ValidationError("--width/--height must be 16...4096") }
+        guard (1...60).contains(fps) else { throw ValidationError("--fps must be 1...60") }
     }
 
     func run() async throws {
@@ -38,7 +42,7 @@ struct Demo: AsyncParsableCommand {
             let audio = MediaStreamTrack(kind: .audio)
             audio.play(ToneGenerator(frequency: frequency))
             let video = MediaStreamTrack(kind: .video)
-            video.play(TestPatternSource(width: width, height: height, framesPerSecond: 30))
+            video.play(TestPatternSource(width: width, height: height, framesPerSecond: fps))
             try await pc.addTrack(audio)
             try await pc.addTrack(video)
             tracks += [audio, video]

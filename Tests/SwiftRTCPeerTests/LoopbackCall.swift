@@ -85,7 +85,7 @@ struct LoopbackCall {
 
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
-    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 320, height: Int = 240) async throws -> LoopbackCall {
+    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120) async throws -> LoopbackCall {
         let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
         let offerer = try PeerConnection(configuration: configuration)
         let answerer = try PeerConnection(configuration: configuration)
@@ -97,7 +97,7 @@ struct LoopbackCall {
             tracks.append(audio)
             if video {
                 let pattern = MediaStreamTrack(kind: .video)
-                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: 30))
+                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: 15))
                 try await pc.addTrack(pattern)
                 tracks.append(pattern)
             }

@@ -7,7 +7,9 @@ import SwiftRTCMedia
 import SwiftRTCSDP
 @testable import SwiftRTCPeer
 
-@Suite(.serialized) struct PeerConnectionTransportTests {
+/// Calls run one at a time (the whole package's tests share two cores): these are in the
+/// serialized suite of the loopback call test.
+extension PeerConnectionCallTests {
     static let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
 
     /// The answer carries another certificate's fingerprint: DTLS must fail the connection.
@@ -125,7 +127,13 @@ import SwiftRTCSDP
         try await call.answerer.setLocalDescription(answer)
         try await call.offerer.setRemoteDescription(answer)
         let frames = call.offererMedia.values.withLock { $0.audioFrames }
-        #expect(await LoopbackCall.wait { call.offererMedia.values.withLock { $0.audioFrames } > frames + 20 }, "audio keeps flowing")
+        let flowing = await LoopbackCall.wait { call.offererMedia.values.withLock { $0.audioFrames } > frames + 20 }
+        #expect(flowing, "audio keeps flowing")
+        if !flowing {
+            print("offerer after restart: \(await call.offerer.connectionState) \(call.offererMedia.values.withLock { $0.audioFrames }) frames")
+            print(await call.offerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(separator: "\n"))
+            print(await call.answerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(separator: "\n"))
+        }
         #expect(await call.offerer.connectionState == .connected)
         await call.close()
     }
