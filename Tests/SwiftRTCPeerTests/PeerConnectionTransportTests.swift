@@ -169,3 +169,32 @@ final class BlackCheck: Sendable {
         maximumLuma.withLock { $0 = max($0, brightest) }
     }
 }
+
+extension PeerConnectionCallTests {
+    /// replaceTrack mid-call: the stream goes on (no SRTP replays, no decoder restart) with
+    /// the new track's audio.
+    @Test func replaceTrackContinuesTheStream() async throws {
+        let call = try await LoopbackCall.start(frequencies: (440, 660), video: false)
+        #expect(call.connectedAfter != nil)
+        #expect(await call.waitForMedia(video: false))
+        let sender = try #require(await call.offerer.transceivers.first { $0.kind == .audio }?.sender)
+        let louder = MediaStreamTrack(kind: .audio)
+        louder.play(ToneGenerator(frequency: 1000, amplitude: 0.6))
+        sender.replaceTrack(louder)
+        #expect(sender.track === louder)
+        let heard = DecodedMedia()
+        let receiver = try #require(await call.answerer.transceivers.first { $0.kind == .audio }?.receiver)
+        // Skip what was in flight, then listen.
+        try await Task.sleep(for: .milliseconds(200))
+        let frames = receiver.track.frames()
+        let listener = Task { for await frame in frames { heard.record(frame) } }
+        #expect(await LoopbackCall.wait { heard.values.withLock { $0.audioFrames } > 25 })
+        listener.cancel()
+        let replays = await call.answerer.stats().all(.transport).first?.number("srtpReplays")
+        louder.stop()
+        await call.close()
+        #expect(replays == 0)
+        #expect(abs(heard.frequency - 1000) < 100, "the new track's 1 kHz: \(heard.frequency)")
+        #expect(heard.rms > 0.3)
+    }
+}
