@@ -198,3 +198,37 @@ extension PeerConnectionCallTests {
         #expect(heard.rms > 0.3)
     }
 }
+
+extension PeerConnectionCallTests {
+    /// Pre-encoded frames pass through: VP8 encoded by the application, packetized and sent
+    /// as they are, decoded by the peer.
+    @Test func encodedFramesPassThrough() async throws {
+        let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+        let a = try PeerConnection(configuration: configuration)
+        let b = try PeerConnection(configuration: configuration)
+        let track = MediaStreamTrack(kind: .video)
+        try await a.addTrack(track)
+        let heard = DecodedMedia()
+        heard.follow(await b.remoteTracks())
+        try await LoopbackCall.exchange(offerer: a, answerer: b)
+        #expect(await LoopbackCall.waitConnected(a))
+        let feeder = Task {
+            let encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 160, height: 120, frameRate: 15, targetBitrate: 300_000))
+            var pattern = TestPatternSource(width: 160, height: 120, framesPerSecond: 15)
+            while !Task.isCancelled, let frame = pattern.readFrame() {
+                if let encoded = try encoder.encode(frame) { track.push(.encoded(encoded)) }
+                try await Task.sleep(for: .milliseconds(66))
+            }
+        }
+        #expect(await LoopbackCall.wait { heard.values.withLock { $0.videoFrames } > 15 })
+        feeder.cancel()
+        let v = heard.values.withLock { $0 }
+        let outbound = await a.stats().first(.outboundRTP, kind: "video")
+        await a.close()
+        await b.close()
+        #expect(v.width == 160 && v.height == 120)
+        #expect(v.counters.count > 10 && v.counters == v.counters.sorted())
+        #expect(outbound?.number("framesEncoded") == 0, "nothing was encoded by the sender")
+        #expect((outbound?.number("packetsSent") ?? 0) > 15)
+    }
+}
