@@ -34,6 +34,8 @@ extension PeerConnection {
         transportStats["packetsReceived"] = .int(counters.packetsReceived)
         transportStats["iceState"] = .string(iceState.rawValue)
         transportStats["dtlsState"] = .string(dtlsState == .connected ? "connected" : "\(dtlsState)")
+        transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
+        transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
         transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
         if let srtp = transport.srtpCounters {
             transportStats["srtpAuthenticationFailures"] = .int(Int64(srtp.authenticationFailures))
