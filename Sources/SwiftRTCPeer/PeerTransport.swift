@@ -118,22 +118,15 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Protects the RTP packet in `buffer[..<length]` in place and sends it.
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        let protected: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return try? session.protectRTP(buffer, length: length)
-        }
-        guard let protected, agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        // The session has its own lock per direction: protect outside this one.
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
         counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
         return true
     }
 
     /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.
     func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        let protected: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return try? session.protectRTCP(buffer, length: length)
-        }
-        guard let protected, agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
         counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
         return true
     }
@@ -148,12 +141,10 @@ final class PeerTransport: @unchecked Sendable {
     private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) -> UnsafeRawBufferPointer? {
         guard bytes.count <= receiveBuffer.count else { return nil }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
-        let buffer = receiveBuffer
-        let length: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return rtcp ? try? session.unprotectRTCP(buffer, length: bytes.count) : try? session.unprotectRTP(buffer, length: bytes.count)
-        }
         counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
+        guard let session = srtp.withLock({ $0 }) else { return nil }
+        let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
+                          : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
         return UnsafeRawBufferPointer(rebasing: receiveBuffer[..<length])
     }

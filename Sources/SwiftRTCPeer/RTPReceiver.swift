@@ -56,6 +56,7 @@ public final class RTPReceiver: Sendable {
     }
 
     let path = Locked(Path())
+    private let encoded = Broadcast<EncodedFrame>(replaysLatest: false, buffering: .bufferingNewest(32))
     let decoding = Mutex(Decoding())
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
@@ -86,8 +87,13 @@ public final class RTPReceiver: Sendable {
         decoder.withLock { $0?.cancel(); $0 = task }
     }
 
+    /// The received frames before decoding (for recording, or forwarding without
+    /// transcoding), from now on.
+    public func encodedFrames() -> AsyncStream<EncodedFrame> { encoded.subscribe() }
+
     /// Ends decoding and the remote track.
     func stop() {
+        encoded.finish()
         path.withLock { $0.frames?.finish(); $0.frames = nil }
         decoder.withLock { $0?.cancel(); $0 = nil }
         track.stop()
@@ -148,6 +154,7 @@ public final class RTPReceiver: Sendable {
             var expected: UInt32?
             var lastSamples: UInt32 = 960
             for await frame in frames {
+                encoded.yield(frame)
                 // A gap in RTP time is a lost packet: conceal it (at most 100 ms of it).
                 if let next = expected {
                     let missing = Int32(bitPattern: frame.timestamp &- next)
@@ -185,6 +192,7 @@ public final class RTPReceiver: Sendable {
             guard let decoder = try? VP8Decoder() else { return }
             var picture = VideoFrame(width: 2, height: 2)
             for await frame in frames {
+                encoded.yield(frame)
                 let start = ContinuousClock.now
                 let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
                 let elapsed = ContinuousClock.now - start

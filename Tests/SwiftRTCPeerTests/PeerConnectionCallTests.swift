@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import SwiftRTCICE
 import SwiftRTCMedia
+import SwiftRTCRTP
 @testable import SwiftRTCPeer
 
 @Suite(.serialized) struct PeerConnectionCallTests {
@@ -17,6 +18,12 @@ import SwiftRTCMedia
         try #require(await call.answerer.transceivers.first { $0.kind == .audio }).receiver.track.setAudioSink { frame in
             sunk.withLock { $0 += frame.samplesPerChannel }
         }
+        let videoReceiver = try #require(await call.answerer.transceivers.first { $0.kind == .video }).receiver
+        let encodedFrames = videoReceiver.encodedFrames()
+        let firstEncoded = Task { () -> EncodedFrame? in
+            for await frame in encodedFrames { return frame }
+            return nil
+        }
         let reports = await call.offerer.statsReports(interval: .milliseconds(500))
         let timed = Task { () -> [Double] in
             var packets: [Double] = []
@@ -28,6 +35,8 @@ import SwiftRTCMedia
         }
         try await Task.sleep(for: .seconds(3))
         let timedPackets = await timed.value
+        let encoded = await firstEncoded.value
+        #expect(encoded?.codec == .vp8 && (encoded?.data.count ?? 0) > 0, "encoded frames before decoding")
         #expect(timedPackets.count == 4 && timedPackets == timedPackets.sorted() && timedPackets.last! > timedPackets.first!, "\(timedPackets)")
         #expect(sunk.withLock { $0 } > 48_000, "the audio sink got over a second of PCM")
         let offererStats = await call.offerer.stats()
