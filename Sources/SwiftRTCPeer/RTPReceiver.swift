@@ -36,6 +36,11 @@ public final class RTPReceiver: Sendable {
         var framesAssembled: Int64 = 0
         var jitterBufferDelay: Double = 0
         var lastPacketArrival: Double?
+        /// When the first packet of each recent frame (by RTP timestamp) arrived, for the
+        /// jitter buffer delay (W3C: first packet in to frame out). Fixed slots, reused.
+        var firstArrivals = [(timestamp: UInt32, arrival: Double)](repeating: (0, 0), count: 16)
+        var newestTimestamp: UInt32?
+        var nextArrivalSlot = 0
         /// Middle 32 bits of the last SR's NTP time and when it arrived (for DLSR).
         var lastSenderReport: (middle: UInt32, arrival: Double)?
         var frames: AsyncStream<EncodedFrame>.Continuation?
@@ -115,11 +120,18 @@ public final class RTPReceiver: Sendable {
             path.bytesReceived += Int64(packet.payloadLength)
             path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
             path.lastPacketArrival = arrival
+            if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
+                path.newestTimestamp = packet.timestamp
+                path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
+                path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
+            }
             let dropped = assembler.droppedFrames
             assembler.insert(packet.bytes, arrival: arrival)
             while let frame = assembler.nextFrame(now: arrival) {
                 path.framesAssembled += 1
-                path.jitterBufferDelay += assembler.jitterBuffer.estimatedPlayoutDelay
+                if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
+                    path.jitterBufferDelay += arrival - first.arrival
+                }
                 path.frames?.yield(frame)
             }
             // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
