@@ -115,16 +115,24 @@ extension PeerConnection {
             if let previous, previous.iceUfrag != nil, previous.iceUfrag != ufrag, signaling == .stable {
                 _ = try transport.agent.restart()  // the peer restarts ICE: so do we
             }
+            if previous?.iceUfrag != ufrag { remoteCandidateKeys = [] }
             try transport.agent.setRemoteCredentials(IceAgent.Credentials(usernameFragment: ufrag, password: pwd))
             for candidate in section.candidates {
                 if let parsed = try? SwiftRTCICE.IceCandidate(sdp: candidate.sdpLine) {
-                    _ = try? await transport.agent.addRemoteCandidate(parsed)
+                    _ = try? await addRemote(parsed, to: transport)
                 }
             }
             if section.endOfCandidates { try transport.agent.remoteGatheringComplete() }
         } catch {
             throw .transport(error.description)
         }
+    }
+
+    /// Gives a remote candidate to the agent, once per transport address.
+    func addRemote(_ candidate: SwiftRTCICE.IceCandidate, to transport: PeerTransport) async throws(IceError) {
+        let key = "\(candidate.component) \(candidate.transport.rawValue) \(candidate.address) \(candidate.port)"
+        guard remoteCandidateKeys.insert(key).inserted else { return }
+        _ = try await transport.agent.addRemoteCandidate(candidate)
     }
 
     /// Applies a completed offer/answer: per section the codec, header extensions and

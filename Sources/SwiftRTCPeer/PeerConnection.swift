@@ -95,6 +95,9 @@ public actor PeerConnection {
     // Transport
     var transport: PeerTransport?
     var localCandidateList: [SwiftRTCSDP.IceCandidate] = []
+    /// Remote candidates given to the agent (transport address), since the last remote ICE
+    /// credentials: libnice re-checks a candidate added twice and can stay in checking.
+    var remoteCandidateKeys: Set<String> = []
     var dtlsStarted = false
     var iceState: IceConnectionState = .new
     var dtlsState: DtlsState = .new

@@ -110,6 +110,12 @@ struct LoopbackCall {
         let offererConnected = await waitConnected(offerer)
         let answererConnected = await waitConnected(answerer)
         let connected = offererConnected && answererConnected
+        if !connected {
+            for (name, pc) in [("offerer", offerer), ("answerer", answerer)] {
+                let transport = await pc.stats().all(.transport).first
+                print("LoopbackCall: \(name) not connected: \(await pc.connectionState) ice \(await pc.iceConnectionState) transport \(transport?.values ?? [:])")
+            }
+        }
         return LoopbackCall(offerer: offerer, answerer: answerer, offererMedia: offererMedia, answererMedia: answererMedia,
                             tracks: tracks, connectedAfter: connected ? ContinuousClock.now - start : nil)
     }
