@@ -29,6 +29,10 @@ final class PeerTransport: @unchecked Sendable {
         var byPayloadType: [UInt8: RTPReceiver] = [:]
         var senders: [UInt32: RTPSender] = [:]
         var midExtensionID: UInt8?
+        /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
+        /// padding): dropped at once from the second packet on. Bounded.
+        var ignored: Set<UInt32> = []
+        static let maximumIgnored = 64
     }
 
     /// Transport-level counters (W3C transport and candidate-pair stats).
@@ -153,14 +157,20 @@ final class PeerTransport: @unchecked Sendable {
         guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
         let receiver: RTPReceiver? = routes.withLock { routes in
             if let known = routes.bySSRC[packet.ssrc] { return known }
+            if routes.ignored.contains(packet.ssrc) { return nil }
             // A new SSRC: by its MID header extension (RFC 8843 §9.2), else its payload type.
             var found: RTPReceiver?
             if let id = routes.midExtensionID, let data = packet.extensionData(id: id) {
                 found = routes.byMid[String(decoding: data, as: UTF8.self)]
             }
             found = found ?? routes.byPayloadType[packet.payloadType]
-            if let found, found.parameters?.payloadType == packet.payloadType { routes.bySSRC[packet.ssrc] = found }
-            return found
+            guard let found, let expected = found.parameters?.payloadType else { return nil }
+            if expected == packet.payloadType {
+                routes.bySSRC[packet.ssrc] = found
+                return found
+            }
+            if routes.ignored.count < Routes.maximumIgnored { routes.ignored.insert(packet.ssrc) }
+            return nil
         }
         guard let receiver else {
             counters.withLock { $0.unroutable += 1 }
