@@ -55,18 +55,18 @@ extension PeerConnection {
         switch event {
         case .candidate(let candidate):
             remember(candidate)
-            candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: mid, sdpMLineIndex: 0))
         case .complete:
             candidateEvents.yield(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
             gatheringStateEvents.yield(.complete)
         }
     }
 
-    /// Adds a local candidate to those local descriptions carry (once).
+    /// Adds a local candidate to those local descriptions carry and trickles it (once).
     func remember(_ candidate: SwiftRTCICE.IceCandidate) {
         guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp),
               !localCandidateList.contains(converted) else { return }
         localCandidateList.append(converted)
+        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
     }
 
     func iceChanged(_ state: IceConnectionState) {

@@ -55,6 +55,15 @@ extension PeerConnectionCallTests {
         let parsed = try SessionDescription(parsing: offer.sdp)
         #expect(parsed.media[0].candidates.contains { $0.address == "127.0.0.1" && $0.type == .host })
         #expect(parsed.media[0].endOfCandidates)
+        // A late subscriber to the trickle gets what was gathered, then the end marker.
+        var late: [IceCandidateInit] = []
+        for await candidate in await a.localCandidates() {
+            late.append(candidate)
+            if candidate.isEndOfCandidates { break }
+        }
+        #expect(late.contains { $0.candidate.contains("127.0.0.1") && $0.sdpMid == "0" })
+        #expect(late.last?.isEndOfCandidates == true)
+        #expect(late.filter(\.isEndOfCandidates).count == 1)
 
         try await b.setRemoteDescription(offer)
         try await b.setLocalDescription()
