@@ -152,6 +152,8 @@ extension PeerConnection {
                 inbound["packetsLost"] = .int(path.lost)
                 inbound["packetsDiscarded"] = .int(path.discarded)
                 inbound["bytesReceived"] = .int(path.bytes)
+                // RTX is negotiated but not received yet (NACK/RTX is issue 8): nothing repaired.
+                inbound["retransmittedBytesReceived"] = .int(0)
                 inbound["headerBytesReceived"] = .int(path.headers)
                 inbound["jitter"] = .double(path.jitter)
                 inbound["jitterBufferDelay"] = .double(path.delay)
