@@ -104,6 +104,23 @@ import SwiftRTCSDP
         #expect(await a.signalingState == .stable)
     }
 
+    /// Relay-only without a TURN server gathers nothing: no host address leaks into the SDP.
+    @Test func relayOnlyPolicyOffersNoHostCandidates() async throws {
+        let relayOnly = try PeerConnection(configuration: .init(iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"]))
+        let all = try PeerConnection(configuration: Self.configuration)
+        for pc in [relayOnly, all] {
+            try await pc.addTransceiver(.audio)
+            try await pc.setLocalDescription()
+            await pc.gatheringComplete()
+        }
+        let relayOffer = try SessionDescription(parsing: try #require(await relayOnly.localDescription).sdp)
+        let allOffer = try SessionDescription(parsing: try #require(await all.localDescription).sdp)
+        #expect(relayOffer.media[0].candidates.isEmpty)
+        #expect(allOffer.media[0].candidates.contains { $0.type == .host && $0.address == "127.0.0.1" })
+        await relayOnly.close()
+        await all.close()
+    }
+
     @Test func closedConnectionRefusesEverything() async throws {
         let a = try PeerConnection(configuration: Self.configuration)
         await a.close()
