@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SwiftRTCCodecs
+import SwiftRTCICE
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCSDP
@@ -76,6 +77,11 @@ final class DecodedMedia: Sendable {
 
 /// Two connections in one process, signaled in-process with trickle ICE.
 struct LoopbackCall {
+    /// Loopback gathering, on transport threads of the peer tests' own (the package's other
+    /// ICE tests run on the shared ones in parallel).
+    static let threads = TransportThreadPool(threadCount: 1, name: "peer-tests")
+    static let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"], transportThreads: threads)
+
     let offerer: PeerConnection
     let answerer: PeerConnection
     let offererMedia: DecodedMedia
@@ -86,7 +92,7 @@ struct LoopbackCall {
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
     static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120) async throws -> LoopbackCall {
-        let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+        let configuration = LoopbackCall.configuration
         let offerer = try PeerConnection(configuration: configuration)
         let answerer = try PeerConnection(configuration: configuration)
         var tracks: [MediaStreamTrack] = []

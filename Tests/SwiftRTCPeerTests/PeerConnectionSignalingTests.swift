@@ -4,7 +4,7 @@ import SwiftRTCSDP
 @testable import SwiftRTCPeer
 
 @Suite(.serialized) struct PeerConnectionSignalingTests {
-    static let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+    static let configuration = LoopbackCall.configuration
 
     @Test func offerAnswerFollowsTheStateMachine() async throws {
         let a = try PeerConnection(configuration: Self.configuration)
@@ -106,7 +106,7 @@ import SwiftRTCSDP
 
     /// Relay-only without a TURN server gathers nothing: no host address leaks into the SDP.
     @Test func relayOnlyPolicyOffersNoHostCandidates() async throws {
-        let relayOnly = try PeerConnection(configuration: .init(iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"]))
+        let relayOnly = try PeerConnection(configuration: .init(iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"], transportThreads: LoopbackCall.threads))
         let all = try PeerConnection(configuration: Self.configuration)
         for pc in [relayOnly, all] {
             try await pc.addTransceiver(.audio)

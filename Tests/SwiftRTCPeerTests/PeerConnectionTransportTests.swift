@@ -10,7 +10,7 @@ import SwiftRTCSDP
 /// Calls run one at a time (the whole package's tests share two cores): these are in the
 /// serialized suite of the loopback call test.
 extension PeerConnectionCallTests {
-    static let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+    static let configuration = LoopbackCall.configuration
 
     /// The answer carries another certificate's fingerprint: DTLS must fail the connection.
     @Test func fingerprintMismatchFailsTheConnection() async throws {
@@ -212,7 +212,7 @@ extension PeerConnectionCallTests {
     /// Pre-encoded frames pass through: VP8 encoded by the application, packetized and sent
     /// as they are, decoded by the peer.
     @Test func encodedFramesPassThrough() async throws {
-        let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+        let configuration = LoopbackCall.configuration
         let a = try PeerConnection(configuration: configuration)
         let b = try PeerConnection(configuration: configuration)
         let track = MediaStreamTrack(kind: .video)
