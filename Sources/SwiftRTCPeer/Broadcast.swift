@@ -1,0 +1,70 @@
+import Synchronization
+
+/// Hands each value to every current subscriber (each one an `AsyncStream` with its own
+/// bounded buffer), so several tasks can follow the same events. With `current` set, a new
+/// subscriber first gets the latest value (state sequences).
+final class Broadcast<Element: Sendable>: Sendable {
+    private struct State {
+        var next = 0
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        var latest: Element?
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    private let replaysLatest: Bool
+    private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
+
+    /// - Parameters:
+    ///   - replaysLatest: whether new subscribers start with the last value yielded.
+    ///   - buffering: each subscriber's buffer (bounded: a slow consumer loses old values).
+    init(replaysLatest: Bool, initial: Element? = nil, buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .bufferingNewest(64)) {
+        self.replaysLatest = replaysLatest
+        self.buffering = buffering
+        state.withLock { $0.latest = initial }
+    }
+
+    /// The last value yielded (or the initial one).
+    var latest: Element? { state.withLock { $0.latest } }
+
+    /// A new stream of `past` (values the caller kept), then the values yielded from now on.
+    func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
+        let id: Int? = state.withLock { state in
+            if replaysLatest, let latest = state.latest { continuation.yield(latest) }
+            for value in past { continuation.yield(value) }
+            guard !state.finished else { return nil }
+            let id = state.next
+            state.next += 1
+            state.continuations[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Gives `value` to every subscriber.
+    func yield(_ value: Element) {
+        state.withLock { state in
+            guard !state.finished else { return }
+            state.latest = value
+            for continuation in state.continuations.values { continuation.yield(value) }
+        }
+    }
+
+    /// Ends every stream; later subscribers get only the latest value.
+    func finish() {
+        let continuations = state.withLock { state in
+            state.finished = true
+            defer { state.continuations = [:] }
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+}

@@ -1,0 +1,74 @@
+import SwiftRTCRTP
+
+extension PeerConnection {
+    /// RTCP interval (RFC 3550 §6.2 with the WebRTC minimum): reports about every second.
+    static let reportInterval = Duration.seconds(1)
+    /// How often keyframe requests are checked, and the least time between two PLIs.
+    static let feedbackTick = Duration.milliseconds(100)
+    static let pliInterval = 0.3
+
+    /// The RTCP task: every second an SR per sending stream (or one RR) with report blocks
+    /// for every received stream and an SDES CNAME; a PLI when a decoder needs a keyframe.
+    func runRTCP() async {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+        defer { buffer.deallocate() }
+        var nextReport = ContinuousClock.now + Self.reportInterval
+        var lastPLI: [ObjectIdentifier: Double] = [:]
+        while !Task.isCancelled, !isClosed {
+            try? await Task.sleep(for: Self.feedbackTick)
+            guard let transport, dtlsState == .connected else { continue }
+            let now = NTPTime.monotonicSeconds()
+            // Keyframe requests (RFC 4585 §6.3.1).
+            for transceiver in transceiverList {
+                let receiver = transceiver.receiver
+                guard receiver.kind == .video, receiver.keyframeNeeded.load(ordering: .relaxed),
+                      now - (lastPLI[ObjectIdentifier(receiver)] ?? 0) >= Self.pliInterval,
+                      let media = receiver.path.withLock({ $0.remoteSSRC }) else { continue }
+                receiver.keyframeNeeded.store(false, ordering: .relaxed)
+                lastPLI[ObjectIdentifier(receiver)] = now
+                let pli = RTCPPacket.pictureLossIndication(PictureLossIndication(senderSSRC: transceiver.sender.ssrc, mediaSSRC: media))
+                if let length = try? RTCPPacket.writeCompound([pli], into: buffer) {
+                    _ = transport.sendRTCP(buffer, length: length)
+                }
+            }
+            guard ContinuousClock.now >= nextReport else { continue }
+            nextReport = ContinuousClock.now + Self.reportInterval
+            if let length = try? RTCPPacket.writeCompound(makeReports(now: now), into: buffer) {
+                _ = transport.sendRTCP(buffer, length: length)
+            }
+        }
+    }
+
+    /// One compound packet: SR for each sending stream (the first carries the report
+    /// blocks) or an RR, then SDES with the CNAME of every sending SSRC.
+    func makeReports(now: Double) -> [RTCPPacket] {
+        var blocks: [ReceptionReport] = []
+        for transceiver in transceiverList {
+            if let block = transceiver.receiver.makeReceptionReport(now: now) { blocks.append(block) }
+        }
+        var packets: [RTCPPacket] = []
+        let ntp = NTPTime.now()
+        var chunks: [SourceDescription.Chunk] = []
+        for transceiver in transceiverList {
+            let sender = transceiver.sender
+            guard let parameters = sender.parameters else { continue }
+            let counters = sender.counters.withLock { $0 }
+            guard counters.packetsSent > 0, let sentAt = counters.lastSendTime else { continue }
+            // The RTP time now: the last packet's timestamp advanced by the time since.
+            let rtp = counters.lastRTPTimestamp &+ UInt32(truncatingIfNeeded: Int64((now - sentAt) * Double(parameters.clockRate)))
+            packets.append(.senderReport(SenderReport(
+                ssrc: sender.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtp,
+                packetCount: UInt32(truncatingIfNeeded: counters.packetsSent),
+                octetCount: UInt32(truncatingIfNeeded: counters.bytesSent),
+                reports: packets.isEmpty ? Array(blocks.prefix(31)) : [])))
+            chunks.append(SourceDescription.Chunk(source: sender.ssrc, items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]))
+        }
+        if packets.isEmpty {
+            let ssrc = transceiverList.first?.sender.ssrc ?? 1
+            packets.append(.receiverReport(ReceiverReport(ssrc: ssrc, reports: Array(blocks.prefix(31)))))
+            chunks.append(SourceDescription.Chunk(source: ssrc, items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]))
+        }
+        packets.append(.sourceDescription(SourceDescription(chunks: chunks)))
+        return packets
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import SwiftRTCDTLS
+import SwiftRTCICE
+import SwiftRTCRTP
+import SwiftRTCSDP
+
+extension PeerConnection {
+    /// Waits until candidate gathering is complete (for non-trickle signaling such as WHIP:
+    /// then ``localDescription`` holds every candidate).
+    public func gatheringComplete() async {
+        guard iceGatheringState != .complete, transport != nil else { return }
+        for await state in gatheringStateEvents.subscribe() where state == .complete { return }
+    }
+
+    /// The ICE agent, DTLS and SRTP under the connection: made once, with the role of the
+    /// first description (offerer controls).
+    func ensureTransport(role: IceAgent.Role) async throws(PeerConnectionError) -> PeerTransport {
+        if let transport { return transport }
+        let ice = IceAgent.Configuration(
+            role: role, servers: configuration.iceServers,
+            transportPolicy: configuration.iceTransportPolicy == .relay ? .relay : .all,
+            localAddresses: configuration.gatherAddresses, checkPacing: configuration.checkPacing)
+        let made: PeerTransport
+        do { made = try PeerTransport(configuration: ice, pool: configuration.transportThreads) } catch {
+            throw .transport(error.description)
+        }
+        transport = made
+        startedAt = .now
+        // Rates in the first stats cover the time from here.
+        let now = Date().timeIntervalSince1970
+        statsCollector.lastTime = now
+        lastStatsForString = StatsReport(timestamp: now * 1000)
+        gatheringStateEvents.yield(.gathering)
+        let agent = made.agent
+        tasks.append(Task { [weak self] in
+            for await event in agent.gathering { await self?.gathered(event) }
+        })
+        tasks.append(Task { [weak self] in
+            for await state in agent.states { await self?.iceChanged(state) }
+        })
+        tasks.append(Task { [weak self] in
+            for await error in agent.errors { await self?.report(error) }
+        })
+        do { try await agent.startGathering() } catch { throw .transport(error.description) }
+        // Host candidates are known at once: the first description carries them.
+        for candidate in agent.localCandidates { remember(candidate) }
+        tasks.append(Task { [weak self] in await self?.runRTCP() })
+        return made
+    }
+
+    func report(_ error: IceError) { logger.warning("ICE: \(error)") }
+
+    func gathered(_ event: IceGatheringEvent) {
+        let mid = transceiverList.first?.mid ?? "0"
+        switch event {
+        case .candidate(let candidate):
+            remember(candidate)
+        case .complete:
+            candidateEvents.yield(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
+            gatheringStateEvents.yield(.complete)
+        }
+    }
+
+    /// Adds a local candidate to those local descriptions carry and trickles it (once).
+    func remember(_ candidate: SwiftRTCICE.IceCandidate) {
+        guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp),
+              !localCandidateList.contains(converted) else { return }
+        localCandidateList.append(converted)
+        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
+    }
+
+    func iceChanged(_ state: IceConnectionState) {
+        guard !isClosed else { return }
+        iceState = state
+        iceConnectionStateEvents.yield(state)
+        if state == .connected || state == .completed {
+            if iceConnectedAfter == nil, let startedAt { iceConnectedAfter = .now - startedAt }
+            transport?.dtlsTransport?.start()
+        }
+        updateConnectionState()
+    }
+
+    func dtlsChanged(_ state: DtlsState) {
+        guard !isClosed else { return }
+        // Connected counts once SRTP is keyed (``dtlsConnected(_:)``).
+        if state == .connected { return }
+        dtlsState = state
+        if case .failed(let error) = state { logger.warning("DTLS failed: \(error)") }
+        updateConnectionState()
+    }
+
+    /// W3C: derived from the ICE and DTLS transport states.
+    func updateConnectionState() {
+        let next: PeerConnectionState
+        switch (iceState, dtlsState) {
+        case (.closed, _): next = .closed
+        case (.failed, _), (_, .failed): next = .failed
+        case (.disconnected, _): next = .disconnected
+        case (.connected, .connected), (.completed, .connected): next = .connected
+        case (.new, .new): next = .new
+        default: next = .connecting
+        }
+        if next != connectionState { connectionStateEvents.yield(next) }
+    }
+
+    /// ICE credentials and candidates from a remote description (an ICE restart when the
+    /// credentials change).
+    func applyRemoteTransport(_ remote: SessionDescription, transport: PeerTransport) async throws(PeerConnectionError) {
+        guard let section = remote.media.first(where: { !$0.isRejected }).map(remote.resolved),
+              let ufrag = section.iceUfrag, let pwd = section.icePwd else {
+            throw .invalidDescription("no ICE credentials (a=ice-ufrag, a=ice-pwd) in the remote description")
+        }
+        let previous = (currentRemote ?? pendingRemote).flatMap { $0.media.first(where: { !$0.isRejected }).map(remote.resolved) }
+        do {
+            if let previous, previous.iceUfrag != nil, previous.iceUfrag != ufrag, signaling == .stable {
+                _ = try transport.agent.restart()  // the peer restarts ICE: so do we
+            }
+            if previous?.iceUfrag != ufrag { remoteCandidateKeys = [] }
+            try transport.agent.setRemoteCredentials(IceAgent.Credentials(usernameFragment: ufrag, password: pwd))
+            for candidate in section.candidates {
+                if let parsed = try? SwiftRTCICE.IceCandidate(sdp: candidate.sdpLine) {
+                    _ = try? await addRemote(parsed, to: transport)
+                }
+            }
+            if section.endOfCandidates { try transport.agent.remoteGatheringComplete() }
+        } catch {
+            throw .transport(error.description)
+        }
+    }
+
+    /// Gives a remote candidate to the agent, once per transport address.
+    func addRemote(_ candidate: SwiftRTCICE.IceCandidate, to transport: PeerTransport) async throws(IceError) {
+        let key = "\(candidate.component) \(candidate.transport.rawValue) \(candidate.address) \(candidate.port)"
+        guard remoteCandidateKeys.insert(key).inserted else { return }
+        _ = try await transport.agent.addRemoteCandidate(candidate)
+    }
+
+    /// Applies a completed offer/answer: per section the codec, header extensions and
+    /// direction to the sender and receiver; then DTLS with the negotiated role.
+    func apply(offer: SessionDescription, answer: SessionDescription, localIsOfferer: Bool) async throws(PeerConnectionError) {
+        guard let transport else { throw .invalidState(operation: "negotiation", state: signaling) }
+        let negotiation: Negotiation
+        do { negotiation = try Negotiation(offer: offer, answer: answer) } catch { throw .invalidDescription(error.description) }
+        let remote = localIsOfferer ? answer : offer
+        for media in negotiation.media where media.kind == .audio || media.kind == .video {
+            guard let transceiver = transceiverList.first(where: { $0.mid == media.mid }) else { continue }
+            guard media.accepted else {
+                transceiver.setCurrentDirection(.inactive)
+                transceiver.sender.stop()
+                continue
+            }
+            // The answer's direction is already the intersection of both sides' wishes.
+            let direction = localIsOfferer ? media.answererDirection.reversed : media.answererDirection
+            transceiver.setCurrentDirection(direction)
+            guard let codec = media.codecs.first(where: { ["opus", "vp8"].contains($0.encodingName ?? "") }) else { continue }
+            let frameCodec: EncodedFrame.Codec = codec.encodingName == "opus" ? .opus : .vp8
+            var extmap: [UInt8: String] = [:]
+            for ext in media.extensions where ext.id < 256 { extmap[UInt8(ext.id)] = ext.uri }
+            let ids = RTPHeaderExtensionIDs(extmap: extmap)
+            let clockRate = codec.clockRate ?? frameCodec.clockRate
+            if direction.sends {
+                transport.route(transceiver.sender)
+                transceiver.sender.start(RTPSender.Parameters(
+                    payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
+                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids), transport: transport)
+            } else {
+                transceiver.sender.stop()
+            }
+            if direction.receives {
+                let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
+                let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs.first
+                let ssrc = fid ?? section?.ssrcNumbers.first
+                transceiver.receiver.configure(RTPReceiver.Parameters(
+                    payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
+                    channels: Int(codec.channels ?? 1)), remoteSSRC: ssrc)
+                transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid)
+            }
+        }
+        try startDtls(negotiation: negotiation, remote: remote, localIsOfferer: localIsOfferer)
+    }
+
+    /// Makes the DTLS transport with the negotiated role and the remote fingerprints; the
+    /// client's handshake starts once ICE connects.
+    func startDtls(negotiation: Negotiation, remote: SessionDescription, localIsOfferer: Bool) throws(PeerConnectionError) {
+        guard !dtlsStarted, let transport,
+              let media = negotiation.media.first(where: { $0.accepted }) else { return }
+        let offererIsClient = media.offererIsDTLSClient
+        let role: DtlsRole = (localIsOfferer == offererIsClient) ? .client : .server
+        guard let section = remote.media.first(where: { !$0.isRejected }).map(remote.resolved) else { return }
+        let fingerprints = section.fingerprints.compactMap { try? DtlsFingerprint(sdpValue: "\($0.hashFunction) \($0.value)") }
+        let dtls: DtlsTransport
+        do {
+            dtls = try transport.makeDtls(DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: fingerprints))
+        } catch {
+            dtlsState = .failed(error)
+            updateConnectionState()
+            throw .transport(error.description)
+        }
+        dtlsStarted = true
+        tasks.append(Task { [weak self] in
+            for await state in dtls.stateUpdates { await self?.dtlsChanged(state) }
+        })
+        tasks.append(Task { [weak self] in
+            guard let info = try? await dtls.connected() else { return }
+            await self?.dtlsConnected(info)
+        })
+        if role == .server || iceState == .connected || iceState == .completed { dtls.start() }
+    }
+
+    func dtlsConnected(_ info: DtlsConnectionInfo) {
+        guard let transport else { return }
+        do throws(PeerConnectionError) {
+            try transport.startSRTP(info)
+            if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
+            dtlsState = .connected
+        } catch {
+            logger.error("SRTP keying failed: \(error)")
+            dtlsState = .failed(.closed)
+        }
+        updateConnectionState()
+    }
+}

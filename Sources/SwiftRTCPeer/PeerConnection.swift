@@ -1,0 +1,244 @@
+import Foundation
+import SwiftRTCCore
+import SwiftRTCDTLS
+import SwiftRTCICE
+import SwiftRTCSDP
+
+/// A WebRTC peer connection, shaped like the W3C `RTCPeerConnection`: transceivers and
+/// tracks, JSEP offer/answer with the signaling state machine and rollback, trickle or
+/// non-trickle ICE, one BUNDLEd ICE+DTLS-SRTP transport, RTP senders and receivers, RTCP,
+/// and stats.
+///
+/// ```swift
+/// let pc = try PeerConnection(configuration: .init(gatherAddresses: ["127.0.0.1"]))
+/// let tone = MediaStreamTrack(kind: .audio)
+/// tone.play(ToneGenerator())
+/// await pc.addTrack(tone)
+/// let offer = try await pc.createOffer()
+/// try await pc.setLocalDescription(offer)
+/// // ... send offer, get answer ...
+/// try await pc.setRemoteDescription(answer)
+/// for await state in await pc.connectionStates() where state == .connected { break }
+/// ```
+public actor PeerConnection {
+    /// How a connection is made.
+    public struct Configuration: Sendable {
+        /// Which candidates ICE may use (W3C `RTCIceTransportPolicy`).
+        public enum IceTransportPolicy: String, Sendable, Hashable {
+            /// Host, server-reflexive and relayed candidates.
+            case all
+            /// Only relayed (TURN) candidates.
+            case relay
+        }
+
+        /// How media sections share transports (W3C `RTCBundlePolicy`): SwiftRTC always
+        /// BUNDLEs everything on one transport.
+        public enum BundlePolicy: String, Sendable, Hashable {
+            case maxBundle = "max-bundle"
+        }
+
+        /// STUN and TURN servers (`stun:`, `turn:`, `turns:` with credentials).
+        public var iceServers: [IceServer]
+        /// all, or relay-only.
+        public var iceTransportPolicy: IceTransportPolicy
+        /// Always max-bundle.
+        public var bundlePolicy: BundlePolicy
+        /// The DTLS certificate; one is generated per connection if nil.
+        public var certificate: DtlsCertificate?
+        /// Where to gather host candidates: IP literals or interface names. Empty means
+        /// every interface except loopback; give `127.0.0.1` for loopback.
+        public var gatherAddresses: [String]
+        /// ICE check pacing (Ta); decides connect time.
+        public var checkPacing: Duration
+        /// The transport threads the connection's ICE agent runs on.
+        public var transportThreads: TransportThreadPool
+
+        /// Creates a configuration.
+        public init(iceServers: [IceServer] = [], iceTransportPolicy: IceTransportPolicy = .all,
+                    bundlePolicy: BundlePolicy = .maxBundle, certificate: DtlsCertificate? = nil,
+                    gatherAddresses: [String] = [], checkPacing: Duration = .milliseconds(5),
+                    transportThreads: TransportThreadPool = .shared) {
+            self.iceServers = iceServers
+            self.iceTransportPolicy = iceTransportPolicy
+            self.bundlePolicy = bundlePolicy
+            self.certificate = certificate
+            self.gatherAddresses = gatherAddresses
+            self.checkPacing = checkPacing
+            self.transportThreads = transportThreads
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The certificate whose fingerprint goes in local descriptions.
+    public let certificate: DtlsCertificate
+    let logger = SwiftRTCLogging.logger("peer")
+    let cname = UUID().uuidString.lowercased()
+    let sessionId = UInt64.random(in: 1 ..< (1 << 62))
+    var sessionVersion: UInt64 = 1
+
+    // Signaling
+    var signaling: SignalingState = .stable
+    var pendingLocal: SessionDescription?
+    var currentLocal: SessionDescription?
+    var pendingRemote: SessionDescription?
+    var currentRemote: SessionDescription?
+    /// Whether the current local description was an offer.
+    var currentLocalIsOffer = false
+    /// Transceivers before a remote offer was applied, for rollback.
+    var rollbackTransceivers: [(RTPTransceiver, String?)]?
+    var transceiverList: [RTPTransceiver] = []
+    /// Transceivers whose remote track was announced.
+    var announced: Set<ObjectIdentifier> = []
+    var isClosed = false
+
+    // Transport
+    var transport: PeerTransport?
+    var localCandidateList: [SwiftRTCSDP.IceCandidate] = []
+    /// Remote candidates given to the agent (transport address), since the last remote ICE
+    /// credentials: libnice re-checks a candidate added twice and can stay in checking.
+    var remoteCandidateKeys: Set<String> = []
+    var dtlsStarted = false
+    var iceState: IceConnectionState = .new
+    var dtlsState: DtlsState = .new
+    var startedAt: ContinuousClock.Instant?
+    /// Time from the transport's start to ICE connected, and to DTLS connected.
+    public internal(set) var iceConnectedAfter: Duration?
+    public internal(set) var dtlsConnectedAfter: Duration?
+    var tasks: [Task<Void, Never>] = []
+    var statsCollector = StatsCollector()
+    var lastStatsForString: StatsReport?
+
+    // Events
+    let signalingStates = Broadcast<SignalingState>(replaysLatest: true, initial: .stable)
+    let connectionStateEvents = Broadcast<PeerConnectionState>(replaysLatest: true, initial: .new)
+    let iceConnectionStateEvents = Broadcast<IceConnectionState>(replaysLatest: true, initial: .new)
+    let gatheringStateEvents = Broadcast<IceGatheringState>(replaysLatest: true, initial: .new)
+    let candidateEvents = Broadcast<IceCandidateInit>(replaysLatest: false, buffering: .unbounded)
+    let trackEvents = Broadcast<TrackEvent>(replaysLatest: false, buffering: .unbounded)
+
+    /// Creates a connection; the ICE agent starts (and gathers) with the first offer or
+    /// remote offer.
+    public init(configuration: Configuration = Configuration()) throws(DtlsError) {
+        self.configuration = configuration
+        if let given = configuration.certificate {
+            certificate = given
+        } else {
+            certificate = try DtlsCertificate.generate()
+        }
+    }
+
+    // MARK: State
+
+    /// The JSEP signaling state.
+    public var signalingState: SignalingState { signaling }
+    /// The connection state (ICE and DTLS together).
+    public var connectionState: PeerConnectionState { connectionStateEvents.latest ?? .new }
+    /// The ICE connection state.
+    public var iceConnectionState: IceConnectionState { iceConnectionStateEvents.latest ?? .new }
+    /// The ICE gathering state.
+    public var iceGatheringState: IceGatheringState { gatheringStateEvents.latest ?? .new }
+
+    /// Signaling states: the current one, then each change.
+    public func signalingStateChanges() -> AsyncStream<SignalingState> { signalingStates.subscribe() }
+    /// Connection states: the current one, then each change.
+    public func connectionStates() -> AsyncStream<PeerConnectionState> { connectionStateEvents.subscribe() }
+    /// ICE connection states: the current one, then each change.
+    public func iceConnectionStates() -> AsyncStream<IceConnectionState> { iceConnectionStateEvents.subscribe() }
+    /// ICE gathering states: the current one, then each change.
+    public func iceGatheringStates() -> AsyncStream<IceGatheringState> { gatheringStateEvents.subscribe() }
+    /// Local candidates (trickle): those gathered so far, then each new one as it is
+    /// gathered; each gathering ends with an end-of-candidates marker (empty `candidate`).
+    public func localCandidates() -> AsyncStream<IceCandidateInit> {
+        let mid = transceiverList.first?.mid ?? "0"
+        var past = localCandidateList.map { IceCandidateInit(candidate: $0.sdpLine, sdpMid: mid, sdpMLineIndex: 0) }
+        if iceGatheringState == .complete { past.append(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0)) }
+        return candidateEvents.subscribe(replaying: past)
+    }
+    /// Remote tracks as the remote descriptions announce them.
+    public func remoteTracks() -> AsyncStream<TrackEvent> { trackEvents.subscribe() }
+
+    /// The transceivers, in the order of their media sections.
+    public var transceivers: [RTPTransceiver] { transceiverList }
+
+    // MARK: Tracks
+
+    /// Adds a local track: reuses an unused transceiver of its kind or adds a `sendrecv` one.
+    @discardableResult
+    public func addTrack(_ track: MediaStreamTrack, streamId: String? = nil) throws(PeerConnectionError) -> RTPSender {
+        guard !isClosed else { throw .closed }
+        if let free = transceiverList.first(where: { $0.kind == track.kind && $0.sender.track == nil && !$0.direction.sends }) {
+            free.sender.replaceTrack(track)
+            free.direction = free.direction.receives ? .sendrecv : .sendonly
+            return free.sender
+        }
+        let transceiver = RTPTransceiver(kind: track.kind, direction: .sendrecv, track: track, streamId: streamId ?? cname)
+        transceiverList.append(transceiver)
+        return transceiver.sender
+    }
+
+    /// Adds a transceiver of `kind` (audio or video) with `direction`, and optionally a track.
+    @discardableResult
+    public func addTransceiver(_ kind: MediaKind, direction: MediaDirection = .sendrecv,
+                               track: MediaStreamTrack? = nil) throws(PeerConnectionError) -> RTPTransceiver {
+        guard !isClosed else { throw .closed }
+        guard kind == .audio || kind == .video else { throw .unsupportedKind(kind.rawValue) }
+        let transceiver = RTPTransceiver(kind: kind, direction: direction, track: track, streamId: cname)
+        transceiverList.append(transceiver)
+        return transceiver
+    }
+
+    // MARK: Close
+
+    /// Closes the connection: stops senders, receivers and tracks, closes DTLS and the ICE
+    /// agent, ends every event sequence. Idempotent.
+    public func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        for task in tasks { task.cancel() }
+        tasks = []
+        for transceiver in transceiverList {
+            transceiver.sender.stop()
+            transceiver.receiver.stop()
+        }
+        await transport?.close()
+        transport = nil
+        signaling = .closed
+        signalingStates.yield(.closed)
+        iceConnectionStateEvents.yield(.closed)
+        connectionStateEvents.yield(.closed)
+        signalingStates.finish()
+        connectionStateEvents.finish()
+        iceConnectionStateEvents.finish()
+        gatheringStateEvents.finish()
+        candidateEvents.finish()
+        trackEvents.finish()
+    }
+}
+
+/// Why a `PeerConnection` call failed.
+public enum PeerConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The connection is closed.
+    case closed
+    /// Not allowed in this signaling state (JSEP).
+    case invalidState(operation: String, state: SignalingState)
+    /// The SDP did not parse or negotiate; says why and where.
+    case invalidDescription(String)
+    /// A candidate did not parse or could not be added.
+    case invalidCandidate(String)
+    /// Only audio and video are supported.
+    case unsupportedKind(String)
+    /// The transport could not be set up.
+    case transport(String)
+
+    public var description: String {
+        switch self {
+        case .closed: "the peer connection is closed"
+        case let .invalidState(operation, state): "\(operation) is not allowed in signaling state \(state.rawValue)"
+        case let .invalidDescription(why): "invalid session description: \(why)"
+        case let .invalidCandidate(why): "invalid ICE candidate: \(why)"
+        case let .unsupportedKind(kind): "unsupported media kind \(kind)"
+        case let .transport(why): "transport: \(why)"
+        }
+    }
+}

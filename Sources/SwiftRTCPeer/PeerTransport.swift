@@ -1,0 +1,246 @@
+import Synchronization
+import SwiftRTCCore
+import SwiftRTCDTLS
+import SwiftRTCICE
+import SwiftRTCRTP
+import SwiftRTCSRTP
+
+/// The one BUNDLEd transport of a ``PeerConnection``: an ``IceAgent`` carrying DTLS and
+/// SRTP/SRTCP with rtcp-mux, and the data plane on its transport thread (DESIGN.md, "Two
+/// planes"): RFC 7983 demultiplexing, DTLS records to the ``DtlsTransport``, RTP and RTCP
+/// unprotected in place in one reusable buffer, parsed as views, routed by SSRC, else MID
+/// header extension, else payload type, to the ``RTPReceiver``; RTCP feedback to the senders.
+final class PeerTransport: @unchecked Sendable {
+    // @unchecked: `receiveBuffer` is touched only on the agent's transport thread (libnice
+    // calls the receive path there, one datagram at a time); everything else is locked or atomic.
+
+    let agent: IceAgent
+    private let dtls = Mutex<DtlsTransport?>(nil)
+    private let srtp = Mutex<SrtpSession?>(nil)
+    private let routes = Mutex(Routes())
+    private let receiveBuffer: UnsafeMutableRawBufferPointer
+    private let transportSequence = Atomic<UInt16>(0)
+    private let counters = Mutex(Counters())
+
+    /// Where received RTP and RTCP go.
+    struct Routes {
+        var bySSRC: [UInt32: RTPReceiver] = [:]
+        var byMid: [String: RTPReceiver] = [:]
+        var byPayloadType: [UInt8: RTPReceiver] = [:]
+        var senders: [UInt32: RTPSender] = [:]
+        var midExtensionID: UInt8?
+        /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
+        /// padding): dropped at once from the second packet on. Bounded.
+        var ignored: Set<UInt32> = []
+        static let maximumIgnored = 64
+    }
+
+    /// Transport-level counters (W3C transport and candidate-pair stats).
+    struct Counters: Sendable {
+        var packetsSent: Int64 = 0
+        var bytesSent: Int64 = 0
+        var packetsReceived: Int64 = 0
+        var bytesReceived: Int64 = 0
+        var rtcpPacketsReceived: Int64 = 0
+        var unroutable: Int64 = 0
+        var lastRoundTripTime: Double?
+        var totalRoundTripTime: Double = 0
+        var roundTripMeasurements: Int64 = 0
+    }
+
+    init(configuration: IceAgent.Configuration, pool: TransportThreadPool) throws(IceError) {
+        agent = try IceAgent(configuration: configuration, pool: pool)
+        receiveBuffer = .allocate(byteCount: 2048, alignment: 16)
+        let demultiplexer = agent.demultiplexer
+        demultiplexer.setHandler({ [weak self] bytes in self?.receiveDTLS(bytes) }, for: .dtls)
+        demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTP(bytes) }, for: .rtp)
+        demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTCP(bytes) }, for: .rtcp)
+    }
+
+    deinit { receiveBuffer.deallocate() }
+
+    var counterValues: Counters { counters.withLock { $0 } }
+    var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
+    var dtlsTransport: DtlsTransport? { dtls.withLock { $0 } }
+
+    /// The next transport-wide sequence number (one counter for all streams of the transport).
+    func nextTransportSequenceNumber() -> UInt16 {
+        transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    // MARK: Setup (control plane)
+
+    /// Makes the DTLS transport (once; later calls return the first).
+    func makeDtls(_ configuration: DtlsTransport.Configuration) throws(DtlsError) -> DtlsTransport {
+        if let existing = dtls.withLock({ $0 }) { return existing }
+        let transport = try DtlsTransport(configuration: configuration, sender: agent.component)
+        dtls.withLock { $0 = transport }
+        return transport
+    }
+
+    /// Keys SRTP from the DTLS handshake (RFC 5764 §4.2).
+    func startSRTP(_ info: DtlsConnectionInfo) throws(PeerConnectionError) {
+        let keys = info.keyingMaterial
+        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else {
+            throw .transport("DTLS negotiated \(keys.profile.name), which SRTP does not implement")
+        }
+        do {
+            let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
+                                          remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
+            srtp.withLock { $0 = session }
+        } catch {
+            throw .transport("SRTP session: \(error)")
+        }
+    }
+
+    /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC.
+    func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?) {
+        routes.withLock { routes in
+            routes.byMid[mid] = receiver
+            routes.byPayloadType[payloadType] = receiver
+            if let ssrc { routes.bySSRC[ssrc] = receiver }
+            if let midExtensionID { routes.midExtensionID = midExtensionID }
+        }
+    }
+
+    /// Lets RTCP feedback about `sender`'s SSRC reach it.
+    func route(_ sender: RTPSender) {
+        routes.withLock { $0.senders[sender.ssrc] = sender }
+    }
+
+    /// Closes DTLS and the agent.
+    func close() async {
+        dtls.withLock { $0 }?.close()
+        for route in DatagramDemultiplexer.Route.allCases { agent.demultiplexer.setHandler(nil, for: route) }
+        await agent.close()
+        routes.withLock { $0 = Routes() }
+        srtp.withLock { $0 = nil }
+        dtls.withLock { $0 = nil }
+    }
+
+    // MARK: Send (any thread)
+
+    /// Protects the RTP packet in `buffer[..<length]` in place and sends it.
+    func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+        // The session has its own lock per direction: protect outside this one.
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
+        return true
+    }
+
+    /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.
+    func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
+        return true
+    }
+
+    // MARK: Receive (transport thread)
+
+    private func receiveDTLS(_ bytes: UnsafeRawBufferPointer) {
+        dtls.withLock { $0 }?.receive(bytes)
+    }
+
+    /// Copies the datagram into the reusable buffer and unprotects it in place.
+    private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) -> UnsafeRawBufferPointer? {
+        guard bytes.count <= receiveBuffer.count else { return nil }
+        UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
+        counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
+        guard let session = srtp.withLock({ $0 }) else { return nil }
+        let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
+                          : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
+        guard let length else { return nil }
+        return UnsafeRawBufferPointer(rebasing: receiveBuffer[..<length])
+    }
+
+    private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
+        guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
+        let receiver: RTPReceiver? = routes.withLock { routes in
+            if let known = routes.bySSRC[packet.ssrc] { return known }
+            if routes.ignored.contains(packet.ssrc) { return nil }
+            // A new SSRC: by its MID header extension (RFC 8843 §9.2), else its payload type.
+            var found: RTPReceiver?
+            if let id = routes.midExtensionID, let data = packet.extensionData(id: id) {
+                found = routes.byMid[String(decoding: data, as: UTF8.self)]
+            }
+            found = found ?? routes.byPayloadType[packet.payloadType]
+            guard let found, let expected = found.parameters?.payloadType else { return nil }
+            if expected == packet.payloadType {
+                routes.bySSRC[packet.ssrc] = found
+                return found
+            }
+            if routes.ignored.count < Routes.maximumIgnored { routes.ignored.insert(packet.ssrc) }
+            return nil
+        }
+        guard let receiver else {
+            counters.withLock { $0.unroutable += 1 }
+            return
+        }
+        receiver.receive(packet, arrival: NTPTime.monotonicSeconds())
+    }
+
+    private func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
+        guard let plain = unprotect(bytes, rtcp: true) else { return }
+        counters.withLock { $0.rtcpPacketsReceived += 1 }
+        let arrival = NTPTime.monotonicSeconds()
+        var iterator = RTCPCompoundIterator(plain)
+        while let view = try? iterator.next() {
+            guard let packet = try? RTCPPacket(view) else { continue }
+            switch packet {
+            case .senderReport(let report):
+                routes.withLock { $0.bySSRC[report.ssrc] }?.receivedSenderReport(ntp: report.ntpTimestamp, arrival: arrival)
+                handle(report.reports)
+            case .receiverReport(let report):
+                handle(report.reports)
+            case .pictureLossIndication(let pli):
+                if let sender = routes.withLock({ $0.senders[pli.mediaSSRC] }) {
+                    sender.keyframeRequested.store(true, ordering: .relaxed)
+                    sender.counters.withLock { $0.pliReceived += 1 }
+                }
+            case .fullIntraRequest(let fir):
+                for entry in fir.entries {
+                    if let sender = routes.withLock({ $0.senders[entry.ssrc] }) {
+                        sender.keyframeRequested.store(true, ordering: .relaxed)
+                        sender.counters.withLock { $0.firReceived += 1 }
+                    }
+                }
+            case .nack(let nack):
+                routes.withLock { $0.senders[nack.mediaSSRC] }?.counters.withLock { $0.nackReceived += 1 }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Report blocks about our streams: loss, jitter, and the round trip (RFC 3550 §6.4.1:
+    /// RTT = A - LSR - DLSR in 1/65536 s).
+    private func handle(_ blocks: [ReceptionReport]) {
+        let now = NTPTime.middle(NTPTime.now())
+        for block in blocks {
+            guard let sender = routes.withLock({ $0.senders[block.ssrc] }) else { continue }
+            var rtt: Double?
+            if block.lastSenderReport != 0 {
+                let units = now &- block.lastSenderReport &- block.delaySinceLastSenderReport
+                if units < 0x8000_0000 { rtt = Double(units) / 65536 }
+            }
+            let clockRate = Double(sender.parameters?.clockRate ?? 90_000)
+            sender.counters.withLock {
+                if let rtt {
+                    $0.remoteRoundTripTime = rtt
+                    $0.remoteTotalRoundTripTime += rtt
+                    $0.remoteRoundTripMeasurements += 1
+                }
+                $0.remotePacketsLost = Int64(block.cumulativeLost)
+                $0.remoteFractionLost = Double(block.fractionLost) / 256
+                $0.remoteJitter = Double(block.jitter) / clockRate
+            }
+            if let rtt {
+                counters.withLock {
+                    $0.lastRoundTripTime = rtt
+                    $0.totalRoundTripTime += rtt
+                    $0.roundTripMeasurements += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Synchronization
+import SwiftRTCCodecs
+import SwiftRTCCore
+import SwiftRTCMedia
+import SwiftRTCRTP
+import SwiftRTCSDP
+
+/// Receives one remote media stream (W3C `RTCRtpReceiver`): on the transport thread it takes
+/// the stream's plain RTP packets into reception statistics and a ``FrameAssembler`` (jitter
+/// buffer and depacketizer); whole frames cross to a decoding task through a bounded buffer;
+/// the decoder's output goes to ``track``.
+public final class RTPReceiver: Sendable {
+    /// audio or video.
+    public let kind: MediaKind
+    /// The remote track the decoded frames go to.
+    public let track: MediaStreamTrack
+
+    /// What the negotiation fixed for receiving.
+    struct Parameters: Sendable, Hashable {
+        var payloadType: UInt8
+        var codec: EncodedFrame.Codec
+        var codecName: String
+        var clockRate: UInt32
+        var channels: Int
+    }
+
+    /// The transport-thread side: used only on the transport thread, and briefly by stats.
+    struct Path {
+        var parameters: Parameters?
+        var assembler: FrameAssembler?
+        var statistics: ReceiveStatistics?
+        var remoteSSRC: UInt32?
+        var packetsReceived: Int64 = 0
+        var bytesReceived: Int64 = 0
+        var headerBytesReceived: Int64 = 0
+        var framesAssembled: Int64 = 0
+        var jitterBufferDelay: Double = 0
+        var lastPacketArrival: Double?
+        /// When the first packet of each recent frame (by RTP timestamp) arrived, for the
+        /// jitter buffer delay (W3C: first packet in to frame out). Fixed slots, reused.
+        var firstArrivals = [(timestamp: UInt32, arrival: Double)](repeating: (0, 0), count: 16)
+        var newestTimestamp: UInt32?
+        var nextArrivalSlot = 0
+        /// Middle 32 bits of the last SR's NTP time and when it arrived (for DLSR).
+        var lastSenderReport: (middle: UInt32, arrival: Double)?
+        var frames: AsyncStream<EncodedFrame>.Continuation?
+    }
+
+    /// The decoding side.
+    struct Decoding: Sendable {
+        var framesDecoded: Int64 = 0
+        var keyFramesDecoded: Int64 = 0
+        var totalDecodeTime: Double = 0
+        var frameWidth: Int = 0
+        var frameHeight: Int = 0
+        var totalSamplesReceived: Int64 = 0
+        var concealedSamples: Int64 = 0
+        var concealmentEvents: Int64 = 0
+        var framesDropped: Int64 = 0
+        var audioLevel: Double = 0
+    }
+
+    let path = Locked(Path())
+    private let encoded = Broadcast<EncodedFrame>(replaysLatest: false, buffering: .bufferingNewest(32))
+    let decoding = Mutex(Decoding())
+    /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
+    let keyframeNeeded = Atomic<Bool>(false)
+    private let decoder = Mutex<Task<Void, Never>?>(nil)
+
+    init(kind: MediaKind, trackId: String) {
+        self.kind = kind
+        track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true)
+    }
+
+    /// The negotiated receive parameters, if negotiated.
+    var parameters: Parameters? { path.withLock { $0.parameters } }
+
+    /// Sets up (or keeps) the receive path and the decoding task for `parameters`.
+    func configure(_ parameters: Parameters, remoteSSRC: UInt32?) {
+        let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(kind == .audio ? 50 : 8))
+        let started: Bool = path.withLock { path in
+            if let ssrc = remoteSSRC { path.remoteSSRC = ssrc }
+            guard path.parameters != parameters else { return false }
+            path.parameters = parameters
+            path.assembler = FrameAssembler(codec: parameters.codec, maximumWait: parameters.codec == .opus ? 0.06 : 0.1)
+            path.frames?.finish()
+            path.frames = continuation
+            return true
+        }
+        guard started else { continuation.finish(); return }
+        let task = Task.detached { [weak self] in _ = await self?.decode(stream, parameters: parameters) }
+        decoder.withLock { $0?.cancel(); $0 = task }
+    }
+
+    /// The received frames before decoding (for recording, or forwarding without
+    /// transcoding), from now on.
+    public func encodedFrames() -> AsyncStream<EncodedFrame> { encoded.subscribe() }
+
+    /// Ends decoding and the remote track.
+    func stop() {
+        encoded.finish()
+        path.withLock { $0.frames?.finish(); $0.frames = nil }
+        decoder.withLock { $0?.cancel(); $0 = nil }
+        track.stop()
+    }
+
+    // MARK: Data plane (transport thread)
+
+    /// One plain RTP packet of this stream, on the transport thread.
+    func receive(_ packet: RTPPacket, arrival: Double) {
+        path.withLock { path in
+            guard let parameters = path.parameters, let assembler = path.assembler,
+                  packet.payloadType == parameters.payloadType else { return }
+            if path.statistics == nil || path.statistics?.ssrc != packet.ssrc {
+                path.statistics = ReceiveStatistics(ssrc: packet.ssrc, clockRate: parameters.clockRate)
+                path.remoteSSRC = packet.ssrc
+            }
+            path.statistics?.record(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalSeconds: arrival)
+            path.packetsReceived += 1
+            path.bytesReceived += Int64(packet.payloadLength)
+            path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
+            path.lastPacketArrival = arrival
+            if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
+                path.newestTimestamp = packet.timestamp
+                path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
+                path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
+            }
+            let dropped = assembler.droppedFrames
+            assembler.insert(packet.bytes, arrival: arrival)
+            while let frame = assembler.nextFrame(now: arrival) {
+                path.framesAssembled += 1
+                if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
+                    path.jitterBufferDelay += arrival - first.arrival
+                }
+                path.frames?.yield(frame)
+            }
+            // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
+            if assembler.droppedFrames != dropped { keyframeNeeded.store(true, ordering: .relaxed) }
+        }
+    }
+
+    /// A sender report from the stream's source: remembered for the next report block.
+    func receivedSenderReport(ntp: UInt64, arrival: Double) {
+        path.withLock { $0.lastSenderReport = (NTPTime.middle(ntp), arrival) }
+    }
+
+    /// The report block for the next RR/SR, if anything was received.
+    func makeReceptionReport(now: Double) -> ReceptionReport? {
+        path.withLock { path in
+            guard path.statistics != nil else { return nil }
+            var lsr: UInt32 = 0, dlsr: UInt32 = 0
+            if let last = path.lastSenderReport {
+                lsr = last.middle
+                dlsr = UInt32(clamping: Int64((now - last.arrival) * 65536))
+            }
+            return path.statistics?.makeReport(lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
+        }
+    }
+
+    // MARK: Decoding (async)
+
+    private func decode(_ frames: AsyncStream<EncodedFrame>, parameters: Parameters) async {
+        switch parameters.codec {
+        case .opus:
+            guard let decoder = try? OpusDecoder(channels: 1) else { return }
+            var expected: UInt32?
+            var lastSamples: UInt32 = 960
+            for await frame in frames {
+                encoded.yield(frame)
+                // A gap in RTP time is a lost packet: conceal it (at most 100 ms of it).
+                if let next = expected {
+                    let missing = Int32(bitPattern: frame.timestamp &- next)
+                    if missing > 0 {
+                        let count = min(5, (Int(missing) + Int(lastSamples) - 1) / Int(lastSamples))
+                        for _ in 0..<count {
+                            guard let concealed = try? decoder.decode(nil) else { break }
+                            decoding.withLock {
+                                $0.concealedSamples += Int64(concealed.samplesPerChannel)
+                                $0.totalSamplesReceived += Int64(concealed.samplesPerChannel)
+                                $0.concealmentEvents += 1
+                            }
+                            track.push(.audio(concealed))
+                        }
+                    }
+                }
+                let start = ContinuousClock.now
+                guard let audio = try? decoder.decode(frame) else {
+                    decoding.withLock { $0.framesDropped += 1 }
+                    continue
+                }
+                let elapsed = ContinuousClock.now - start
+                lastSamples = UInt32(max(1, audio.samplesPerChannel))
+                expected = frame.timestamp &+ lastSamples
+                let level = AudioLevelMeter.rms(of: audio)
+                decoding.withLock {
+                    $0.framesDecoded += 1
+                    $0.totalDecodeTime += elapsed.seconds
+                    $0.totalSamplesReceived += Int64(audio.samplesPerChannel)
+                    $0.audioLevel = level
+                }
+                track.push(.audio(audio))
+            }
+        case .vp8:
+            guard let decoder = try? VP8Decoder() else { return }
+            var picture = VideoFrame(width: 2, height: 2)
+            for await frame in frames {
+                encoded.yield(frame)
+                let start = ContinuousClock.now
+                let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
+                let elapsed = ContinuousClock.now - start
+                guard decoded else {
+                    decoding.withLock { $0.framesDropped += 1 }
+                    if decoder.needsKeyframe { keyframeNeeded.store(true, ordering: .relaxed) }
+                    continue
+                }
+                decoding.withLock {
+                    $0.framesDecoded += 1
+                    if frame.isKeyframe { $0.keyFramesDecoded += 1 }
+                    $0.totalDecodeTime += elapsed.seconds
+                    $0.frameWidth = picture.width
+                    $0.frameHeight = picture.height
+                }
+                track.push(.video(picture))
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}

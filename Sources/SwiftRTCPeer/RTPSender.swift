@@ -1,0 +1,337 @@
+import Synchronization
+import SwiftRTCCodecs
+import SwiftRTCCore
+import SwiftRTCMedia
+import SwiftRTCRTP
+import SwiftRTCSDP
+
+/// Sends one local track (W3C `RTCRtpSender`): a task takes the track's frames, encodes raw
+/// ones (Opus, VP8), packetizes them with the negotiated header extensions (mid,
+/// abs-send-time, transport-wide sequence number, audio level), and hands each packet to the
+/// transport, which protects it in place and sends it. Video packets of a frame are paced
+/// in small bursts. Packet buffers are allocated once per sender.
+public final class RTPSender: Sendable {
+    /// audio or video.
+    public let kind: MediaKind
+    /// The SSRC of the media stream.
+    public let ssrc: UInt32
+    /// The SSRC of retransmissions (RTX), for video.
+    public let rtxSsrc: UInt32?
+
+    /// What the negotiation fixed for sending.
+    struct Parameters: Sendable, Hashable {
+        var payloadType: UInt8
+        var codec: EncodedFrame.Codec
+        var codecName: String
+        var clockRate: UInt32
+        var channels: Int
+        var mid: String
+        var extensions: RTPHeaderExtensionIDs
+    }
+
+    /// Counters behind outbound-rtp, media-source and the RTCP SR.
+    struct Counters: Sendable {
+        var packetsSent: Int64 = 0
+        var bytesSent: Int64 = 0
+        var headerBytesSent: Int64 = 0
+        var framesEncoded: Int64 = 0
+        var keyFramesEncoded: Int64 = 0
+        var framesSent: Int64 = 0
+        var encodedBytes: Int64 = 0
+        var totalEncodeTime: Double = 0
+        var framesCaptured: Int64 = 0
+        var captureWidth = 0
+        var captureHeight = 0
+        var frameWidth = 0
+        var frameHeight = 0
+        var qpAverage: Double?
+        var targetBitrate: Int = 0
+        var audioLevel: Double = 0
+        var pliReceived: Int64 = 0
+        var firReceived: Int64 = 0
+        var nackReceived: Int64 = 0
+        /// The last packet's RTP timestamp and when (monotonic seconds) it was sent.
+        var lastRTPTimestamp: UInt32 = 0
+        var lastSendTime: Double?
+        /// From the peer's report blocks about this stream.
+        var remoteRoundTripTime: Double?
+        var remoteTotalRoundTripTime: Double = 0
+        var remoteRoundTripMeasurements: Int64 = 0
+        var remotePacketsLost: Int64 = 0
+        var remoteFractionLost: Double = 0
+        var remoteJitter: Double = 0
+    }
+
+    let counters = Mutex(Counters())
+    /// Where the stream is: a new sending task (new track, renegotiation) continues the
+    /// sequence numbers, RTP timestamps and PictureIDs (a jump back would look like a replay
+    /// to SRTP and the receiver).
+    struct Continuity: Sendable {
+        var sequenceNumber = UInt16.random(in: 0...0x7FFF)
+        var pictureID = UInt16.random(in: 0...0x7FFF)
+        /// The next frame's RTP timestamp at the earliest.
+        var nextTimestamp = UInt32.random(in: 0...UInt32.max)
+    }
+
+    let continuity = Mutex(Continuity())
+    /// Set by a PLI or FIR; the encoding task makes the next frame a keyframe.
+    let keyframeRequested = Atomic<Bool>(false)
+    private let currentTrack: Mutex<MediaStreamTrack?>
+    private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
+    /// The default target bitrate of video (bits/s).
+    static let videoBitrate = 1_000_000
+
+    init(kind: MediaKind, track: MediaStreamTrack?, ssrc: UInt32, rtxSsrc: UInt32?) {
+        self.kind = kind
+        self.ssrc = ssrc
+        self.rtxSsrc = rtxSsrc
+        currentTrack = Mutex(track)
+    }
+
+    /// The track being sent, if any.
+    public var track: MediaStreamTrack? { currentTrack.withLock { $0 } }
+
+    /// Sends `track` from now on (W3C `replaceTrack`), without renegotiation.
+    public func replaceTrack(_ track: MediaStreamTrack?) {
+        currentTrack.withLock { $0 = track }
+        let (parameters, transport) = state.withLock { ($0.parameters, $0.transport) }
+        if let parameters, let transport { restart(parameters, transport: transport) }
+    }
+
+    /// The negotiated send parameters, if sending.
+    var parameters: Parameters? { state.withLock { $0.parameters } }
+
+    /// Starts the sending task, or restarts it for new parameters; the same parameters keep
+    /// the running one.
+    func start(_ parameters: Parameters, transport: PeerTransport) {
+        let running = state.withLock { $0.parameters == parameters && $0.transport === transport && $0.task != nil }
+        if running { return }
+        restart(parameters, transport: transport)
+    }
+
+    private func restart(_ parameters: Parameters, transport: PeerTransport) {
+        let track = self.track
+        let task: Task<Void, Never>? = track.map { track in
+            let frames = track.frames()
+            return Task.detached { [weak self] in
+                guard let self else { return }
+                let pipeline = SendPipeline(sender: self, parameters: parameters, transport: transport)
+                for await frame in frames {
+                    guard !Task.isCancelled else { break }
+                    await pipeline.send(frame, enabled: track.isEnabled)
+                }
+            }
+        }
+        state.withLock { state in
+            state.task?.cancel()
+            state = (parameters, transport, task)
+        }
+        counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = kind == .video ? Self.videoBitrate : 32_000 } }
+    }
+
+    /// Stops sending.
+    func stop() {
+        state.withLock { state in
+            state.task?.cancel()
+            state = (nil, nil, nil)
+        }
+    }
+}
+
+/// The encode → packetize → send loop of one sender, owned by its task.
+final class SendPipeline {
+    let sender: RTPSender
+    let parameters: RTPSender.Parameters
+    let transport: PeerTransport
+    /// Packet buffers: room for a frame's packets before paced sending.
+    let slots: UnsafeMutableRawBufferPointer
+    /// Each slot's packet length and payload length.
+    let lengths: UnsafeMutableBufferPointer<(packet: Int, payload: Int)>
+    static let slotCount = 256
+    static let slotSize = 1500
+    /// Packets sent per burst, and the pause between bursts (simple pacing of video).
+    static let burst = 8
+    static let burstInterval = Duration.milliseconds(1)
+    static let mtu = 1200
+
+    var opus: OpusEncoder?
+    var vp8: VP8Encoder?
+    var opusPacketizer: OpusPacketizer
+    var vp8Packetizer: VP8Packetizer
+    let timestampBase: UInt32
+    var firstMediaTimestamp: UInt64?
+    var audioSamples: UInt64 = 0
+    var black: VideoFrame?
+
+    init(sender: RTPSender, parameters: RTPSender.Parameters, transport: PeerTransport) {
+        self.sender = sender
+        self.parameters = parameters
+        self.transport = transport
+        slots = .allocate(byteCount: Self.slotCount * Self.slotSize, alignment: 16)
+        lengths = .allocate(capacity: Self.slotCount)
+        lengths.initialize(repeating: (0, 0))
+        let continuity = sender.continuity.withLock { $0 }
+        timestampBase = continuity.nextTimestamp
+        opusPacketizer = OpusPacketizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber)
+        vp8Packetizer = VP8Packetizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber,
+                                      pictureID: continuity.pictureID, mtu: Self.mtu)
+    }
+
+    deinit {
+        slots.deallocate()
+        lengths.deallocate()
+    }
+
+    func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: slots[index * Self.slotSize ..< (index + 1) * Self.slotSize])
+    }
+
+    func send(_ frame: MediaFrame, enabled: Bool) async {
+        switch (frame, parameters.codec) {
+        case (.audio(var audio), .opus):
+            if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }
+            sender.counters.withLock {
+                $0.framesCaptured += 1
+                $0.audioLevel = AudioLevelMeter.rms(of: audio)
+            }
+            if opus == nil || opus?.configuration.channels != audio.channels {
+                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
+            }
+            guard let opus else { return }
+            let start = ContinuousClock.now
+            guard var encoded = try? opus.encode(audio) else { return }
+            let elapsed = ContinuousClock.now - start
+            encoded.timestamp = timestampBase &+ UInt32(truncatingIfNeeded: audioSamples)
+            audioSamples += UInt64(audio.samplesPerChannel)
+            let level = AudioLevelMeter.audioLevel(of: audio)
+            sender.counters.withLock {
+                $0.framesEncoded += 1
+                $0.totalEncodeTime += elapsed.seconds
+                $0.targetBitrate = opus.configuration.bitrate
+            }
+            sendOpus(encoded, level: level)
+        case (.video(let video), .vp8):
+            var picture = video
+            if !enabled {
+                if black?.width != video.width || black?.height != video.height { black = VideoFrame(width: video.width, height: video.height) }
+                black?.timestamp = video.timestamp
+                picture = black ?? video
+            }
+            sender.counters.withLock {
+                $0.framesCaptured += 1
+                $0.captureWidth = video.width
+                $0.captureHeight = video.height
+            }
+            if vp8 == nil {
+                vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
+                                                                             targetBitrate: RTPSender.videoBitrate))
+            }
+            guard let vp8 else { return }
+            if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
+            let start = ContinuousClock.now
+            guard let encodedFrame = try? vp8.encode(picture), var encoded = Optional(encodedFrame) else { return }
+            let elapsed = ContinuousClock.now - start
+            encoded.timestamp = rtpTimestamp(for: video.timestamp)
+            sender.counters.withLock {
+                $0.framesEncoded += 1
+                if encoded.isKeyframe { $0.keyFramesEncoded += 1 }
+                $0.totalEncodeTime += elapsed.seconds
+                $0.qpAverage = vp8.averageQP
+                $0.frameWidth = vp8.configuration.width
+                $0.frameHeight = vp8.configuration.height
+                $0.targetBitrate = vp8.configuration.targetBitrate
+            }
+            await sendVP8(encoded)
+        case (.encoded(var encoded), let codec) where encoded.codec == codec:
+            encoded.timestamp = rtpTimestamp(for: UInt64(encoded.timestamp))
+            sender.counters.withLock {
+                $0.framesCaptured += 1
+                if let w = encoded.width, let h = encoded.height { $0.frameWidth = w; $0.frameHeight = h }
+            }
+            if codec == .opus { sendOpus(encoded, level: nil) } else { await sendVP8(encoded) }
+        default:
+            return  // a frame of the other kind: not for this sender
+        }
+    }
+
+    /// The RTP timestamp of a frame whose media time is `timestamp` (ticks of the clock rate).
+    func rtpTimestamp(for timestamp: UInt64) -> UInt32 {
+        if firstMediaTimestamp == nil { firstMediaTimestamp = timestamp }
+        return timestampBase &+ UInt32(truncatingIfNeeded: timestamp &- (firstMediaTimestamp ?? 0))
+    }
+
+    func sendOpus(_ frame: EncodedFrame, level: UInt8?) {
+        let ids = parameters.extensions, mid = SDESMid(value: parameters.mid)
+        let transport = self.transport
+        let buffer = slot(0)
+        let length: Int? = frame.data.withUnsafeBytes { payload in
+            try? opusPacketizer.packetize(payload, timestamp: frame.timestamp, into: buffer) { (writer: inout RTPPacketWriter) throws(RTPError) in
+                try Self.appendExtensions(&writer, ids: ids, mid: mid, transport: transport)
+                if let id = ids.audioLevel, let level { try writer.appendExtension(AudioLevel(voiceActivity: level < 127, level: level), id: id) }
+            }
+        }
+        guard let length else { return }
+        let next = opusPacketizer.sequenceNumber
+        sender.continuity.withLock {
+            $0.sequenceNumber = next
+            $0.nextTimestamp = frame.timestamp &+ 960
+        }
+        transmit(slot: 0, length: length, payload: frame.data.count, timestamp: frame.timestamp)
+        sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
+    }
+
+    func sendVP8(_ frame: EncodedFrame) async {
+        let ids = parameters.extensions, mid = SDESMid(value: parameters.mid)
+        let transport = self.transport, slots = self.slots, lengths = self.lengths
+        // The packetizer writes each packet into the last slot; each is copied to its own.
+        let scratch = slot(Self.slotCount - 1)
+        var count = 0
+        _ = frame.data.withUnsafeBytes { payload in
+            try? vp8Packetizer.packetize(payload, timestamp: frame.timestamp, into: scratch) { (writer: inout RTPPacketWriter) throws(RTPError) in
+                try Self.appendExtensions(&writer, ids: ids, mid: mid, transport: transport)
+            } emit: { (packet: UnsafeRawBufferPointer) throws(RTPError) in
+                guard count < Self.slotCount - 1 else { return }
+                UnsafeMutableRawBufferPointer(rebasing: slots[count * Self.slotSize ..< count * Self.slotSize + packet.count]).copyMemory(from: packet)
+                let payloadLength = (try? RTPPacket(parsing: packet))?.payloadLength ?? packet.count
+                lengths[count] = (packet.count, payloadLength)
+                count += 1
+            }
+        }
+        let (next, picture) = (vp8Packetizer.sequenceNumber, vp8Packetizer.pictureID)
+        sender.continuity.withLock {
+            $0.sequenceNumber = next
+            $0.pictureID = picture
+            $0.nextTimestamp = frame.timestamp &+ 3000
+        }
+        // Simple pacing: bursts of a few packets with a pause between them, not the whole
+        // frame at once.
+        var index = 0
+        while index < count {
+            let end = min(count, index + Self.burst)
+            for i in index ..< end {
+                transmit(slot: i, length: lengths[i].packet, payload: lengths[i].payload, timestamp: frame.timestamp)
+            }
+            index = end
+            if index < count { try? await Task.sleep(for: Self.burstInterval) }
+        }
+        sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
+    }
+
+    static func appendExtensions(_ writer: inout RTPPacketWriter, ids: RTPHeaderExtensionIDs, mid: SDESMid, transport: PeerTransport) throws(RTPError) {
+        if let id = ids.mid { try writer.appendExtension(mid, id: id) }
+        if let id = ids.absSendTime { try writer.appendExtension(AbsSendTime(ntp: NTPTime.now()), id: id) }
+        if let id = ids.transportSequenceNumber { try writer.appendExtension(TransportSequenceNumber(value: transport.nextTransportSequenceNumber()), id: id) }
+    }
+
+    func transmit(slot index: Int, length: Int, payload: Int, timestamp: UInt32) {
+        guard transport.sendRTP(slot(index), length: length) else { return }
+        let now = NTPTime.monotonicSeconds()
+        sender.counters.withLock {
+            $0.packetsSent += 1
+            $0.bytesSent += Int64(payload)
+            $0.headerBytesSent += Int64(length - payload)
+            $0.lastRTPTimestamp = timestamp
+            $0.lastSendTime = now
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Synchronization
+import SwiftRTCSDP
+
+/// A sender and a receiver sharing one media section (W3C `RTCRtpTransceiver`).
+public final class RTPTransceiver: Sendable {
+    /// audio or video.
+    public let kind: MediaKind
+    /// Sends the local track.
+    public let sender: RTPSender
+    /// Receives the remote track.
+    public let receiver: RTPReceiver
+    /// The `a=msid` stream id of the local track.
+    let streamId: String
+    private let state: Mutex<(mid: String?, direction: MediaDirection, current: MediaDirection?)>
+
+    init(kind: MediaKind, direction: MediaDirection, track: MediaStreamTrack?, streamId: String, mid: String? = nil) {
+        self.kind = kind
+        self.streamId = streamId
+        let ssrc = UInt32.random(in: 1...UInt32.max)
+        sender = RTPSender(kind: kind, track: track, ssrc: ssrc, rtxSsrc: kind == .video ? UInt32.random(in: 1...UInt32.max) : nil)
+        receiver = RTPReceiver(kind: kind, trackId: "remote-\(kind)-\(ssrc)")
+        state = Mutex((mid, direction, nil))
+    }
+
+    /// The section's mid, once negotiated.
+    public var mid: String? { state.withLock { $0.mid } }
+
+    /// What this side wants to do; takes effect at the next negotiation.
+    public var direction: MediaDirection {
+        get { state.withLock { $0.direction } }
+        set { state.withLock { $0.direction = newValue } }
+    }
+
+    /// The direction negotiated last (nil before).
+    public var currentDirection: MediaDirection? { state.withLock { $0.current } }
+
+    func setMid(_ mid: String?) { state.withLock { $0.mid = mid } }
+    func setCurrentDirection(_ direction: MediaDirection?) { state.withLock { $0.current = direction } }
+
+    /// The transceiver as JSEP takes it.
+    var jsep: LocalTransceiver {
+        LocalTransceiver(kind: kind, direction: direction, mid: mid, streamId: streamId,
+                         trackId: sender.track?.id ?? "-", ssrc: sender.ssrc, rtxSsrc: sender.rtxSsrc)
+    }
+}
+
+/// A remote track arrived (W3C `RTCTrackEvent`).
+public struct TrackEvent: Sendable {
+    /// The remote track.
+    public let track: MediaStreamTrack
+    /// Its transceiver.
+    public let transceiver: RTPTransceiver
+    /// The `a=msid` stream ids the peer gave.
+    public let streamIds: [String]
+}
