@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "SwiftRTCRTP", dependencies: ["SwiftRTCCore"]),
 
         // MARK: Secure transport
-        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "CNice"]),
+        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
@@ -129,13 +129,13 @@ let package = Package(
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
-        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "CNice", "TransportTestSupport"]),
+        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
         .testTarget(name: "SecureTransportTests", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
-        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE"], path: "Tests/TransportTestSupport"),
+        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
