@@ -62,7 +62,7 @@ let package = Package(
 
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
-        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "CGnuTLS"]),
+        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
         // MARK: Codecs and media
@@ -115,7 +115,7 @@ let package = Package(
         .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
         .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
-            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
+            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
         .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
@@ -136,7 +136,7 @@ let package = Package(
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSRTP"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
