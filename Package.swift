@@ -111,14 +111,16 @@ let package = Package(
         .executableTarget(name: "RTPBenchmarks", dependencies: [
             "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
-        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
-        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
+        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTPFuzzer"),
+        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTCPFuzzer"),
+        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/VP8DepacketizerFuzzer"),
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
             "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
-        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
+        // The shared entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
+        .target(name: "FuzzerSupport", path: "Fuzz/FuzzerSupport"),
+        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP", "FuzzerSupport"], path: "Fuzz/SDPFuzzer"),
         // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
         .executableTarget(name: "TransportBenchmarks", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
