@@ -139,7 +139,7 @@ let package = Package(
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSRTP"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer"]),
