@@ -62,7 +62,7 @@ let package = Package(
 
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
-        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "SwiftRTCSRTP", "CGnuTLS"]),
+        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCICE", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
         // MARK: Codecs and media
@@ -138,7 +138,7 @@ let package = Package(
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSRTP"]),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
