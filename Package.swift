@@ -5,7 +5,7 @@
 //
 //   C shims        CNice CSRTP CGnuTLS COpus CVPX (+ CSRTPNettle, libsrtp crypto callbacks)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
-//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP
+//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS runs over ICE and keys SRTP's profiles)
 //   media          SwiftRTCCodecs SwiftRTCMedia
 //   peer           SwiftRTCPeer
 //   calls          SwiftRTCSignaling SwiftRTCCalls
