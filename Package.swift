@@ -5,7 +5,7 @@
 //
 //   C shims        CNice CSRTP CGnuTLS COpus CVPX (+ CSRTPNettle, libsrtp crypto callbacks)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
-//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP
+//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS runs over ICE and keys SRTP's profiles)
 //   media          SwiftRTCCodecs SwiftRTCMedia
 //   peer           SwiftRTCPeer
 //   calls          SwiftRTCSignaling SwiftRTCCalls
@@ -61,8 +61,8 @@ let package = Package(
         .target(name: "SwiftRTCRTP", dependencies: ["SwiftRTCCore"]),
 
         // MARK: Secure transport
-        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "CNice"]),
-        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCICE", "CGnuTLS"]),
+        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
+        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCICE", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
         // MARK: Codecs and media
@@ -111,14 +111,16 @@ let package = Package(
         .executableTarget(name: "RTPBenchmarks", dependencies: [
             "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTPFuzzer"),
-        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/RTCPFuzzer"),
-        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP"], path: "Fuzz/VP8DepacketizerFuzzer"),
+        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTPFuzzer"),
+        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTCPFuzzer"),
+        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/VP8DepacketizerFuzzer"),
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
-            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", .product(name: "Benchmark", package: "benchmark"),
+            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
-        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP"], path: "Fuzz/SDPFuzzer"),
+        // The shared entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
+        .target(name: "FuzzerSupport", path: "Fuzz/FuzzerSupport"),
+        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP", "FuzzerSupport"], path: "Fuzz/SDPFuzzer"),
         // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
         .executableTarget(name: "TransportBenchmarks", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
@@ -129,15 +131,15 @@ let package = Package(
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
-        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "CNice", "TransportTestSupport"]),
+        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
         .testTarget(name: "SecureTransportTests", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
-        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE"], path: "Tests/TransportTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "CSRTP", "CSRTPNettle"]),
+        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCRTP"]),

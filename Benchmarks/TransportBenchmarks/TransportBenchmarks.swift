@@ -80,9 +80,7 @@ final class SecureAgents: Sendable {
         let (serverInfo, clientInfo) = try await (server.connected(), client.connected())
         func session(_ info: DtlsConnectionInfo) throws -> SrtpSession {
             let material = info.keyingMaterial
-            guard let profile = SrtpProfile(rawValue: material.profile.rawValue) else { fatalError("unknown profile \(material.profile)") }
-            return try SrtpSession(profile: profile, local: SrtpMasterKey(key: material.localKey, salt: material.localSalt),
-                                   remote: SrtpMasterKey(key: material.remoteKey, salt: material.remoteSalt))
+            return try SrtpSession(profile: material.profile, local: material.local, remote: material.remote)
         }
         sender = try session(serverInfo)
         let receiver = try session(clientInfo)

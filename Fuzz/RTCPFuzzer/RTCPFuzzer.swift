@@ -1,3 +1,4 @@
+import FuzzerSupport
 import SwiftRTCRTP
 
 /// Parses the input as a compound RTCP datagram and writes what parsed back (and parses that
@@ -14,43 +15,7 @@ func fuzzRTCP(_ bytes: UnsafeRawBufferPointer) {
     if let again, again.count != packets.count { fatalError("RTCP round trip changed the packet count") }
 }
 
-#if FUZZING
-import Foundation
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzRTCP(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-/// SwiftPM links executables to their module's entry point, so libFuzzer's own `main` is not
-/// used: this entry point hands the command line to libFuzzer's driver.
 @main
-struct RTCPFuzzerMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput))
-    }
+enum RTCPFuzzerMain {
+    static func main() { FuzzerDriver.main(fuzzRTCP) }
 }
-#else
-import Foundation
-
-/// Without libFuzzer: replays the files given as arguments (crash reproducers, corpus).
-@main
-struct RTCPFuzzerReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            Array(data).withUnsafeBytes { fuzzRTCP($0) }
-            print("ok \(path)")
-        }
-    }
-}
-#endif

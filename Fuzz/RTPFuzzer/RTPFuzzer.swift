@@ -1,3 +1,4 @@
+import FuzzerSupport
 import SwiftRTCRTP
 
 /// Parses the input as RTP: header, CSRCs, every extension element and the typed values,
@@ -26,43 +27,7 @@ func fuzzRTP(_ bytes: UnsafeRawBufferPointer) {
     if sum == -1 { print(sum) }
 }
 
-#if FUZZING
-import Foundation
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzRTP(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-/// SwiftPM links executables to their module's entry point, so libFuzzer's own `main` is not
-/// used: this entry point hands the command line to libFuzzer's driver.
 @main
-struct RTPFuzzerMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput))
-    }
+enum RTPFuzzerMain {
+    static func main() { FuzzerDriver.main(fuzzRTP) }
 }
-#else
-import Foundation
-
-/// Without libFuzzer: replays the files given as arguments (crash reproducers, corpus).
-@main
-struct RTPFuzzerReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            Array(data).withUnsafeBytes { fuzzRTP($0) }
-            print("ok \(path)")
-        }
-    }
-}
-#endif

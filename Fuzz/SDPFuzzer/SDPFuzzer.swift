@@ -1,12 +1,10 @@
 // libFuzzer entry point for the SDP parser, writer and JSEP (see Fuzz/README.md).
+import FuzzerSupport
 import SwiftRTCSDP
-#if !FUZZING
-import Foundation
-#endif
 
 /// Feeds one input through the SDP parser, writer and JSEP: parse, and if that succeeds,
 /// write, parse again (must succeed and give the same model) and answer it.
-func fuzzOne(_ bytes: UnsafeRawBufferPointer) {
+func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
     guard let description = try? SessionDescription(parsing: bytes) else { return }
     guard let again = try? SessionDescription(parsing: description.sdp), again == description else {
         fatalError("written SDP does not parse back to the same model:\n\(description.sdp)")
@@ -24,40 +22,7 @@ func fuzzOne(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-#if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzOne(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-/// libFuzzer's driver, `int LLVMFuzzerRunDriver(int *argc, char ***argv,
-/// int (*cb)(const uint8_t *, size_t))`: three pointers in, an int out, which Swift's calling
-/// convention passes as C does.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
-/// SwiftPM links an executable with `main` renamed to `<module>_main`, which hides
-/// libFuzzer's `main`; this one starts libFuzzer's driver instead.
-@_cdecl("SDPFuzzer_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput)
-}
-#else
-/// Without libFuzzer: replays the files given as arguments (crashes found earlier, or a
-/// corpus) through the same function.
 @main
-struct SDPFuzzerReplay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            data.withUnsafeBytes { fuzzOne($0) }
-            print("ok \(path)")
-        }
-    }
+enum SDPFuzzerMain {
+    static func main() { FuzzerDriver.main(fuzzSDP) }
 }
-#endif

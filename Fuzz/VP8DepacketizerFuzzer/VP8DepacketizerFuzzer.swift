@@ -1,3 +1,4 @@
+import FuzzerSupport
 import SwiftRTCRTP
 
 /// Splits the input into packets (a length byte, then that many bytes, each wrapped in an RTP
@@ -38,43 +39,7 @@ func fuzzVP8(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-#if FUZZING
-import Foundation
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzVP8(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-/// SwiftPM links executables to their module's entry point, so libFuzzer's own `main` is not
-/// used: this entry point hands the command line to libFuzzer's driver.
 @main
-struct VP8DepacketizerFuzzerMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput))
-    }
+enum VP8DepacketizerFuzzerMain {
+    static func main() { FuzzerDriver.main(fuzzVP8) }
 }
-#else
-import Foundation
-
-/// Without libFuzzer: replays the files given as arguments (crash reproducers, corpus).
-@main
-struct VP8DepacketizerFuzzerReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            Array(data).withUnsafeBytes { fuzzVP8($0) }
-            print("ok \(path)")
-        }
-    }
-}
-#endif

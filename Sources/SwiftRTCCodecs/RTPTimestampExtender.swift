@@ -1,16 +1,12 @@
-/// Extends 32-bit RTP timestamps to 64 bits across wraparound: each timestamp is placed
-/// within 2^31 ticks of the previous one (the first is taken as is, earlier than 0 clamps).
+import SwiftRTCRTP
+
+/// Extends 32-bit RTP timestamps to 64 bits across wraparound for the decoders' output: SwiftRTCRTP's
+/// ``TimestampUnwrapper`` (each timestamp placed within 2^31 ticks of the newest), with the
+/// first taken as is and anything earlier than 0 clamped to 0.
 struct RTPTimestampExtender {
-    private var last: UInt64?
+    private var unwrapper = TimestampUnwrapper()
 
     mutating func extend(_ timestamp: UInt32) -> UInt64 {
-        guard let last else {
-            self.last = UInt64(timestamp)
-            return UInt64(timestamp)
-        }
-        let delta = Int64(Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: last)))
-        let extended = delta < 0 && UInt64(-delta) > last ? 0 : UInt64(Int64(last) + delta)
-        self.last = extended
-        return extended
+        UInt64(max(0, unwrapper.unwrap(timestamp)))
     }
 }

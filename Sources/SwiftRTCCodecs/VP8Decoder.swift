@@ -49,9 +49,9 @@ public final class VP8Decoder {
     public func frameLost() { needsKeyframe = true }
 
     /// Whether `data` starts a VP8 keyframe (RFC 6386 section 9.1: frame type bit 0, then the
-    /// start code 9d 01 2a after the 3-byte frame tag).
+    /// start code 9d 01 2a after the 3-byte frame tag), as SwiftRTCRTP's ``VP8FrameHeader`` reads it.
     public static func isKeyframe(_ data: [UInt8]) -> Bool {
-        data.count >= 10 && data[0] & 1 == 0 && data[3] == 0x9D && data[4] == 0x01 && data[5] == 0x2A
+        data.withUnsafeBytes { (try? VP8FrameHeader(parsing: $0))?.isKeyframe ?? false }
     }
 
     /// Decodes `frame` into a new picture; nil if the frame is not shown (no output).

@@ -1,4 +1,5 @@
 import CGnuTLS
+import SwiftRTCSRTP
 
 /// Why a DTLS transport, certificate or fingerprint could not do its job.
 ///
@@ -28,7 +29,7 @@ public enum DtlsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A certificate or private key given as PEM could not be used: why.
     case invalidCertificate(reason: String)
     /// The exporter output has the wrong size for the SRTP profile (RFC 5764 §4.2).
-    case keyingMaterialLength(profile: DtlsSrtpProfile, expected: Int, actual: Int)
+    case keyingMaterialLength(profile: SrtpProfile, expected: Int, actual: Int)
 
     /// A readable account of the error.
     public var description: String {

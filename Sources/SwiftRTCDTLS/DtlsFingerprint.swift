@@ -1,7 +1,10 @@
 import CGnuTLS
+import SwiftRTCSDP
 
 /// A certificate fingerprint as SDP's `a=fingerprint` carries it (RFC 8122 §5):
 /// a hash function name and the hash of the DER certificate as colon-separated hex bytes.
+/// This is the checked form of SwiftRTCSDP's ``Fingerprint`` (which keeps what was written):
+/// a hash function WebRTC allows and a digest of its length.
 ///
 /// ```
 /// a=fingerprint:sha-256 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AB:3B:...
@@ -106,6 +109,14 @@ public struct DtlsFingerprint: Sendable, Hashable, CustomStringConvertible {
         self.digest = digest
     }
 
+    /// Checks a fingerprint read from SDP.
+    public init(_ fingerprint: Fingerprint) throws(DtlsError) {
+        try self.init(sdpValue: fingerprint.hashFunction + " " + fingerprint.value)
+    }
+
+    /// The fingerprint for SDP's `a=fingerprint:` (upper-case hex, as browsers write it).
+    public var sdpFingerprint: Fingerprint { Fingerprint(hashFunction: algorithm.rawValue, bytes: digest) }
+
     /// The value for `a=fingerprint:`, e.g. `sha-256 AB:CD:...` (upper-case hex, RFC 8122).
     public var sdpValue: String { algorithm.rawValue + " " + Self.hex(digest) }
 
@@ -134,15 +145,6 @@ public struct DtlsFingerprint: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 3)
-        for (index, byte) in bytes.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ":")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    /// Colon-separated upper-case hex, SDP's formatting.
+    private static func hex(_ bytes: [UInt8]) -> String { Fingerprint(hashFunction: "", bytes: bytes).value }
 }

@@ -1,4 +1,5 @@
 import CGnuTLS
+import SwiftRTCSRTP
 import Dispatch
 
 extension DtlsTransport {
@@ -55,7 +56,7 @@ extension DtlsTransport {
     private func completeHandshake() {
         var selected = gnutls_srtp_profile_t(0)
         guard gnutls_srtp_get_selected_profile(session, &selected) == 0,
-              let profile = DtlsSrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
+              let profile = SrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
               configuration.srtpProfiles.contains(profile)
         else {
             _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_HANDSHAKE_FAILURE)
@@ -68,7 +69,7 @@ extension DtlsTransport {
         }
         let keyingMaterial: SrtpKeyingMaterial
         do {
-            var exported = [UInt8](repeating: 0, count: SrtpKeyingMaterial.exporterLength(for: profile))
+            var exported = [UInt8](repeating: 0, count: profile.keyingMaterialLength)
             let label = SrtpKeyingMaterial.exporterLabel
             try check("gnutls_prf_rfc5705", exported.withUnsafeMutableBytes { out in
                 gnutls_prf_rfc5705(session, label.utf8.count, label, 0, nil, out.count,

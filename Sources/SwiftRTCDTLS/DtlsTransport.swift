@@ -3,6 +3,7 @@ import Dispatch
 import Logging
 import SwiftRTCCore
 import SwiftRTCICE
+import SwiftRTCSRTP
 
 /// DTLS 1.2 over an ICE component, as WebRTC uses it to key SRTP (RFC 5764, RFC 8827).
 ///
@@ -42,7 +43,7 @@ public final class DtlsTransport: @unchecked Sendable {
         /// those with the strongest hash function among them (RFC 8122 §5).
         public var remoteFingerprints: [DtlsFingerprint]
         /// SRTP profiles to offer (client) or accept (server), in preference order.
-        public var srtpProfiles: [DtlsSrtpProfile] = DtlsSrtpProfile.supported
+        public var srtpProfiles: [SrtpProfile] = SrtpProfile.dtlsSupported
         /// Largest datagram DTLS sends, in bytes (path MTU minus IP/UDP and TURN overhead).
         public var mtu: Int = 1200
         /// First retransmission timeout; GnuTLS doubles it after each loss of a flight.

@@ -3,6 +3,7 @@ import Dispatch
 
 #if canImport(Glibc)
 import Glibc
+import SwiftRTCSDP
 #endif
 
 // Gathering local candidates and taking the peer's (trickle ICE, RFC 8838).
@@ -77,7 +78,7 @@ extension IceAgent {
     @discardableResult
     public func addRemoteCandidate(_ candidate: IceCandidate) async throws(IceError) -> Bool {
         try core.ensureOpen()
-        guard candidate.component == Int(IceAgentCore.componentID), candidate.transport == .udp else { return false }
+        guard UInt32(candidate.component) == IceAgentCore.componentID, candidate.transportProtocol == .udp else { return false }
         var resolved = candidate
         if candidate.isMDNS {
             if let reason = SystemResolver.mdnsUnavailableReason() {

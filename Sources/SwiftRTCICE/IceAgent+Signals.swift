@@ -1,4 +1,5 @@
 import CNice
+import SwiftRTCSDP
 
 /// libnice's signals, turned into the agent's state and events. libnice emits them on the
 /// transport thread or on the thread of the call that caused them.

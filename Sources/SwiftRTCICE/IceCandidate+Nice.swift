@@ -1,4 +1,5 @@
 import CNice
+import SwiftRTCSDP
 
 extension IceCandidate {
     /// Reads a libnice candidate. For non-host candidates the base address becomes the
@@ -8,7 +9,7 @@ extension IceCandidate {
         let foundation = withUnsafeBytes(of: value.foundation) { bytes in
             String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        let type: Kind = switch value.type {
+        let type: CandidateType = switch value.type {
         case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: .srflx
         case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: .prflx
         case NICE_CANDIDATE_TYPE_RELAYED: .relay
@@ -27,14 +28,16 @@ extension IceCandidate {
             }
         }
         let (address, port) = withUnsafePointer(to: candidate.pointee.addr) { NiceAddressText.hostAndPort($0) }
-        self.init(foundation: foundation, component: Int(value.component_id), transport: tcpType == nil ? .udp : .tcp,
+        self.init(foundation: foundation, component: UInt16(truncatingIfNeeded: value.component_id), transport: tcpType == nil ? "udp" : "tcp",
                   priority: value.priority, address: address, port: port, type: type,
                   relatedAddress: related?.0, relatedPort: related?.1, tcpType: tcpType)
     }
 
     /// A new libnice candidate for this one in `streamID` (free it with `nice_candidate_free`),
-    /// or `nil` if ``address`` is not an IP literal (resolve mDNS names first).
+    /// or `nil` if ``address`` is not an IP literal (resolve mDNS names first) or the transport
+    /// is neither UDP nor TCP.
     func makeNiceCandidate(streamID: UInt32) -> UnsafeMutablePointer<NiceCandidate>? {
+        guard let transport = transportProtocol else { return nil }
         let niceType: NiceCandidateType = switch type {
         case .host: NICE_CANDIDATE_TYPE_HOST
         case .srflx: NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE
@@ -58,7 +61,7 @@ extension IceCandidate {
         }
         candidate.pointee.priority = priority
         candidate.pointee.stream_id = streamID
-        candidate.pointee.component_id = UInt32(clamping: component)
+        candidate.pointee.component_id = UInt32(component)
         withUnsafeMutableBytes(of: &candidate.pointee.foundation) { field in
             let bytes = foundation.utf8.prefix(field.count - 1)
             field.initializeMemory(as: UInt8.self, repeating: 0)

@@ -1,3 +1,5 @@
+import SwiftRTCSDP
+
 /// The state of an ICE transport, as WebRTC names them (`RTCIceTransportState`).
 public enum IceConnectionState: String, Sendable, Hashable, CaseIterable {
     /// Gathering or waiting for remote candidates; no checks yet.
@@ -48,7 +50,7 @@ public struct IceCandidatePair: Sendable, Hashable, CustomStringConvertible {
 
     /// `host->relay/udp`: the candidate types and the protocol, as the CN line of statsString shows them.
     public var typesDescription: String {
-        "\(local.type.rawValue)->\(remote.type.rawValue)/\(local.transport.rawValue)"
+        "\(local.type.rawValue)->\(remote.type.rawValue)/\(local.transport.lowercased())"
     }
 
     public var description: String {

@@ -1,3 +1,5 @@
+import SwiftRTCSDP
+
 /// What went wrong in ICE, with where: the server, the candidate, the call.
 public enum IceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An ICE server's host name did not resolve.
@@ -26,9 +28,9 @@ public enum IceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .turnAllocationFailed(let server, nil, let reason):
             "TURN server \(server) gave no relayed candidate: \(reason)"
         case .mdnsCandidateUnresolvable(let candidate, let reason):
-            "remote candidate '\(candidate.sdp)' names mDNS host \(candidate.address), which cannot be resolved: \(reason)"
+            "remote candidate '\(candidate.sdpLine)' names mDNS host \(candidate.address), which cannot be resolved: \(reason)"
         case .remoteCandidateRejected(let candidate, let reason):
-            "remote candidate '\(candidate.sdp)' rejected: \(reason)"
+            "remote candidate '\(candidate.sdpLine)' rejected: \(reason)"
         case .invalidLocalAddress(let address):
             "'\(address)' is neither an IP address nor a local interface name"
         case .libnice(let call):

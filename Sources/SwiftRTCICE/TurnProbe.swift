@@ -37,25 +37,23 @@ enum TurnProbe {
 
         // 2. Allocate with the long-term credential: key = MD5(username ":" realm ":" password).
         let key = md5(Array("\(username):\(String(decoding: realm, as: UTF8.self)):\(credential)".utf8))
-        var authenticated = StunMessage(type: StunMessage.allocateRequest)
-        authenticated.append(StunMessage.requestedTransport, [17, 0, 0, 0])
-        authenticated.append(StunMessage.username, Array(username.utf8))
-        authenticated.append(StunMessage.realm, realm)
-        authenticated.append(StunMessage.nonce, nonce)
-        authenticated.appendMessageIntegrity(key: key)
-        guard let second = socket.exchange(authenticated) else {
+        /// A request with one attribute, then USERNAME, REALM, NONCE and MESSAGE-INTEGRITY.
+        func signed(_ type: UInt16, _ attribute: UInt16, _ value: [UInt8]) -> StunMessage {
+            var message = StunMessage(type: type)
+            message.append(attribute, value)
+            message.append(StunMessage.username, Array(username.utf8))
+            message.append(StunMessage.realm, realm)
+            message.append(StunMessage.nonce, nonce)
+            message.appendMessageIntegrity(key: key)
+            return message
+        }
+        guard let second = socket.exchange(signed(StunMessage.allocateRequest, StunMessage.requestedTransport, [17, 0, 0, 0])) else {
             return Outcome(code: nil, reason: "no answer to the authenticated Allocate (timed out)")
         }
         if let (code, reason) = second.errorCode { return Outcome(code: code, reason: reason) }
 
         // The probe got an allocation after all: give it back (Refresh with LIFETIME 0).
-        var release = StunMessage(type: StunMessage.refreshRequest)
-        release.append(StunMessage.lifetime, [0, 0, 0, 0])
-        release.append(StunMessage.username, Array(username.utf8))
-        release.append(StunMessage.realm, realm)
-        release.append(StunMessage.nonce, nonce)
-        release.appendMessageIntegrity(key: key)
-        _ = socket.exchange(release)
+        _ = socket.exchange(signed(StunMessage.refreshRequest, StunMessage.lifetime, [0, 0, 0, 0]))
         return Outcome(code: nil, reason: "the server allocated when probed again")
     }
 

@@ -6,7 +6,7 @@
 ///
 /// Browser extensions (`generation`, `ufrag`, `network-id`, `network-cost`) are typed; any other
 /// extension pair is kept in order.
-public struct IceCandidate: Sendable, Hashable, Codable {
+public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The foundation (1-32 ICE characters).
     public var foundation: String
     /// The component: 1 for RTP, 2 for RTCP.
@@ -61,6 +61,11 @@ public struct IceCandidate: Sendable, Hashable, Codable {
         }
     }
 
+    /// The transport protocols ICE runs over (RFC 8445 UDP, RFC 6544 TCP).
+    public enum TransportProtocol: String, Sendable, Hashable, Codable, CaseIterable {
+        case udp, tcp
+    }
+
     /// The kind of address a candidate carries.
     public enum AddressFamily: String, Sendable, Hashable, Codable {
         case ipv4, ipv6, mdns, hostname
@@ -90,7 +95,14 @@ public struct IceCandidate: Sendable, Hashable, Codable {
     }
 
     /// Whether the candidate is TCP (RFC 6544) rather than UDP.
-    public var isTCP: Bool { transport.lowercased() == "tcp" }
+    public var isTCP: Bool { transportProtocol == .tcp }
+
+    /// ``transport`` typed (in any case as written), or `nil` for a transport ICE does not run over.
+    public var transportProtocol: TransportProtocol? { TransportProtocol(rawValue: transport.lowercased()) }
+
+    /// Whether the address is an mDNS name (`<uuid>.local`) that browsers use to hide host
+    /// addresses (draft-ietf-mmusic-mdns-ice-candidates).
+    public var isMDNS: Bool { addressFamily == .mdns }
 
     /// IPv4, IPv6, an mDNS `.local` name, or another host name.
     public var addressFamily: AddressFamily {
@@ -117,10 +129,16 @@ public struct IceCandidate: Sendable, Hashable, Codable {
     /// The trickle form, `candidate:...` (without `a=`), as `RTCIceCandidate.candidate` carries it.
     public var sdpLine: String { "candidate:" + sdpValue }
 
+    /// ``sdpLine``.
+    public var description: String { sdpLine }
+
     init(parsing value: Substring, line: SDPLine) throws(SDPParseError) {
         let parts = value.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count >= 8, parts[6] == "typ" else {
             throw SDPParseError(line, expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>")
+        }
+        guard (1...32).contains(parts[0].count), parts[0].allSatisfy(\.isIceChar) else {
+            throw SDPParseError(line, expected: "a candidate foundation of 1 to 32 letters, digits, '+' or '/'")
         }
         guard let component = UInt16(parts[1]), (1...256).contains(component) else {
             throw SDPParseError(line, expected: "a candidate component from 1 to 256")
@@ -178,5 +196,12 @@ public struct IceCandidate: Sendable, Hashable, Codable {
         if let networkCost { s += " network-cost \(networkCost)" }
         for e in extensions { s += " \(e.name) \(e.value)" }
         return s
+    }
+}
+
+extension Character {
+    /// `ice-char = ALPHA / DIGIT / "+" / "/"` (RFC 8839).
+    fileprivate var isIceChar: Bool {
+        isASCII && (isLetter || isNumber || self == "+" || self == "/")
     }
 }

@@ -1,5 +1,5 @@
 /// An SRTP master key and master salt, the keying one direction of a session uses.
-public struct SrtpMasterKey: Sendable, Equatable {
+public struct SrtpMasterKey: Sendable, Hashable {
     /// The master key (16 or 32 bytes, ``SrtpProfile/keyLength``).
     public var key: [UInt8]
     /// The master salt (14 or 12 bytes, ``SrtpProfile/saltLength``).

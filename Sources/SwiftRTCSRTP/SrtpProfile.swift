@@ -1,9 +1,14 @@
 /// The DTLS-SRTP protection profiles (RFC 5764 §4.1.2, RFC 7714 §14.2) with the key and salt
-/// sizes their keying material is split into.
-public enum SrtpProfile: UInt16, Sendable, CaseIterable {
+/// sizes their keying material is split into, by IANA id. DTLS negotiates them (`use_srtp`),
+/// SRTP sessions run them.
+public enum SrtpProfile: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `SRTP_AES128_CM_HMAC_SHA1_80` (0x0001): what every browser call uses with GnuTLS 3.7.
     case aes128CmHmacSha1_80 = 0x0001
+    /// `SRTP_AES128_CM_HMAC_SHA1_32` (0x0002).
     case aes128CmHmacSha1_32 = 0x0002
+    /// `SRTP_AEAD_AES_128_GCM` (0x0007, RFC 7714).
     case aeadAes128Gcm = 0x0007
+    /// `SRTP_AEAD_AES_256_GCM` (0x0008, RFC 7714).
     case aeadAes256Gcm = 0x0008
 
     /// The name GnuTLS and the IANA registry use, e.g. `SRTP_AES128_CM_HMAC_SHA1_80`.
@@ -15,6 +20,9 @@ public enum SrtpProfile: UInt16, Sendable, CaseIterable {
         case .aeadAes256Gcm: "SRTP_AEAD_AES_256_GCM"
         }
     }
+
+    /// Same as ``name``.
+    public var description: String { name }
 
     /// Master key length in bytes.
     public var keyLength: Int { self == .aeadAes256Gcm ? 32 : 16 }

@@ -24,7 +24,7 @@ final class SecureEndpoint: Sendable {
     }
 
     /// Starts DTLS towards a peer with `remote`'s certificate, waits for the handshake and keys SRTP.
-    func connect(role: DtlsRole, remote: DtlsFingerprint, profiles: [DtlsSrtpProfile]) async throws -> DtlsConnectionInfo {
+    func connect(role: DtlsRole, remote: DtlsFingerprint, profiles: [SrtpProfile]) async throws -> DtlsConnectionInfo {
         var configuration = DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: [remote])
         configuration.srtpProfiles = profiles
         let transport = try DtlsTransport(configuration: configuration, sender: agent.component)
@@ -35,10 +35,7 @@ final class SecureEndpoint: Sendable {
         transport.start()
         let info = try await transport.connected()
         let material = info.keyingMaterial
-        let profile = try #require(SrtpProfile(rawValue: material.profile.rawValue))
-        let session = try SrtpSession(profile: profile,
-                                      local: SrtpMasterKey(key: material.localKey, salt: material.localSalt),
-                                      remote: SrtpMasterKey(key: material.remoteKey, salt: material.remoteSalt))
+        let session = try SrtpSession(profile: material.profile, local: material.local, remote: material.remote)
         srtp.withLock { $0 = session }
         self.info.withLock { $0 = info }
         return info
@@ -106,7 +103,7 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
 /// ICE + DTLS + SRTP over real libnice agents on loopback (and through a real coturn).
 @Suite(.serialized) struct SecureTransportTests {
     /// The offerer says `a=setup:actpass`, the answerer takes `active`: it is the DTLS client.
-    func call(offerer: IceAgent.Configuration, answerer: IceAgent.Configuration, profile: DtlsSrtpProfile,
+    func call(offerer: IceAgent.Configuration, answerer: IceAgent.Configuration, profile: SrtpProfile,
               expectedPair: String) async throws {
         let pair = try await AgentPair(offerer: offerer, answerer: answerer)
         let offerSide = try SecureEndpoint(agent: pair.offerer)
@@ -122,10 +119,10 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
         #expect(pair.offerer.selectedPair?.typesDescription == expectedPair)
         #expect(server.keyingMaterial.profile == profile && client.keyingMaterial.profile == profile)
         // The keys agree crosswise: what one side writes with, the other reads with.
-        #expect(server.keyingMaterial.localKey == client.keyingMaterial.remoteKey)
-        #expect(server.keyingMaterial.localSalt == client.keyingMaterial.remoteSalt)
-        #expect(server.keyingMaterial.remoteKey == client.keyingMaterial.localKey)
-        #expect(server.keyingMaterial.localKey != server.keyingMaterial.remoteKey)
+        #expect(server.keyingMaterial.local.key == client.keyingMaterial.remote.key)
+        #expect(server.keyingMaterial.local.salt == client.keyingMaterial.remote.salt)
+        #expect(server.keyingMaterial.remote.key == client.keyingMaterial.local.key)
+        #expect(server.keyingMaterial.local.key != server.keyingMaterial.remote.key)
         #expect(server.remoteFingerprint == answerSide.certificate.fingerprint)
         #expect(client.remoteFingerprint == offerSide.certificate.fingerprint)
 
@@ -148,8 +145,8 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
         #expect(offerSide.counters?.protected == UInt64(count + 1))
     }
 
-    @Test(arguments: DtlsSrtpProfile.supported)
-    func directOverLoopback(profile: DtlsSrtpProfile) async throws {
+    @Test(arguments: SrtpProfile.dtlsSupported)
+    func directOverLoopback(profile: SrtpProfile) async throws {
         try await call(offerer: loopback(.controlling), answerer: loopback(.controlled), profile: profile,
                        expectedPair: "host->host/udp")
     }
@@ -172,8 +169,8 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
         let offerSide = try SecureEndpoint(agent: pair.offerer)
         let answerSide = try SecureEndpoint(agent: pair.answerer)
         defer { Task { await offerSide.close(); await answerSide.close() } }
-        async let a = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
-        async let b = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
+        async let a = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
+        async let b = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
         _ = try await (a, b)
 
         // Bytes that look like RTP but were never protected with the session's key.

@@ -73,4 +73,18 @@ import SwiftRTCRTP
         #expect(throws: VP8Error.wrongCodec(.opus)) { try decoder.decode(EncodedFrame(codec: .opus, data: [0], timestamp: 0, isKeyframe: true)) }
         #expect(throws: VP8Error.invalidThreads(0)) { try VP8Decoder(threads: 0) }
     }
+
+    /// RFC 6386 §9.1: frame type bit 0 and the start code 9d 01 2a make a keyframe; anything
+    /// shorter than the 10-byte keyframe header is not one.
+    @Test(arguments: [
+        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], true),
+        ([0x51, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], false),
+        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2B, 0x40, 0x01, 0xF0, 0x00], false),
+        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0], false),
+        ([0x50], false),
+        ([], false),
+    ] as [([UInt8], Bool)])
+    func keyframeByItsHeader(data: [UInt8], keyframe: Bool) {
+        #expect(VP8Decoder.isKeyframe(data) == keyframe)
+    }
 }

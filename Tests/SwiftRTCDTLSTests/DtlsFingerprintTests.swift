@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCSDP
 import Testing
 @testable import SwiftRTCDTLS
 
@@ -37,6 +38,13 @@ import Testing
         }
     }
 
+    /// An SDP fingerprint is checked like its text: MD5 and wrong digest lengths are refused.
+    @Test func checksFingerprintsReadFromSDP() {
+        #expect(throws: DtlsError.self) { try DtlsFingerprint(Fingerprint(hashFunction: "md5", bytes: Array(repeating: 1, count: 16))) }
+        #expect(throws: DtlsError.self) { try DtlsFingerprint(Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 1, count: 31))) }
+        #expect(throws: Never.self) { try DtlsFingerprint(Fingerprint(hashFunction: "SHA-256", bytes: Array(repeating: 1, count: 32))) }
+    }
+
     /// Every `a=fingerprint` in the recorded browser and stack SDPs parses and formats back.
     @Test func parsesEveryRecordedSdpFingerprint() throws {
         var seen: [DtlsFingerprint.Algorithm: Int] = [:]
@@ -48,6 +56,11 @@ import Testing
                     let value = String(line.dropFirst("a=fingerprint:".count))
                     let fingerprint = try DtlsFingerprint(sdpValue: value)
                     #expect(fingerprint.sdpValue.uppercased() == value.uppercased(), "\(file)")
+                    // The same through SDP's model, both ways.
+                    let parts = value.split(separator: " ")
+                    let sdp = Fingerprint(hashFunction: String(parts[0]), value: String(parts[1]))
+                    #expect(try DtlsFingerprint(sdp) == fingerprint, "\(file)")
+                    #expect(fingerprint.sdpFingerprint.matches(sdp), "\(file)")
                     seen[fingerprint.algorithm, default: 0] += 1
                 }
             }

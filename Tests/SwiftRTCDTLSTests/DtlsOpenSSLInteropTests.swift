@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SwiftRTCDTLS
+import SwiftRTCSRTP
 
 /// Interop with an independent DTLS stack: OpenSSL's `s_server` and `s_client` over real UDP
 /// on 127.0.0.1, each printing its RFC 5764 exporter output, which must equal ours.
@@ -19,8 +20,8 @@ struct DtlsOpenSSLInteropTests {
     static func exporterOutput(_ info: DtlsConnectionInfo) -> [UInt8] {
         let keys = info.keyingMaterial
         return info.role == .client
-            ? keys.localKey + keys.remoteKey + keys.localSalt + keys.remoteSalt
-            : keys.remoteKey + keys.localKey + keys.remoteSalt + keys.localSalt
+            ? keys.local.key + keys.remote.key + keys.local.salt + keys.remote.salt
+            : keys.remote.key + keys.local.key + keys.remote.salt + keys.local.salt
     }
 
     /// Writes an OpenSSL-made P-256 certificate for OpenSSL's side; returns it loaded too.
@@ -33,9 +34,9 @@ struct DtlsOpenSSLInteropTests {
         return (try DtlsCertificate(certificatePEM: pem.certificate, privateKeyPEM: pem.key), certificateFile, keyFile)
     }
 
-    @Test(arguments: [("SRTP_AES128_CM_SHA1_80", DtlsSrtpProfile.aes128CmHmacSha1_80),
+    @Test(arguments: [("SRTP_AES128_CM_SHA1_80", SrtpProfile.aes128CmHmacSha1_80),
                       ("SRTP_AES128_CM_SHA1_32", .aes128CmHmacSha1_32)])
-    func ourClientAgainstOpenSSLServer(opensslProfile: String, profile: DtlsSrtpProfile) async throws {
+    func ourClientAgainstOpenSSLServer(opensslProfile: String, profile: SrtpProfile) async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
@@ -128,7 +129,7 @@ struct DtlsOpenSSLInteropTests {
 
     /// An OpenSSL client offering only an AEAD SRTP profile, which GnuTLS 3.7.9 cannot
     /// negotiate: the handshake completes without use_srtp, and we fail it with a clear error.
-    @Test(.enabled(if: !DtlsSrtpProfile.supported.contains(.aeadAes128Gcm)))
+    @Test(.enabled(if: !SrtpProfile.dtlsSupported.contains(.aeadAes128Gcm)))
     func noCommonSrtpProfileFails() async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,5 +1,6 @@
 import Testing
 import SwiftRTCDTLS
+import SwiftRTCSRTP
 
 /// Configurations for two of ours that know each other's certificates.
 func pairConfigurations(
@@ -38,11 +39,11 @@ func outcome(_ transport: DtlsTransport) async -> Result<DtlsConnectionInfo, Dtl
 }
 
 @Suite struct DtlsTransportTests {
-    @Test(arguments: DtlsSrtpProfile.supported)
-    func handshakeBetweenTwoOfOursAgreesOnProfileAndKeys(profile: DtlsSrtpProfile) async throws {
+    @Test(arguments: SrtpProfile.dtlsSupported)
+    func handshakeBetweenTwoOfOursAgreesOnProfileAndKeys(profile: SrtpProfile) async throws {
         var (clientConfiguration, serverConfiguration) = try pairConfigurations()
         clientConfiguration.srtpProfiles = [profile]
-        serverConfiguration.srtpProfiles = DtlsSrtpProfile.supported
+        serverConfiguration.srtpProfiles = SrtpProfile.dtlsSupported
         let link = MemoryDatagramLink()
         let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
         let (c, s) = await handshake(client, server)
@@ -51,14 +52,14 @@ func outcome(_ transport: DtlsTransport) async -> Result<DtlsConnectionInfo, Dtl
 
         #expect(clientInfo.keyingMaterial.profile == profile)
         #expect(serverInfo.keyingMaterial.profile == profile)
-        #expect(clientInfo.keyingMaterial.localKey == serverInfo.keyingMaterial.remoteKey)
-        #expect(clientInfo.keyingMaterial.localSalt == serverInfo.keyingMaterial.remoteSalt)
-        #expect(clientInfo.keyingMaterial.remoteKey == serverInfo.keyingMaterial.localKey)
-        #expect(clientInfo.keyingMaterial.remoteSalt == serverInfo.keyingMaterial.localSalt)
-        #expect(clientInfo.keyingMaterial.localKey != clientInfo.keyingMaterial.remoteKey)
-        #expect(clientInfo.keyingMaterial.localKey.count == profile.masterKeyLength)
-        #expect(clientInfo.keyingMaterial.localSalt.count == profile.masterSaltLength)
-        #expect(clientInfo.keyingMaterial.localKey.contains { $0 != 0 })
+        #expect(clientInfo.keyingMaterial.local.key == serverInfo.keyingMaterial.remote.key)
+        #expect(clientInfo.keyingMaterial.local.salt == serverInfo.keyingMaterial.remote.salt)
+        #expect(clientInfo.keyingMaterial.remote.key == serverInfo.keyingMaterial.local.key)
+        #expect(clientInfo.keyingMaterial.remote.salt == serverInfo.keyingMaterial.local.salt)
+        #expect(clientInfo.keyingMaterial.local.key != clientInfo.keyingMaterial.remote.key)
+        #expect(clientInfo.keyingMaterial.local.key.count == profile.keyLength)
+        #expect(clientInfo.keyingMaterial.local.salt.count == profile.saltLength)
+        #expect(clientInfo.keyingMaterial.local.key.contains { $0 != 0 })
         // RFC 8827 §6.5: the mandatory suite and curve with ECDSA certificates.
         #expect(clientInfo.cipherSuite == "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
         #expect(serverInfo.cipherSuite == clientInfo.cipherSuite)

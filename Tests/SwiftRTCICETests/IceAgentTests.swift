@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCSDP
 import Testing
 @testable import SwiftRTCICE
 import TransportTestSupport
@@ -135,7 +136,7 @@ import TransportTestSupport
 
     @Test func mdnsRemoteCandidateIsReportedWhenItCannotBeResolved() async throws {
         let agent = try IceAgent(configuration: loopback(.controlled))
-        let candidate = try IceCandidate(sdp: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host")
+        let candidate = try IceCandidate(sdpLine: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host")
         #expect(candidate.isMDNS)
         await #expect {
             try await agent.addRemoteCandidate(candidate)
@@ -146,9 +147,9 @@ import TransportTestSupport
                 && "\(error)".contains("cfc81db2-7a04-4589-80d1-cab8e6dc23be.local")
         }
         // Candidates the agent does not use are said so, not dropped silently.
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 2 UDP 2122252542 192.0.2.7 52914 typ host")) == false)
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 1 TCP 2105524479 192.0.2.7 9 typ host tcptype active")) == false)
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdp: "candidate:1 1 UDP 2122252543 192.0.2.7 42738 typ host")))
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 2 UDP 2122252542 192.0.2.7 52914 typ host")) == false)
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 1 TCP 2105524479 192.0.2.7 9 typ host tcptype active")) == false)
+        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 1 UDP 2122252543 192.0.2.7 42738 typ host")))
         await agent.close()
         await #expect(throws: IceError.closed) { try await agent.addRemoteCandidate(candidate) }
     }
@@ -160,7 +161,7 @@ import TransportTestSupport
         #expect(await gathering.wait { $0 == .complete } != nil)
         let addresses = Set(agent.localCandidates.map(\.address))
         #expect(addresses.contains("127.0.0.1"))
-        #expect(agent.localCandidates.allSatisfy { $0.type == .host && $0.transport == .udp && $0.component == 1 })
+        #expect(agent.localCandidates.allSatisfy { $0.type == .host && $0.transportProtocol == .udp && $0.component == 1 })
         await agent.close()
 
         #expect(throws: IceError.invalidLocalAddress("no-such-interface0")) {

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCSDP
 import Testing
 @testable import SwiftRTCICE
 import TransportTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCRTP
 import Testing
 @testable import SwiftRTCSRTP
 
@@ -75,25 +76,23 @@ import Testing
     func wireCaptureDecryptsToItsDecryptedTwin(capture: (String, String, String), crypto: SrtpCrypto) throws {
         let call = try Call(capture.0, crypto: crypto)
         let rtpDirectory = fixturesDirectory.appendingPathComponent("rtp")
-        let wire = try PcapUDPReader.read(rtpDirectory.appendingPathComponent(capture.1))
-        let decrypted = try PcapUDPReader.read(rtpDirectory.appendingPathComponent(capture.2))
+        let wire = try udpDatagrams(rtpDirectory.appendingPathComponent(capture.1))
+        let decrypted = try udpDatagrams(rtpDirectory.appendingPathComponent(capture.2))
         #expect(wire.count == decrypted.count)
 
         // The DTLS client (aiortc) is the end that sent the ClientHello.
-        let clientHello = wire.first { datagram in
-            guard let payload = datagram?.payload, payload.count > 13 else { return false }
-            return payload[0] == 22 && payload[13] == 1
-        }
-        let dtlsClient = try #require(clientHello??.source)
+        let clientHello = try #require(wire.first { datagram in
+            datagram.payload.count > 13 && datagram.payload[0] == 22 && datagram.payload[13] == 1
+        })
 
         var rtp = 0, rtcp = 0
-        for (frame, (datagram, twin)) in zip(wire, decrypted).enumerated() {
-            guard let datagram, let twin, let first = datagram.payload.first, (128...191).contains(first),
-                  datagram.payload.count >= 2 else { continue }
-            let receiver = datagram.source == dtlsClient ? call.browser : call.aiortc
+        for (index, (datagram, twin)) in zip(wire, decrypted).enumerated() {
+            guard let first = datagram.payload.first, (128...191).contains(first), datagram.payload.count >= 2 else { continue }
+            let fromDtlsClient = datagram.sourceAddress == clientHello.sourceAddress && datagram.sourcePort == clientHello.sourcePort
+            let receiver = fromDtlsClient ? call.browser : call.aiortc
             let isRTCP = (192...223).contains(datagram.payload[1])  // RFC 5761 §4
             let result = receiver.apply(isRTCP ? .unprotectRTCP : .unprotectRTP, datagram.payload)
-            #expect(result == .success(twin.payload), "frame \(frame + 1)")
+            #expect(result == .success(twin.payload), "UDP datagram \(index + 1)")
             if isRTCP { rtcp += 1 } else { rtp += 1 }
         }
         #expect(rtp > 300)
@@ -102,4 +101,13 @@ import Testing
         #expect(counters.map(\.unprotected).reduce(0, +) == UInt64(rtp + rtcp))
         #expect(counters.allSatisfy { $0.unprotected > 0 && $0.authenticationFailures == 0 && $0.replays == 0 })
     }
+}
+
+/// The UDP datagrams of a capture, in order, read with SwiftRTCRTP's ``CaptureReader``.
+private func udpDatagrams(_ url: URL) throws -> [CaptureReader.Datagram] {
+    var iterator = try CaptureReader(bytes: [UInt8](Data(contentsOf: url))).makeIterator()
+    var datagrams: [CaptureReader.Datagram] = []
+    while let datagram = iterator.next() { datagrams.append(datagram) }
+    if let error = iterator.error { throw error }
+    return datagrams
 }

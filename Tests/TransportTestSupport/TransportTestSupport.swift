@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import SwiftRTCICE
+import SwiftRTCSDP
 
 /// Collects everything an `AsyncStream` yields, so tests can wait for a value and then look
 /// at the whole sequence.
@@ -127,8 +128,8 @@ public struct AgentPair: Sendable {
                 tee.yield(event)
                 switch event {
                 case .candidate(let candidate):
-                    guard let parsed = try? IceCandidate(sdp: "a=" + candidate.sdp) else {
-                        Issue.record("candidate '\(candidate.sdp)' did not parse back")
+                    guard let parsed = try? IceCandidate(sdpLine: "a=" + candidate.sdpLine) else {
+                        Issue.record("candidate '\(candidate.sdpLine)' did not parse back")
                         continue
                     }
                     _ = try? await peer.addRemoteCandidate(parsed)
