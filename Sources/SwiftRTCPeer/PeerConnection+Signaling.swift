@@ -150,10 +150,10 @@ extension PeerConnection {
             if candidate.isEndOfCandidates {
                 try transport.agent.remoteGatheringComplete()
             } else {
-                let parsed = try SwiftRTCICE.IceCandidate(sdp: candidate.candidate)
+                let parsed = try IceCandidate(sdpLine: candidate.candidate.hasPrefix("a=") ? String(candidate.candidate.dropFirst(2)) : candidate.candidate)
                 try await addRemote(parsed, to: transport)
             }
-        } catch let error as SwiftRTCICE.IceCandidate.ParseError {
+        } catch let error as SDPParseError {
             throw .invalidCandidate(error.description)
         } catch {
             throw .invalidCandidate("\(error)")

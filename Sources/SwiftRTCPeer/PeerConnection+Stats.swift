@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCDTLS
 import SwiftRTCICE
+import SwiftRTCSDP
 
 /// What the previous report counted, for rates (frames per second) over the last interval.
 struct StatsCollector {
@@ -204,12 +205,12 @@ extension PeerConnection {
         return current.statsString(since: lastStatsForString)
     }
 
-    private func candidateStats(_ candidate: SwiftRTCICE.IceCandidate, id: String, type: StatsReport.StatsType) -> StatsReport.Stats {
+    private func candidateStats(_ candidate: IceCandidate, id: String, type: StatsReport.StatsType) -> StatsReport.Stats {
         var stats = StatsReport.Stats(id: id, type: type)
         stats["transportId"] = .string("T01")
         stats["address"] = .string(candidate.address)
         stats["port"] = .int(Int64(candidate.port))
-        stats["protocol"] = .string(candidate.transport.rawValue)
+        stats["protocol"] = .string(candidate.transport.lowercased())
         stats["candidateType"] = .string(candidate.type.rawValue)
         stats["priority"] = .int(Int64(candidate.priority))
         stats["foundation"] = .string(candidate.foundation)

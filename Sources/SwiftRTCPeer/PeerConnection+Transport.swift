@@ -62,11 +62,10 @@ extension PeerConnection {
     }
 
     /// Adds a local candidate to those local descriptions carry and trickles it (once).
-    func remember(_ candidate: SwiftRTCICE.IceCandidate) {
-        guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp),
-              !localCandidateList.contains(converted) else { return }
-        localCandidateList.append(converted)
-        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
+    func remember(_ candidate: IceCandidate) {
+        guard !localCandidateList.contains(candidate) else { return }
+        localCandidateList.append(candidate)
+        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdpLine, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
     }
 
     func iceChanged(_ state: IceConnectionState) {
@@ -118,9 +117,7 @@ extension PeerConnection {
             if previous?.iceUfrag != ufrag { remoteCandidateKeys = [] }
             try transport.agent.setRemoteCredentials(IceAgent.Credentials(usernameFragment: ufrag, password: pwd))
             for candidate in section.candidates {
-                if let parsed = try? SwiftRTCICE.IceCandidate(sdp: candidate.sdpLine) {
-                    _ = try? await addRemote(parsed, to: transport)
-                }
+                _ = try? await addRemote(candidate, to: transport)
             }
             if section.endOfCandidates { try transport.agent.remoteGatheringComplete() }
         } catch {
@@ -129,8 +126,8 @@ extension PeerConnection {
     }
 
     /// Gives a remote candidate to the agent, once per transport address.
-    func addRemote(_ candidate: SwiftRTCICE.IceCandidate, to transport: PeerTransport) async throws(IceError) {
-        let key = "\(candidate.component) \(candidate.transport.rawValue) \(candidate.address) \(candidate.port)"
+    func addRemote(_ candidate: IceCandidate, to transport: PeerTransport) async throws(IceError) {
+        let key = "\(candidate.component) \(candidate.transport.lowercased()) \(candidate.address) \(candidate.port)"
         guard remoteCandidateKeys.insert(key).inserted else { return }
         _ = try await transport.agent.addRemoteCandidate(candidate)
     }

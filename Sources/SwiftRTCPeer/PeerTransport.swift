@@ -81,12 +81,8 @@ final class PeerTransport: @unchecked Sendable {
     /// Keys SRTP from the DTLS handshake (RFC 5764 §4.2).
     func startSRTP(_ info: DtlsConnectionInfo) throws(PeerConnectionError) {
         let keys = info.keyingMaterial
-        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else {
-            throw .transport("DTLS negotiated \(keys.profile.name), which SRTP does not implement")
-        }
         do {
-            let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
-                                          remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
+            let session = try SrtpSession(profile: keys.profile, local: keys.local, remote: keys.remote)
             srtp.withLock { $0 = session }
         } catch {
             throw .transport("SRTP session: \(error)")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SwiftRTCDTLS
 import SwiftRTCICE
+import SwiftRTCSRTP
 import TransportTestSupport
 
 /// An ICE restart (RFC 8445 §9) changes the credentials and may change the path, but keeps
@@ -12,8 +13,8 @@ import TransportTestSupport
         let offerSide = try SecureEndpoint(agent: pair.offerer)
         let answerSide = try SecureEndpoint(agent: pair.answerer)
         defer { Task { await offerSide.close(); await answerSide.close() } }
-        async let server = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
-        async let client = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: DtlsSrtpProfile.supported)
+        async let server = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
+        async let client = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
         let (serverInfo, _) = try await (server, client)
 
         for index in 0..<10 {
