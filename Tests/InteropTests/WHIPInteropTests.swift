@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+/// callbot against real third-party WebRTC peers over WHIP on 127.0.0.1, in both roles:
+/// aiortc 1.16 and headless Chromium (Interop/*.py), and once relay-only through a real
+/// coturn. Each call runs about 5 s of audio and video; both bot reports (ours from
+/// `--report`, the peer's) must show audio and video sent, received and decoded.
+/// A missing peer or tool fails the test naming what to install.
+@Suite(.serialized) struct WHIPInteropTests {
+    static let mediaSeconds = "5"
+
+    /// We answer: `callbot whip-server` ← `<peer> whip-client`.
+    static func weAnswer(peer script: String, folder: URL, ourFlags: [String] = [], theirFlags: [String] = [],
+                         clientTimeout: Duration = .seconds(90)) async throws -> (ours: URL, theirs: URL) {
+        let ours = folder.appendingPathComponent("callbot.json"), theirs = folder.appendingPathComponent("peer.json")
+        let port = try Interop.freePort()
+        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
+            "whip-server", "--port", "\(port)", "--duration", "120", "--stats-interval", "2", "--report", ours.path,
+        ] + ourFlags, folder: folder)
+        defer { server.stop() }
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        #expect(url == "http://127.0.0.1:\(port)/whip")
+        let client = try ChildProcess(name: "peer-whip-client", executable: "python3", arguments: [
+            Interop.scripts.appendingPathComponent(script).path, "whip-client", url,
+            "--duration", mediaSeconds, "--report", theirs.path,
+        ] + theirFlags, folder: folder)
+        defer { client.stop() }
+        let clientStatus = try await client.wait(timeout: clientTimeout)
+        if clientStatus == 2 { throw InteropFailure("\(script) says a dependency is missing:\n\(client.stderrTail())") }
+        // The client's DELETE ended our session; SIGTERM stops the server, which writes its report.
+        server.terminate()
+        let serverStatus = try await server.wait(timeout: .seconds(20))
+        #expect(clientStatus == 0, "\(script) whip-client exited \(clientStatus); stderr:\n\(client.stderrTail())")
+        #expect(serverStatus == 0, "callbot whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
+        #expect(server.stdout.contains("CN "), "callbot whip-server printed no statsString")
+        return (ours, theirs)
+    }
+
+    /// We offer: `callbot whip` → `<peer> whip-server --once`.
+    static func weOffer(peer script: String, folder: URL, ourFlags: [String] = [], theirFlags: [String] = [],
+                        readyTimeout: Duration = .seconds(90)) async throws -> (ours: URL, theirs: URL) {
+        let ours = folder.appendingPathComponent("callbot.json"), theirs = folder.appendingPathComponent("peer.json")
+        let port = try Interop.freePort()
+        let server = try ChildProcess(name: "peer-whip-server", executable: "python3", arguments: [
+            Interop.scripts.appendingPathComponent(script).path, "whip-server", "--port", "\(port)", "--once",
+            "--duration", "120", "--report", theirs.path,
+        ] + theirFlags, folder: folder)
+        defer { server.stop() }
+        let url: String
+        do {
+            url = try await server.waitForLine(prefix: "READY ", timeout: readyTimeout)
+        } catch {
+            if !server.process.isRunning, server.process.terminationStatus == 2 {
+                throw InteropFailure("\(script) says a dependency is missing:\n\(server.stderrTail())")
+            }
+            throw error
+        }
+        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
+            "whip", url, "--duration", mediaSeconds, "--stats-interval", "2", "--report", ours.path,
+        ] + ourFlags, folder: folder)
+        defer { client.stop() }
+        let clientStatus = try await client.wait(timeout: .seconds(60))
+        // Our DELETE ends the --once server, which then writes its report.
+        let serverStatus = try await server.wait(timeout: .seconds(30))
+        #expect(clientStatus == 0, "callbot whip exited \(clientStatus); stderr:\n\(client.stderrTail())")
+        #expect(serverStatus == 0, "\(script) whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
+        #expect(client.stdout.contains("CN "), "callbot whip printed no statsString")
+        return (ours, theirs)
+    }
+
+    /// Both reports show a connected call with audio and video sent, received and decoded
+    /// (Interop/check_report.py, plus the same facts asserted here); `relay` reports must
+    /// show a relay candidate on their side of the selected pair.
+    static func expectDecodedOnBothEnds(_ reports: (ours: URL, theirs: URL), oursRelay: Bool = false, theirsRelay: Bool = false) throws {
+        var arguments = [Interop.scripts.appendingPathComponent("check_report.py").path]
+        if oursRelay { arguments.append("--relay") }
+        arguments.append(reports.ours.path)
+        if theirsRelay { arguments.append("--relay") }
+        arguments.append(reports.theirs.path)
+        let check = try ChildProcess.run("python3", arguments, timeout: .seconds(30))
+        print(check.stdout, terminator: "")
+        #expect(check.status == 0, "check_report.py:\n\(check.stdout)\(check.stderr)")
+        for url in [reports.ours, reports.theirs] {
+            let report = try PeerReport.load(url)
+            #expect(report.connected, "\(report.summary)")
+            #expect(report.errors.isEmpty, "\(report.errors)")
+            for kind in [report.audio, report.video] {
+                #expect((kind.rtp_packets_sent ?? 0) > 0, "\(report.summary)")
+                #expect((kind.rtp_packets_received ?? 0) > 0, "\(report.summary)")
+                #expect((kind.frames_decoded ?? 0) > 0, "\(report.summary)")
+            }
+            #expect((report.video.width ?? 0) > 0 && (report.video.height ?? 0) > 0, "\(report.summary)")
+            #expect((report.audio.rms ?? 0) > 0, "\(report.summary)")
+            #expect(report.ice_connected_ms != nil && report.dtls_connected_ms != nil, "\(report.summary)")
+        }
+        let ours = try PeerReport.load(reports.ours)
+        #expect(ours.peer == "callbot")
+    }
+
+    /// Both sides ours: `callbot whip-server` ← `callbot whip`, echo on the server.
+    @Test func callbotAnswersCallbot() async throws {
+        try Interop.require()
+        let folder = try Interop.workFolder("callbot-callbot")
+        let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
+            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "1", "--report", serverReport.path,
+        ], folder: folder)
+        defer { server.stop() }
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
+            "whip", url, "--duration", "3", "--stats-interval", "1", "--report", clientReport.path,
+        ], folder: folder)
+        defer { client.stop() }
+        let clientStatus = try await client.wait(timeout: .seconds(60))
+        server.terminate()
+        let serverStatus = try await server.wait(timeout: .seconds(20))
+        #expect(clientStatus == 0, "callbot whip exited \(clientStatus); stderr:\n\(client.stderrTail())")
+        #expect(serverStatus == 0, "callbot whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
+        #expect(client.stdout.contains("CN "), "no statsString from the client:\n\(client.stdout)")
+        #expect(server.stdout.contains("CN "), "no statsString from the server:\n\(server.stdout)")
+        try Self.expectDecodedOnBothEnds((serverReport, clientReport))
+        let report = try PeerReport.load(serverReport)
+        #expect(report.role == "whip-server")
+    }
+
+    @Test func callbotAnswersAiortc() async throws {
+        try Interop.require(.aiortc)
+        let folder = try Interop.workFolder("answer-aiortc")
+        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder)
+        try Self.expectDecodedOnBothEnds(reports)
+    }
+
+    @Test func callbotOffersToAiortc() async throws {
+        try Interop.require(.aiortc)
+        let folder = try Interop.workFolder("offer-aiortc")
+        let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, readyTimeout: .seconds(30))
+        try Self.expectDecodedOnBothEnds(reports)
+    }
+
+    @Test func callbotAnswersChromium() async throws {
+        try Interop.require(.chromium)
+        let folder = try Interop.workFolder("answer-chromium")
+        let reports = try await Self.weAnswer(peer: "chromium_peer.py", folder: folder, clientTimeout: .seconds(150))
+        try Self.expectDecodedOnBothEnds(reports)
+    }
+
+    @Test func callbotOffersToChromium() async throws {
+        try Interop.require(.chromium)
+        let folder = try Interop.workFolder("offer-chromium")
+        let reports = try await Self.weOffer(peer: "chromium_peer.py", folder: folder)
+        try Self.expectDecodedOnBothEnds(reports)
+    }
+
+    /// Both sides relay-only through a coturn the test starts: callbot whip → aiortc whip-server.
+    @Test func relayOnlyThroughCoturnWithAiortc() async throws {
+        try Interop.require(.aiortc, .coturn)
+        let folder = try Interop.workFolder("turn-aiortc")
+        let turn = try await TurnServer(folder: folder)
+        defer { turn.child.stop() }
+        let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
+                                             theirFlags: turn.relayOnlyFlags, readyTimeout: .seconds(30))
+        try Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
+        // coturn logs what it relayed once the allocations are released.
+        try await Task.sleep(for: .seconds(1))
+        #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
+        print("coturn relayed \(turn.relayedBytes) bytes")
+    }
+}
