@@ -20,8 +20,8 @@ import Testing
     @Test func whipHasExactlyTheIssueFlags() throws {
         let help = try Callbot.run(["whip", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("USAGE: callbot whip <url>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--log-level", "--help"]))
+        #expect(help.stdout.contains("USAGE: callbot whip [<options>] <URL>"))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--log-level", "--help", "--version"]))
         #expect(help.stdout.contains("tone|silence|FILE"))
         #expect(help.stdout.contains("pattern|black|FILE"))
     }
@@ -29,8 +29,8 @@ import Testing
     @Test func whipServerHasExactlyTheIssueFlags() throws {
         let help = try Callbot.run(["whip-server", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("USAGE: callbot whip-server --port <P>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--log-level", "--help"]))
+        #expect(help.stdout.contains("USAGE: callbot whip-server [<options>] --port <P>"))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--log-level", "--help", "--version"]))
     }
 
     static let folder: URL = {
@@ -46,7 +46,7 @@ import Testing
     @Test(arguments: [
         (["whip", "ftp://127.0.0.1/whip"], "is not a WHIP endpoint URL"),
         (["whip", "not a url"], "is not a WHIP endpoint URL"),
-        (["whip"], "Missing expected argument '<url>'"),
+        (["whip"], "Missing expected argument '<URL>'"),
         (["whip", "http://127.0.0.1:1/whip", "--audio", "@/nosuch.wav"], "no such file"),
         (["whip", "http://127.0.0.1:1/whip", "--audio", "@/song.mp3"], "unknown file type"),
         (["whip", "http://127.0.0.1:1/whip", "--audio", "@/broken.wav"], "--audio @/broken.wav:"),
