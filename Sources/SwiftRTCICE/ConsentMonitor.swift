@@ -22,6 +22,14 @@ struct ConsentMonitor {
 
     /// libnice's component state changed.
     mutating func transportChanged(to state: IceConnectionState, now: ContinuousClock.Instant) {
+        // libnice goes back to CONNECTING when remote candidates come after a pair was
+        // selected (trickle, a peer-reflexive address learned first) and may stay there while
+        // the selected pair carries everything. A working pair stays `connected` (W3C: checks
+        // may go on in that state); only failure or consent expiry bring it down.
+        if state == .checking && Self.isUp(transportState) {
+            transportState = .connected
+            return
+        }
         // Connectivity was just proven by a check: the silence clock starts now.
         if Self.isUp(state) && !Self.isUp(transportState) { lastActivity = now }
         transportState = state

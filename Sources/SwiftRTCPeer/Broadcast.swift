@@ -27,11 +27,12 @@ final class Broadcast<Element: Sendable>: Sendable {
     /// The last value yielded (or the initial one).
     var latest: Element? { state.withLock { $0.latest } }
 
-    /// A new stream of the values yielded from now on.
-    func subscribe() -> AsyncStream<Element> {
+    /// A new stream of `past` (values the caller kept), then the values yielded from now on.
+    func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
         let id: Int? = state.withLock { state in
             if replaysLatest, let latest = state.latest { continuation.yield(latest) }
+            for value in past { continuation.yield(value) }
             guard !state.finished else { return nil }
             let id = state.next
             state.next += 1
@@ -56,9 +57,6 @@ final class Broadcast<Element: Sendable>: Sendable {
             for continuation in state.continuations.values { continuation.yield(value) }
         }
     }
-
-    /// Whether anyone listens (to skip building values nobody reads).
-    var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
 
     /// Ends every stream; later subscribers get only the latest value.
     func finish() {

@@ -151,7 +151,7 @@ extension PeerConnection {
                 try transport.agent.remoteGatheringComplete()
             } else {
                 let parsed = try SwiftRTCICE.IceCandidate(sdp: candidate.candidate)
-                _ = try await transport.agent.addRemoteCandidate(parsed)
+                try await addRemote(parsed, to: transport)
             }
         } catch let error as SwiftRTCICE.IceCandidate.ParseError {
             throw .invalidCandidate(error.description)

@@ -7,11 +7,11 @@ struct StatsCollector {
     var lastTime: Double?
     var lastCounts: [String: Double] = [:]
 
-    /// `count` per second since the previous report for `key`.
+    /// `count` per second since the previous report (or the start) for `key`.
     mutating func rate(_ key: String, count: Double, now: Double) -> Double? {
         defer { lastCounts[key] = count }
-        guard let last = lastTime, let before = lastCounts[key], now > last else { return nil }
-        return max(0, (count - before) / (now - last))
+        guard let last = lastTime, now > last else { return nil }
+        return max(0, (count - (lastCounts[key] ?? 0)) / (now - last))
     }
 }
 
@@ -34,6 +34,8 @@ extension PeerConnection {
         transportStats["packetsReceived"] = .int(counters.packetsReceived)
         transportStats["iceState"] = .string(iceState.rawValue)
         transportStats["dtlsState"] = .string(dtlsState == .connected ? "connected" : "\(dtlsState)")
+        transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
+        transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
         transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
         if let srtp = transport.srtpCounters {
             transportStats["srtpAuthenticationFailures"] = .int(Int64(srtp.authenticationFailures))
@@ -150,6 +152,8 @@ extension PeerConnection {
                 inbound["packetsLost"] = .int(path.lost)
                 inbound["packetsDiscarded"] = .int(path.discarded)
                 inbound["bytesReceived"] = .int(path.bytes)
+                // RTX is negotiated but not received yet (NACK/RTX is issue 8): nothing repaired.
+                inbound["retransmittedBytesReceived"] = .int(0)
                 inbound["headerBytesReceived"] = .int(path.headers)
                 inbound["jitter"] = .double(path.jitter)
                 inbound["jitterBufferDelay"] = .double(path.delay)

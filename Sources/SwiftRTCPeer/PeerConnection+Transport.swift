@@ -1,3 +1,4 @@
+import Foundation
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCRTP
@@ -25,6 +26,10 @@ extension PeerConnection {
         }
         transport = made
         startedAt = .now
+        // Rates in the first stats cover the time from here.
+        let now = Date().timeIntervalSince1970
+        statsCollector.lastTime = now
+        lastStatsForString = StatsReport(timestamp: now * 1000)
         gatheringStateEvents.yield(.gathering)
         let agent = made.agent
         tasks.append(Task { [weak self] in
@@ -37,6 +42,8 @@ extension PeerConnection {
             for await error in agent.errors { await self?.report(error) }
         })
         do { try await agent.startGathering() } catch { throw .transport(error.description) }
+        // Host candidates are known at once: the first description carries them.
+        for candidate in agent.localCandidates { remember(candidate) }
         tasks.append(Task { [weak self] in await self?.runRTCP() })
         return made
     }
@@ -47,13 +54,19 @@ extension PeerConnection {
         let mid = transceiverList.first?.mid ?? "0"
         switch event {
         case .candidate(let candidate):
-            guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp) else { return }
-            localCandidateList.append(converted)
-            candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: mid, sdpMLineIndex: 0))
+            remember(candidate)
         case .complete:
             candidateEvents.yield(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
             gatheringStateEvents.yield(.complete)
         }
+    }
+
+    /// Adds a local candidate to those local descriptions carry and trickles it (once).
+    func remember(_ candidate: SwiftRTCICE.IceCandidate) {
+        guard let converted = try? SwiftRTCSDP.IceCandidate(sdpLine: candidate.sdp),
+              !localCandidateList.contains(converted) else { return }
+        localCandidateList.append(converted)
+        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdp, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
     }
 
     func iceChanged(_ state: IceConnectionState) {
@@ -99,20 +112,27 @@ extension PeerConnection {
         }
         let previous = (currentRemote ?? pendingRemote).flatMap { $0.media.first(where: { !$0.isRejected }).map(remote.resolved) }
         do {
-            if let previous, previous.iceUfrag != ufrag, previous.iceUfrag != nil, !remote.media.isEmpty,
-               signaling == .stable {
+            if let previous, previous.iceUfrag != nil, previous.iceUfrag != ufrag, signaling == .stable {
                 _ = try transport.agent.restart()  // the peer restarts ICE: so do we
             }
+            if previous?.iceUfrag != ufrag { remoteCandidateKeys = [] }
             try transport.agent.setRemoteCredentials(IceAgent.Credentials(usernameFragment: ufrag, password: pwd))
             for candidate in section.candidates {
                 if let parsed = try? SwiftRTCICE.IceCandidate(sdp: candidate.sdpLine) {
-                    _ = try? await transport.agent.addRemoteCandidate(parsed)
+                    _ = try? await addRemote(parsed, to: transport)
                 }
             }
             if section.endOfCandidates { try transport.agent.remoteGatheringComplete() }
         } catch {
             throw .transport(error.description)
         }
+    }
+
+    /// Gives a remote candidate to the agent, once per transport address.
+    func addRemote(_ candidate: SwiftRTCICE.IceCandidate, to transport: PeerTransport) async throws(IceError) {
+        let key = "\(candidate.component) \(candidate.transport.rawValue) \(candidate.address) \(candidate.port)"
+        guard remoteCandidateKeys.insert(key).inserted else { return }
+        _ = try await transport.agent.addRemoteCandidate(candidate)
     }
 
     /// Applies a completed offer/answer: per section the codec, header extensions and
@@ -150,7 +170,6 @@ extension PeerConnection {
                 let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
                 let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs.first
                 let ssrc = fid ?? section?.ssrcNumbers.first
-                transceiver.receiver.mid.withLock { $0 = media.mid }
                 transceiver.receiver.configure(RTPReceiver.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
                     channels: Int(codec.channels ?? 1)), remoteSSRC: ssrc)
@@ -190,7 +209,7 @@ extension PeerConnection {
 
     func dtlsConnected(_ info: DtlsConnectionInfo) {
         guard let transport else { return }
-        do {
+        do throws(PeerConnectionError) {
             try transport.startSRTP(info)
             if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
             dtlsState = .connected

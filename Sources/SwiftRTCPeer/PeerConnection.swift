@@ -95,6 +95,9 @@ public actor PeerConnection {
     // Transport
     var transport: PeerTransport?
     var localCandidateList: [SwiftRTCSDP.IceCandidate] = []
+    /// Remote candidates given to the agent (transport address), since the last remote ICE
+    /// credentials: libnice re-checks a candidate added twice and can stay in checking.
+    var remoteCandidateKeys: Set<String> = []
     var dtlsStarted = false
     var iceState: IceConnectionState = .new
     var dtlsState: DtlsState = .new
@@ -144,9 +147,14 @@ public actor PeerConnection {
     public func iceConnectionStates() -> AsyncStream<IceConnectionState> { iceConnectionStateEvents.subscribe() }
     /// ICE gathering states: the current one, then each change.
     public func iceGatheringStates() -> AsyncStream<IceGatheringState> { gatheringStateEvents.subscribe() }
-    /// Local candidates as they are gathered (trickle), ending each gathering with an
-    /// end-of-candidates marker (empty `candidate`).
-    public func localCandidates() -> AsyncStream<IceCandidateInit> { candidateEvents.subscribe() }
+    /// Local candidates (trickle): those gathered so far, then each new one as it is
+    /// gathered; each gathering ends with an end-of-candidates marker (empty `candidate`).
+    public func localCandidates() -> AsyncStream<IceCandidateInit> {
+        let mid = transceiverList.first?.mid ?? "0"
+        var past = localCandidateList.map { IceCandidateInit(candidate: $0.sdpLine, sdpMid: mid, sdpMLineIndex: 0) }
+        if iceGatheringState == .complete { past.append(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0)) }
+        return candidateEvents.subscribe(replaying: past)
+    }
     /// Remote tracks as the remote descriptions announce them.
     public func remoteTracks() -> AsyncStream<TrackEvent> { trackEvents.subscribe() }
 
@@ -199,7 +207,7 @@ public actor PeerConnection {
         signalingStates.yield(.closed)
         iceConnectionStateEvents.yield(.closed)
         connectionStateEvents.yield(.closed)
-        for broadcast in [signalingStates] as [Broadcast<SignalingState>] { broadcast.finish() }
+        signalingStates.finish()
         connectionStateEvents.finish()
         iceConnectionStateEvents.finish()
         gatheringStateEvents.finish()

@@ -29,6 +29,10 @@ final class PeerTransport: @unchecked Sendable {
         var byPayloadType: [UInt8: RTPReceiver] = [:]
         var senders: [UInt32: RTPSender] = [:]
         var midExtensionID: UInt8?
+        /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
+        /// padding): dropped at once from the second packet on. Bounded.
+        var ignored: Set<UInt32> = []
+        static let maximumIgnored = 64
     }
 
     /// Transport-level counters (W3C transport and candidate-pair stats).
@@ -75,12 +79,18 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     /// Keys SRTP from the DTLS handshake (RFC 5764 §4.2).
-    func startSRTP(_ info: DtlsConnectionInfo) throws {
+    func startSRTP(_ info: DtlsConnectionInfo) throws(PeerConnectionError) {
         let keys = info.keyingMaterial
-        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else { throw SrtpSessionError.badReplayWindow(0) }
-        let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
-                                      remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
-        srtp.withLock { $0 = session }
+        guard let profile = SrtpProfile(rawValue: keys.profile.rawValue) else {
+            throw .transport("DTLS negotiated \(keys.profile.name), which SRTP does not implement")
+        }
+        do {
+            let session = try SrtpSession(profile: profile, local: SrtpMasterKey(key: keys.localKey, salt: keys.localSalt),
+                                          remote: SrtpMasterKey(key: keys.remoteKey, salt: keys.remoteSalt))
+            srtp.withLock { $0 = session }
+        } catch {
+            throw .transport("SRTP session: \(error)")
+        }
     }
 
     /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC.
@@ -112,22 +122,15 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Protects the RTP packet in `buffer[..<length]` in place and sends it.
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        let protected: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return try? session.protectRTP(buffer, length: length)
-        }
-        guard let protected, agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        // The session has its own lock per direction: protect outside this one.
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
         counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
         return true
     }
 
     /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.
     func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        let protected: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return try? session.protectRTCP(buffer, length: length)
-        }
-        guard let protected, agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
         counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
         return true
     }
@@ -142,12 +145,10 @@ final class PeerTransport: @unchecked Sendable {
     private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) -> UnsafeRawBufferPointer? {
         guard bytes.count <= receiveBuffer.count else { return nil }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
-        let buffer = receiveBuffer
-        let length: Int? = srtp.withLock { session in
-            guard let session else { return nil }
-            return rtcp ? try? session.unprotectRTCP(buffer, length: bytes.count) : try? session.unprotectRTP(buffer, length: bytes.count)
-        }
         counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
+        guard let session = srtp.withLock({ $0 }) else { return nil }
+        let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
+                          : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
         return UnsafeRawBufferPointer(rebasing: receiveBuffer[..<length])
     }
@@ -156,14 +157,20 @@ final class PeerTransport: @unchecked Sendable {
         guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
         let receiver: RTPReceiver? = routes.withLock { routes in
             if let known = routes.bySSRC[packet.ssrc] { return known }
+            if routes.ignored.contains(packet.ssrc) { return nil }
             // A new SSRC: by its MID header extension (RFC 8843 §9.2), else its payload type.
             var found: RTPReceiver?
             if let id = routes.midExtensionID, let data = packet.extensionData(id: id) {
                 found = routes.byMid[String(decoding: data, as: UTF8.self)]
             }
             found = found ?? routes.byPayloadType[packet.payloadType]
-            if let found, found.parameters?.payloadType == packet.payloadType { routes.bySSRC[packet.ssrc] = found }
-            return found
+            guard let found, let expected = found.parameters?.payloadType else { return nil }
+            if expected == packet.payloadType {
+                routes.bySSRC[packet.ssrc] = found
+                return found
+            }
+            if routes.ignored.count < Routes.maximumIgnored { routes.ignored.insert(packet.ssrc) }
+            return nil
         }
         guard let receiver else {
             counters.withLock { $0.unroutable += 1 }

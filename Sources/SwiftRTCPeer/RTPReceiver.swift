@@ -36,6 +36,11 @@ public final class RTPReceiver: Sendable {
         var framesAssembled: Int64 = 0
         var jitterBufferDelay: Double = 0
         var lastPacketArrival: Double?
+        /// When the first packet of each recent frame (by RTP timestamp) arrived, for the
+        /// jitter buffer delay (W3C: first packet in to frame out). Fixed slots, reused.
+        var firstArrivals = [(timestamp: UInt32, arrival: Double)](repeating: (0, 0), count: 16)
+        var newestTimestamp: UInt32?
+        var nextArrivalSlot = 0
         /// Middle 32 bits of the last SR's NTP time and when it arrived (for DLSR).
         var lastSenderReport: (middle: UInt32, arrival: Double)?
         var frames: AsyncStream<EncodedFrame>.Continuation?
@@ -56,12 +61,11 @@ public final class RTPReceiver: Sendable {
     }
 
     let path = Locked(Path())
+    private let encoded = Broadcast<EncodedFrame>(replaysLatest: false, buffering: .bufferingNewest(32))
     let decoding = Mutex(Decoding())
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
-    /// The mid of the transceiver, once negotiated.
-    let mid = Mutex<String?>(nil)
 
     init(kind: MediaKind, trackId: String) {
         self.kind = kind
@@ -88,8 +92,13 @@ public final class RTPReceiver: Sendable {
         decoder.withLock { $0?.cancel(); $0 = task }
     }
 
+    /// The received frames before decoding (for recording, or forwarding without
+    /// transcoding), from now on.
+    public func encodedFrames() -> AsyncStream<EncodedFrame> { encoded.subscribe() }
+
     /// Ends decoding and the remote track.
     func stop() {
+        encoded.finish()
         path.withLock { $0.frames?.finish(); $0.frames = nil }
         decoder.withLock { $0?.cancel(); $0 = nil }
         track.stop()
@@ -111,11 +120,18 @@ public final class RTPReceiver: Sendable {
             path.bytesReceived += Int64(packet.payloadLength)
             path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
             path.lastPacketArrival = arrival
+            if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
+                path.newestTimestamp = packet.timestamp
+                path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
+                path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
+            }
             let dropped = assembler.droppedFrames
             assembler.insert(packet.bytes, arrival: arrival)
             while let frame = assembler.nextFrame(now: arrival) {
                 path.framesAssembled += 1
-                path.jitterBufferDelay += assembler.jitterBuffer.estimatedPlayoutDelay
+                if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
+                    path.jitterBufferDelay += arrival - first.arrival
+                }
                 path.frames?.yield(frame)
             }
             // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
@@ -150,6 +166,7 @@ public final class RTPReceiver: Sendable {
             var expected: UInt32?
             var lastSamples: UInt32 = 960
             for await frame in frames {
+                encoded.yield(frame)
                 // A gap in RTP time is a lost packet: conceal it (at most 100 ms of it).
                 if let next = expected {
                     let missing = Int32(bitPattern: frame.timestamp &- next)
@@ -187,6 +204,7 @@ public final class RTPReceiver: Sendable {
             guard let decoder = try? VP8Decoder() else { return }
             var picture = VideoFrame(width: 2, height: 2)
             for await frame in frames {
+                encoded.yield(frame)
                 let start = ContinuousClock.now
                 let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
                 let elapsed = ContinuousClock.now - start

@@ -63,6 +63,17 @@ public final class RTPSender: Sendable {
     }
 
     let counters = Mutex(Counters())
+    /// Where the stream is: a new sending task (new track, renegotiation) continues the
+    /// sequence numbers, RTP timestamps and PictureIDs (a jump back would look like a replay
+    /// to SRTP and the receiver).
+    struct Continuity: Sendable {
+        var sequenceNumber = UInt16.random(in: 0...0x7FFF)
+        var pictureID = UInt16.random(in: 0...0x7FFF)
+        /// The next frame's RTP timestamp at the earliest.
+        var nextTimestamp = UInt32.random(in: 0...UInt32.max)
+    }
+
+    let continuity = Mutex(Continuity())
     /// Set by a PLI or FIR; the encoding task makes the next frame a keyframe.
     let keyframeRequested = Atomic<Bool>(false)
     private let currentTrack: Mutex<MediaStreamTrack?>
@@ -84,14 +95,21 @@ public final class RTPSender: Sendable {
     public func replaceTrack(_ track: MediaStreamTrack?) {
         currentTrack.withLock { $0 = track }
         let (parameters, transport) = state.withLock { ($0.parameters, $0.transport) }
-        if let parameters, let transport { start(parameters, transport: transport) }
+        if let parameters, let transport { restart(parameters, transport: transport) }
     }
 
     /// The negotiated send parameters, if sending.
     var parameters: Parameters? { state.withLock { $0.parameters } }
 
-    /// Starts (or restarts with new parameters) the sending task.
+    /// Starts the sending task, or restarts it for new parameters; the same parameters keep
+    /// the running one.
     func start(_ parameters: Parameters, transport: PeerTransport) {
+        let running = state.withLock { $0.parameters == parameters && $0.transport === transport && $0.task != nil }
+        if running { return }
+        restart(parameters, transport: transport)
+    }
+
+    private func restart(_ parameters: Parameters, transport: PeerTransport) {
         let track = self.track
         let task: Task<Void, Never>? = track.map { track in
             let frames = track.frames()
@@ -140,7 +158,7 @@ final class SendPipeline {
     var vp8: VP8Encoder?
     var opusPacketizer: OpusPacketizer
     var vp8Packetizer: VP8Packetizer
-    let timestampBase = UInt32.random(in: 0...UInt32.max)
+    let timestampBase: UInt32
     var firstMediaTimestamp: UInt64?
     var audioSamples: UInt64 = 0
     var black: VideoFrame?
@@ -152,10 +170,11 @@ final class SendPipeline {
         slots = .allocate(byteCount: Self.slotCount * Self.slotSize, alignment: 16)
         lengths = .allocate(capacity: Self.slotCount)
         lengths.initialize(repeating: (0, 0))
-        let sequence = UInt16.random(in: 0...0x7FFF)
-        opusPacketizer = OpusPacketizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: sequence)
-        vp8Packetizer = VP8Packetizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: sequence,
-                                      pictureID: UInt16.random(in: 0...0x7FFF), mtu: Self.mtu)
+        let continuity = sender.continuity.withLock { $0 }
+        timestampBase = continuity.nextTimestamp
+        opusPacketizer = OpusPacketizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber)
+        vp8Packetizer = VP8Packetizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber,
+                                      pictureID: continuity.pictureID, mtu: Self.mtu)
     }
 
     deinit {
@@ -252,6 +271,11 @@ final class SendPipeline {
             }
         }
         guard let length else { return }
+        let next = opusPacketizer.sequenceNumber
+        sender.continuity.withLock {
+            $0.sequenceNumber = next
+            $0.nextTimestamp = frame.timestamp &+ 960
+        }
         transmit(slot: 0, length: length, payload: frame.data.count, timestamp: frame.timestamp)
         sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
     }
@@ -272,6 +296,12 @@ final class SendPipeline {
                 lengths[count] = (packet.count, payloadLength)
                 count += 1
             }
+        }
+        let (next, picture) = (vp8Packetizer.sequenceNumber, vp8Packetizer.pictureID)
+        sender.continuity.withLock {
+            $0.sequenceNumber = next
+            $0.pictureID = picture
+            $0.nextTimestamp = frame.timestamp &+ 3000
         }
         // Simple pacing: bursts of a few packets with a pause between them, not the whole
         // frame at once.

@@ -41,3 +41,18 @@ import Testing
     #expect(timing.failedAfter == .seconds(3))
     #expect(IceAgent.Configuration(role: .controlled, checkPacing: .milliseconds(1)).checkPacing == .milliseconds(5))
 }
+
+@Test func checksAfterASelectedPairStayConnected() {
+    let start = ContinuousClock.now
+    var monitor = ConsentMonitor(timing: .init(), now: start)
+    monitor.transportChanged(to: .checking, now: start)
+    #expect(monitor.state(now: start) == .checking)
+    monitor.transportChanged(to: .completed, now: start)
+    // libnice re-enters CONNECTING for candidates trickled in late: the pair still works.
+    monitor.transportChanged(to: .checking, now: start + .milliseconds(10))
+    #expect(monitor.state(now: start + .milliseconds(10)) == .connected)
+    monitor.transportChanged(to: .completed, now: start + .milliseconds(20))
+    #expect(monitor.state(now: start + .milliseconds(20)) == .completed)
+    monitor.transportChanged(to: .failed, now: start + .milliseconds(30))
+    #expect(monitor.state(now: start + .milliseconds(30)) == .failed)
+}

@@ -48,7 +48,10 @@ extension Recorder {
 
 extension Recorder where Element == IceConnectionState {
     /// Waits for `state`, returning how long it took, or `nil` after `timeout`.
-    func wait(for state: IceConnectionState, timeout: Duration = .seconds(10)) async -> Bool {
+    /// The default timeout is generous: in the whole package's test run, tests that block the
+    /// (two-thread) cooperative pool with CPU work or child processes can delay this polling
+    /// loop by 20 s and more.
+    func wait(for state: IceConnectionState, timeout: Duration = .seconds(45)) async -> Bool {
         await wait(for: timeout) { $0 == state } != nil
     }
 }
