@@ -100,7 +100,6 @@ struct WhipServer: AsyncParsableCommand {
         let monitor = await CallMonitor(connection: connection, role: "whip-server", started: started,
                                         statsInterval: settings.statsInterval, label: number == 1 ? "" : "[\(number)]")
         let local = settings.makeMedia()
-        let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions)
         do {
             do {
                 try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
@@ -115,11 +114,17 @@ struct WhipServer: AsyncParsableCommand {
             }
             guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
             await monitor.startMedia(echo: local.echo)
+            var recorder: SessionRecorder?
+            if let path = settings.recordingPath(session: number) {
+                recorder = SessionRecorder(path: path, transceivers: await connection.transceivers)
+            }
+            let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
             log("session \(number): answered")
             return (answer.sdp, session)
         } catch {
             log("session \(number): \(error)")
-            await session.end()
+            local.send.stop()
+            sessions.ended(await monitor.finish())
             throw error
         }
     }
@@ -146,6 +151,14 @@ struct SessionSettings: Sendable {
     var video: Send
     var statsInterval: Duration
     var record: String?
+
+    /// Where session `number` records: `--record FILE.webm` for the first, `FILE-2.webm`...
+    func recordingPath(session number: Int) -> String? {
+        guard let record else { return nil }
+        guard number > 1 else { return record }
+        let url = URL(fileURLWithPath: record)
+        return url.deletingPathExtension().path + "-\(number)." + url.pathExtension
+    }
 
     /// The session's local tracks: `send` are added to the connection; `echo` are those of
     /// them that repeat the received media.
@@ -185,16 +198,22 @@ final class ServerSession: WHIPEndpointSession {
     let monitor: CallMonitor
     let media: CallMedia
     let sessions: SessionLog
+    let recorder: SessionRecorder?
 
-    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog) {
+    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog, recorder: SessionRecorder?) {
         self.number = number
         self.monitor = monitor
         self.media = media
         self.sessions = sessions
+        self.recorder = recorder
     }
 
     func end() async {
         media.stop()
+        if let problem = await recorder?.finish() {
+            log("error: \(problem)")
+            monitor.recordError(problem)
+        }
         let report = await monitor.finish()
         sessions.ended(report)
         log("session \(number) ended: connected=\(report.connected), audio decoded \(report.audio.framesDecoded.map(String.init) ?? "null"), video decoded \(report.video.framesDecoded.map(String.init) ?? "null")")

@@ -104,6 +104,7 @@ import Testing
         let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
         let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
             "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "1", "--report", serverReport.path,
+            "--record", folder.appendingPathComponent("echo.webm").path,
         ], folder: folder)
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
@@ -121,13 +122,27 @@ import Testing
         try Self.expectDecodedOnBothEnds((serverReport, clientReport))
         let report = try PeerReport.load(serverReport)
         #expect(report.role == "whip-server")
+        try Self.expectWebM(folder.appendingPathComponent("echo.webm"), minimumBytes: 30_000)
     }
 
+    /// Also records what aiortc sent (`--record`): a WebM with its VP8 and Opus frames.
     @Test func callbotAnswersAiortc() async throws {
         try Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")
-        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder)
+        let recording = folder.appendingPathComponent("received.webm")
+        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder, ourFlags: ["--record", recording.path])
         try Self.expectDecodedOnBothEnds(reports)
+        try Self.expectWebM(recording, minimumBytes: 50_000)
+    }
+
+    /// A WebM file (EBML header, doctype webm) with a VP8 and an Opus track and some media.
+    static func expectWebM(_ url: URL, minimumBytes: Int) throws {
+        let data = try Data(contentsOf: url)
+        #expect(data.count >= minimumBytes, "\(url.lastPathComponent) has \(data.count) bytes")
+        #expect(data.prefix(4) == Data([0x1A, 0x45, 0xDF, 0xA3]), "no EBML header")
+        for marker in ["webm", "V_VP8", "A_OPUS"] {
+            #expect(data.range(of: Data(marker.utf8)) != nil, "no \(marker) in \(url.lastPathComponent)")
+        }
     }
 
     @Test func callbotOffersToAiortc() async throws {
