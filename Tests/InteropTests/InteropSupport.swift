@@ -18,9 +18,12 @@ enum Interop {
         return url.appendingPathComponent("callbot")
     }
 
-    /// A fresh folder for one test's logs and reports.
+    /// A fresh folder for one test's logs, reports and recordings:
+    /// `$TMPDIR/swiftrtc-interop/<name>`, emptied at the start of each run and kept after it
+    /// for a look at what happened (failure messages name the files).
     static func workFolder(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop-\(name)-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop").appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
