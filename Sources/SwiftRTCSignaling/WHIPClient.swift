@@ -13,6 +13,7 @@ public struct WHIPSession: Sendable, Hashable {
     /// The `ETag` header, when the endpoint sent one.
     public var etag: String?
 
+    /// A session at `location` with the endpoint's `answer`.
     public init(location: URL, answer: String, etag: String? = nil) {
         self.location = location
         self.answer = answer
@@ -42,6 +43,7 @@ public struct WHIPClient: Sendable {
     /// How much of an error response's body a ``WHIPError`` keeps.
     static let bodyExcerptLength = 200
 
+    /// A client for the WHIP endpoint at `endpoint`; each request may take up to `timeout`.
     public init(endpoint: URL, bearerToken: String? = nil, timeout: Duration = .seconds(10)) {
         self.endpoint = endpoint
         self.bearerToken = bearerToken

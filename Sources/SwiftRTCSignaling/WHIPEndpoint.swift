@@ -14,7 +14,9 @@ public protocol WHIPEndpointSession: Sendable {
 /// An answerer can throw this to reject an offer it cannot take as the client's fault:
 /// the endpoint answers `400 Bad Request` with `reason` (other errors answer `500`).
 public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why, in words; sent to the client in the `400` body.
     public var reason: String
+    /// Rejects the offer for `reason`.
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "offer rejected: \(reason)" }
 }
@@ -49,6 +51,7 @@ public final class WHIPEndpoint: Sendable {
         /// When set, every request must carry `Authorization: Bearer <token>`.
         public var bearerToken: String?
 
+        /// Listens on `host:port` at `path`.
         public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/whip",
                     maxOfferBytes: Int = 128 * 1024, bearerToken: String? = nil) {
             self.host = host
@@ -59,6 +62,7 @@ public final class WHIPEndpoint: Sendable {
         }
     }
 
+    /// Where and how it listens (the path normalised to `/segment`).
     public let configuration: Configuration
     /// `Accept-Post` (RFC 5023 §8.2; RFC 9725 uses it in the OPTIONS reply).
     private static let acceptPost = HTTPFields.Element.Name("Accept-Post")!
@@ -66,6 +70,7 @@ public final class WHIPEndpoint: Sendable {
     private let sessions = Mutex<[String: any WHIPEndpointSession]>([:])
     private let logger = SwiftRTCLogging.logger("whip")
 
+    /// An endpoint that answers each POSTed offer with `answerer`.
     public init(configuration: Configuration = Configuration(), answerer: @escaping Answerer) {
         var configuration = configuration
         // One leading slash, no trailing one.

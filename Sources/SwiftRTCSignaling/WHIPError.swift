@@ -19,6 +19,7 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request did not get a response (connection refused, reset, bad URL...).
     case transport(method: String, url: URL, message: String)
 
+    /// The failure in one line, naming the request.
     public var description: String {
         switch self {
         case let .unexpectedStatus(method, url, status, expected, body):
