@@ -47,7 +47,7 @@ struct Whip: AsyncParsableCommand {
             gatherAddresses: Self.gatherAddresses(forHost: endpoint.host ?? "")))
         let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
                                         statsInterval: .seconds(options.statsInterval), label: "")
-        let local = CallMedia.play(audio: media.noAudio ? nil : media.audio ?? .tone,
+        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
                                    video: media.noVideo ? nil : media.video ?? .pattern)
         defer { local.stop() }
         let client = WHIPClient(endpoint: endpoint, timeout: Self.httpTimeout)
@@ -65,6 +65,7 @@ struct Whip: AsyncParsableCommand {
             try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: published.answer))
             await monitor.startMedia(echo: nil)
             if await monitor.waitConnected(timeout: Self.connectTimeout) {
+                local.start()
                 let report = await connection.stats()
                 log("connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))")
                 let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }

@@ -114,6 +114,10 @@ struct WhipServer: AsyncParsableCommand {
             }
             guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
             await monitor.startMedia(echo: local.echo)
+            // The sources start once connected (echo tracks are fed as media arrives).
+            Task {
+                if await monitor.waitConnected(timeout: .seconds(30)) { local.send.start() }
+            }
             var recorder: SessionRecorder?
             if let path = settings.recordingPath(session: number) {
                 recorder = SessionRecorder(path: path, transceivers: await connection.transceivers)
@@ -166,7 +170,7 @@ struct SessionSettings: Sendable {
         var inputs = (audio: AudioInput?.none, video: VideoInput?.none)
         if case let .audio(input) = audio { inputs.audio = input }
         if case let .video(input) = video { inputs.video = input }
-        var send = CallMedia.play(audio: inputs.audio, video: inputs.video)
+        var send = CallMedia.make(audio: inputs.audio, video: inputs.video)
         var echo = CallMedia()
         if case .echo = audio { echo.audio = MediaStreamTrack(kind: .audio); send.audio = echo.audio }
         if case .echo = video { echo.video = MediaStreamTrack(kind: .video); send.video = echo.video }

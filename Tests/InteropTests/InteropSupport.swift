@@ -55,7 +55,7 @@ enum Interop {
     }
 
     /// The interop peers' dependencies; a missing one fails the test with what to install.
-    enum Dependency { case aiortc, chromium, coturn }
+    enum Dependency { case aiortc, chromium, coturn, ffmpeg }
 
     static func require(_ dependencies: Dependency...) throws {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
@@ -75,6 +75,10 @@ enum Interop {
                 }
                 guard which("chromedriver") != nil else {
                     throw InteropFailure("chromedriver is missing; install it with: apt-get install -y chromium-driver")
+                }
+            case .ffmpeg:
+                guard which("ffmpeg") != nil else {
+                    throw InteropFailure("ffmpeg is missing; install it with: apt-get install -y ffmpeg")
                 }
             case .coturn:
                 guard which("turnserver") != nil else {

@@ -126,6 +126,47 @@ import Testing
     }
 
     /// Also records what aiortc sent (`--record`): a WebM with its VP8 and Opus frames.
+    /// `--audio FILE` and `--video FILE` with each file kind: WAV + Y4M (raw, encoded by us) and
+    /// Ogg Opus + IVF (passed through as encoded), made by ffmpeg: a 1/8-amplitude 440 Hz sine
+    /// (RMS 0.088, the tone source's is 0.177) and a 320x240 picture (the pattern's is 640x480),
+    /// so the echoing server's report shows the files were sent.
+    @Test(arguments: [("wav", "y4m"), ("ogg", "ivf")])
+    func callbotSendsFiles(audio: String, video: String) async throws {
+        try Interop.require(.ffmpeg)
+        let folder = try Interop.workFolder("files-\(audio)-\(video)")
+        let audioFile = folder.appendingPathComponent("sine.\(audio)"), videoFile = folder.appendingPathComponent("picture.\(video)")
+        let audioCodec = audio == "ogg" ? ["-c:a", "libopus", "-b:a", "48k"] : ["-ar", "48000"]
+        let videoCodec = video == "ivf" ? ["-c:v", "libvpx", "-b:v", "300k", "-g", "30"] : ["-pix_fmt", "yuv420p"]
+        for arguments in [["-f", "lavfi", "-i", "sine=frequency=440:duration=6:sample_rate=48000"] + audioCodec + [audioFile.path],
+                          ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=15:duration=6"] + videoCodec + [videoFile.path]] {
+            let made = try ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error"] + arguments, timeout: .seconds(60))
+            #expect(made.status == 0, "ffmpeg \(arguments): \(made.stderr)")
+        }
+        let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
+            "whip-server", "--port", "0", "--duration", "60", "--report", serverReport.path,
+        ], folder: folder)
+        defer { server.stop() }
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
+            "whip", url, "--duration", "3", "--audio", audioFile.path, "--video", videoFile.path, "--report", clientReport.path,
+        ], folder: folder)
+        defer { client.stop() }
+        let clientStatus = try await client.wait(timeout: .seconds(60))
+        server.terminate()
+        let serverStatus = try await server.wait(timeout: .seconds(20))
+        #expect(clientStatus == 0, "callbot whip exited \(clientStatus); stderr:\n\(client.stderrTail())")
+        #expect(serverStatus == 0, "callbot whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
+        try Self.expectDecodedOnBothEnds((serverReport, clientReport))
+        let received = try PeerReport.load(serverReport)
+        print(received.summary)
+        #expect(received.video.width == 320 && received.video.height == 240, "\(received.summary)")
+        #expect(abs((received.audio.rms ?? 0) - 0.088) < 0.03, "\(received.summary)")
+        // 3 s of 15 fps: nearly every frame decodes, also when passed through from the IVF
+        // (whose only keyframes are the file's own, so sending starts once connected).
+        #expect((received.video.frames_decoded ?? 0) >= 30, "\(received.summary)")
+    }
+
     @Test func callbotAnswersAiortc() async throws {
         try Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")
