@@ -126,6 +126,36 @@ import Testing
     }
 
     /// Also records what aiortc sent (`--record`): a WebM with its VP8 and Opus frames.
+    /// Without --duration, `callbot whip` runs until SIGTERM, then still DELETEs its session
+    /// and writes its report.
+    @Test func callbotWhipEndsOnSIGTERMWithDelete() async throws {
+        try Interop.require()
+        let folder = try Interop.workFolder("sigterm")
+        let clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
+            "whip-server", "--port", "0", "--duration", "60",
+        ], folder: folder)
+        defer { server.stop() }
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
+            "whip", url, "--stats-interval", "1", "--report", clientReport.path,
+        ], folder: folder)
+        defer { client.stop() }
+        // The first statsString line comes a second after the start; let media flow a little.
+        _ = try await client.waitForLine(prefix: "CN ", timeout: .seconds(30))
+        try await Task.sleep(for: .seconds(1))
+        client.terminate()
+        let status = try await client.wait(timeout: .seconds(20))
+        #expect(status == 0, "callbot whip exited \(status); stderr:\n\(client.stderrTail())")
+        let report = try PeerReport.load(clientReport)
+        #expect(report.connected && report.errors.isEmpty, "\(report.summary) \(report.errors)")
+        #expect((report.video.frames_decoded ?? 0) > 0 && (report.audio.frames_decoded ?? 0) > 0, "\(report.summary)")
+        // The DELETE reached the server, which ended the session.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !server.stderr.contains("session 1 ended"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(server.stderr.contains("session 1 ended: connected=true"), "server stderr:\n\(server.stderrTail())")
+    }
+
     /// `--audio FILE` and `--video FILE` with each file kind: WAV + Y4M (raw, encoded by us) and
     /// Ogg Opus + IVF (passed through as encoded), made by ffmpeg: a 1/8-amplitude 440 Hz sine
     /// (RMS 0.088, the tone source's is 0.177) and a 320x240 picture (the pattern's is 640x480),
