@@ -133,11 +133,15 @@ struct WhipServer: AsyncParsableCommand {
         }
     }
 
+    /// Where to gather host candidates: the listening address when it is one IP address
+    /// (loopback for `localhost`), every interface for a wildcard address or a host name.
     static func gatherAddresses(forHost host: String) -> [String] {
         switch host {
-        case "0.0.0.0", "::", "[::]": []
-        case "localhost": ["127.0.0.1"]
-        default: [host]
+        case "0.0.0.0", "::", "[::]": return []
+        case "localhost": return ["127.0.0.1"]
+        default:
+            let isAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" } && (host.contains(".") || host.contains(":"))
+            return isAddress ? [host] : []
         }
     }
 }
