@@ -29,6 +29,8 @@ let package = Package(
         // Micro-benchmarks with allocation counts (Benchmarks/<Name>Benchmarks targets,
         // run with `swift package benchmark`).
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // HTTP server of the WHIP endpoint (and later the signaling server).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -76,7 +78,10 @@ let package = Package(
         ]),
 
         // MARK: Calls
-        .target(name: "SwiftRTCSignaling", dependencies: ["SwiftRTCCore"]),
+        .target(name: "SwiftRTCSignaling", dependencies: [
+            "SwiftRTCCore", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
 
         // MARK: Umbrella
@@ -143,9 +148,15 @@ let package = Package(
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCRTP"]),
-        .testTarget(name: "SwiftRTCSignalingTests", dependencies: ["SwiftRTCSignaling"]),
+        .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
+            "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
+        // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
+        // run as processes; depends on nothing but Foundation.
+        .testTarget(name: "InteropTests", dependencies: []),
 
         // MARK: Benchmarks
         .executableTarget(name: "SRTPBenchmarks", dependencies: [

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+
+/// The bot report of DESIGN.md ("Interop contract"): what a `callbot` run connected, sent,
+/// received and decoded, written as JSON with `--report FILE`. A value the bot cannot know is
+/// `null` (written, not left out). Field names are the contract: add fields, never rename.
+struct BotReport: Codable, Sendable, Equatable {
+    /// Per-kind counters shared by audio and video.
+    struct Audio: Codable, Sendable, Equatable {
+        var rtpPacketsSent: Int?
+        var rtpPacketsReceived: Int?
+        var framesDecoded: Int?
+        /// RMS of all decoded PCM, full scale 1.0.
+        var rms: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
+            case framesDecoded = "frames_decoded", rms
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(rtpPacketsSent, forKey: .rtpPacketsSent)
+            try c.encode(rtpPacketsReceived, forKey: .rtpPacketsReceived)
+            try c.encode(framesDecoded, forKey: .framesDecoded)
+            try c.encode(rms, forKey: .rms)
+        }
+    }
+
+    struct Video: Codable, Sendable, Equatable {
+        var rtpPacketsSent: Int?
+        var rtpPacketsReceived: Int?
+        var framesDecoded: Int?
+        /// Size of the last decoded frame.
+        var width: Int?
+        var height: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
+            case framesDecoded = "frames_decoded", width, height
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(rtpPacketsSent, forKey: .rtpPacketsSent)
+            try c.encode(rtpPacketsReceived, forKey: .rtpPacketsReceived)
+            try c.encode(framesDecoded, forKey: .framesDecoded)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+        }
+    }
+
+    /// `callbot`.
+    var peer = "callbot"
+    /// `whip-client` or `whip-server`.
+    var role: String
+    /// Whether the connection reached `connected` (ICE and DTLS).
+    var connected = false
+    /// Milliseconds from the start of negotiation to ICE `connected`.
+    var iceConnectedMs: Int?
+    /// Milliseconds from the start of negotiation to DTLS `connected`.
+    var dtlsConnectedMs: Int?
+    var audio = Audio()
+    var video = Video()
+    /// What went wrong, one sentence each.
+    var errors: [String] = []
+    /// How long the call ran, from the start of negotiation to its end.
+    var durationMs: Int?
+    /// The selected candidate pair: local and remote candidate types and the protocol.
+    var localCandidateType: String?
+    var remoteCandidateType: String?
+    var candidateProtocol: String?
+    /// For `whip-server`: how many sessions it answered.
+    var sessions: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case peer, role, connected, audio, video, errors, sessions
+        case iceConnectedMs = "ice_connected_ms", dtlsConnectedMs = "dtls_connected_ms", durationMs = "duration_ms"
+        case localCandidateType = "local_candidate_type", remoteCandidateType = "remote_candidate_type"
+        case candidateProtocol = "candidate_protocol"
+    }
+
+    init(role: String) { self.role = role }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(peer, forKey: .peer)
+        try c.encode(role, forKey: .role)
+        try c.encode(connected, forKey: .connected)
+        try c.encode(iceConnectedMs, forKey: .iceConnectedMs)
+        try c.encode(dtlsConnectedMs, forKey: .dtlsConnectedMs)
+        try c.encode(audio, forKey: .audio)
+        try c.encode(video, forKey: .video)
+        try c.encode(errors, forKey: .errors)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(localCandidateType, forKey: .localCandidateType)
+        try c.encode(remoteCandidateType, forKey: .remoteCandidateType)
+        try c.encode(candidateProtocol, forKey: .candidateProtocol)
+        try c.encode(sessions, forKey: .sessions)
+    }
+
+    /// The report as pretty-printed JSON with sorted keys.
+    func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Writes the report to `path` (atomically, so a reader never sees half a report).
+    func write(to path: String) throws {
+        var data = try json()
+        data.append(0x0A)
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+extension BotReport {
+    /// Ends a run: prints the report's summary line, writes it to `path` if given, and exits
+    /// 0 when the call connected without errors, 1 otherwise.
+    func finish(writingTo path: String?) throws {
+        printLine("REPORT \(String(decoding: (try? compactJSON()) ?? Data(), as: UTF8.self))")
+        if let path {
+            do { try write(to: path) } catch {
+                log("error: cannot write the report to \(path): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        if !connected || !errors.isEmpty { throw ExitCode.failure }
+    }
+
+    /// The report on one line, keys sorted.
+    func compactJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+import SwiftRTC
+
+/// Watches one call's `PeerConnection` for the bot report and the live stats: when ICE and
+/// DTLS connected (from the start of negotiation), what the remote tracks decode (RMS of all
+/// decoded PCM), optional echo of received media into local tracks, and statsString every
+/// `statsInterval`.
+final class CallMonitor: Sendable {
+    let connection: PeerConnection
+    let role: String
+    private let started: ContinuousClock.Instant
+    private let statsInterval: Duration
+    private let label: String
+
+    private struct State {
+        var iceConnected: Duration?
+        var dtlsConnected: Duration?
+        var connected = false
+        var failed = false
+        var errors: [String] = []
+        var audioMeter = AudioLevelMeter()
+        var decodedPCM = false
+        var tasks: [Task<Void, Never>] = []
+        var report: BotReport?
+    }
+    private let state = Mutex(State())
+
+    /// Starts watching `connection` (call before negotiating: times count from `started`).
+    init(connection: PeerConnection, role: String, started: ContinuousClock.Instant, statsInterval: Duration, label: String) async {
+        self.connection = connection
+        self.role = role
+        self.started = started
+        self.statsInterval = statsInterval
+        self.label = label
+        let iceStates = await connection.iceConnectionStates()
+        let connectionStates = await connection.connectionStates()
+        let ice = Task { [weak self] in
+            for await ice in iceStates {
+                guard let self else { return }
+                let elapsed = ContinuousClock.now - self.started
+                self.state.withLock { state in
+                    if ice == .connected || ice == .completed, state.iceConnected == nil { state.iceConnected = elapsed }
+                }
+            }
+        }
+        let connectionTask = Task { [weak self] in
+            for await connectionState in connectionStates {
+                guard let self else { return }
+                let elapsed = ContinuousClock.now - self.started
+                self.state.withLock { state in
+                    switch connectionState {
+                    case .connected:
+                        if state.dtlsConnected == nil { state.dtlsConnected = elapsed }
+                        state.connected = true
+                    case .failed:
+                        if !state.failed { state.errors.append("connection failed (ICE or DTLS)") }
+                        state.failed = true
+                    default: break
+                    }
+                }
+            }
+        }
+        state.withLock { $0.tasks += [ice, connectionTask] }
+    }
+
+    /// After negotiation: meters the remote audio and, if given, echoes each remote track
+    /// into the matching local track; prints statsString every interval.
+    func startMedia(echo: CallMedia?) async {
+        for transceiver in await connection.transceivers {
+            let remote = transceiver.receiver.track
+            if transceiver.kind == .audio {
+                remote.setAudioSink { [weak self] frame in
+                    self?.state.withLock { $0.audioMeter.analyze(frame); $0.decodedPCM = true }
+                }
+            }
+            guard let local = transceiver.kind == .audio ? echo?.audio : echo?.video else { continue }
+            let frames = remote.frames()
+            let task = Task {
+                for await frame in frames { local.push(frame) }
+            }
+            state.withLock { $0.tasks.append(task) }
+        }
+        let stats = Task { [connection, statsInterval, label] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: statsInterval)
+                guard !Task.isCancelled else { return }
+                let text = await connection.statsString()
+                printLine(label.isEmpty ? text : text.split(separator: "\n").map { "\(label) \($0)" }.joined(separator: "\n"))
+            }
+        }
+        state.withLock { $0.tasks.append(stats) }
+    }
+
+    /// Waits until the call is connected (true), failed, or `timeout` passed (false).
+    func waitConnected(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let (connected, failed) = state.withLock { ($0.connected, $0.failed) }
+            if connected { return true }
+            if failed { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Adds an error to the report.
+    func recordError(_ message: String) {
+        state.withLock { $0.errors.append(message) }
+    }
+
+    /// Ends the call: takes the final stats into the report, closes the connection. Only the
+    /// first call does the work; later calls return the same report.
+    func finish() async -> BotReport {
+        if let done = state.withLock({ $0.report }) { return done }
+        let stats = await connection.stats()
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+        await connection.close()
+        let report = state.withLock { state -> BotReport in
+            var report = BotReport(role: role)
+            report.connected = state.connected
+            report.iceConnectedMs = state.iceConnected.map(Self.milliseconds)
+            report.dtlsConnectedMs = state.dtlsConnected.map(Self.milliseconds)
+            report.durationMs = Self.milliseconds(ContinuousClock.now - started)
+            report.errors = state.errors
+            Self.fill(&report, from: stats)
+            if report.audio.rtpPacketsReceived != nil { report.audio.rms = state.decodedPCM ? state.audioMeter.rms : 0 }
+            if state.report == nil { state.report = report }
+            return state.report ?? report
+        }
+        return report
+    }
+
+    /// Counters, sizes and the selected pair from a stats report.
+    static func fill(_ report: inout BotReport, from stats: StatsReport) {
+        func int(_ stats: StatsReport.Stats?, _ name: String) -> Int? { stats?.number(name).map { Int($0) } }
+        let audioOut = stats.first(.outboundRTP, kind: "audio"), videoOut = stats.first(.outboundRTP, kind: "video")
+        let audioIn = stats.first(.inboundRTP, kind: "audio"), videoIn = stats.first(.inboundRTP, kind: "video")
+        report.audio.rtpPacketsSent = int(audioOut, "packetsSent")
+        report.audio.rtpPacketsReceived = int(audioIn, "packetsReceived")
+        report.audio.framesDecoded = int(audioIn, "framesDecoded")
+        report.video.rtpPacketsSent = int(videoOut, "packetsSent")
+        report.video.rtpPacketsReceived = int(videoIn, "packetsReceived")
+        report.video.framesDecoded = int(videoIn, "framesDecoded")
+        if let width = int(videoIn, "frameWidth"), let height = int(videoIn, "frameHeight"), width > 0, height > 0 {
+            report.video.width = width
+            report.video.height = height
+        }
+        if let pair = stats.first(.candidatePair) {
+            let local = pair.string("localCandidateId").flatMap { stats.stats[$0] }
+            let remote = pair.string("remoteCandidateId").flatMap { stats.stats[$0] }
+            report.localCandidateType = local?.string("candidateType")
+            report.remoteCandidateType = remote?.string("candidateType")
+            report.candidateProtocol = local?.string("protocol")
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `callbot whip URL`: dial a WHIP endpoint (RFC 9725) with audio and video, print statsString
+/// every `--stats-interval`, `DELETE` the session at the end and write the bot report.
+struct Whip: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Dial a WHIP endpoint (RFC 9725): send audio and video, print stats, DELETE at the end.",
+        discussion: """
+        Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
+        application/sdp, applies the 201 answer and sends media until --duration ends or \
+        SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
+        without errors, 1 when it did not (the report is written either way).
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The WHIP endpoint URL (http:// or https://).", valueName: "URL"))
+    var url: String
+
+    @OptionGroup var media: MediaOptions
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var options: RunOptions
+
+    /// How long the HTTP requests, gathering and connecting may take.
+    static let httpTimeout = Duration.seconds(30)
+    static let gatheringTimeout = Duration.seconds(10)
+    static let connectTimeout = Duration.seconds(30)
+
+    func validate() throws {
+        guard let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = endpoint.host, !host.isEmpty else {
+            throw ValidationError("'\(url)' is not a WHIP endpoint URL (expected http://HOST[:PORT]/PATH)")
+        }
+        if media.noAudio && media.noVideo { throw ValidationError("--no-audio and --no-video together leave nothing to send") }
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
+        let started = ContinuousClock.now
+        let connection = try PeerConnection(configuration: PeerConnection.Configuration(
+            iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
+            gatherAddresses: Self.gatherAddresses(forHost: endpoint.host ?? "")))
+        let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
+                                        statsInterval: .seconds(options.statsInterval), label: "")
+        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
+                                   video: media.noVideo ? nil : media.video ?? .pattern)
+        defer { local.stop() }
+        let client = WHIPClient(endpoint: endpoint, timeout: Self.httpTimeout)
+        var session: WHIPSession?
+        do {
+            try await Self.addMedia(local, to: connection)
+            try await connection.setLocalDescription(try await connection.createOffer())
+            guard await Self.gather(connection, timeout: Self.gatheringTimeout) else {
+                throw CallbotError("ICE gathering did not complete within \(Self.gatheringTimeout)")
+            }
+            guard let offer = await connection.localDescription else { throw CallbotError("no local description") }
+            let published = try await client.publish(offer: offer.sdp)
+            session = published
+            log("WHIP session \(published.location.absoluteString)")
+            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: published.answer))
+            await monitor.startMedia(echo: nil)
+            if await monitor.waitConnected(timeout: Self.connectTimeout) {
+                local.start()
+                let report = await connection.stats()
+                log("connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))")
+                let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
+                await signals.wait(upTo: limit.map { max(.zero, $0) })
+            } else if signals.signal == nil {
+                monitor.recordError("not connected within \(Self.connectTimeout)")
+            }
+        } catch {
+            monitor.recordError("\(error)")
+            log("error: \(error)")
+        }
+        // As the harness peers do: final stats, close, then DELETE.
+        var report = await monitor.finish()
+        if let session {
+            do { try await client.end(session) } catch {
+                report.errors.append("\(error)")
+                log("error: \(error)")
+            }
+        }
+        try report.finish(writingTo: options.report)
+    }
+
+    /// Adds each local track; a kind that is not sent is still received (`recvonly`).
+    static func addMedia(_ media: CallMedia, to connection: PeerConnection) async throws {
+        if let audio = media.audio { try await connection.addTrack(audio) } else { try await connection.addTransceiver(.audio, direction: .recvonly) }
+        if let video = media.video { try await connection.addTrack(video) } else { try await connection.addTransceiver(.video, direction: .recvonly) }
+    }
+
+    /// Waits for ICE gathering to complete; false after `timeout`.
+    static func gather(_ connection: PeerConnection, timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await connection.gatheringComplete(); return true }
+            group.addTask { try? await Task.sleep(for: timeout); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Where to gather host candidates to reach `host`: loopback for a loopback host (libnice
+    /// gathers there only when asked), every interface otherwise.
+    static func gatherAddresses(forHost host: String) -> [String] {
+        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        return loopback ? ["127.0.0.1"] : []
+    }
+}
+
+/// A failed step of a callbot run, in words.
+struct CallbotError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A line on standard output, written at once (no buffering: READY and the stats must show
+/// while the run goes on).
+func printLine(_ text: String) {
+    FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
+/// A progress line on standard error (standard output carries the stats and READY lines).
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("callbot: \(message)\n".utf8))
+}

@@ -1,0 +1,229 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import SwiftRTC
+
+/// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at
+/// `http://ADDRESS:P/whip`. Each POSTed offer gets a complete answer (all candidates); the
+/// received media is echoed back, or the `--audio`/`--video` sources are sent instead.
+/// `DELETE` on a session's Location ends that session.
+struct WhipServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whip-server",
+        abstract: "Be a WHIP endpoint (RFC 9725): answer offers, echo received media (or send sources), record.",
+        discussion: """
+        Prints READY <endpoint URL> on standard output once it listens. Runs until --duration \
+        ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
+        of the last session that ended, with "sessions": <count>. Exits 0 when that session \
+        connected without errors, 1 otherwise.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The TCP port to listen on (0 picks a free one).", valueName: "P"))
+    var port: Int
+
+    @Option(help: ArgumentHelp("The address to listen on and gather ICE candidates on.", valueName: "ADDRESS"))
+    var host = "127.0.0.1"
+
+    @OptionGroup var media: MediaOptions
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var options: RunOptions
+
+    @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the second session to FILE-2.webm...).", valueName: "FILE.webm"))
+    var record: String?
+
+    static let gatheringTimeout = Duration.seconds(10)
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
+        guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        if let record {
+            guard URL(fileURLWithPath: record).pathExtension.lowercased() == "webm" else {
+                throw ValidationError("--record \(record): the recording is WebM, name it FILE.webm")
+            }
+            let directory = URL(fileURLWithPath: record).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--record \(record): the folder \(directory) does not exist")
+            }
+        }
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        let started = ContinuousClock.now
+        let sessions = SessionLog()
+        let settings = SessionSettings(
+            configuration: PeerConnection.Configuration(
+                iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
+                gatherAddresses: Self.gatherAddresses(forHost: host)),
+            audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
+            video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
+            statsInterval: .seconds(options.statsInterval), record: record)
+        let endpoint = WHIPEndpoint(configuration: .init(host: host, port: port)) { offer in
+            try await Self.answer(offer, settings: settings, sessions: sessions)
+        }
+        let server = Task {
+            try await endpoint.run { url in
+                printLine("READY \(url.absoluteString)")
+            }
+        }
+        let limit = options.duration.map { Duration.seconds($0) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signals.wait(upTo: limit) }
+            // A server that cannot listen (port taken...) ends the run.
+            group.addTask { _ = await server.result }
+            await group.next()
+            server.cancel()
+            group.cancelAll()
+        }
+        if case let .failure(error) = await server.result, !(error is CancellationError) {
+            log("error: WHIP endpoint: \(error)")
+            sessions.recordError("WHIP endpoint on \(host):\(port): \(error)")
+        }
+        await endpoint.endAllSessions()
+        var report = sessions.report ?? BotReport(role: "whip-server")
+        report.sessions = sessions.count
+        report.errors += sessions.errors
+        if sessions.count == 0 { report.errors.append("no WHIP session was offered in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms") }
+        try report.finish(writingTo: options.report)
+    }
+
+    /// Answers one offer: a new PeerConnection, its media, the complete answer.
+    static func answer(_ offer: String, settings: SessionSettings, sessions: SessionLog) async throws -> (answer: String, session: any WHIPEndpointSession) {
+        let started = ContinuousClock.now
+        let number = sessions.begin()
+        let connection = try PeerConnection(configuration: settings.configuration)
+        let monitor = await CallMonitor(connection: connection, role: "whip-server", started: started,
+                                        statsInterval: settings.statsInterval, label: number == 1 ? "" : "[\(number)]")
+        let local = settings.makeMedia()
+        do {
+            do {
+                try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
+            } catch {
+                if case .invalidDescription = error { throw WHIPOfferRejected(error.description) }
+                throw error
+            }
+            try await Whip.addMedia(local.send, to: connection)
+            try await connection.setLocalDescription(try await connection.createAnswer())
+            guard await Whip.gather(connection, timeout: gatheringTimeout) else {
+                throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
+            }
+            guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
+            await monitor.startMedia(echo: local.echo)
+            // The sources start once connected (echo tracks are fed as media arrives).
+            Task {
+                if await monitor.waitConnected(timeout: .seconds(30)) { local.send.start() }
+            }
+            var recorder: SessionRecorder?
+            if let path = settings.recordingPath(session: number) {
+                recorder = SessionRecorder(path: path, transceivers: await connection.transceivers)
+            }
+            let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
+            log("session \(number): answered")
+            return (answer.sdp, session)
+        } catch {
+            log("session \(number): \(error)")
+            local.send.stop()
+            sessions.ended(await monitor.finish())
+            throw error
+        }
+    }
+
+    /// Where to gather host candidates: the listening address when it is one IP address
+    /// (loopback for `localhost`), every interface for a wildcard address or a host name.
+    static func gatherAddresses(forHost host: String) -> [String] {
+        switch host {
+        case "0.0.0.0", "::", "[::]": return []
+        case "localhost": return ["127.0.0.1"]
+        default:
+            let isAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" } && (host.contains(".") || host.contains(":"))
+            return isAddress ? [host] : []
+        }
+    }
+}
+
+/// What every session of a `whip-server` run sends and records.
+struct SessionSettings: Sendable {
+    enum Send: Sendable {
+        case none, echo
+        case audio(AudioInput)
+        case video(VideoInput)
+    }
+
+    var configuration: PeerConnection.Configuration
+    var audio: Send
+    var video: Send
+    var statsInterval: Duration
+    var record: String?
+
+    /// Where session `number` records: `--record FILE.webm` for the first, `FILE-2.webm`...
+    func recordingPath(session number: Int) -> String? {
+        guard let record else { return nil }
+        guard number > 1 else { return record }
+        let url = URL(fileURLWithPath: record)
+        return url.deletingPathExtension().path + "-\(number)." + url.pathExtension
+    }
+
+    /// The session's local tracks: `send` are added to the connection; `echo` are those of
+    /// them that repeat the received media.
+    func makeMedia() -> (send: CallMedia, echo: CallMedia) {
+        var inputs = (audio: AudioInput?.none, video: VideoInput?.none)
+        if case let .audio(input) = audio { inputs.audio = input }
+        if case let .video(input) = video { inputs.video = input }
+        var send = CallMedia.make(audio: inputs.audio, video: inputs.video)
+        var echo = CallMedia()
+        if case .echo = audio { echo.audio = MediaStreamTrack(kind: .audio); send.audio = echo.audio }
+        if case .echo = video { echo.video = MediaStreamTrack(kind: .video); send.video = echo.video }
+        return (send, echo)
+    }
+}
+
+/// The sessions of a `whip-server` run: how many, and the report of the last one that ended.
+final class SessionLog: Sendable {
+    private struct State {
+        var count = 0
+        var report: BotReport?
+        var errors: [String] = []
+    }
+    private let state = Mutex(State())
+
+    /// Counts a new session and returns its number (from 1).
+    func begin() -> Int { state.withLock { $0.count += 1; return $0.count } }
+    func ended(_ report: BotReport) { state.withLock { $0.report = report } }
+    func recordError(_ message: String) { state.withLock { $0.errors.append(message) } }
+    var count: Int { state.withLock { $0.count } }
+    var report: BotReport? { state.withLock { $0.report } }
+    var errors: [String] { state.withLock { $0.errors } }
+}
+
+/// One answered offer: its connection (through the monitor) and local media.
+final class ServerSession: WHIPEndpointSession {
+    let number: Int
+    let monitor: CallMonitor
+    let media: CallMedia
+    let sessions: SessionLog
+    let recorder: SessionRecorder?
+
+    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog, recorder: SessionRecorder?) {
+        self.number = number
+        self.monitor = monitor
+        self.media = media
+        self.sessions = sessions
+        self.recorder = recorder
+    }
+
+    func end() async {
+        media.stop()
+        if let problem = await recorder?.finish() {
+            log("error: \(problem)")
+            monitor.recordError(problem)
+        }
+        let report = await monitor.finish()
+        sessions.ended(report)
+        log("session \(number) ended: connected=\(report.connected), audio decoded \(report.audio.framesDecoded.map(String.init) ?? "null"), video decoded \(report.video.framesDecoded.map(String.init) ?? "null")")
+    }
+}

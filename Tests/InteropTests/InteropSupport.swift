@@ -1,0 +1,265 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// Where things are: the package root (from this file's path), the Interop scripts, and the
+/// built `callbot` beside the test bundle.
+enum Interop {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let scripts = packageRoot.appendingPathComponent("Interop")
+
+    static var callbot: URL {
+        var url = Bundle.main.bundleURL
+        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("callbot").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.appendingPathComponent("callbot")
+    }
+
+    /// A fresh folder for one test's logs, reports and recordings:
+    /// `$TMPDIR/swiftrtc-interop/<name>`, emptied at the start of each run and kept after it
+    /// for a look at what happened (failure messages name the files).
+    static func workFolder(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop").appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A TCP (and, by the same number, very likely UDP) port nobody listens on right now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw InteropFailure("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0 else { throw InteropFailure("bind() failed: errno \(errno)") }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard named == 0 else { throw InteropFailure("getsockname() failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The full path of `tool` on PATH, or nil.
+    static func which(_ tool: String) -> String? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(folder)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// The interop peers' dependencies; a missing one fails the test with what to install.
+    enum Dependency { case aiortc, chromium, coturn, ffmpeg }
+
+    static func require(_ dependencies: Dependency...) throws {
+        guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
+            throw InteropFailure("the built callbot is missing at \(callbot.path); run swift build first")
+        }
+        guard which("python3") != nil else { throw InteropFailure("python3 is missing; install it with: apt-get install -y python3") }
+        for dependency in dependencies {
+            switch dependency {
+            case .aiortc:
+                let probe = try ChildProcess.run("python3", ["-c", "import aiortc"], timeout: .seconds(30))
+                guard probe.status == 0 else {
+                    throw InteropFailure("aiortc is missing; install it with: python3 -m pip install 'aiortc==1.16.*'")
+                }
+            case .chromium:
+                guard which("chromium") != nil || which("chromium-browser") != nil else {
+                    throw InteropFailure("chromium is missing; install it with: apt-get install -y chromium")
+                }
+                guard which("chromedriver") != nil else {
+                    throw InteropFailure("chromedriver is missing; install it with: apt-get install -y chromium-driver")
+                }
+            case .ffmpeg:
+                guard which("ffmpeg") != nil else {
+                    throw InteropFailure("ffmpeg is missing; install it with: apt-get install -y ffmpeg")
+                }
+            case .coturn:
+                guard which("turnserver") != nil else {
+                    throw InteropFailure("turnserver (coturn) is missing; install it with: apt-get install -y coturn")
+                }
+            }
+        }
+    }
+}
+
+/// A failed interop step, with what to look at.
+struct InteropFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A child process with its output in files, bounded waits, and a guaranteed end: `stop()`
+/// (SIGTERM, then SIGKILL after a grace period) runs on every path, by pid only.
+final class ChildProcess: @unchecked Sendable {
+    let name: String
+    let process = Process()
+    let stdoutURL: URL
+    let stderrURL: URL
+
+    init(name: String, executable: String, arguments: [String], folder: URL) throws {
+        self.name = name
+        stdoutURL = folder.appendingPathComponent("\(name).out")
+        stderrURL = folder.appendingPathComponent("\(name).err")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        if executable.hasPrefix("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit { stop(grace: .milliseconds(200)) }
+
+    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+
+    /// The last lines of standard error, for failure messages.
+    func stderrTail(_ lines: Int = 25) -> String {
+        stderr.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// Waits for a stdout line starting with `prefix` and returns the rest of it.
+    func waitForLine(prefix: String, timeout: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                return String(line.dropFirst(prefix.count))
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw InteropFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr:\n\(stderrTail())")
+    }
+
+    /// Waits for the process to exit by itself; past `timeout` it is stopped and this throws.
+    @discardableResult
+    func wait(timeout: Duration) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        if process.isRunning {
+            stop()
+            throw InteropFailure("\(name) did not exit within \(timeout); stderr:\n\(stderrTail())")
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGTERM (the peers end their calls and write their reports), then SIGKILL after `grace`.
+    func terminate() { if process.isRunning { kill(process.processIdentifier, SIGTERM) } }
+
+    func stop(grace: Duration = .seconds(5)) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+
+    /// Runs a short command to its end (bounded), returning its status and output.
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws -> (status: Int32, stdout: String, stderr: String) {
+        let folder = FileManager.default.temporaryDirectory
+        let child = try ChildProcess(name: "cmd-\(UUID().uuidString.prefix(8))", executable: executable, arguments: arguments, folder: folder)
+        defer {
+            try? FileManager.default.removeItem(at: child.stdoutURL)
+            try? FileManager.default.removeItem(at: child.stderrURL)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while child.process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        child.stop(grace: .seconds(1))
+        return (child.process.terminationStatus, child.stdout, child.stderr)
+    }
+}
+
+/// A coturn on 127.0.0.1 with long-term credentials user:pass (realm swiftrtc), as
+/// Interop/selfcheck.sh starts it.
+final class TurnServer: @unchecked Sendable {
+    let port: Int
+    let child: ChildProcess
+    let username = "user", credential = "pass"
+
+    init(folder: URL) async throws {
+        port = try Interop.freePort()
+        child = try ChildProcess(name: "turnserver", executable: "turnserver", arguments: [
+            "--allow-loopback-peers", "--no-cli", "-n", "-v",
+            "--listening-ip", "127.0.0.1", "--relay-ip", "127.0.0.1", "--listening-port", "\(port)",
+            "--no-tls", "--no-dtls", "--no-tcp-relay", "-a", "-u", "user:pass", "-r", "swiftrtc",
+            "--userdb", folder.appendingPathComponent("turndb").path,
+            "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
+            "--log-file", "stdout", "--simple-log",
+        ], folder: folder)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !child.stdout.contains("Relay ports initialization done") {
+            guard child.process.isRunning, ContinuousClock.now < deadline else {
+                throw InteropFailure("turnserver did not start; its output:\n\(child.stdout.suffix(2000))\n\(child.stderrTail())")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// The ICE flags for a relay-only side.
+    var relayOnlyFlags: [String] {
+        ["--ice-server", "turn:127.0.0.1:\(port)", "--ice-username", username, "--ice-credential", credential, "--relay-only"]
+    }
+
+    /// Bytes coturn relayed to and from peers (it logs them when an allocation is released).
+    var relayedBytes: Int {
+        var total = 0
+        for line in child.stdout.split(separator: "\n") where line.contains("peer usage:") {
+            for key in ["rb=", "sb="] {
+                guard let range = line.range(of: key) else { continue }
+                total += Int(line[range.upperBound...].prefix(while: \.isNumber)) ?? 0
+            }
+        }
+        return total
+    }
+}
+
+/// The bot report fields the interop tests read (DESIGN.md, "Interop contract").
+struct PeerReport: Decodable {
+    struct Kind: Decodable {
+        var rtp_packets_sent: Int?
+        var rtp_packets_received: Int?
+        var frames_decoded: Int?
+        var width: Int?
+        var height: Int?
+        var rms: Double?
+    }
+    var peer: String?
+    var role: String?
+    var connected: Bool
+    var ice_connected_ms: Double?
+    var dtls_connected_ms: Double?
+    var audio: Kind
+    var video: Kind
+    var errors: [String]
+    var local_candidate_type: String?
+
+    static func load(_ url: URL) throws -> PeerReport {
+        guard let data = try? Data(contentsOf: url) else { throw InteropFailure("no report at \(url.path)") }
+        return try JSONDecoder().decode(PeerReport.self, from: data)
+    }
+
+    /// One line of figures for the test log.
+    var summary: String {
+        func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
+        return "\(peer ?? "?") \(role ?? "?"): connected=\(connected) ice=\(ice_connected_ms.map { "\(Int($0))" } ?? "null")ms "
+            + "dtls=\(dtls_connected_ms.map { "\(Int($0))" } ?? "null")ms pair=\(local_candidate_type ?? "?") | audio sent=\(n(audio.rtp_packets_sent)) "
+            + "recv=\(n(audio.rtp_packets_received)) decoded=\(n(audio.frames_decoded)) rms=\(audio.rms.map { String(format: "%.4f", $0) } ?? "null") | "
+            + "video sent=\(n(video.rtp_packets_sent)) recv=\(n(video.rtp_packets_received)) decoded=\(n(video.frames_decoded)) \(n(video.width))x\(n(video.height))"
+    }
+}

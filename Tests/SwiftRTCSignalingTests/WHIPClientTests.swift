@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import Testing
+@testable import SwiftRTCSignaling
+
+/// WHIPClient against servers that answer wrongly, each a real HTTP server on 127.0.0.1.
+@Suite struct WHIPClientTests {
+    static func answer(_ status: HTTPResponse.Status, headers: HTTPFields, body: String = "v=0\r\n") -> Response {
+        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    @Test func relativeLocationsResolveAgainstTheEndpoint() async throws {
+        let router = Router()
+        router.post("whip") { _, _ in Self.answer(.created, headers: [.location: "../sessions/7?x=1", .contentType: "application/sdp; charset=utf-8"]) }
+        router.post("absolute") { _, _ in Self.answer(.created, headers: [.location: "http://127.0.0.1:9/elsewhere/8", .contentType: "APPLICATION/SDP"]) }
+        router.delete("sessions/7") { _, _ in Response(status: .noContent) }
+        try await withServer(router) { url in
+            let client = WHIPClient(endpoint: url)
+            let session = try await client.publish(offer: "v=0\r\n")
+            #expect(session.location.absoluteString == "http://127.0.0.1:\(url.port!)/sessions/7?x=1")
+            #expect(session.answer == "v=0\r\n")
+            #expect(session.etag == nil)
+            try await client.end(session)
+            let elsewhere = try await WHIPClient(endpoint: URL(string: "/absolute", relativeTo: url)!.absoluteURL).publish(offer: "v=0\r\n")
+            #expect(elsewhere.location.absoluteString == "http://127.0.0.1:9/elsewhere/8")
+        }
+    }
+
+    @Test func nonCreatedStatusCarriesTheBodyExcerpt() async throws {
+        let router = Router()
+        let long = "busy\n" + String(repeating: "x", count: 500)
+        router.post("whip") { _, _ in Self.answer(.serviceUnavailable, headers: [.contentType: "text/plain"], body: long) }
+        router.post("ok") { _, _ in Self.answer(.ok, headers: [.location: "/s/1", .contentType: "application/sdp"]) }
+        try await withServer(router) { url in
+            do {
+                _ = try await WHIPClient(endpoint: url).publish(offer: "v=0\r\n")
+                Issue.record("503 accepted")
+            } catch {
+                guard let whip = error as? WHIPError, case let .unexpectedStatus(method, _, status, expected, body) = whip else { throw error }
+                #expect(method == "POST")
+                #expect(status == 503)
+                #expect(expected == "201 Created")
+                #expect(body.hasPrefix("busy xxx"))
+                #expect(body.count == WHIPClient.bodyExcerptLength)
+                #expect(whip.description.contains("HTTP 503, expected 201 Created: busy xxx"))
+            }
+            // 200 with everything else right is still not what RFC 9725 requires.
+            let ok = URL(string: "/ok", relativeTo: url)!.absoluteURL
+            await #expect(throws: WHIPError.unexpectedStatus(method: "POST", url: ok, status: 200, expected: "201 Created", body: "v=0")) {
+                try await WHIPClient(endpoint: ok).publish(offer: "v=0\r\n")
+            }
+        }
+    }
+
+    @Test func missingLocationWrongContentTypeAndEmptyAnswerAreErrors() async throws {
+        let router = Router()
+        router.post("nolocation") { _, _ in Self.answer(.created, headers: [.contentType: "application/sdp"]) }
+        router.post("json") { _, _ in Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/json"]) }
+        router.post("notype") { _, _ in Self.answer(.created, headers: [.location: "/s/1"]) }
+        router.post("empty") { _, _ in Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"], body: "") }
+        try await withServer(router) { url in
+            func endpoint(_ path: String) -> URL { URL(string: path, relativeTo: url)!.absoluteURL }
+            await #expect(throws: WHIPError.missingLocation(url: endpoint("/nolocation"))) {
+                try await WHIPClient(endpoint: endpoint("/nolocation")).publish(offer: "v=0\r\n")
+            }
+            await #expect(throws: WHIPError.wrongContentType(url: endpoint("/json"), contentType: "application/json")) {
+                try await WHIPClient(endpoint: endpoint("/json")).publish(offer: "v=0\r\n")
+            }
+            await #expect(throws: WHIPError.wrongContentType(url: endpoint("/notype"), contentType: nil)) {
+                try await WHIPClient(endpoint: endpoint("/notype")).publish(offer: "v=0\r\n")
+            }
+            await #expect(throws: WHIPError.invalidAnswer(url: endpoint("/empty"), reason: "empty answer body")) {
+                try await WHIPClient(endpoint: endpoint("/empty")).publish(offer: "v=0\r\n")
+            }
+        }
+    }
+
+    @Test func slowServerTimesOut() async throws {
+        let router = Router()
+        router.post("whip") { _, _ in
+            try? await Task.sleep(for: .seconds(5))
+            return Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"])
+        }
+        try await withServer(router) { url in
+            let start = ContinuousClock.now
+            await #expect(throws: WHIPError.timedOut(method: "POST", url: url, seconds: 0.5)) {
+                try await WHIPClient(endpoint: url, timeout: .milliseconds(500)).publish(offer: "v=0\r\n")
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(4), "\(elapsed)")
+        }
+    }
+
+    @Test func refusedConnectionIsATransportError() async throws {
+        // Nothing listens on TCP port 1 of the loopback address.
+        let url = URL(string: "http://127.0.0.1:1/whip")!
+        do {
+            _ = try await WHIPClient(endpoint: url, timeout: .seconds(5)).publish(offer: "v=0\r\n")
+            Issue.record("published to a closed port")
+        } catch {
+            guard case .transport(method: "POST", url: url, message: _) = error else { throw error }
+        }
+    }
+
+    @Test func bearerTokenIsSent() async throws {
+        let router = Router()
+        router.post("whip") { request, _ in
+            Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"],
+                        body: "v=0\r\n" + (request.headers[.authorization] ?? "none"))
+        }
+        try await withServer(router) { url in
+            let withToken = try await WHIPClient(endpoint: url, bearerToken: "t0k").publish(offer: "v=0\r\n")
+            let without = try await WHIPClient(endpoint: url).publish(offer: "v=0\r\n")
+            #expect(withToken.answer == "v=0\r\nBearer t0k")
+            #expect(without.answer == "v=0\r\nnone")
+        }
+    }
+}
