@@ -10,28 +10,17 @@ import TransportTestSupport
 @Suite(.serialized) struct IceRestartTests {
     @Test func srtpFlowsAcrossAnIceRestartWithoutANewHandshake() async throws {
         let pair = try await AgentPair(offerer: loopback(.controlling), answerer: loopback(.controlled))
-        let offerSide = try SecureEndpoint(agent: pair.offerer)
-        let answerSide = try SecureEndpoint(agent: pair.answerer)
-        defer { Task { await offerSide.close(); await answerSide.close() } }
-        async let server = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
-        async let client = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
-        let (serverInfo, _) = try await (server, client)
+        let call = try await SecureCall(pair)
+        defer { Task { await call.close() } }
+        let (offerSide, answerSide, serverInfo) = (call.offerSide, call.answerSide, call.server)
 
         for index in 0..<10 {
             #expect(try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "before \(index)")))
         }
         #expect(await waitUntil { answerSide.received.withLock { $0.count } == 10 })
 
-        // Both sides restart and exchange the new credentials and candidates, as a
-        // renegotiation with new a=ice-ufrag/a=ice-pwd carries them.
-        let offererCredentials = try pair.offerer.restart()
-        let answererCredentials = try pair.answerer.restart()
-        try pair.offerer.setRemoteCredentials(answererCredentials)
-        try pair.answerer.setRemoteCredentials(offererCredentials)
-        for candidate in pair.answerer.localCandidates { try await pair.offerer.addRemoteCandidate(candidate) }
-        for candidate in pair.offerer.localCandidates { try await pair.answerer.addRemoteCandidate(candidate) }
-        try pair.offerer.remoteGatheringComplete()
-        try pair.answerer.remoteGatheringComplete()
+        // Both sides restart ICE and exchange what a renegotiation would carry.
+        let offererCredentials = try await pair.restartBothAndExchange()
 
         // The same SRTP sessions keep going: sequence numbers continue, no replays, no auth failures.
         for index in 10..<30 {

@@ -77,6 +77,30 @@ final class SecureEndpoint: Sendable {
     }
 }
 
+/// Both sides of a call over an agent pair, DTLS connected: the offerer (`a=setup:actpass`)
+/// is the DTLS server, the answerer (`active`) the client.
+struct SecureCall {
+    let offerSide: SecureEndpoint
+    let answerSide: SecureEndpoint
+    let server: DtlsConnectionInfo
+    let client: DtlsConnectionInfo
+
+    init(_ pair: AgentPair, profiles: [SrtpProfile] = SrtpProfile.dtlsSupported) async throws {
+        let offerSide = try SecureEndpoint(agent: pair.offerer)
+        let answerSide = try SecureEndpoint(agent: pair.answerer)
+        async let server = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: profiles)
+        async let client = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: profiles)
+        (self.server, self.client) = try await (server, client)
+        self.offerSide = offerSide
+        self.answerSide = answerSide
+    }
+
+    func close() async {
+        await offerSide.close()
+        await answerSide.close()
+    }
+}
+
 /// An RTP packet (RFC 3550 §5.1): V=2, PT 111, the sequence number, timestamp and SSRC, then
 /// a payload naming its sender and index.
 func rtpPacket(sequence: UInt16, ssrc: UInt32, payload: String) -> [UInt8] {
@@ -106,14 +130,10 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
     func call(offerer: IceAgent.Configuration, answerer: IceAgent.Configuration, profile: SrtpProfile,
               expectedPair: String) async throws {
         let pair = try await AgentPair(offerer: offerer, answerer: answerer)
-        let offerSide = try SecureEndpoint(agent: pair.offerer)
-        let answerSide = try SecureEndpoint(agent: pair.answerer)
-        defer { Task { await offerSide.close(); await answerSide.close() } }
-
         let started = ContinuousClock.now
-        async let offerInfo = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: [profile])
-        async let answerInfo = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: [profile])
-        let (server, client) = try await (offerInfo, answerInfo)
+        let call = try await SecureCall(pair, profiles: [profile])
+        defer { Task { await call.close() } }
+        let (offerSide, answerSide, server, client) = (call.offerSide, call.answerSide, call.server, call.client)
         print("ICE + DTLS (\(profile)) connected in \(ContinuousClock.now - started) over \(pair.offerer.selectedPair?.typesDescription ?? "?")")
 
         #expect(pair.offerer.selectedPair?.typesDescription == expectedPair)
@@ -155,23 +175,16 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
         let coturn = try Coturn()
         defer { coturn.stop() }
         try coturn.waitUntilReady()
-        let server = try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)
-        func relayOnly(_ role: IceAgent.Role) -> IceAgent.Configuration {
-            IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
-        }
-        try await call(offerer: relayOnly(.controlling), answerer: relayOnly(.controlled), profile: .aes128CmHmacSha1_80,
+        try await call(offerer: coturn.relayOnly(.controlling), answerer: coturn.relayOnly(.controlled), profile: .aes128CmHmacSha1_80,
                        expectedPair: "relay->relay/udp")
     }
 
     /// A tampered SRTP packet on the wire is dropped and counted, never delivered.
     @Test func tamperedPacketsAreCountedNotDelivered() async throws {
         let pair = try await AgentPair(offerer: loopback(.controlling), answerer: loopback(.controlled))
-        let offerSide = try SecureEndpoint(agent: pair.offerer)
-        let answerSide = try SecureEndpoint(agent: pair.answerer)
-        defer { Task { await offerSide.close(); await answerSide.close() } }
-        async let a = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
-        async let b = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: SrtpProfile.dtlsSupported)
-        _ = try await (a, b)
+        let call = try await SecureCall(pair)
+        defer { Task { await call.close() } }
+        let (offerSide, answerSide) = (call.offerSide, call.answerSide)
 
         // Bytes that look like RTP but were never protected with the session's key.
         let forged = rtpPacket(sequence: 7, ssrc: 0x0BAD_0BAD, payload: "forged") + [UInt8](repeating: 0xAB, count: 10)

@@ -10,13 +10,8 @@ import TransportTestSupport
         let coturn = try Coturn()
         defer { coturn.stop() }
         try coturn.waitUntilReady()
-        let server = try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)
-        func relayOnly(_ role: IceAgent.Role) -> IceAgent.Configuration {
-            IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
-        }
-
         let started = ContinuousClock.now
-        let pair = try await AgentPair(offerer: relayOnly(.controlling), answerer: relayOnly(.controlled))
+        let pair = try await AgentPair(offerer: coturn.relayOnly(.controlling), answerer: coturn.relayOnly(.controlled))
         let offererInbox = Inbox(), answererInbox = Inbox()
         pair.offerer.demultiplexer.setHandler(offererInbox.handler, for: .rtp)
         pair.answerer.demultiplexer.setHandler(answererInbox.handler, for: .rtp)

@@ -289,3 +289,29 @@ public final class Pump: Sendable {
 
     deinit { stop() }
 }
+
+extension Coturn {
+    /// A relay-only loopback configuration that uses this server with its credentials.
+    public func relayOnly(_ role: IceAgent.Role) throws -> IceAgent.Configuration {
+        let server = try IceServer(url: url(), username: username, credential: password)
+        return IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
+    }
+}
+
+extension AgentPair {
+    /// Restarts ICE on both sides and exchanges the new credentials and candidates, as a
+    /// renegotiation with new `a=ice-ufrag`/`a=ice-pwd` carries them; returns the offerer's
+    /// new credentials.
+    @discardableResult
+    public func restartBothAndExchange() async throws -> IceAgent.Credentials {
+        let offererCredentials = try offerer.restart()
+        let answererCredentials = try answerer.restart()
+        try offerer.setRemoteCredentials(answererCredentials)
+        try answerer.setRemoteCredentials(offererCredentials)
+        for candidate in answerer.localCandidates { try await offerer.addRemoteCandidate(candidate) }
+        for candidate in offerer.localCandidates { try await answerer.addRemoteCandidate(candidate) }
+        try offerer.remoteGatheringComplete()
+        try answerer.remoteGatheringComplete()
+        return offererCredentials
+    }
+}
