@@ -6,6 +6,8 @@ import SwiftRTC
 ///
 /// The WebM header needs the picture size, so with video the file is created at the first VP8
 /// keyframe; audio that arrives before it is held (at most ``maximumHeldFrames``) and written then.
+/// With `trimming`, leading and trailing silence is left out: each Opus frame is decoded once
+/// more here so that the recorder's voice activity detector can hear it.
 final class SessionRecorder: Sendable {
     static let maximumHeldFrames = 500
 
@@ -13,8 +15,10 @@ final class SessionRecorder: Sendable {
     private let writer: Task<String?, Never>
 
     /// Starts recording the received kinds of `transceivers` to `path`.
-    init(path: String, transceivers: [RTPTransceiver]) {
-        let receiving = transceivers.filter { $0.currentDirection?.receives ?? $0.direction.receives }
+    init(path: String, transceivers: [RTPTransceiver], trimming: SilenceTrimming? = nil) {
+        // Only negotiated transceivers (with a mid) receive: a track added for a kind the offer
+        // did not carry makes a transceiver that never gets media.
+        let receiving = transceivers.filter { $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives) }
         let hasAudio = receiving.contains { $0.kind == .audio }
         let hasVideo = receiving.contains { $0.kind == .video }
         let (frames, continuation) = AsyncStream.makeStream(of: EncodedFrame.self, bufferingPolicy: .bufferingNewest(256))
@@ -31,6 +35,11 @@ final class SessionRecorder: Sendable {
             var held: [EncodedFrame] = []
             var written = 0
             do {
+                let speech = try trimming.map { _ in try OpusDecoder(channels: 2) }
+                func write(_ frame: EncodedFrame) throws {
+                    let pcm = frame.codec == .opus ? try? speech?.decode(frame) : nil
+                    try recorder?.write(frame, pcm: pcm)
+                }
                 for await frame in frames {
                     if recorder == nil {
                         if hasVideo {
@@ -39,15 +48,15 @@ final class SessionRecorder: Sendable {
                                 continue
                             }
                             recorder = try WebMRecorder(path: path, audio: hasAudio ? OpusHead(channels: 2) : nil,
-                                                        video: .init(width: size.width, height: size.height))
+                                                        video: .init(width: size.width, height: size.height), trimming: trimming)
                         } else {
-                            recorder = try WebMRecorder(path: path, audio: OpusHead(channels: 2), video: nil)
+                            recorder = try WebMRecorder(path: path, audio: OpusHead(channels: 2), video: nil, trimming: trimming)
                         }
-                        for early in held { try recorder?.write(early) }
+                        for early in held { try write(early) }
                         written += held.count
                         held = []
                     }
-                    try recorder?.write(frame)
+                    try write(frame)
                     written += 1
                 }
                 try recorder?.close()
@@ -73,14 +82,11 @@ final class SessionRecorder: Sendable {
         return await writer.value
     }
 
-    /// The size in a VP8 keyframe's header (RFC 6386 §9.1): start code 9d 01 2a after the
-    /// 3-byte frame tag, then 14-bit width and height, little-endian.
+    /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
     static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
         if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
-        let d = frame.data
-        guard d.count >= 10, d[3] == 0x9D, d[4] == 0x01, d[5] == 0x2A else { return nil }
-        let width = Int(d[6]) | Int(d[7] & 0x3F) << 8
-        let height = Int(d[8]) | Int(d[9] & 0x3F) << 8
-        return width > 0 && height > 0 ? (width, height) : nil
+        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
+        return (width, height)
     }
 }

@@ -34,6 +34,9 @@ struct WhipServer: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the second session to FILE-2.webm...).", valueName: "FILE.webm"))
     var record: String?
 
+    @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
+    var trimSilence = false
+
     static let gatheringTimeout = Duration.seconds(10)
 
     func validate() throws {
@@ -49,6 +52,7 @@ struct WhipServer: AsyncParsableCommand {
                 throw ValidationError("--record \(record): the folder \(directory) does not exist")
             }
         }
+        if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record FILE.webm") }
     }
 
     func run() async throws {
@@ -62,7 +66,8 @@ struct WhipServer: AsyncParsableCommand {
                 gatherAddresses: Self.gatherAddresses(forHost: host)),
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
-            statsInterval: .seconds(options.statsInterval), record: record)
+            statsInterval: .seconds(options.statsInterval), record: record,
+            trimming: trimSilence ? SilenceTrimming() : nil)
         let endpoint = WHIPEndpoint(configuration: .init(host: host, port: port)) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }
@@ -120,7 +125,7 @@ struct WhipServer: AsyncParsableCommand {
             }
             var recorder: SessionRecorder?
             if let path = settings.recordingPath(session: number) {
-                recorder = SessionRecorder(path: path, transceivers: await connection.transceivers)
+                recorder = SessionRecorder(path: path, transceivers: await connection.transceivers, trimming: settings.trimming)
             }
             let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
             log("session \(number): answered")
@@ -159,6 +164,7 @@ struct SessionSettings: Sendable {
     var video: Send
     var statsInterval: Duration
     var record: String?
+    var trimming: SilenceTrimming?
 
     /// Where session `number` records: `--record FILE.webm` for the first, `FILE-2.webm`...
     func recordingPath(session number: Int) -> String? {

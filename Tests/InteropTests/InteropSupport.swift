@@ -55,7 +55,7 @@ enum Interop {
     }
 
     /// The interop peers' dependencies; a missing one fails the test with what to install.
-    enum Dependency { case aiortc, chromium, coturn, ffmpeg }
+    enum Dependency { case aiortc, chromium, coturn, ffmpeg, espeak }
 
     static func require(_ dependencies: Dependency...) throws {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
@@ -79,6 +79,10 @@ enum Interop {
             case .ffmpeg:
                 guard which("ffmpeg") != nil else {
                     throw InteropFailure("ffmpeg is missing; install it with: apt-get install -y ffmpeg")
+                }
+            case .espeak:
+                guard which("espeak-ng") != nil else {
+                    throw InteropFailure("espeak-ng is missing; install it with: apt-get install -y espeak-ng")
                 }
             case .coturn:
                 guard which("turnserver") != nil else {

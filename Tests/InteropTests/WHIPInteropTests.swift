@@ -197,6 +197,43 @@ import Testing
         #expect((received.video.frames_decoded ?? 0) >= 30, "\(received.summary)")
     }
 
+    /// `whip-server --record --trim-silence`: the client sends 1.5 s of silence, real speech
+    /// (espeak-ng) and silence again; the recording keeps the speech and leaves out most of
+    /// the silence around it.
+    @Test func recordingTrimsSilence() async throws {
+        try Interop.require(.ffmpeg, .espeak)
+        let folder = try Interop.workFolder("trim-silence")
+        let speech = folder.appendingPathComponent("speech.wav"), call = folder.appendingPathComponent("call.wav")
+        let spoken = try ChildProcess.run("espeak-ng", ["-w", speech.path, "Hello, this is the recording bot speaking."], timeout: .seconds(30))
+        #expect(spoken.status == 0, "espeak-ng: \(spoken.stderr)")
+        let padded = try ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error", "-i", speech.path,
+                                                     "-af", "adelay=1500,apad=pad_dur=4", "-ar", "48000", call.path], timeout: .seconds(60))
+        #expect(padded.status == 0, "ffmpeg: \(padded.stderr)")
+        let recording = folder.appendingPathComponent("trimmed.webm"), clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
+            "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recording.path, "--trim-silence",
+        ], folder: folder)
+        defer { server.stop() }
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
+            "whip", url, "--duration", "6", "--no-video", "--audio", call.path, "--report", clientReport.path,
+        ], folder: folder)
+        defer { client.stop() }
+        #expect(try await client.wait(timeout: .seconds(60)) == 0, "callbot whip: \(client.stderrTail())")
+        server.terminate()
+        #expect(try await server.wait(timeout: .seconds(20)) == 0, "callbot whip-server: \(server.stderrTail())")
+
+        let sent = Double(try PeerReport.load(clientReport).audio.rtp_packets_sent ?? 0) * 0.020
+        let probe = try ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path], timeout: .seconds(30))
+        let recorded = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe: \(probe.stdout) \(probe.stderr)")
+        let spokenSeconds = try #require(Double(try ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", speech.path],
+                                                                     timeout: .seconds(30)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        print("trim: sent \(sent) s, speech \(spokenSeconds) s, recorded \(recorded) s")
+        #expect(sent > 4.5, "the client sent \(sent) s")
+        // The speech stays (with the recorder's short pre- and post-roll); the silence goes.
+        #expect(recorded > spokenSeconds - 0.5 && recorded < spokenSeconds + 1.0, "recorded \(recorded) s of \(sent) s sent, speech \(spokenSeconds) s")
+    }
+
     @Test func callbotAnswersAiortc() async throws {
         try Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")

@@ -30,7 +30,7 @@ import Testing
         let help = try Callbot.run(["whip-server", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip-server [<options>] --port <P>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--log-level", "--help", "--version"]))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--trim-silence", "--log-level", "--help", "--version"]))
     }
 
     static let folder: URL = {
@@ -71,6 +71,7 @@ import Testing
         (["whip-server", "--port", "http"], "http"),
         (["whip-server", "--port", "0", "--record", "@/out.mp4"], "name it FILE.webm"),
         (["whip-server", "--port", "0", "--record", "/nonexistent-folder/out.webm"], "does not exist"),
+        (["whip-server", "--port", "0", "--trim-silence"], "add --record FILE.webm"),
         (["whip-server", "--port", "0", "--no-audio", "--audio", "silence"], "cannot be combined"),
         (["whip-server", "--port", "0", "--relay-only"], "--relay-only needs a TURN server"),
     ])
