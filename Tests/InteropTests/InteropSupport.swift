@@ -137,15 +137,21 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for a stdout line starting with `prefix` and returns the rest of it.
+    ///
+    /// The whole package's tests share a two-thread cooperative pool, and CLI tests block
+    /// threads of it while their child processes run, so this loop can be scheduled late: the
+    /// output is checked once more after the deadline.
     func waitForLine(prefix: String, timeout: Duration) async throws -> String {
         let deadline = ContinuousClock.now + timeout
+        func line() -> String? {
+            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map { String($0.dropFirst(prefix.count)) }
+        }
         while ContinuousClock.now < deadline {
-            if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-                return String(line.dropFirst(prefix.count))
-            }
+            if let found = line() { return found }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        if let found = line() { return found }
         throw InteropFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr:\n\(stderrTail())")
     }
 

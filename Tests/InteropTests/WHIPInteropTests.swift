@@ -18,7 +18,7 @@ import Testing
             "whip-server", "--port", "\(port)", "--duration", "120", "--stats-interval", "2", "--report", ours.path,
         ] + ourFlags, folder: folder)
         defer { server.stop() }
-        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         #expect(url == "http://127.0.0.1:\(port)/whip")
         let client = try ChildProcess(name: "peer-whip-client", executable: "python3", arguments: [
             Interop.scripts.appendingPathComponent(script).path, "whip-client", url,
@@ -107,7 +107,7 @@ import Testing
             "--record", folder.appendingPathComponent("echo.webm").path,
         ], folder: folder)
         defer { server.stop() }
-        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
             "whip", url, "--duration", "3", "--stats-interval", "1", "--report", clientReport.path,
         ], folder: folder)
@@ -136,7 +136,7 @@ import Testing
             "whip-server", "--port", "0", "--duration", "60",
         ], folder: folder)
         defer { server.stop() }
-        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
             "whip", url, "--stats-interval", "1", "--report", clientReport.path,
         ], folder: folder)
@@ -177,7 +177,7 @@ import Testing
             "whip-server", "--port", "0", "--duration", "60", "--report", serverReport.path,
         ], folder: folder)
         defer { server.stop() }
-        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
             "whip", url, "--duration", "3", "--audio", audioFile.path, "--video", videoFile.path, "--report", clientReport.path,
         ], folder: folder)
@@ -214,7 +214,7 @@ import Testing
             "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recording.path, "--trim-silence",
         ], folder: folder)
         defer { server.stop() }
-        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(20))
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
             "whip", url, "--duration", "6", "--no-video", "--audio", call.path, "--report", clientReport.path,
         ], folder: folder)
@@ -256,7 +256,7 @@ import Testing
     @Test func callbotOffersToAiortc() async throws {
         try Interop.require(.aiortc)
         let folder = try Interop.workFolder("offer-aiortc")
-        let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, readyTimeout: .seconds(30))
+        let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, readyTimeout: .seconds(60))
         try Self.expectDecodedOnBothEnds(reports)
     }
 
@@ -281,7 +281,7 @@ import Testing
         let turn = try await TurnServer(folder: folder)
         defer { turn.child.stop() }
         let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
-                                             theirFlags: turn.relayOnlyFlags, readyTimeout: .seconds(30))
+                                             theirFlags: turn.relayOnlyFlags, readyTimeout: .seconds(60))
         try Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
         // coturn logs what it relayed once the allocations are released.
         try await Task.sleep(for: .seconds(1))
