@@ -1,19 +1,9 @@
 import Foundation
 import Testing
 
-/// Runs `callbot` on a thread of its own: a call lasts seconds, and a blocked thread of the
-/// (two-thread) cooperative pool would stall every other async test meanwhile.
-func runOffThePool(_ arguments: [String]) async throws -> Callbot.Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try Callbot.run(arguments) })
-        }
-    }
-}
-
 /// `callbot demo`: a loopback call with live statsString and a summary.
 @Test func demoMakesALoopbackCallAndPrintsStats() async throws {
-    let demo = try await runOffThePool(["demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15"])
+    let demo = try await Callbot.run(["demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15"])
     #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
     let lines = demo.stdout.split(separator: "\n").map(String.init)
     #expect(lines.first?.hasPrefix("demo: connected (ICE ") == true)
@@ -34,8 +24,8 @@ func runOffThePool(_ arguments: [String]) async throws -> Callbot.Result {
     #expect(Int(match.6) ?? 0 > 20)
 }
 
-@Test func demoRejectsBadArguments() throws {
-    let bad = try Callbot.run(["demo", "--duration", "0"])
+@Test func demoRejectsBadArguments() async throws {
+    let bad = try await Callbot.run(["demo", "--duration", "0"])
     #expect(bad.status != 0)
     #expect(bad.stderr.contains("--duration"))
 }

@@ -7,18 +7,18 @@ import Testing
     static func own(_ name: String) -> String { root.appendingPathComponent("Fixtures/rtp/\(name)").path }
     static func shared(_ name: String) -> String { root.appendingPathComponent("../shared/fixtures/rtp/\(name)").standardized.path }
 
-    @Test func linesReportTheProducersFrames() throws {
-        let vp8 = try Callbot.run(["rtp", "inspect", Self.own("gstreamer-vp8.pcapng"), "--codec", "96=VP8"])
+    @Test func linesReportTheProducersFrames() async throws {
+        let vp8 = try await Callbot.run(["rtp", "inspect", Self.own("gstreamer-vp8.pcapng"), "--codec", "96=VP8"])
         #expect(vp8.status == 0)
         #expect(vp8.stdout == "ssrc=1111 pt=96 codec=VP8 packets=65 gaps=0 duplicates=0 frames=60 keyframes=2 resolution=320x240\nrtcp: none\n")
-        let opus = try Callbot.run(["rtp", "inspect", Self.own("ffmpeg-opus-sll2.pcapng"), "--codec", "111=opus"])
+        let opus = try await Callbot.run(["rtp", "inspect", Self.own("ffmpeg-opus-sll2.pcapng"), "--codec", "111=opus"])
         #expect(opus.stdout == "ssrc=4444 pt=111 codec=opus packets=101 gaps=0 duplicates=0 frames=101 duration=2020ms\nrtcp: SR=1\n")
-        let unmapped = try Callbot.run(["rtp", "inspect", Self.own("ffmpeg-vp8.pcap")])
+        let unmapped = try await Callbot.run(["rtp", "inspect", Self.own("ffmpeg-vp8.pcap")])
         #expect(unmapped.stdout.hasPrefix("ssrc=3333 pt=96 codec=? packets=118 gaps=0 duplicates=0\n"))
     }
 
-    @Test func jsonHasTheAgreedFieldsWithNulls() throws {
-        let result = try Callbot.run(["rtp", "inspect", "--json", Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
+    @Test func jsonHasTheAgreedFieldsWithNulls() async throws {
+        let result = try await Callbot.run(["rtp", "inspect", "--json", Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
                                       "--codec", "96=VP8", "--codec", "111=opus"])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -42,26 +42,26 @@ import Testing
 
     /// Payload types come from the call's own SDP: Chrome's offer maps 111 to opus, 96 to VP8
     /// and 97 to rtx; `--codec` overrides a mapping.
-    @Test func sdpMapsPayloadTypes() throws {
+    @Test func sdpMapsPayloadTypes() async throws {
         let capture = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
         let offer = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp")
-        let result = try Callbot.run(["rtp", "inspect", capture, "--sdp", offer])
+        let result = try await Callbot.run(["rtp", "inspect", capture, "--sdp", offer])
         #expect(result.status == 0)
         #expect(result.stdout.contains("pt=111 codec=opus packets=345 gaps=0 duplicates=0 frames=345 duration=6900ms"))
         #expect(result.stdout.contains("pt=96 codec=VP8 packets=101 gaps=0 duplicates=0 frames=101 keyframes=1 resolution=320x180"))
         #expect(result.stdout.contains("pt=97 codec=rtx packets=27"))
-        let overridden = try Callbot.run(["rtp", "inspect", capture, "--sdp", offer, "--codec", "97=unknown"])
+        let overridden = try await Callbot.run(["rtp", "inspect", capture, "--sdp", offer, "--codec", "97=unknown"])
         #expect(overridden.stdout.contains("pt=97 codec=unknown"))
-        let broken = try Callbot.run(["rtp", "inspect", capture, "--sdp", Self.own("README.md")])
+        let broken = try await Callbot.run(["rtp", "inspect", capture, "--sdp", Self.own("README.md")])
         #expect(broken.status != 0 && broken.stderr.contains("line 1"))
     }
 
-    @Test func badInputFailsWithAMessage() throws {
-        let missing = try Callbot.run(["rtp", "inspect", "/nonexistent.pcap"])
+    @Test func badInputFailsWithAMessage() async throws {
+        let missing = try await Callbot.run(["rtp", "inspect", "/nonexistent.pcap"])
         #expect(missing.status != 0 && missing.stderr.contains("cannot read"))
-        let notACapture = try Callbot.run(["rtp", "inspect", Self.own("README.md")])
+        let notACapture = try await Callbot.run(["rtp", "inspect", Self.own("README.md")])
         #expect(notACapture.status != 0 && notACapture.stderr.contains("capture file magic"))
-        let badCodec = try Callbot.run(["rtp", "inspect", Self.own("ffmpeg-vp8.pcap"), "--codec", "300=VP8"])
+        let badCodec = try await Callbot.run(["rtp", "inspect", Self.own("ffmpeg-vp8.pcap"), "--codec", "300=VP8"])
         #expect(badCodec.status != 0 && badCodec.stderr.contains("300=VP8"))
     }
 }

@@ -10,8 +10,8 @@ enum SDPFiles {
     static func path(_ name: String) -> String { shared.appendingPathComponent(name).path }
 }
 
-@Test func checkSummarizesEachMediaSection() throws {
-    let result = try Callbot.run(["sdp", "check", SDPFiles.path("chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp")])
+@Test func checkSummarizesEachMediaSection() async throws {
+    let result = try await Callbot.run(["sdp", "check", SDPFiles.path("chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp")])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 6)
@@ -24,14 +24,14 @@ enum SDPFiles {
     #expect(lines[5].hasSuffix("| ssrcs 2614277530 1307682046 FID(2614277530,1307682046) | 8 candidates (host 4, srflx 1, relay 3)"))
 }
 
-@Test func checkShowsDataChannelsRejectionsAndBundleOnly() throws {
-    let firefox = try Callbot.run(["sdp", "check", SDPFiles.path("firefox-153-offer-audio-video-data-full-candidates.sdp")])
+@Test func checkShowsDataChannelsRejectionsAndBundleOnly() async throws {
+    let firefox = try await Callbot.run(["sdp", "check", SDPFiles.path("firefox-153-offer-audio-video-data-full-candidates.sdp")])
     #expect(firefox.status == 0)
     #expect(firefox.stdout.contains("mid 2 application sendrecv UDP/DTLS/SCTP port 49230 | sctp-port 5000 max-message-size 1073741823 | 9 candidates (host 4, srflx 2, relay 3), end-of-candidates\n"))
-    let gstreamer = try Callbot.run(["sdp", "check", SDPFiles.path("gstreamer-1.22-webrtcbin-offer-video-audio-max-bundle-trickle.sdp")])
+    let gstreamer = try await Callbot.run(["sdp", "check", SDPFiles.path("gstreamer-1.22-webrtcbin-offer-video-audio-max-bundle-trickle.sdp")])
     #expect(gstreamer.stdout.contains("mid audio1 audio sendrecv bundle-only UDP/TLS/RTP/SAVPF port 0 | codecs 111 OPUS | ssrcs 1939141854 | 0 candidates\n"))
     let answer = "v=0\no=- 7 2 IN IP4 127.0.0.1\ns=-\nt=0 0\na=ice-lite\nm=application 0 UDP/DTLS/SCTP webrtc-datachannel\nc=IN IP4 0.0.0.0\na=mid:2\n"
-    let rejected = try Callbot.run(["sdp", "check", "-"], stdin: answer)
+    let rejected = try await Callbot.run(["sdp", "check", "-"], stdin: answer)
     #expect(rejected.status == 0)
     #expect(rejected.stdout == """
         session  o=- id 7 version 2, 1 media section
@@ -43,15 +43,15 @@ enum SDPFiles {
         """)
 }
 
-@Test func writeThenJsonEqualsJson() throws {
+@Test func writeThenJsonEqualsJson() async throws {
     for name in ["firefox-153-offer-audio-video-full-candidates-mdns-srflx-relay.sdp", "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp",
                  "spec-jsep-draft-offer-bundle-only-msid.sdp"] {
-        let json = try Callbot.run(["sdp", "check", "--json", SDPFiles.path(name)])
+        let json = try await Callbot.run(["sdp", "check", "--json", SDPFiles.path(name)])
         #expect(json.status == 0)
-        let written = try Callbot.run(["sdp", "check", "--write", SDPFiles.path(name)])
+        let written = try await Callbot.run(["sdp", "check", "--write", SDPFiles.path(name)])
         #expect(written.status == 0)
         #expect(written.stdout.hasPrefix("v=0\r\no="))
-        let again = try Callbot.run(["sdp", "check", "--json", "-"], stdin: written.stdout)
+        let again = try await Callbot.run(["sdp", "check", "--json", "-"], stdin: written.stdout)
         #expect(again.status == 0)
         #expect(again.stdout == json.stdout, "\(name)")
         // The JSON is the model: real values at the expected places.
@@ -62,15 +62,15 @@ enum SDPFiles {
     }
 }
 
-@Test func brokenInputExitsOneWithTheLineNumber() throws {
+@Test func brokenInputExitsOneWithTheLineNumber() async throws {
     let broken = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48k/2\r\n"
-    let result = try Callbot.run(["sdp", "check", "-"], stdin: broken)
+    let result = try await Callbot.run(["sdp", "check", "-"], stdin: broken)
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == "callbot sdp check: <stdin>: line 6 \"a=rtpmap:111 opus/48k/2\": expected a clock rate number in a=rtpmap\n")
-    let missing = try Callbot.run(["sdp", "check", "/nonexistent/offer.sdp"])
+    let missing = try await Callbot.run(["sdp", "check", "/nonexistent/offer.sdp"])
     #expect(missing.status == 1)
     #expect(missing.stderr.contains("cannot read /nonexistent/offer.sdp"))
-    let both = try Callbot.run(["sdp", "check", "--json", "--write", "-"], stdin: broken)
+    let both = try await Callbot.run(["sdp", "check", "--json", "--write", "-"], stdin: broken)
     #expect(both.status != 0)
 }

@@ -17,8 +17,8 @@ import Testing
         return flags
     }
 
-    @Test func whipHasExactlyTheIssueFlags() throws {
-        let help = try Callbot.run(["whip", "--help"])
+    @Test func whipHasExactlyTheIssueFlags() async throws {
+        let help = try await Callbot.run(["whip", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip [<options>] <URL>"))
         #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--log-level", "--help", "--version"]))
@@ -26,8 +26,8 @@ import Testing
         #expect(help.stdout.contains("pattern|black|FILE"))
     }
 
-    @Test func whipServerHasExactlyTheIssueFlags() throws {
-        let help = try Callbot.run(["whip-server", "--help"])
+    @Test func whipServerHasExactlyTheIssueFlags() async throws {
+        let help = try await Callbot.run(["whip-server", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip-server [<options>] --port <P>"))
         #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--trim-silence", "--log-level", "--help", "--version"]))
@@ -75,9 +75,9 @@ import Testing
         (["whip-server", "--port", "0", "--no-audio", "--audio", "silence"], "cannot be combined"),
         (["whip-server", "--port", "0", "--relay-only"], "--relay-only needs a TURN server"),
     ])
-    func badInputIsAClearError(arguments: [String], message: String) throws {
+    func badInputIsAClearError(arguments: [String], message: String) async throws {
         let resolved = arguments.map { $0.replacingOccurrences(of: "@/", with: Self.folder.path + "/") }
-        let result = try Callbot.run(resolved)
+        let result = try await Callbot.run(resolved)
         #expect(result.status != 0)
         #expect(result.stderr.contains(message.replacingOccurrences(of: "@/", with: Self.folder.path + "/")), "\(result.stderr)")
         #expect(result.stdout.isEmpty)

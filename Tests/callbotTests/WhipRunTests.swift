@@ -9,11 +9,11 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test func whipToAClosedPortFailsWithAReport() throws {
+    @Test func whipToAClosedPortFailsWithAReport() async throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("whip-closed-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         // Nothing listens on TCP port 1 of the loopback address.
-        let result = try Callbot.run(["whip", "http://127.0.0.1:1/whip", "--duration", "1", "--report", report])
+        let result = try await Callbot.run(["whip", "http://127.0.0.1:1/whip", "--duration", "1", "--report", report])
         #expect(result.status == 1)
         #expect(result.stderr.contains("WHIP POST http://127.0.0.1:1/whip"), "\(result.stderr)")
         let json = try Self.reportObject(report)
@@ -34,10 +34,10 @@ import Testing
         #expect(result.stdout.contains("REPORT {"))
     }
 
-    @Test func whipServerListensAndReportsNoSession() throws {
+    @Test func whipServerListensAndReportsNoSession() async throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("whip-server-idle-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try Callbot.run(["whip-server", "--port", "0", "--duration", "1", "--report", report])
+        let result = try await Callbot.run(["whip-server", "--port", "0", "--duration", "1", "--report", report])
         #expect(result.status == 1)
         let ready = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("READY ") })
         let url = try #require(URL(string: String(ready.dropFirst("READY ".count))))
@@ -51,7 +51,7 @@ import Testing
         #expect((json["errors"] as? [String])?.first?.hasPrefix("no WHIP session was offered") == true)
     }
 
-    @Test func whipServerOnATakenPortFails() throws {
+    @Test func whipServerOnATakenPortFails() async throws {
         // Two servers on one port: the second cannot listen and says so.
         let first = Process()
         first.executableURL = Callbot.executable
@@ -65,7 +65,7 @@ import Testing
         // Wait for its READY line (bounded by its --duration).
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         guard line.hasPrefix("READY ") else { Issue.record("first server printed \(line)"); return }
-        let second = try Callbot.run(["whip-server", "--port", "\(port)", "--duration", "5"])
+        let second = try await Callbot.run(["whip-server", "--port", "\(port)", "--duration", "5"])
         #expect(second.status == 1)
         #expect(second.stderr.contains("WHIP endpoint"), "\(second.stderr)")
     }
