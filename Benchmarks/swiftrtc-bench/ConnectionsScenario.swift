@@ -1,0 +1,122 @@
+import SwiftRTCBenchReport
+import SwiftRTCCodecs
+import SwiftRTCMedia
+import SwiftRTCPeer
+import SwiftRTCRTP
+
+/// N concurrent audio calls in this process: N loopback ``PeerConnection`` pairs (2N
+/// connections, on the shared transport threads), each side sending a pre-encoded 20 ms Opus
+/// packet every 20 ms and decoding what it receives. Reports CPU per call, RTP loss (packets
+/// the senders sent that the receivers did not count) and resident memory per call.
+enum ConnectionsScenario {
+    /// Calls set up at the same time (more only queue in the DTLS handshakes).
+    static let setupConcurrency = 16
+
+    /// One 20 ms Opus packet of a 440 Hz tone at 32 kbit/s.
+    static func opusPacket() throws -> EncodedFrame {
+        let encoder = try OpusEncoder()
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        var packet = try encoder.encode(tone.nextFrame(milliseconds: 20))
+        for _ in 0..<4 { packet = try encoder.encode(tone.nextFrame(milliseconds: 20)) }
+        return packet
+    }
+
+    static func run(calls count: Int, seconds: Double) async throws -> BenchResult {
+        let packet = try opusPacket()
+        let residentBefore = ProcessUsage.residentBytes()
+        let threadsBefore = ProcessUsage.threadCount()
+        let setupStart = ContinuousClock.now
+        let calls = try await connectAll(count)
+        let setupSeconds = (ContinuousClock.now - setupStart).seconds
+        var tracks: [MediaStreamTrack] = []
+        for call in calls {
+            for pc in [call.offerer, call.answerer] {
+                if let track = await pc.transceivers.first?.sender.track { tracks.append(track) }
+            }
+        }
+        let residentConnected = ProcessUsage.residentBytes()
+        let threadsConnected = ProcessUsage.threadCount()
+
+        // Media: every 20 ms the same packet on every track (timestamps advancing).
+        let before = await counts(calls)
+        let usage = ProcessUsage.now()
+        let start = ContinuousClock.now
+        let frames = Int((seconds * 50).rounded())
+        for index in 0..<frames {
+            var frame = packet
+            frame.timestamp = UInt32(truncatingIfNeeded: index &* 960)
+            for track in tracks { track.push(.encoded(frame)) }
+            try await Task.sleep(until: start + .milliseconds(20 * (index + 1)), clock: .continuous)
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let cpu = ProcessUsage.now().since(usage)
+        try await Task.sleep(for: .milliseconds(300))  // the last packets land
+        let after = await counts(calls)
+        let residentMedia = ProcessUsage.residentBytes()
+        for call in calls { await call.close() }
+
+        let sent = after.sent - before.sent, received = after.received - before.received
+        let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
+        return BenchResult(
+            impl: "swiftrtc", profile: "cm80", scenario: "connections-\(count)", packetsSent: sent,
+            packetsReceived: received, seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: packet.data.count,
+            extra: [
+                ("calls", Double(count)),
+                ("cpu_percent_per_call", cpuPerCall * 100),
+                ("cpu_cores_used", (cpu.user + cpu.system) / elapsed),
+                ("loss_percent", sent > 0 ? Double(max(0, sent - received)) / Double(sent) * 100 : nil),
+                ("frames_decoded", Double(after.decoded - before.decoded)),
+                ("rss_kb_per_call_idle", Double(residentConnected - residentBefore) / 1024 / Double(count)),
+                ("rss_kb_per_call_media", Double(residentMedia - residentBefore) / 1024 / Double(count)),
+                ("threads", Double(threadsConnected)),
+                ("threads_added", Double(threadsConnected - threadsBefore)),
+                ("setup_s", setupSeconds),
+            ],
+            note: "\(count) calls = \(2 * count) PeerConnections, Opus 20 ms both ways, \(packet.data.count)-byte packets")
+    }
+
+    /// Connects `count` calls, `concurrency` at a time, each with an audio track both ways
+    /// (or, without `audioTracks`, an audio transceiver offered and nothing sent).
+    static func connectAll(_ count: Int, audioTracks: Bool = true, concurrency: Int = setupConcurrency) async throws -> [LoopbackCall] {
+        try await withThrowingTaskGroup(of: LoopbackCall.self) { group in
+            var calls: [LoopbackCall] = []
+            var started = 0
+            func startOne() {
+                group.addTask {
+                    try await LoopbackCall.connect(timeout: .seconds(60)) { offerer, answerer in
+                        if audioTracks {
+                            try await offerer.addTrack(MediaStreamTrack(kind: .audio))
+                            try await answerer.addTrack(MediaStreamTrack(kind: .audio))
+                        } else {
+                            try await offerer.addTransceiver(.audio)
+                        }
+                    }
+                }
+                started += 1
+            }
+            while started < min(count, concurrency) { startOne() }
+            while let call = try await group.next() {
+                calls.append(call)
+                if started < count { startOne() }
+            }
+            return calls
+        }
+    }
+
+    /// RTP packets sent and received, and frames decoded, over all calls (from stats).
+    static func counts(_ calls: [LoopbackCall]) async -> (sent: Int, received: Int, decoded: Int) {
+        var sent = 0, received = 0, decoded = 0
+        for call in calls {
+            for pc in [call.offerer, call.answerer] {
+                let report = await pc.stats()
+                for stats in report.all(.outboundRTP) { sent += Int(stats.number("packetsSent") ?? 0) }
+                for stats in report.all(.inboundRTP) {
+                    received += Int(stats.number("packetsReceived") ?? 0)
+                    decoded += Int(stats.number("framesDecoded") ?? 0)
+                }
+            }
+        }
+        return (sent, received, decoded)
+    }
+}
