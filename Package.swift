@@ -136,7 +136,7 @@ let package = Package(
         .target(name: "SwiftRTCBenchReport", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
                 path: "Benchmarks/SwiftRTCBenchReport"),
         .executableTarget(name: "swiftrtc-bench", dependencies: [
-            "SwiftRTCBenchReport", "SwiftRTCPeer", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
+            "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
             "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/swiftrtc-bench"),
         .executableTarget(name: "swiftrtc-bench-limit", dependencies: ["CSRTP"], path: "Benchmarks/swiftrtc-bench-limit"),

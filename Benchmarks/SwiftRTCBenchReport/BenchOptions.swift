@@ -31,6 +31,10 @@ public struct BenchOptions: ParsableArguments, Sendable {
     @Option(help: "Seconds the connect/close cycles may take at most (fewer cycles run if the budget is up).")
     public var cycleBudget: Double = 150
 
+    /// SwiftRTC's own log (ICE pairs, DTLS handshakes...) on standard error; off by default.
+    @Flag(help: "Print SwiftRTC's log (connection events) on standard error.")
+    public var log = false
+
     public init() {}
 
     public mutating func validate() throws {

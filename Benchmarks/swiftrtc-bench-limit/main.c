@@ -8,6 +8,7 @@
 //     swiftrtc-bench-limit udp|cm80|gcm SECONDS [PAYLOAD]
 //
 // Prints one line: packets_sent packets_received seconds cpu_user_s cpu_sys_s max_rss_kb
+// (max_rss_kb is VmHWM of this process: ru_maxrss would report the spawning parent's).
 // It runs as its own process so that SwiftRTC's crypto replacement cannot reach it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -39,6 +40,18 @@ static int bound_socket(struct sockaddr_in *address) {
     socklen_t length = sizeof *address;
     getsockname(fd, (struct sockaddr *)address, &length);
     return fd;
+}
+
+static long peak_resident_kb(void) {
+    FILE *status = fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    long kb = 0;
+    while (fgets(line, sizeof line, status)) {
+        if (strncmp(line, "VmHWM:", 6) == 0) { kb = atol(line + 6); break; }
+    }
+    fclose(status);
+    return kb;
 }
 
 static srtp_t make_session(int gcm, int outbound) {
@@ -113,7 +126,7 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &usage);
     printf("%ld %ld %.6f %.6f %.6f %ld\n", sent, delivered, elapsed,
            (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6,
-           (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6, usage.ru_maxrss);
+           (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6, peak_resident_kb());
     if (srtp) {
         srtp_dealloc(sender);
         srtp_dealloc(receiver);

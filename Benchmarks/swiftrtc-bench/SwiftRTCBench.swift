@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SwiftRTCBenchReport
+import SwiftRTCCore
 
 /// `swiftrtc-bench`: SwiftRTC's figures beside the limits of the machine and of the C
 /// libraries underneath (Benchmarks/README.md).
@@ -18,6 +19,7 @@ struct SwiftRTCBench: AsyncParsableCommand {
     /// Runs `scenarios` in order, printing each result as a JSON line as it comes, or the
     /// table (with the ratios to the limits) at the end.
     static func run(_ scenarios: [Scenario], options: BenchOptions) async throws {
+        SwiftRTCLogging.level = options.log ? .basic : .nothing
         let descriptors = ProcessUsage.raiseFileLimit()
         progress("swiftrtc-bench: \(scenarios.map(\.rawValue).joined(separator: ", ")); open files up to \(descriptors); load \(loadAverage())")
         var results: [BenchResult] = []

@@ -50,6 +50,8 @@ final class Window: Sendable {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.received += count
             state.lastReceived = .now
+            // One given up on arrived after all: it no longer frees a place twice.
+            state.abandoned -= min(state.abandoned, max(0, -state.inFlight))
             guard let waiter = state.waiter, state.inFlight <= size / 2 else { return nil }
             state.waiter = nil
             state.sent += 1  // the waiting sender's packet
