@@ -50,11 +50,16 @@ enum ThroughputScenario {
     static func encodeVP8(count: Int = 30, bitrate: Int = 20_000_000) throws -> [EncodedFrame] {
         let encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 640, height: 480, targetBitrate: bitrate, speed: -8))
         var source = TestPatternSource(width: 640, height: 480, framesPerSecond: 30)
-        var random = SystemRandomNumberGenerator()
+        var state: UInt32 = 0x1234_5678  // xorshift32: cheap noise, the same every run
         var frames: [EncodedFrame] = []
         for _ in 0..<count {
             guard var picture = source.readFrame() else { break }
-            for i in stride(from: 0, to: picture.y.count, by: 2) { picture.y[i] &+= UInt8.random(in: 0...31, using: &random) }
+            for i in stride(from: 0, to: picture.y.count, by: 2) {
+                state ^= state << 13
+                state ^= state >> 17
+                state ^= state << 5
+                picture.y[i] &+= UInt8(truncatingIfNeeded: state & 31)
+            }
             encoder.requestKeyframe()
             if let frame = try encoder.encode(picture) { frames.append(frame) }
         }
@@ -114,7 +119,7 @@ enum ThroughputScenario {
         let primeDeadline = ContinuousClock.now + .seconds(5)
         while window.counts.received == 0 {
             guard ContinuousClock.now < primeDeadline else { throw BenchError("the first frame never arrived") }
-            await window.acquire()
+            window.countSent()
             push(index)
             index += 1
             try await Task.sleep(for: .milliseconds(20))

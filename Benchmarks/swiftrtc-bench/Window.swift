@@ -45,6 +45,9 @@ final class Window: Sendable {
         }
     }
 
+    /// Counts one as sent without waiting (priming the path before the run).
+    func countSent() { state.withLock { $0.sent += 1 } }
+
     /// Counts one received; wakes the sender once half the window is free again.
     func received(_ count: Int = 1) {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
