@@ -23,6 +23,7 @@ enum ConnectionsScenario {
 
     static func run(calls count: Int, seconds: Double) async throws -> BenchResult {
         let packet = try opusPacket()
+        ProcessUsage.trimHeap()
         let residentBefore = ProcessUsage.residentBytes()
         let threadsBefore = ProcessUsage.threadCount()
         let setupStart = ContinuousClock.now
@@ -35,27 +36,35 @@ enum ConnectionsScenario {
             }
         }
         let residentConnected = ProcessUsage.residentBytes()
-        let threadsConnected = ProcessUsage.threadCount()
 
         // Media: every 20 ms the same packet on every track (timestamps advancing).
         let before = await counts(calls)
         let usage = ProcessUsage.now()
         let start = ContinuousClock.now
         let frames = Int((seconds * 50).rounded())
+        var pushed = 0, late = 0
+        var threadsDuringMedia = 0
         for index in 0..<frames {
             var frame = packet
             frame.timestamp = UInt32(truncatingIfNeeded: index &* 960)
             for track in tracks { track.push(.encoded(frame)) }
-            try await Task.sleep(until: start + .milliseconds(20 * (index + 1)), clock: .continuous)
+            pushed += tracks.count
+            if index == frames / 2 { threadsDuringMedia = ProcessUsage.threadCount() }
+            let next = start + .milliseconds(20 * (index + 1))
+            if ContinuousClock.now > next + .milliseconds(20) { late += 1 }
+            try await Task.sleep(until: next, clock: .continuous)
         }
         let elapsed = (ContinuousClock.now - start).seconds
         let cpu = ProcessUsage.now().since(usage)
         try await Task.sleep(for: .milliseconds(300))  // the last packets land
         let after = await counts(calls)
         let residentMedia = ProcessUsage.residentBytes()
-        for call in calls { await call.close() }
+        await closeAll(calls)
 
-        let sent = after.sent - before.sent, received = after.received - before.received
+        // Sent: the frames the application pushed (a sender that falls behind drops the oldest
+        // frames of its track, which counts as loss); received: RTP packets the receivers got.
+        let rtpSent = after.sent - before.sent, received = after.received - before.received
+        let sent = pushed
         let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
         return BenchResult(
             impl: "swiftrtc", profile: "cm80", scenario: "connections-\(count)", packetsSent: sent,
@@ -66,11 +75,13 @@ enum ConnectionsScenario {
                 ("cpu_percent_per_call", cpuPerCall * 100),
                 ("cpu_cores_used", (cpu.user + cpu.system) / elapsed),
                 ("loss_percent", sent > 0 ? Double(max(0, sent - received)) / Double(sent) * 100 : nil),
+                ("rtp_sent", Double(rtpSent)),
+                ("late_ticks", Double(late)),
                 ("frames_decoded", Double(after.decoded - before.decoded)),
                 ("rss_kb_per_call_idle", Double(residentConnected - residentBefore) / 1024 / Double(count)),
                 ("rss_kb_per_call_media", Double(residentMedia - residentBefore) / 1024 / Double(count)),
-                ("threads", Double(threadsConnected)),
-                ("threads_added", Double(threadsConnected - threadsBefore)),
+                ("threads_during_media", Double(threadsDuringMedia)),
+                ("threads_before", Double(threadsBefore)),
                 ("setup_s", setupSeconds),
             ],
             note: "\(count) calls = \(2 * count) PeerConnections, Opus 20 ms both ways, \(packet.data.count)-byte packets")
@@ -101,6 +112,16 @@ enum ConnectionsScenario {
                 if started < count { startOne() }
             }
             return calls
+        }
+    }
+
+    /// Closes every call, a few at a time.
+    static func closeAll(_ calls: [LoopbackCall]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for (index, call) in calls.enumerated() {
+                if index >= setupConcurrency { await group.next() }
+                group.addTask { await call.close() }
+            }
         }
     }
 

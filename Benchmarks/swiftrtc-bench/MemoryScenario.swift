@@ -12,13 +12,14 @@ enum MemoryScenario {
 
     static func run(cycles: Int, budget: Double) async throws -> [BenchResult] {
         // Per idle connection.
+        ProcessUsage.trimHeap()
         let before = ProcessUsage.residentBytes()
         let usage = ProcessUsage.now()
         let start = ContinuousClock.now
         let calls = try await ConnectionsScenario.connectAll(idlePairs, audioTracks: false)
         try await Task.sleep(for: .seconds(1))
         let held = ProcessUsage.residentBytes()
-        for call in calls { await call.close() }
+        await ConnectionsScenario.closeAll(calls)
         let idleSeconds = (ContinuousClock.now - start).seconds
         let idleCPU = ProcessUsage.now().since(usage)
         let perConnection = Double(held - before) / Double(2 * idlePairs) / 1024
@@ -40,12 +41,17 @@ enum MemoryScenario {
         while done < cycles, ContinuousClock.now < deadline {
             let batch = min(cycleConcurrency, cycles - done)
             let pairs = try await ConnectionsScenario.connectAll(batch, audioTracks: false, concurrency: batch)
-            for call in pairs { await call.close() }
+            await ConnectionsScenario.closeAll(pairs)
             done += batch
-            if afterWarmUp == nil, done >= warmUp { afterWarmUp = ProcessUsage.residentBytes(); samples.append((done, afterWarmUp ?? 0)) }
+            if afterWarmUp == nil, done >= warmUp {
+                ProcessUsage.trimHeap()
+                afterWarmUp = ProcessUsage.residentBytes()
+                samples.append((done, afterWarmUp ?? 0))
+            }
             if done % 1000 < batch { samples.append((done, ProcessUsage.residentBytes())) }
         }
         try await Task.sleep(for: .milliseconds(500))
+        ProcessUsage.trimHeap()
         let end = ProcessUsage.residentBytes()
         let cycleSeconds = (ContinuousClock.now - cycleStart).seconds
         let cycleCPU = ProcessUsage.now().since(cycleUsage)

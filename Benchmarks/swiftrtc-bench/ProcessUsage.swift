@@ -36,6 +36,15 @@ struct ProcessUsage {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Gives freed heap memory back to the system (`malloc_trim`), so that resident memory
+    /// measures what is in use rather than what earlier scenarios freed.
+    /// (glibc's `malloc.h` is not in the Glibc module: found with `dlsym`.)
+    static func trimHeap() {
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+
     /// Threads of this process now (`/proc/self/status`).
     static func threadCount() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

@@ -57,11 +57,11 @@ import Testing
         ]
         let rows = BenchTable.addingRatios(limits + [Self.sample(), Self.sample(scenario: "setup")])
         let ours = rows[3]
-        #expect(ours["ratio_udp"] == 0.4)
-        #expect(ours["ratio_libsrtp_cm80"] == 1)
-        #expect(ours["ratio_libsrtp_gcm"] == 0.5)
-        #expect(rows[4]["ratio_udp"] == nil)
-        #expect(rows[0]["ratio_udp"] == nil)
+        #expect(ours[extra: "ratio_udp"] == 0.4)
+        #expect(ours[extra: "ratio_libsrtp_cm80"] == 1)
+        #expect(ours[extra: "ratio_libsrtp_gcm"] == 0.5)
+        #expect(rows[4][extra: "ratio_udp"] == nil)
+        #expect(rows[0][extra: "ratio_udp"] == nil)
         let table = BenchTable.render(rows)
         #expect(table.split(separator: "\n").count == 6)
         #expect(table.contains("ratio_libsrtp_cm80=1"))
