@@ -38,10 +38,12 @@ enum MemoryScenario {
         var done = 0
         var afterWarmUp: Int?
         var samples: [(cycles: Int, rss: Int)] = []
+        var lastClosed: [WeakConnection] = []
         while done < cycles, ContinuousClock.now < deadline {
             let batch = min(cycleConcurrency, cycles - done)
             let pairs = try await ConnectionsScenario.connectAll(batch, audioTracks: false, concurrency: batch)
             await ConnectionsScenario.closeAll(pairs)
+            lastClosed = pairs.flatMap { [WeakConnection($0.offerer), WeakConnection($0.answerer)] }
             done += batch
             if afterWarmUp == nil, done >= warmUp {
                 ProcessUsage.trimHeap()
@@ -56,6 +58,8 @@ enum MemoryScenario {
         let cycleSeconds = (ContinuousClock.now - cycleStart).seconds
         let cycleCPU = ProcessUsage.now().since(cycleUsage)
         let growth = Double(end - (afterWarmUp ?? end)) / 1_048_576
+        // Connections of the last batch still alive half a second after close: leaked.
+        let alive = lastClosed.filter { $0.connection != nil }.count
         let trace = samples.map { "\($0.cycles):\($0.rss / 1_048_576)MB" }.joined(separator: " ")
         let cyclesResult = BenchResult(
             impl: "swiftrtc", profile: "cm80", scenario: "memory-cycles", packetsSent: 0, packetsReceived: 0,
@@ -65,9 +69,15 @@ enum MemoryScenario {
                 ("cycles", Double(done)), ("cycles_asked", Double(cycles)),
                 ("ms_per_cycle", cycleSeconds / Double(max(done, 1)) * 1000),
                 ("rss_mb_after_warmup", Double(afterWarmUp ?? end) / 1_048_576), ("rss_mb_end", Double(end) / 1_048_576),
-                ("growth_mb", growth), ("growth_kb_per_cycle", done > warmUp ? growth * 1024 / Double(done - warmUp) : nil),
+                ("growth_mb", growth), ("closed_connections_still_alive", Double(alive)), ("growth_kb_per_cycle", done > warmUp ? growth * 1024 / Double(done - warmUp) : nil),
             ],
             note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss " + trace)
         return [idle, cyclesResult]
     }
+}
+
+/// A closed connection, to see whether it was freed.
+struct WeakConnection {
+    weak var connection: PeerConnection?
+    init(_ connection: PeerConnection) { self.connection = connection }
 }
