@@ -131,6 +131,16 @@ let package = Package(
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/TransportBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
 
+        // swiftrtc-bench: throughput, concurrent calls, setup time and memory against the limits
+        // (Benchmarks/README.md); the limits' C loop runs as its own process, on stock libsrtp.
+        .target(name: "SwiftRTCBenchReport", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+                path: "Benchmarks/SwiftRTCBenchReport"),
+        .executableTarget(name: "swiftrtc-bench", dependencies: [
+            "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
+            "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/swiftrtc-bench"),
+        .executableTarget(name: "swiftrtc-bench-limit", dependencies: ["CSRTP"], path: "Benchmarks/swiftrtc-bench-limit"),
+
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
@@ -155,6 +165,7 @@ let package = Package(
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "OffThePool"]),
+        .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
         .testTarget(name: "InteropTests", dependencies: ["OffThePool"]),

@@ -1,0 +1,143 @@
+import SwiftRTCBenchReport
+import SwiftRTCCodecs
+import SwiftRTCMedia
+import SwiftRTCPeer
+import SwiftRTCRTP
+
+/// N concurrent audio calls in this process: N loopback ``PeerConnection`` pairs (2N
+/// connections, on the shared transport threads), each side sending a pre-encoded 20 ms Opus
+/// packet every 20 ms and decoding what it receives. Reports CPU per call, RTP loss (packets
+/// the senders sent that the receivers did not count) and resident memory per call.
+enum ConnectionsScenario {
+    /// Calls set up at the same time (more only queue in the DTLS handshakes).
+    static let setupConcurrency = 16
+
+    /// One 20 ms Opus packet of a 440 Hz tone at 32 kbit/s.
+    static func opusPacket() throws -> EncodedFrame {
+        let encoder = try OpusEncoder()
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        var packet = try encoder.encode(tone.nextFrame(milliseconds: 20))
+        for _ in 0..<4 { packet = try encoder.encode(tone.nextFrame(milliseconds: 20)) }
+        return packet
+    }
+
+    static func run(calls count: Int, seconds: Double) async throws -> BenchResult {
+        let packet = try opusPacket()
+        ProcessUsage.trimHeap()
+        let residentBefore = ProcessUsage.residentBytes()
+        let threadsBefore = ProcessUsage.threadCount()
+        let setupStart = ContinuousClock.now
+        let calls = try await connectAll(count)
+        let setupSeconds = (ContinuousClock.now - setupStart).seconds
+        var tracks: [MediaStreamTrack] = []
+        for call in calls {
+            for pc in [call.offerer, call.answerer] {
+                if let track = await pc.transceivers.first?.sender.track { tracks.append(track) }
+            }
+        }
+        let residentConnected = ProcessUsage.residentBytes()
+
+        // Media: every 20 ms the same packet on every track (timestamps advancing).
+        let before = await counts(calls)
+        let usage = ProcessUsage.now()
+        let start = ContinuousClock.now
+        let frames = Int((seconds * 50).rounded())
+        var pushed = 0, late = 0
+        var threadsDuringMedia = 0
+        for index in 0..<frames {
+            var frame = packet
+            frame.timestamp = UInt32(truncatingIfNeeded: index &* 960)
+            for track in tracks { track.push(.encoded(frame)) }
+            pushed += tracks.count
+            if index == frames / 2 { threadsDuringMedia = ProcessUsage.threadCount() }
+            let next = start + .milliseconds(20 * (index + 1))
+            if ContinuousClock.now > next + .milliseconds(20) { late += 1 }
+            try await Task.sleep(until: next, clock: .continuous)
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let cpu = ProcessUsage.now().since(usage)
+        try await Task.sleep(for: .milliseconds(300))  // the last packets land
+        let after = await counts(calls)
+        let residentMedia = ProcessUsage.residentBytes()
+        await closeAll(calls)
+
+        // Sent: the frames the application pushed (a sender that falls behind drops the oldest
+        // frames of its track, which counts as loss); received: RTP packets the receivers got.
+        let rtpSent = after.sent - before.sent, received = after.received - before.received
+        let sent = pushed
+        let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
+        return BenchResult(
+            impl: "swiftrtc", profile: "cm80", scenario: "connections-\(count)", packetsSent: sent,
+            packetsReceived: received, seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: packet.data.count,
+            extra: [
+                ("calls", Double(count)),
+                ("cpu_percent_per_call", cpuPerCall * 100),
+                ("cpu_cores_used", (cpu.user + cpu.system) / elapsed),
+                ("loss_percent", sent > 0 ? Double(max(0, sent - received)) / Double(sent) * 100 : nil),
+                ("rtp_sent", Double(rtpSent)),
+                ("late_ticks", Double(late)),
+                ("frames_decoded", Double(after.decoded - before.decoded)),
+                ("rss_kb_per_call_idle", Double(residentConnected - residentBefore) / 1024 / Double(count)),
+                ("rss_kb_per_call_media", Double(residentMedia - residentBefore) / 1024 / Double(count)),
+                ("threads_during_media", Double(threadsDuringMedia)),
+                ("threads_before", Double(threadsBefore)),
+                ("setup_s", setupSeconds),
+            ],
+            note: "\(count) calls = \(2 * count) PeerConnections, Opus 20 ms both ways, \(packet.data.count)-byte packets")
+    }
+
+    /// Connects `count` calls, `concurrency` at a time, each with an audio track both ways
+    /// (or, without `audioTracks`, an audio transceiver offered and nothing sent).
+    static func connectAll(_ count: Int, audioTracks: Bool = true, concurrency: Int = setupConcurrency) async throws -> [LoopbackCall] {
+        try await withThrowingTaskGroup(of: LoopbackCall.self) { group in
+            var calls: [LoopbackCall] = []
+            var started = 0
+            func startOne() {
+                group.addTask {
+                    try await LoopbackCall.connect(timeout: .seconds(60)) { offerer, answerer in
+                        if audioTracks {
+                            try await offerer.addTrack(MediaStreamTrack(kind: .audio))
+                            try await answerer.addTrack(MediaStreamTrack(kind: .audio))
+                        } else {
+                            try await offerer.addTransceiver(.audio)
+                        }
+                    }
+                }
+                started += 1
+            }
+            while started < min(count, concurrency) { startOne() }
+            while let call = try await group.next() {
+                calls.append(call)
+                if started < count { startOne() }
+            }
+            return calls
+        }
+    }
+
+    /// Closes every call, a few at a time.
+    static func closeAll(_ calls: [LoopbackCall]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for (index, call) in calls.enumerated() {
+                if index >= setupConcurrency { await group.next() }
+                group.addTask { await call.close() }
+            }
+        }
+    }
+
+    /// RTP packets sent and received, and frames decoded, over all calls (from stats).
+    static func counts(_ calls: [LoopbackCall]) async -> (sent: Int, received: Int, decoded: Int) {
+        var sent = 0, received = 0, decoded = 0
+        for call in calls {
+            for pc in [call.offerer, call.answerer] {
+                let report = await pc.stats()
+                for stats in report.all(.outboundRTP) { sent += Int(stats.number("packetsSent") ?? 0) }
+                for stats in report.all(.inboundRTP) {
+                    received += Int(stats.number("packetsReceived") ?? 0)
+                    decoded += Int(stats.number("framesDecoded") ?? 0)
+                }
+            }
+        }
+        return (sent, received, decoded)
+    }
+}

@@ -1,0 +1,84 @@
+import SwiftRTCDTLS
+import SwiftRTCPeer
+
+/// Two ``PeerConnection``s of this process connected over loopback (ICE host candidates on
+/// 127.0.0.1, DTLS, SRTP AES-CM-80), offer/answer and trickled candidates passed directly.
+struct LoopbackCall: Sendable {
+    let offerer: PeerConnection
+    let answerer: PeerConnection
+    /// Time from `createOffer` until both sides were connected.
+    let setupTime: Duration
+
+    /// Certificates made once: generating an ECDSA key per connection would measure key
+    /// generation, which a bot does once per process too.
+    static let certificates: (DtlsCertificate, DtlsCertificate) = {
+        do { return (try DtlsCertificate.generate(), try DtlsCertificate.generate()) } catch { fatalError("DTLS certificate: \(error)") }
+    }()
+
+    static func configuration(_ certificate: DtlsCertificate) -> PeerConnection.Configuration {
+        PeerConnection.Configuration(certificate: certificate, gatherAddresses: ["127.0.0.1"])
+    }
+
+    /// Makes both connections; `prepare` adds tracks or transceivers to each (offerer first)
+    /// before the offer; then connects them.
+    static func connect(timeout: Duration = .seconds(30),
+                        prepare: (PeerConnection, PeerConnection) async throws -> Void) async throws -> LoopbackCall {
+        let offerer = try PeerConnection(configuration: configuration(certificates.0))
+        let answerer = try PeerConnection(configuration: configuration(certificates.1))
+        try await prepare(offerer, answerer)
+        let offererStates = await offerer.connectionStates(), answererStates = await answerer.connectionStates()
+        let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
+        let start = ContinuousClock.now
+        let offer = try await offerer.createOffer()
+        try await offerer.setLocalDescription(offer)
+        try await answerer.setRemoteDescription(offer)
+        let answer = try await answerer.createAnswer()
+        try await answerer.setLocalDescription(answer)
+        try await offerer.setRemoteDescription(answer)
+        let forwarding = [forward(offererCandidates, to: answerer), forward(answererCandidates, to: offerer)]
+        defer { for task in forwarding { task.cancel() } }
+        let connected = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await reaches(.connected, offererStates) }
+            group.addTask { await reaches(.connected, answererStates) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            var both = 0
+            for await result in group {
+                guard result else { break }
+                both += 1
+                if both == 2 { break }
+            }
+            group.cancelAll()
+            return both == 2
+        }
+        let setupTime = ContinuousClock.now - start
+        guard connected else {
+            let states = (await offerer.connectionState, await answerer.connectionState)
+            await offerer.close()
+            await answerer.close()
+            throw BenchError("a loopback call did not connect within \(timeout): offerer \(states.0), answerer \(states.1)")
+        }
+        return LoopbackCall(offerer: offerer, answerer: answerer, setupTime: setupTime)
+    }
+
+    /// Whether `states` reaches `wanted` (false if it ends or fails first).
+    private static func reaches(_ wanted: PeerConnectionState, _ states: AsyncStream<PeerConnectionState>) async -> Bool {
+        for await state in states {
+            if state == wanted { return true }
+            if state == .failed || state == .closed { return false }
+        }
+        return false
+    }
+
+    private static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) -> Task<Void, Never> {
+        Task { for await candidate in candidates { try? await peer.addIceCandidate(candidate) } }
+    }
+
+    /// Closes both sides.
+    func close() async {
+        await offerer.close()
+        await answerer.close()
+    }
+}

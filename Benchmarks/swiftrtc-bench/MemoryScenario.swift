@@ -1,0 +1,83 @@
+import SwiftRTCBenchReport
+import SwiftRTCPeer
+
+/// Memory: resident memory per idle connected ``PeerConnection`` (an audio transceiver each
+/// way, no media), and the growth of resident memory over connect/close cycles, which must be
+/// flat (every cycle connects a loopback pair and closes both).
+enum MemoryScenario {
+    /// Idle pairs held at once to measure memory per connection.
+    static let idlePairs = 50
+    /// Cycles running at the same time.
+    static let cycleConcurrency = 8
+
+    static func run(cycles: Int, budget: Double) async throws -> [BenchResult] {
+        // Per idle connection.
+        ProcessUsage.trimHeap()
+        let before = ProcessUsage.residentBytes()
+        let usage = ProcessUsage.now()
+        let start = ContinuousClock.now
+        let calls = try await ConnectionsScenario.connectAll(idlePairs, audioTracks: false)
+        try await Task.sleep(for: .seconds(1))
+        let held = ProcessUsage.residentBytes()
+        await ConnectionsScenario.closeAll(calls)
+        let idleSeconds = (ContinuousClock.now - start).seconds
+        let idleCPU = ProcessUsage.now().since(usage)
+        let perConnection = Double(held - before) / Double(2 * idlePairs) / 1024
+        let idle = BenchResult(
+            impl: "swiftrtc", profile: "cm80", scenario: "memory-idle", packetsSent: 0, packetsReceived: 0,
+            seconds: idleSeconds, cpuUserSeconds: idleCPU.user, cpuSystemSeconds: idleCPU.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
+            extra: [("connections", Double(2 * idlePairs)), ("rss_kb_per_connection", perConnection)],
+            note: "\(idlePairs) idle connected pairs held")
+
+        // Growth over cycles: resident memory after a warm-up tenth, and at the end.
+        let cycleUsage = ProcessUsage.now()
+        let cycleStart = ContinuousClock.now
+        let deadline = cycleStart + .milliseconds(Int64(budget * 1000))
+        let warmUp = max(1, min(cycles / 10, 200))
+        var done = 0
+        var afterWarmUp: Int?
+        var samples: [(cycles: Int, rss: Int)] = []
+        var lastClosed: [WeakConnection] = []
+        while done < cycles, ContinuousClock.now < deadline {
+            let batch = min(cycleConcurrency, cycles - done)
+            let pairs = try await ConnectionsScenario.connectAll(batch, audioTracks: false, concurrency: batch)
+            await ConnectionsScenario.closeAll(pairs)
+            lastClosed = pairs.flatMap { [WeakConnection($0.offerer), WeakConnection($0.answerer)] }
+            done += batch
+            if afterWarmUp == nil, done >= warmUp {
+                ProcessUsage.trimHeap()
+                afterWarmUp = ProcessUsage.residentBytes()
+                samples.append((done, afterWarmUp ?? 0))
+            }
+            if done % 1000 < batch { samples.append((done, ProcessUsage.residentBytes())) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        ProcessUsage.trimHeap()
+        let end = ProcessUsage.residentBytes()
+        let cycleSeconds = (ContinuousClock.now - cycleStart).seconds
+        let cycleCPU = ProcessUsage.now().since(cycleUsage)
+        let growth = Double(end - (afterWarmUp ?? end)) / 1_048_576
+        // Connections of the last batch still alive half a second after close: leaked.
+        let alive = lastClosed.filter { $0.connection != nil }.count
+        let trace = samples.map { "\($0.cycles):\($0.rss / 1_048_576)MB" }.joined(separator: " ")
+        let cyclesResult = BenchResult(
+            impl: "swiftrtc", profile: "cm80", scenario: "memory-cycles", packetsSent: 0, packetsReceived: 0,
+            seconds: cycleSeconds, cpuUserSeconds: cycleCPU.user, cpuSystemSeconds: cycleCPU.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
+            extra: [
+                ("cycles", Double(done)), ("cycles_asked", Double(cycles)),
+                ("ms_per_cycle", cycleSeconds / Double(max(done, 1)) * 1000),
+                ("rss_mb_after_warmup", Double(afterWarmUp ?? end) / 1_048_576), ("rss_mb_end", Double(end) / 1_048_576),
+                ("growth_mb", growth), ("closed_connections_still_alive", Double(alive)), ("growth_kb_per_cycle", done > warmUp ? growth * 1024 / Double(done - warmUp) : nil),
+            ],
+            note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss " + trace)
+        return [idle, cyclesResult]
+    }
+}
+
+/// A closed connection, to see whether it was freed.
+struct WeakConnection {
+    weak var connection: PeerConnection?
+    init(_ connection: PeerConnection) { self.connection = connection }
+}

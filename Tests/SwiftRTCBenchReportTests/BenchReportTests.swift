@@ -1,0 +1,87 @@
+import Foundation
+import SwiftRTCBenchReport
+import Testing
+
+/// swiftrtc-bench's options and output format, without running any benchmark.
+@Suite struct BenchReportTests {
+    static func sample(scenario: String = "throughput", impl: String = "swiftrtc", received: Int = 200_000) -> BenchResult {
+        BenchResult(impl: impl, profile: "cm80", scenario: scenario, packetsSent: 200_016, packetsReceived: received,
+                    seconds: 2, cpuUserSeconds: 1.5, cpuSystemSeconds: 2.25, maxRSSMegabytes: 41.5, payloadBytes: 1200,
+                    extra: [("cpu_us_per_packet", 18.75), ("missing", nil)], note: "window \"16\"")
+    }
+
+    @Test func jsonLineHasEveryRequiredFieldWithItsValue() throws {
+        let line = Self.sample().jsonLine
+        #expect(!line.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["impl"] as? String == "swiftrtc")
+        #expect(object["profile"] as? String == "cm80")
+        #expect(object["scenario"] as? String == "throughput")
+        #expect(object["packets_sent"] as? Int == 200_016)
+        #expect(object["packets_received"] as? Int == 200_000)
+        #expect(object["seconds"] as? Double == 2)
+        #expect(object["pps_received"] as? Double == 100_000)
+        #expect(object["mbps"] as? Double == 960)  // 100k/s x 1200 bytes x 8
+        #expect(object["cpu_user_s"] as? Double == 1.5)
+        #expect(object["cpu_sys_s"] as? Double == 2.25)
+        #expect(object["max_rss_mb"] as? Double == 41.5)
+        #expect(object["cpu_us_per_packet"] as? Double == 18.75)
+        #expect(object["missing"] is NSNull)
+        #expect(object["note"] as? String == "window \"16\"")
+        // Required fields first, in the issue's order.
+        #expect(line.hasPrefix(#"{"impl":"swiftrtc","profile":"cm80","scenario":"throughput","packets_sent":200016,"packets_received":200000,"seconds":2,"pps_received":100000,"mbps":960,"cpu_user_s":1.5,"cpu_sys_s":2.25,"max_rss_mb":41.5,"#))
+    }
+
+    @Test(arguments: [
+        (1.0 / 3, "0.3333"), (2.0, "2"), (-0.5, "-0.5"), (Double.nan, "null"), (Double.infinity, "null"), (123456.78901, "123456.789"),
+    ])
+    func jsonNumbers(value: Double, text: String) {
+        var result = Self.sample()
+        result.extra = [("x", value)]
+        result.note = nil
+        #expect(result.jsonLine.hasSuffix(#","x":\#(text)}"#))
+    }
+
+    @Test func jsonStringsAreEscaped() throws {
+        var result = Self.sample()
+        result.note = "a\\b\n\t\u{01}é"
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.jsonLine.utf8)) as? [String: Any])
+        #expect(object["note"] as? String == "a\\b\n\t\u{01}é")
+    }
+
+    @Test func ratiosToTheLimitsGoOnOurThroughputRowsOnly() {
+        let limits = [
+            Self.sample(scenario: "limit-udp", impl: "udp", received: 500_000),
+            Self.sample(scenario: "limit-srtp-cm80", impl: "libsrtp-c", received: 200_000),
+            Self.sample(scenario: "limit-srtp-gcm", impl: "libsrtp-c", received: 400_000),
+        ]
+        let rows = BenchTable.addingRatios(limits + [Self.sample(), Self.sample(scenario: "setup")])
+        let ours = rows[3]
+        #expect(ours[extra: "ratio_udp"] == 0.4)
+        #expect(ours[extra: "ratio_libsrtp_cm80"] == 1)
+        #expect(ours[extra: "ratio_libsrtp_gcm"] == 0.5)
+        #expect(rows[4][extra: "ratio_udp"] == nil)
+        #expect(rows[0][extra: "ratio_udp"] == nil)
+        let table = BenchTable.render(rows)
+        #expect(table.split(separator: "\n").count == 6)
+        #expect(table.contains("ratio_libsrtp_cm80=1"))
+        #expect(table.contains("ratio_libsrtp_gcm=0.5"))
+    }
+
+    @Test func optionsParse() throws {
+        let options = try BenchOptions.parse(["--seconds", "2", "--json", "--calls", "10", "100", "--setup-calls", "20"])
+        #expect(options.seconds == 2)
+        #expect(options.json)
+        #expect(options.calls == [10, 100])
+        #expect(options.setupCalls == 20)
+        let defaults = try BenchOptions.parse([])
+        #expect(defaults.json == false)
+        #expect(defaults.calls == [10, 100, 500, 1000])
+        #expect(defaults.cycles == 10_000)
+    }
+
+    @Test(arguments: [["--seconds", "0"], ["--calls", "0"], ["--setup-calls", "0"], ["--seconds", "x"], ["--bogus"]])
+    func badOptionsAreRefused(arguments: [String]) {
+        #expect(throws: (any Error).self) { try BenchOptions.parse(arguments) }
+    }
+}
