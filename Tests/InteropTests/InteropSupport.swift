@@ -23,7 +23,8 @@ enum Interop {
     /// `$TMPDIR/swiftrtc-interop/<name>`, emptied at the start of each run and kept after it
     /// for a look at what happened (failure messages name the files).
     static func workFolder(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop").appendingPathComponent(name)
+        // One folder per test process: two test runs at once (two checkouts) never share files.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop-\(getpid())").appendingPathComponent(name)
         try? FileManager.default.removeItem(at: url)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
