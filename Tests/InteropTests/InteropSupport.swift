@@ -20,7 +20,7 @@ enum Interop {
     }
 
     /// A fresh folder for one test's logs, reports and recordings:
-    /// `$TMPDIR/swiftrtc-interop/<name>`, emptied at the start of each run and kept after it
+    /// `$TMPDIR/swiftrtc-interop-<pid>/<name>`, emptied at the start of each run and kept after it
     /// for a look at what happened (failure messages name the files).
     static func workFolder(_ name: String) throws -> URL {
         // One folder per test process: two test runs at once (two checkouts) never share files.
