@@ -122,8 +122,12 @@ final class ChildProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [executable] + arguments
         }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let output = try FileHandle(forWritingTo: stdoutURL), errors = try FileHandle(forWritingTo: stderrURL)
+        // The child has its own copies; ours would stay open as long as this object (hundreds
+        // over a test run, and past 1024 descriptors Foundation stops noticing exits).
+        defer { try? output.close(); try? errors.close() }
+        process.standardOutput = output
+        process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
     }
