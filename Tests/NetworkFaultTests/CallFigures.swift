@@ -9,6 +9,9 @@ struct CallReport: Sendable {
     let who: String
     let url: URL
     private let json: [String: any Sendable]
+    /// callbot only: the receive lines of the last statsString it printed (`VR`, `AR` with the
+    /// expand rate, `Packets lost:`), figures that exist before the report fields do.
+    var receiveStats: String?
 
     init(who: String, url: URL) throws {
         self.who = who
@@ -96,6 +99,7 @@ struct MediaDirection: Sendable {
             + " | audio concealment_rate=\(receiver.text("audio.concealment_rate", digits: 3)) jitter_buffer_ms=\(receiver.text("audio.jitter_buffer_ms"))"
             + " packets_lost=\(receiver.text("audio.packets_lost")) fec_recovered=\(receiver.text("audio.fec_recovered"))"
             + " | sender bandwidth_estimate_kbps=\(sender.text("bandwidth_estimate_kbps")) target_kbps=\(sender.text("video.target_kbps"))"
+            + (receiver.receiveStats.map { " | receiver statsString: \($0)" } ?? "")
     }
 
     /// Asserts `thresholds` on this direction; a missing figure fails naming its field.

@@ -79,7 +79,17 @@ struct FaultCall {
         let serverStatus = try await endpoint.wait(timeout: .seconds(30))
         #expect(clientStatus == 0, "\(client.name) whip exited \(clientStatus); stderr (\(caller.stderrURL.path)):\n\(caller.stderrTail())")
         #expect(serverStatus == 0, "\(server.name) whip-server exited \(serverStatus); stderr (\(endpoint.stderrURL.path)):\n\(endpoint.stderrTail())")
-        return (try CallReport(who: "\(server.name) whip-server", url: serverReport),
-                try CallReport(who: "\(client.name) whip-client", url: clientReport), sample)
+        var reports = (server: try CallReport(who: "\(server.name) whip-server", url: serverReport),
+                       client: try CallReport(who: "\(client.name) whip-client", url: clientReport))
+        if server == .callbot { reports.server.receiveStats = Self.lastReceiveStats(endpoint.stdout) }
+        if client == .callbot { reports.client.receiveStats = Self.lastReceiveStats(caller.stdout) }
+        return (reports.server, reports.client, sample)
+    }
+
+    /// The last `VR`, `AR` and `Packets lost:` lines of callbot's statsString output.
+    static func lastReceiveStats(_ output: String) -> String? {
+        let lines = output.split(separator: "\n")
+        let found = ["VR ", "AR ", "Packets lost:"].compactMap { prefix in lines.last { $0.hasPrefix(prefix) } }
+        return found.isEmpty ? nil : found.joined(separator: " / ")
     }
 }

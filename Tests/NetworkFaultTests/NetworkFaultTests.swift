@@ -2,13 +2,13 @@ import Foundation
 import Testing
 
 /// callbot against callbot under bad networks, inside network namespaces the tests create
-/// (root only; see README.md): a clean link (the control), random loss of 5, 10 and 20% (nftables `numgen random`), one-way
-/// delay of 100 ± 30 ms, reordering and duplication (the `swiftrtc-impair` bridge), and a
-/// 500 kbit/s rate limit (tc tbf), each on both directions. Each condition is a 10 s call;
-/// both directions of media must reach what a serious stack reaches (decoded share of the sent
-/// video frames, longest freeze, audio concealment; under the rate limit, a bandwidth estimate
-/// under the limit and little loss at the bottleneck over the last 3 s). Every figure is
-/// printed on one `FIGURES <condition>` line.
+/// (root only; see README.md): a clean link (the control), random loss of 5, 10 and 20%
+/// (nftables `numgen random`), one-way delay of 100 ± 30 ms, reordering and duplication (the
+/// `swiftrtc-impair` bridge), and a 500 kbit/s rate limit (tc tbf), each on both directions.
+/// Each condition is a 10 s call; both directions of media must reach what a serious stack
+/// reaches (decoded share of the sent video frames, longest freeze, audio concealment; under
+/// the rate limit, a bandwidth estimate under the limit and little loss at the bottleneck over
+/// the last 3 s). Every figure is printed on one `FIGURES <condition>` line.
 @Suite struct NetworkFaultTests {
     /// What the network does to the call.
     enum Impairment: Sendable {
