@@ -52,11 +52,16 @@ struct FaultFailure: Error, CustomStringConvertible {
 /// A child process with its output in files and bounded, non-blocking waits: every wait polls
 /// with `Task.sleep`, so the cooperative pool is never blocked. `stop()` (SIGTERM, then
 /// SIGKILL) ends it by pid; an instance dropped while its process still runs SIGKILLs it.
+///
+/// The output files' descriptors are closed as soon as the process is seen to have exited:
+/// Foundation watches child processes with `select()`, which breaks past descriptor 1023, and a
+/// run of the fault tests starts a few hundred short commands.
 final class FaultProcess: @unchecked Sendable {
     let name: String
     let process = Process()
     let stdoutURL: URL
     let stderrURL: URL
+    private let outputs: Mutex<[FileHandle]>
 
     init(name: String, executable: String, arguments: [String], folder: URL) throws {
         self.name = name
@@ -66,14 +71,35 @@ final class FaultProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let handles = [try FileHandle(forWritingTo: stdoutURL), try FileHandle(forWritingTo: stderrURL)]
+        outputs = Mutex(handles)
+        process.standardOutput = handles[0]
+        process.standardError = handles[1]
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        do { try process.run() } catch {
+            for handle in handles { try? handle.close() }
+            throw error
+        }
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        closeOutputs()
+    }
+
+    /// Whether the process still runs; once it has exited, our copies of its output files close.
+    var isRunning: Bool {
+        if process.isRunning { return true }
+        closeOutputs()
+        return false
+    }
+
+    private func closeOutputs() {
+        let handles = outputs.withLock { handles in
+            defer { handles = [] }
+            return handles
+        }
+        for handle in handles { try? handle.close() }
     }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
@@ -93,11 +119,11 @@ final class FaultProcess: @unchecked Sendable {
         }
         while ContinuousClock.now < deadline {
             if let found = line() { return found }
-            guard process.isRunning else { break }
+            guard isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         if let found = line() { return found }
-        throw FaultFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr (\(stderrURL.path)):\n\(stderrTail())")
+        throw FaultFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(isRunning)); stderr (\(stderrURL.path)):\n\(stderrTail())")
     }
 
     /// The last stdout line starting with `prefix` (without it), if any.
@@ -109,10 +135,10 @@ final class FaultProcess: @unchecked Sendable {
     @discardableResult
     func wait(timeout: Duration) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
+        while isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        if process.isRunning {
+        if isRunning {
             await stop()
             throw FaultFailure("\(name) did not exit within \(timeout); stderr (\(stderrURL.path)):\n\(stderrTail())")
         }
@@ -124,14 +150,15 @@ final class FaultProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL after `grace`; returns once the process is gone.
     func stop(grace: Duration = .seconds(5)) async {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-        }
+        while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        guard isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        // Bounded too: a lost exit notification must not hang the test run.
+        let killed = ContinuousClock.now + .seconds(5)
+        while isRunning, ContinuousClock.now < killed { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Runs a short command to its end (bounded), returning its status and output.
@@ -143,8 +170,8 @@ final class FaultProcess: @unchecked Sendable {
             try? FileManager.default.removeItem(at: child.stderrURL)
         }
         let deadline = ContinuousClock.now + timeout
-        while child.process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        if child.process.isRunning {
+        while child.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        if child.isRunning {
             await child.stop(grace: .seconds(1))
             throw FaultFailure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
