@@ -180,9 +180,10 @@ final class FaultProcess: @unchecked Sendable {
 }
 
 /// At most `capacity` calls at a time across the target: each call runs two media endpoints
-/// (VP8 encoding and decoding in real time), and a starved CPU would show as network loss.
+/// (VP8 encoding and decoding in real time) on a two-core machine, and a starved CPU would
+/// show as network trouble (the `clean` control condition shows when it does anyway).
 actor CallSlots {
-    static let shared = CallSlots(capacity: 2)
+    static let shared = CallSlots(capacity: 1)
 
     private let capacity: Int
     private var used = 0
@@ -190,7 +191,7 @@ actor CallSlots {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// Runs `body` holding `weight` slots (a browser call takes the whole machine's share).
+    /// Runs `body` holding `weight` slots (at most all of them).
     nonisolated func with<T: Sendable>(weight: Int = 1, _ body: () async throws -> T) async throws -> T {
         await acquire(weight)
         do {
