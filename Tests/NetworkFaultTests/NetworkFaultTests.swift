@@ -99,7 +99,15 @@ import Testing
             recentLoss = loss
             networkFigures = "tbf sent=\(after.sent) dropped=\(after.dropped); last 3 s sent=\(sent) dropped=\(dropped) (\(String(format: "%.1f", loss * 100))%)"
         case .bridge:
-            networkFigures = "impair \(relay?.lastLine(prefix: "STATS ") ?? "no stats")"
+            let stats = relay?.lastLine(prefix: "STATS ") ?? ""
+            networkFigures = "impair \(stats)"
+            // Every UDP packet of the call crossed the bridge, which could send them all.
+            var counts: [String: Int] = [:]
+            for field in stats.split(separator: " ") {
+                let parts = field.split(separator: "=")
+                if parts.count == 2, let value = Int(parts[1]) { counts[String(parts[0])] = value }
+            }
+            #expect((counts["udp"] ?? 0) > 500 && counts["send_errors"] == 0, "\(condition.name): \(networkFigures)")
         }
         let directions = [MediaDirection(sender: client, receiver: server), MediaDirection(sender: server, receiver: client)]
         print("FIGURES \(condition.name) ours: " + directions.map(\.figures).joined(separator: " ;; ") + " ;; net: \(networkFigures)")
