@@ -100,12 +100,16 @@ final class FaultNetwork: @unchecked Sendable {
         return try await Self.command("ip", ["netns", "exec", namespace, path] + arguments)
     }
 
-    /// Starts a long-running process inside `namespace` (`ip netns exec` execs it, so the pid
-    /// is the program's own); it is stopped at teardown if still running.
+    /// Starts a long-running process inside `namespace` (`ip netns exec` and `nice` exec it, so
+    /// the pid is the program's own); it is stopped at teardown if still running. The calls run
+    /// at a lower priority (nice 10) than the test process: the rest of the suite runs beside
+    /// them, and its in-process handshakes must not starve (the `clean` control condition shows
+    /// when the calls themselves were short of CPU).
     func spawn(in namespace: String, name: String, _ executable: String, _ arguments: [String], folder: URL) throws -> FaultProcess {
         guard let ip = FaultPaths.which("ip") else { throw FaultFailure("ip is missing; install it with: apt-get install -y iproute2") }
+        guard let nice = FaultPaths.which("nice") else { throw FaultFailure("nice is missing; install it with: apt-get install -y coreutils") }
         let path = executable.hasPrefix("/") ? executable : (FaultPaths.which(executable) ?? executable)
-        let child = try FaultProcess(name: name, executable: ip, arguments: ["netns", "exec", namespace, path] + arguments, folder: folder)
+        let child = try FaultProcess(name: name, executable: ip, arguments: ["netns", "exec", namespace, nice, "-n", "10", path] + arguments, folder: folder)
         children.withLock { $0.append(child) }
         return child
     }
