@@ -108,6 +108,9 @@ let package = Package(
         // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
         // tests kill it mid-recording to check that what was written stays playable).
         .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
+        // The network fault tests' userspace impairment bridge (delay, jitter, reordering,
+        // duplication; this kernel has no netem), run in a network namespace of its own.
+        .executableTarget(name: "swiftrtc-impair"),
         // VAD, meters, test pattern, Ogg CRC and WebM muxing per frame.
         .executableTarget(name: "MediaBenchmarks", dependencies: [
             "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
@@ -169,6 +172,10 @@ let package = Package(
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
         .testTarget(name: "InteropTests", dependencies: ["OffThePool"]),
+        // callbot calls inside network namespaces the tests create (root only): loss with
+        // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through
+        // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
+        .testTarget(name: "NetworkFaultTests", dependencies: ["swiftrtc-impair"], exclude: ["README.md"]),
 
         // MARK: Benchmarks
         .executableTarget(name: "SRTPBenchmarks", dependencies: [

@@ -15,6 +15,7 @@ import asyncio
 import fractions
 import os
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -29,10 +30,13 @@ from interop_common import (  # noqa: E402
     candidate_problem,
     die_missing,
     empty_report,
-    keep_loopback_candidates,
+    keep_allowed_candidates,
     whip_delete,
     whip_post,
     write_report,
+    add_address_flag,
+    allowed_addresses,
+    set_allowed_addresses,
 )
 
 try:
@@ -52,9 +56,26 @@ except ImportError as e:
     die_missing(f"Python package for aiortc ({e.name})", "python3 -m pip install 'aiortc==1.16.*'")
 
 
-# aioice skips 127.0.0.1 when it lists host addresses; the harness runs only on loopback, so
-# gather on 127.0.0.1 and nothing else.
-aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"] if use_ipv4 else []
+def local_allowed_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
+    """The allowed addresses (127.0.0.1 unless --allow-address) that are this host's own.
+
+    aioice skips 127.0.0.1 when it lists host addresses; the harness runs only on loopback or
+    the fault tests' namespace addresses, so gather there and nothing else.
+    """
+    if not use_ipv4:
+        return []
+    local = []
+    for address in allowed_addresses:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind((address, 0))
+            except OSError:
+                continue
+        local.append(address)
+    return local
+
+
+aioice.ice.get_host_addresses = local_allowed_addresses
 
 CONNECT_TIMEOUT_S = 30.0
 SAMPLE_RATE = 48000
@@ -123,6 +144,11 @@ class PatternTrack(VideoStreamTrack):
         self._n += 1
         return frame
 
+    @property
+    def frames_produced(self) -> int:
+        """Frames handed to the sender (the encoder), i.e. frames sent."""
+        return self._n
+
 
 # --- one peer connection and what it received -------------------------------------------------------
 
@@ -139,9 +165,13 @@ class Call:
         self.frames = {"audio": 0, "video": 0}
         self.audio_sum_squares = 0.0
         self.audio_samples = 0
+        # Longest gap between two decoded video frames, after the first one.
+        self.last_video_frame_at: Optional[float] = None
+        self.freeze_max_ms: Optional[float] = None
         self.tasks: list[asyncio.Task] = []
         self.pc.addTrack(ToneTrack())
-        self.pc.addTrack(PatternTrack())
+        self.pattern = PatternTrack()
+        self.pc.addTrack(self.pattern)
 
         @self.pc.on("iceconnectionstatechange")
         def _ice() -> None:
@@ -189,6 +219,11 @@ class Call:
                 frame = await track.recv()
                 self.frames[kind] += 1
                 if kind == "video":
+                    now = time.monotonic()
+                    if self.last_video_frame_at is not None:
+                        gap = (now - self.last_video_frame_at) * 1000
+                        self.freeze_max_ms = max(self.freeze_max_ms or 0.0, gap)
+                    self.last_video_frame_at = now
                     self.report["video"]["width"] = frame.width
                     self.report["video"]["height"] = frame.height
                 else:
@@ -237,11 +272,13 @@ class Call:
         self.ended.set()
         sent = {"audio": 0, "video": 0}
         received = {"audio": 0, "video": 0}
+        lost: dict[str, Optional[int]] = {"audio": None, "video": None}
         try:
             stats = await asyncio.wait_for(self.pc.getStats(), 10)
             for s in stats.values():
                 if isinstance(s, RTCInboundRtpStreamStats):
                     received[s.kind] += s.packetsReceived
+                    lost[s.kind] = (lost[s.kind] or 0) + s.packetsLost
                 elif isinstance(s, RTCOutboundRtpStreamStats):
                     sent[s.kind] += s.packetsSent
         except Exception as e:  # stats are best effort after a failure
@@ -250,6 +287,12 @@ class Call:
             self.report[kind]["rtp_packets_sent"] = sent[kind]
             self.report[kind]["rtp_packets_received"] = received[kind]
             self.report[kind]["frames_decoded"] = self.frames[kind]
+            self.report[kind]["packets_lost"] = lost[kind]
+        # The issue 8 figures aiortc can know; the others (NACK/PLI counts, concealment,
+        # jitter buffer, bandwidth estimate) it does not expose, so they stay null.
+        self.report["video"]["frames_sent"] = self.pattern.frames_produced
+        self.report["video"]["freeze_max_ms"] = (None if self.freeze_max_ms is None
+                                                 else round(self.freeze_max_ms))
         if self.audio_samples:
             self.report["audio"]["rms"] = round((self.audio_sum_squares / self.audio_samples) ** 0.5, 6)
         else:
@@ -281,11 +324,11 @@ async def run_client(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     location: Optional[str] = None
     try:
         await call.pc.setLocalDescription(await call.pc.createOffer())  # gathers all candidates
-        offer = keep_loopback_candidates(call.pc.localDescription.sdp)
+        offer = keep_allowed_candidates(call.pc.localDescription.sdp)
         call.check_candidates(offer, "local")
         answer, location = await asyncio.to_thread(whip_post, args.url, offer)
         log(f"201 Created, Location {location}")
-        answer = keep_loopback_candidates(answer)
+        answer = keep_allowed_candidates(answer)
         call.check_candidates(answer, "remote (answer)")
         await call.pc.setRemoteDescription(
             RTCSessionDescription(sdp=answer, type="answer"))
@@ -318,11 +361,11 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     async def answer(offer_sdp: str) -> tuple[str, str]:
         call = Call(config, "whip-server")
         session_id = uuid.uuid4().hex
-        offer_sdp = keep_loopback_candidates(offer_sdp)
+        offer_sdp = keep_allowed_candidates(offer_sdp)
         call.check_candidates(offer_sdp, "remote (offer)")
         await call.pc.setRemoteDescription(RTCSessionDescription(sdp=offer_sdp, type="offer"))
         await call.pc.setLocalDescription(await call.pc.createAnswer())  # gathers all candidates
-        answer_sdp = keep_loopback_candidates(call.pc.localDescription.sdp)
+        answer_sdp = keep_allowed_candidates(call.pc.localDescription.sdp)
         call.check_candidates(answer_sdp, "local")
         sessions[session_id] = call
 
@@ -399,7 +442,9 @@ def main() -> int:
         p.add_argument("--ice-username")
         p.add_argument("--ice-credential")
         p.add_argument("--relay-only", action="store_true", help="iceTransportPolicy relay")
+        add_address_flag(p)
     args = parser.parse_args()
+    set_allowed_addresses(args.allow_address)
     if args.relay_only and not any(u.startswith("turn") for u in args.ice_server):
         parser.error("--relay-only needs a turn: or turns: --ice-server")
 

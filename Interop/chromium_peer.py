@@ -36,10 +36,12 @@ from interop_common import (  # noqa: E402
     die_missing,
     empty_report,
     free_port,
-    keep_loopback_candidates,
+    keep_allowed_candidates,
     whip_delete,
     whip_post,
     write_report,
+    add_address_flag,
+    set_allowed_addresses,
 )
 
 CONNECT_TIMEOUT_S = 30.0
@@ -230,25 +232,31 @@ def merge(report: dict, page_report: Optional[dict]) -> dict:
     return report
 
 
-def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event) -> dict:
-    report = empty_report("chromium", "whip-client")
+def page_server() -> WhipEndpoint:
+    """An HTTP server on 127.0.0.1 (a free port) serving only the driver page."""
     def not_an_endpoint(_: str) -> tuple[str, str]:
-        raise RuntimeError("this is the whip-client's page server, not a WHIP endpoint")
+        raise RuntimeError("this is the page server, not a WHIP endpoint")
 
     page = WhipEndpoint("127.0.0.1", 0, not_an_endpoint, lambda _: False,
                         page_html=open(os.path.join(HERE, "chromium_peer.html")).read(), log=lambda s: None)
     page.start()
+    return page
+
+
+def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event) -> dict:
+    report = empty_report("chromium", "whip-client")
+    page = page_server()
     location = None
     session_id = None
     try:
         browser.open(f"http://127.0.0.1:{page.port}/")
         offer = browser.call("offer", page_config(args))
         session_id = offer["id"]
-        offer_sdp = keep_loopback_candidates(offer["sdp"])
+        offer_sdp = keep_allowed_candidates(offer["sdp"])
         note_candidates(report["errors"], offer_sdp, "local")
         answer, location = whip_post(args.url, offer_sdp)
         log(f"201 Created, Location {location}")
-        answer = keep_loopback_candidates(answer)
+        answer = keep_allowed_candidates(answer)
         note_candidates(report["errors"], answer, "remote (answer)")
         browser.call("applyAnswer", session_id, answer)
         if wait_connected(browser, session_id, report["errors"]):
@@ -286,9 +294,9 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
     def on_offer(sdp: str) -> tuple[str, str]:
         if not ready.wait(STARTUP_TIMEOUT_S):
             raise RuntimeError("browser not ready")
-        sdp = keep_loopback_candidates(sdp)
+        sdp = keep_allowed_candidates(sdp)
         answer = browser.call("answer", config, sdp)
-        answer_sdp = keep_loopback_candidates(answer["sdp"])
+        answer_sdp = keep_allowed_candidates(answer["sdp"])
         problems: list[str] = []
         note_candidates(problems, sdp, "remote (offer)")
         note_candidates(problems, answer_sdp, "local")
@@ -305,11 +313,13 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
         changed.set()
         return True
 
-    endpoint = WhipEndpoint(args.host, args.port, on_offer, on_delete,
-                            page_html=open(os.path.join(HERE, "chromium_peer.html")).read(), log=log)
+    endpoint = WhipEndpoint(args.host, args.port, on_offer, on_delete, log=log)
     endpoint.start()
+    # The page comes from 127.0.0.1 whatever --host is: getUserMedia needs a secure context,
+    # and http://127.0.0.1 is one (http://10.99.N.1 in the fault tests' namespaces is not).
+    page = page_server()
     try:
-        browser.open(f"http://127.0.0.1:{endpoint.port}/")
+        browser.open(f"http://127.0.0.1:{page.port}/")
         ready.set()
         print(f"READY http://{args.host}:{endpoint.port}/whip", flush=True)
         deadline = time.monotonic() + args.duration
@@ -325,6 +335,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
         report["errors"].append(str(e))
         finished.append(report)
     endpoint.stop()
+    page.stop()
     if not finished:
         report = empty_report("chromium", "whip-server")
         report["errors"].append("no WHIP session was offered")
@@ -352,8 +363,10 @@ def main() -> int:
         p.add_argument("--ice-username")
         p.add_argument("--ice-credential")
         p.add_argument("--relay-only", action="store_true", help="iceTransportPolicy relay")
+        add_address_flag(p)
         p.add_argument("--chromium", help="Chromium binary (default: chromium on PATH)")
     args = parser.parse_args()
+    set_allowed_addresses(args.allow_address)
     if args.relay_only and not any(u.startswith("turn") for u in args.ice_server):
         parser.error("--relay-only needs a turn: or turns: --ice-server")
 

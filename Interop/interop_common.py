@@ -52,6 +52,13 @@ def empty_report(peer: str, role: str) -> dict:
     video = empty_kind_report()
     video["width"] = None
     video["height"] = None
+    # The issue 8 figures (the shared report field names): null unless the peer can know them.
+    for field in ("frames_sent", "freeze_max_ms", "packets_lost", "nack_sent", "nack_received",
+                  "retransmitted_packets_sent", "pli_sent", "pli_received", "fir_sent",
+                  "fir_received", "target_kbps"):
+        video[field] = None
+    for field in ("concealment_rate", "jitter_buffer_ms", "packets_lost", "fec_recovered"):
+        audio[field] = None
     return {
         "peer": peer,
         "role": role,
@@ -61,6 +68,7 @@ def empty_report(peer: str, role: str) -> dict:
         "audio": audio,
         "video": video,
         "errors": [],
+        "bandwidth_estimate_kbps": None,
     }
 
 
@@ -72,22 +80,38 @@ def write_report(report: dict, path: Optional[str]) -> None:
             f.write(text + "\n")
 
 
-# --- loopback-only candidates -------------------------------------------------------------
+# --- candidates on allowed addresses only -------------------------------------------------------
+
+# The addresses whose candidates are kept: 127.0.0.1 unless --allow-address says otherwise
+# (the network fault tests run the peers in network namespaces of their own, on 10.99.N.x).
+allowed_addresses: list[str] = ["127.0.0.1"]
+
+
+def set_allowed_addresses(addresses: list[str]) -> None:
+    """Replaces the default 127.0.0.1 with `addresses` (from repeated --allow-address flags)."""
+    if addresses:
+        allowed_addresses[:] = addresses
+
+
+def add_address_flag(parser) -> None:
+    parser.add_argument("--allow-address", action="append", default=[], metavar="ADDRESS",
+                        help="keep only candidates on this address (repeatable; default 127.0.0.1)")
+
 
 _CANDIDATE_RE = re.compile(r"^a=candidate:\S+ \d+ \S+ \d+ (\S+) \d+ typ (\S+)")
 
 
-def keep_loopback_candidates(sdp: str) -> str:
-    """Drops every a=candidate line whose connection address is not 127.0.0.1.
+def keep_allowed_candidates(sdp: str) -> str:
+    """Drops every a=candidate line whose connection address is not an allowed one.
 
-    The harness only ever talks over loopback: no check is ever sent to another address,
-    whatever interfaces the machine has.
+    The harness only ever talks over loopback (or the fault tests' own namespace addresses):
+    no check is ever sent to another address, whatever interfaces the machine has.
     """
     lines = sdp.replace("\r\n", "\n").split("\n")
     kept = []
     for line in lines:
         m = _CANDIDATE_RE.match(line)
-        if m and m.group(1) != "127.0.0.1":
+        if m and m.group(1) not in allowed_addresses:
             continue
         kept.append(line)
     out = "\r\n".join(kept)
@@ -99,10 +123,10 @@ def candidate_types(sdp: str) -> list[str]:
 
 
 def candidate_problem(sdp: str, whose: str) -> Optional[str]:
-    """An error message when an SDP (after loopback filtering) carries no candidate at all."""
+    """An error message when an SDP (after candidate filtering) carries no candidate at all."""
     if candidate_types(sdp):
         return None
-    return (f"{whose} SDP has no 127.0.0.1 candidate (none gathered on loopback, or the TURN "
+    return (f"{whose} SDP has no candidate on {', '.join(allowed_addresses)} (none gathered there, or the TURN "
             f"allocation failed: check the TURN server and credentials)")
 
 

@@ -12,9 +12,10 @@ packages=(
   libopus-dev
   libvpx-dev vpx-tools
   libavformat-dev
-  # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests.
+  # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests (network
+  # namespaces, nftables loss, tc tbf; ethtool turns veth offloads off for the impairment bridge).
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  ffmpeg tshark iproute2 nftables
+  ffmpeg tshark iproute2 nftables ethtool
   # Real speech for the voice activity tests.
   espeak-ng
   # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests).
