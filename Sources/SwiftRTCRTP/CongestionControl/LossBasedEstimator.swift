@@ -55,6 +55,13 @@ public struct LossBasedEstimator: Sendable {
         bitrate = min(max(Int(next), range.lowerBound), range.upperBound)
     }
 
+    /// Raises the estimate to `floor` while loss is low: without loss the delay-based part
+    /// leads, and the loss-based one starts from there when loss appears.
+    public mutating func follow(_ floor: Int) {
+        guard lossFraction < Self.lowLoss else { return }
+        bitrate = max(bitrate, min(floor, range.upperBound))
+    }
+
     /// Keeps the estimate at or below `ceiling` (it only grows where it was tested).
     public mutating func limit(to ceiling: Int) {
         bitrate = min(bitrate, max(ceiling, range.lowerBound))

@@ -98,11 +98,13 @@ public struct SendSideBandwidthEstimator: Sendable {
         remoteEstimate = Int(min(bitrate, UInt64(Int.max)))
     }
 
-    /// Keeps the two parts close: a lower loss-based rate pulls the delay-based one down (it
-    /// is the rate the path was tested at), and the loss-based one grows at most to 1.5
-    /// times the delay-based one.
+    /// Keeps the two parts close: without loss the loss-based rate follows the delay-based
+    /// one up (it leads); a lower loss-based rate pulls the delay-based one down (it is the
+    /// rate the path was tested at); the loss-based one grows at most to 1.5 times the
+    /// delay-based one.
     private mutating func settle() {
         if hasTransportFeedback {
+            lossBased.follow(delayBased.bitrate)
             lossBased.limit(to: delayBased.bitrate * 3 / 2)
             if lossBased.bitrate < delayBased.bitrate { delayBased.set(bitrate: lossBased.bitrate) }
         } else if let remoteEstimate {

@@ -115,8 +115,8 @@ struct CallSimulation {
     @Test func rampsUpWithHeadroom() throws {
         var call = CallSimulation(path: SimulatedPath(capacity: 10_000_000))
         try call.run(seconds: 8)
-        let reached1M = try #require(call.timeToReach(1_000_000))
-        let reachedMax = try #require(call.timeToReach(2_500_000))
+        let reached1M = call.timeToReach(1_000_000) ?? .infinity
+        let reachedMax = call.timeToReach(2_500_000) ?? .infinity
         print("GCC ramp-up (simulated, 10 Mbit/s path): 300k -> 1 Mbit/s in \(reached1M) s, -> 2.5 Mbit/s in \(reachedMax) s")
         #expect(reached1M < 3)
         #expect(reachedMax < 6)
