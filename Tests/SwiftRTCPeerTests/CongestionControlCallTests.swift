@@ -49,7 +49,12 @@ import SwiftRTCSDP
     /// follows it.
     @Test func estimateRampsUpAndDrivesTheEncoder() async throws {
         let call = try await LoopbackCall.start(width: 640, height: 480, framesPerSecond: 30)
-        #expect(call.connectedAfter != nil)
+        guard call.connectedAfter != nil else {
+            Issue.record("the call did not connect")
+            await call.close()
+            return
+        }
+        #expect(await call.waitForMedia())
         let offer = try #require(await call.offerer.localDescription?.sdp)
         #expect(offer.contains("a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"))
         #expect(offer.contains("a=rtcp-fb:96 transport-cc"))
@@ -76,7 +81,12 @@ import SwiftRTCSDP
         capped.maxVideoBitrateKbps = 300
         let call = try await LoopbackCall.start(width: 640, height: 480, framesPerSecond: 30,
                                                 configurations: (capped, LoopbackCall.configuration))
-        #expect(call.connectedAfter != nil)
+        guard call.connectedAfter != nil else {
+            Issue.record("the call did not connect")
+            await call.close()
+            return
+        }
+        #expect(await call.waitForMedia())
         let offer = try #require(await call.offerer.localDescription?.sdp)
         let answer = try #require(await call.answerer.localDescription?.sdp)
         #expect(offer.contains("b=AS:300\r\nb=TIAS:300000"))
