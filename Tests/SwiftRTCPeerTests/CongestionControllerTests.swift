@@ -132,3 +132,10 @@ import SwiftRTCSDP
         await pc.close()
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Parses the bytes as RTP and runs `body` on the view.
+    fileprivate func withRTP<R>(_ body: (RTPPacket) throws -> R) throws -> R {
+        try withUnsafeBytes { try body(try RTPPacket(parsing: $0)) }
+    }
+}
