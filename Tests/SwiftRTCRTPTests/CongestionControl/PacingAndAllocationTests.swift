@@ -20,6 +20,23 @@ import Testing
         #expect(zip(sendTimes, sendTimes.dropFirst()).allSatisfy { $1 - $0 <= 12_800 })
     }
 
+    /// Frames above the target (1.2 Mbit/s forwarded at a 300 kbit/s target) are paced at
+    /// 2.5 times their own rate: the pacer keeps up.
+    @Test func pacerKeepsUpWithAStreamAboveTarget() {
+        var budget = PacingBudget()
+        var now: Int64 = 0
+        for _ in 0 ..< 30 {
+            budget.startFrame(bytes: 5_000, targetBitrate: 300_000, now: now)
+            for _ in 0 ..< 5 {
+                now += budget.wait(now: now)
+                budget.sent(bytes: 1_000, now: now)
+            }
+            now = max(now, (now / 33_333 + 1) * 33_333)
+        }
+        #expect(budget.mediaRate > 1_000_000 && budget.mediaRate < 1_400_000)
+        #expect(budget.rate > 2_500_000)
+    }
+
     /// A big keyframe is drained within 200 ms whatever the target.
     @Test func pacerDrainsBigFrames() {
         var budget = PacingBudget()
