@@ -31,6 +31,7 @@ extension PeerConnection {
                     _ = transport.sendRTCP(buffer, length: length)
                 }
             }
+            sendCongestionFeedback(transport, buffer: buffer)
             guard ContinuousClock.now >= nextReport else { continue }
             nextReport = ContinuousClock.now + Self.reportInterval
             if let length = try? RTCPPacket.writeCompound(makeReports(now: now), into: buffer) {

@@ -16,7 +16,8 @@ extension PeerConnection {
         }
         let transport = try await ensureTransport(role: .controlling)
         sessionVersion += 1
-        let offer = JSEP.createOffer(transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+        var offer = JSEP.createOffer(transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+        addBandwidthLines(to: &offer)
         return SignalingDescription(type: .offer, sdp: offer.sdp)
     }
 
@@ -28,7 +29,8 @@ extension PeerConnection {
         }
         sessionVersion += 1
         do {
-            let answer = try JSEP.createAnswer(to: offer, transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+            var answer = try JSEP.createAnswer(to: offer, transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+            addBandwidthLines(to: &answer)
             return SignalingDescription(type: .answer, sdp: answer.sdp)
         } catch {
             throw .invalidDescription(error.description)

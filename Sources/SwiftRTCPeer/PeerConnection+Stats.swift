@@ -61,8 +61,7 @@ extension PeerConnection {
             }
             pairStats["totalRoundTripTime"] = .double(counters.totalRoundTripTime)
             pairStats["responsesReceived"] = .int(counters.roundTripMeasurements)
-            let target = transceiverList.reduce(0) { $0 + ($1.sender.parameters == nil ? 0 : $1.sender.counters.withLock { $0.targetBitrate }) }
-            if target > 0 { pairStats["availableOutgoingBitrate"] = .double(Double(target)) }
+            pairStats["availableOutgoingBitrate"] = .double(Double(transport.congestion.availableOutgoingBitrate))
             report.add(pairStats)
             transportStats["selectedCandidatePairId"] = .string(pairStats.id)
         }

@@ -173,6 +173,7 @@ extension PeerConnection {
                 transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid)
             }
         }
+        configureCongestion(negotiation, remote: remote, transport: transport)
         try startDtls(negotiation: negotiation, remote: remote, localIsOfferer: localIsOfferer)
     }
 

@@ -52,12 +52,20 @@ public actor PeerConnection {
         public var checkPacing: Duration
         /// The transport threads the connection's ICE agent runs on.
         public var transportThreads: TransportThreadPool
+        /// The most audio may use, in kbit/s (nil: no cap): the Opus bitrate is capped, and
+        /// local descriptions ask the peer for no more (`b=AS`, `b=TIAS`).
+        public var maxAudioBitrateKbps: Int?
+        /// The most video may use, in kbit/s (nil: no cap): the encoder's target never goes
+        /// above it whatever the bandwidth estimate, and local descriptions ask the peer for
+        /// no more (`b=AS`, `b=TIAS`).
+        public var maxVideoBitrateKbps: Int?
 
         /// Creates a configuration.
         public init(iceServers: [IceServer] = [], iceTransportPolicy: IceTransportPolicy = .all,
                     bundlePolicy: BundlePolicy = .maxBundle, certificate: DtlsCertificate? = nil,
                     gatherAddresses: [String] = [], checkPacing: Duration = .milliseconds(5),
-                    transportThreads: TransportThreadPool = .shared) {
+                    transportThreads: TransportThreadPool = .shared,
+                    maxAudioBitrateKbps: Int? = nil, maxVideoBitrateKbps: Int? = nil) {
             self.iceServers = iceServers
             self.iceTransportPolicy = iceTransportPolicy
             self.bundlePolicy = bundlePolicy
@@ -65,6 +73,8 @@ public actor PeerConnection {
             self.gatherAddresses = gatherAddresses
             self.checkPacing = checkPacing
             self.transportThreads = transportThreads
+            self.maxAudioBitrateKbps = maxAudioBitrateKbps
+            self.maxVideoBitrateKbps = maxVideoBitrateKbps
         }
     }
 

@@ -21,6 +21,8 @@ final class PeerTransport: @unchecked Sendable {
     private let receiveBuffer: UnsafeMutableRawBufferPointer
     private let transportSequence = Atomic<UInt16>(0)
     private let counters = Mutex(Counters())
+    /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
+    let congestion = CongestionController()
 
     /// Where received RTP and RTCP go.
     struct Routes {
@@ -63,7 +65,9 @@ final class PeerTransport: @unchecked Sendable {
     var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
     var dtlsTransport: DtlsTransport? { dtls.withLock { $0 } }
 
-    /// The next transport-wide sequence number (one counter for all streams of the transport).
+    /// A transport-wide sequence number for a packet being built (one counter for all streams
+    /// of the transport); ``CongestionController/stamp(_:length:)`` replaces it when the
+    /// packet is sent, so the numbers follow the order on the wire.
     func nextTransportSequenceNumber() -> UInt16 {
         transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
     }
@@ -118,6 +122,7 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Protects the RTP packet in `buffer[..<length]` in place and sends it.
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+        congestion.stamp(buffer, length: length)
         // The session has its own lock per direction: protect outside this one.
         guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
         counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
@@ -151,6 +156,8 @@ final class PeerTransport: @unchecked Sendable {
 
     private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
+        let arrival = NTPTime.monotonicSeconds()
+        congestion.received(packet, arrival: arrival)
         let receiver: RTPReceiver? = routes.withLock { routes in
             if let known = routes.bySSRC[packet.ssrc] { return known }
             if routes.ignored.contains(packet.ssrc) { return nil }
@@ -172,7 +179,7 @@ final class PeerTransport: @unchecked Sendable {
             counters.withLock { $0.unroutable += 1 }
             return
         }
-        receiver.receive(packet, arrival: NTPTime.monotonicSeconds())
+        receiver.receive(packet, arrival: arrival)
     }
 
     private func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
@@ -200,6 +207,10 @@ final class PeerTransport: @unchecked Sendable {
                         sender.counters.withLock { $0.firReceived += 1 }
                     }
                 }
+            case .transportFeedback(let feedback):
+                congestion.received(feedback)
+            case .remb(let remb):
+                congestion.received(remb)
             case .nack(let nack):
                 routes.withLock { $0.senders[nack.mediaSSRC] }?.counters.withLock { $0.nackReceived += 1 }
             default:
@@ -230,6 +241,7 @@ final class PeerTransport: @unchecked Sendable {
                 $0.remoteFractionLost = Double(block.fractionLost) / 256
                 $0.remoteJitter = Double(block.jitter) / clockRate
             }
+            congestion.receivedReport(fractionLost: Double(block.fractionLost) / 256, roundTripTime: rtt)
             if let rtt {
                 counters.withLock {
                     $0.lastRoundTripTime = rtt

@@ -78,8 +78,6 @@ public final class RTPSender: Sendable {
     let keyframeRequested = Atomic<Bool>(false)
     private let currentTrack: Mutex<MediaStreamTrack?>
     private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
-    /// The default target bitrate of video (bits/s).
-    static let videoBitrate = 1_000_000
 
     init(kind: MediaKind, track: MediaStreamTrack?, ssrc: UInt32, rtxSsrc: UInt32?) {
         self.kind = kind
@@ -126,7 +124,8 @@ public final class RTPSender: Sendable {
             state.task?.cancel()
             state = (parameters, transport, task)
         }
-        counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = kind == .video ? Self.videoBitrate : 32_000 } }
+        let target = transport.congestion.targetBitrate(for: kind)
+        counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
     }
 
     /// Stops sending.
@@ -149,10 +148,9 @@ final class SendPipeline {
     let lengths: UnsafeMutableBufferPointer<(packet: Int, payload: Int)>
     static let slotCount = 256
     static let slotSize = 1500
-    /// Packets sent per burst, and the pause between bursts (simple pacing of video).
-    static let burst = 8
-    static let burstInterval = Duration.milliseconds(1)
     static let mtu = 1200
+    /// Frames per second video is sent at most.
+    static let maximumFrameRate = 30.0
 
     var opus: OpusEncoder?
     var vp8: VP8Encoder?
@@ -162,6 +160,9 @@ final class SendPipeline {
     var firstMediaTimestamp: UInt64?
     var audioSamples: UInt64 = 0
     var black: VideoFrame?
+    /// Video rate control (the congestion controller's share for video) and pacing.
+    var rate = VideoRateControl()
+    var pacing = PacingBudget()
 
     init(sender: RTPSender, parameters: RTPSender.Parameters, transport: PeerTransport) {
         self.sender = sender
@@ -194,8 +195,9 @@ final class SendPipeline {
                 $0.framesCaptured += 1
                 $0.audioLevel = AudioLevelMeter.rms(of: audio)
             }
-            if opus == nil || opus?.configuration.channels != audio.channels {
-                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
+            let bitrate = min(max(transport.congestion.targetBitrate(for: .audio), 6_000), 510_000)
+            if opus == nil || opus?.configuration.channels != audio.channels || opus?.configuration.bitrate != bitrate {
+                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels, bitrate: bitrate))
             }
             guard let opus else { return }
             let start = ContinuousClock.now
@@ -222,11 +224,14 @@ final class SendPipeline {
                 $0.captureWidth = video.width
                 $0.captureHeight = video.height
             }
+            let target = transport.congestion.targetBitrate(for: .video)
             if vp8 == nil {
                 vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
-                                                                             targetBitrate: RTPSender.videoBitrate))
+                                                                             targetBitrate: VideoRateControl.encoderBitrate(target)))
             }
             guard let vp8 else { return }
+            // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
+            guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: Self.maximumFrameRate) else { return }
             if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
             let start = ContinuousClock.now
             guard let encodedFrame = try? vp8.encode(picture), var encoded = Optional(encodedFrame) else { return }
@@ -303,16 +308,16 @@ final class SendPipeline {
             $0.pictureID = picture
             $0.nextTimestamp = frame.timestamp &+ 3000
         }
-        // Simple pacing: bursts of a few packets with a pause between them, not the whole
-        // frame at once.
-        var index = 0
-        while index < count {
-            let end = min(count, index + Self.burst)
-            for i in index ..< end {
-                transmit(slot: i, length: lengths[i].packet, payload: lengths[i].payload, timestamp: frame.timestamp)
-            }
-            index = end
-            if index < count { try? await Task.sleep(for: Self.burstInterval) }
+        // Paced at 2.5 times the target: the sender sleeps when the budget is spent (at most
+        // once per few milliseconds), never per packet.
+        var bytes = 0
+        for i in 0 ..< count { bytes += lengths[i].packet }
+        pacing.startFrame(bytes: bytes, targetBitrate: transport.congestion.targetBitrate(for: .video), now: CongestionController.microseconds())
+        for i in 0 ..< count {
+            let wait = pacing.wait(now: CongestionController.microseconds())
+            if wait > 0 { try? await Task.sleep(for: .microseconds(wait)) }
+            transmit(slot: i, length: lengths[i].packet, payload: lengths[i].payload, timestamp: frame.timestamp)
+            pacing.sent(bytes: lengths[i].packet, now: CongestionController.microseconds())
         }
         sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
     }

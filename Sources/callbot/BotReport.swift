@@ -34,10 +34,13 @@ struct BotReport: Codable, Sendable, Equatable {
         /// Size of the last decoded frame.
         var width: Int?
         var height: Int?
+        /// The VP8 encoder's target bitrate at the end (kbit/s).
+        var targetKbps: Int?
 
         enum CodingKeys: String, CodingKey {
             case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
             case framesDecoded = "frames_decoded", width, height
+            case targetKbps = "target_kbps"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -47,6 +50,7 @@ struct BotReport: Codable, Sendable, Equatable {
             try c.encode(framesDecoded, forKey: .framesDecoded)
             try c.encode(width, forKey: .width)
             try c.encode(height, forKey: .height)
+            try c.encode(targetKbps, forKey: .targetKbps)
         }
     }
 
@@ -72,12 +76,15 @@ struct BotReport: Codable, Sendable, Equatable {
     var candidateProtocol: String?
     /// For `whip-server`: how many sessions it answered.
     var sessions: Int?
+    /// The send-side bandwidth estimate at the end (kbit/s; W3C availableOutgoingBitrate).
+    var bandwidthEstimateKbps: Int?
 
     enum CodingKeys: String, CodingKey {
         case peer, role, connected, audio, video, errors, sessions
         case iceConnectedMs = "ice_connected_ms", dtlsConnectedMs = "dtls_connected_ms", durationMs = "duration_ms"
         case localCandidateType = "local_candidate_type", remoteCandidateType = "remote_candidate_type"
         case candidateProtocol = "candidate_protocol"
+        case bandwidthEstimateKbps = "bandwidth_estimate_kbps"
     }
 
     init(role: String) { self.role = role }
@@ -97,6 +104,7 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(remoteCandidateType, forKey: .remoteCandidateType)
         try c.encode(candidateProtocol, forKey: .candidateProtocol)
         try c.encode(sessions, forKey: .sessions)
+        try c.encode(bandwidthEstimateKbps, forKey: .bandwidthEstimateKbps)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

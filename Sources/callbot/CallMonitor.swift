@@ -146,6 +146,7 @@ final class CallMonitor: Sendable {
         report.video.rtpPacketsSent = int(videoOut, "packetsSent")
         report.video.rtpPacketsReceived = int(videoIn, "packetsReceived")
         report.video.framesDecoded = int(videoIn, "framesDecoded")
+        report.video.targetKbps = videoOut?.number("targetBitrate").map { Int(($0 / 1000).rounded()) }
         if let width = int(videoIn, "frameWidth"), let height = int(videoIn, "frameHeight"), width > 0, height > 0 {
             report.video.width = width
             report.video.height = height
@@ -156,6 +157,7 @@ final class CallMonitor: Sendable {
             report.localCandidateType = local?.string("candidateType")
             report.remoteCandidateType = remote?.string("candidateType")
             report.candidateProtocol = local?.string("protocol")
+            report.bandwidthEstimateKbps = pair.number("availableOutgoingBitrate").map { Int(($0 / 1000).rounded()) }
         }
     }
 

@@ -26,6 +26,8 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Frames per second of the test pattern.")
     var fps: Int = 30
 
+    @OptionGroup var bandwidth: BandwidthOptions
+
     func validate() throws {
         guard duration > 0, statsInterval > 0 else { throw ValidationError("--duration and --stats-interval must be positive") }
         guard width >= 16, height >= 16, width <= 4096, height <= 4096 else { throw ValidationError("--width/--height must be 16...4096") }
@@ -34,7 +36,7 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
-        let configuration = PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"])
+        let configuration = bandwidth.apply(to: PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"]))
         let caller = try PeerConnection(configuration: configuration)
         let callee = try PeerConnection(configuration: configuration)
         var tracks: [MediaStreamTrack] = []

@@ -22,6 +22,7 @@ struct Whip: AsyncParsableCommand {
 
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
+    @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
 
     /// How long the HTTP requests, gathering and connecting may take.
@@ -42,9 +43,9 @@ struct Whip: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
-        let connection = try PeerConnection(configuration: PeerConnection.Configuration(
+        let connection = try PeerConnection(configuration: bandwidth.apply(to: PeerConnection.Configuration(
             iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
-            gatherAddresses: Self.gatherAddresses(forHost: endpoint.host ?? "")))
+            gatherAddresses: Self.gatherAddresses(forHost: endpoint.host ?? ""))))
         let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
                                         statsInterval: .seconds(options.statsInterval), label: "")
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,

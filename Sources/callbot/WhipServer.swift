@@ -29,6 +29,7 @@ struct WhipServer: AsyncParsableCommand {
 
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
+    @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
 
     @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the second session to FILE-2.webm...).", valueName: "FILE.webm"))
@@ -61,9 +62,9 @@ struct WhipServer: AsyncParsableCommand {
         let started = ContinuousClock.now
         let sessions = SessionLog()
         let settings = SessionSettings(
-            configuration: PeerConnection.Configuration(
+            configuration: bandwidth.apply(to: PeerConnection.Configuration(
                 iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
-                gatherAddresses: Self.gatherAddresses(forHost: host)),
+                gatherAddresses: Self.gatherAddresses(forHost: host))),
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
             statsInterval: .seconds(options.statsInterval), record: record,

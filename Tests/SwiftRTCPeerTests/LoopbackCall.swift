@@ -91,10 +91,10 @@ struct LoopbackCall {
 
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
-    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120) async throws -> LoopbackCall {
-        let configuration = LoopbackCall.configuration
-        let offerer = try PeerConnection(configuration: configuration)
-        let answerer = try PeerConnection(configuration: configuration)
+    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120,
+                      framesPerSecond: Int = 15, configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil) async throws -> LoopbackCall {
+        let offerer = try PeerConnection(configuration: configurations?.0 ?? LoopbackCall.configuration)
+        let answerer = try PeerConnection(configuration: configurations?.1 ?? LoopbackCall.configuration)
         var tracks: [MediaStreamTrack] = []
         for (pc, frequency) in [(offerer, frequencies.0), (answerer, frequencies.1)] {
             let audio = MediaStreamTrack(kind: .audio)
@@ -103,7 +103,7 @@ struct LoopbackCall {
             tracks.append(audio)
             if video {
                 let pattern = MediaStreamTrack(kind: .video)
-                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: 15))
+                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: framesPerSecond))
                 try await pc.addTrack(pattern)
                 tracks.append(pattern)
             }

@@ -5,7 +5,8 @@ import Testing
 /// (non-zero exit) for bad input.
 @Suite struct WhipCLITests {
     static let sharedFlags = ["--audio", "--video", "--no-audio", "--no-video", "--duration", "--ice-server",
-                              "--ice-username", "--ice-credential", "--relay-only", "--report", "--stats-interval"]
+                              "--ice-username", "--ice-credential", "--relay-only", "--report", "--stats-interval",
+                              "--max-audio-kbps", "--max-video-kbps"]
 
     /// The long options a help text lists.
     static func flags(inHelp help: String) -> Set<String> {

@@ -1,0 +1,167 @@
+import Synchronization
+import SwiftRTCRTP
+import SwiftRTCSDP
+
+/// Congestion control of one transport (every stream of the BUNDLE): the send-side estimate
+/// from transport-cc feedback (GCC), the receive side's feedback (transport-cc, or REMB for
+/// peers that negotiated `goog-remb` only), and how the estimate is shared between audio and
+/// video within the caps.
+///
+/// Data plane (transport thread, or a sender's task): ``stamp(_:length:)`` writes the
+/// transport-wide sequence number into each outgoing packet at the moment it is sent and
+/// records its send time; ``received(_:arrival:)`` records arrivals. Neither allocates.
+/// Feedback parsing and building (every 100 ms) runs on the transport thread and the RTCP
+/// task.
+final class CongestionController: Sendable {
+    /// What negotiation fixed.
+    struct Setup: Sendable, Hashable {
+        /// The transport-wide sequence number extension's id (a=extmap), when negotiated.
+        var transportSequenceID: UInt8?
+        /// The abs-send-time extension's id, when negotiated (for the REMB estimate).
+        var absSendTimeID: UInt8?
+        /// Whether the peer negotiated transport-cc feedback (we send and expect it).
+        var transportFeedback = false
+        /// Whether the peer negotiated goog-remb (and not transport-cc): we send REMB.
+        var remb = false
+    }
+
+    /// Caps in bits/s (nil: none): configured, and from the remote description.
+    struct Caps: Sendable, Hashable {
+        var audio: Int?
+        var video: Int?
+        /// A session-level total (remote `b=AS` at session level).
+        var total: Int?
+    }
+
+    private struct State {
+        var setup = Setup()
+        var caps = Caps()
+        var estimator = SendSideBandwidthEstimator()
+        var recorder = TransportFeedbackRecorder()
+        var receiveEstimator = ReceiveSideBandwidthEstimator()
+        var mediaSSRC: UInt32 = 0
+    }
+
+    private let state = Mutex(State())
+    /// The shares of the estimate, read by the senders per frame.
+    private let shares = Mutex(BitrateAllocation(target: SendSideBandwidthEstimator.defaultStartBitrate,
+                                                 audioBitrate: CongestionController.audioBitrate, audioCap: nil, videoCap: nil))
+    private let transportSequence = Atomic<UInt16>(UInt16.random(in: 0 ... 0x7FFF))
+    /// The estimate (bits/s) for stats.
+    private let estimate = Atomic<Int>(SendSideBandwidthEstimator.defaultStartBitrate)
+
+    /// Opus's bitrate when uncapped.
+    static let audioBitrate = 32_000
+
+    /// Sets what negotiation fixed and the caps.
+    func configure(_ setup: Setup, caps: Caps) {
+        state.withLock { state in
+            state.setup = setup
+            state.caps = caps
+            let sum = (caps.audio ?? Self.audioBitrate) + (caps.video ?? SendSideBandwidthEstimator.defaultMaximumBitrate)
+            var maximum = caps.video == nil ? SendSideBandwidthEstimator.defaultMaximumBitrate + Self.audioBitrate : sum
+            if let total = caps.total { maximum = min(maximum, total) }
+            state.estimator.maximumBitrate = maximum
+        }
+        allocate()
+    }
+
+    /// The send-side estimate for all media (bits/s): W3C `availableOutgoingBitrate`.
+    var availableOutgoingBitrate: Int { estimate.load(ordering: .relaxed) }
+    /// The share of the estimate for `kind` (bits/s).
+    func targetBitrate(for kind: MediaKind) -> Int {
+        shares.withLock { kind == .audio ? $0.audio : $0.video }
+    }
+
+    // MARK: Data plane
+
+    /// Writes the next transport-wide sequence number into the RTP packet `buffer[..<length]`
+    /// (if it carries the extension) and records its send time and size. Called just before
+    /// the packet is protected and sent, so the numbers follow the order on the wire.
+    func stamp(_ buffer: UnsafeMutableRawBufferPointer, length: Int) {
+        guard let id = state.withLock({ $0.setup.transportSequenceID }),
+              let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
+              let data = packet.extensionData(id: id), data.count == 2,
+              let start = data.baseAddress, let base = buffer.baseAddress else { return }
+        let sequence = transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
+        let offset = start - UnsafeRawPointer(base)
+        buffer[offset] = UInt8(sequence >> 8)
+        buffer[offset + 1] = UInt8(sequence & 0xFF)
+        let now = Self.microseconds()
+        state.withLock { $0.estimator.packetSent(sequenceNumber: sequence, size: length, sendTime: now) }
+    }
+
+    /// Records a received RTP packet's transport-wide sequence number and (for REMB) its
+    /// abs-send-time and size.
+    func received(_ packet: RTPPacket, arrival: Double) {
+        let now = Int64(arrival * 1e6)
+        state.withLock { state in
+            if state.setup.transportFeedback, let id = state.setup.transportSequenceID, let data = packet.extensionData(id: id), data.count == 2 {
+                state.recorder.record(sequenceNumber: UInt16(data[0]) << 8 | UInt16(data[1]), arrival: now)
+                if state.mediaSSRC == 0 { state.mediaSSRC = packet.ssrc }
+            }
+            if state.setup.remb {
+                var abs: UInt32?
+                if let id = state.setup.absSendTimeID, let data = packet.extensionData(id: id), data.count == 3 {
+                    abs = UInt32(data[0]) << 16 | UInt32(data[1]) << 8 | UInt32(data[2])
+                }
+                state.receiveEstimator.packetReceived(absSendTime: abs, arrival: now, size: packet.bytes.count)
+                if state.mediaSSRC == 0 { state.mediaSSRC = packet.ssrc }
+            }
+        }
+    }
+
+    /// Transport-cc feedback from the peer.
+    func received(_ feedback: TransportLayerCC) {
+        let now = Self.microseconds()
+        state.withLock { $0.estimator.received(feedback, now: now) }
+        allocate()
+    }
+
+    /// A REMB from the peer: an upper bound.
+    func received(_ remb: ReceiverEstimatedMaximumBitrate) {
+        state.withLock { $0.estimator.receivedREMB(bitrate: remb.bitrate) }
+        allocate()
+    }
+
+    /// A report block's fraction lost (0...1) and the round-trip time, if measured.
+    func receivedReport(fractionLost: Double, roundTripTime: Double?) {
+        let now = Self.microseconds()
+        state.withLock { state in
+            if let roundTripTime { state.estimator.roundTripTime = Int64(roundTripTime * 1e6) }
+            state.estimator.receivedLossReport(fractionLost: fractionLost, now: now)
+        }
+        allocate()
+    }
+
+    // MARK: Control plane
+
+    /// The feedback due now: transport-cc packets about what arrived since the last call,
+    /// and a REMB when one is due. `senderSSRC` is one of ours.
+    func makeFeedback(senderSSRC: UInt32) -> [RTCPPacket] {
+        let now = Self.microseconds()
+        return state.withLock { state in
+            var packets: [RTCPPacket] = []
+            if state.setup.transportFeedback {
+                while packets.count < 4, let feedback = state.recorder.makeFeedback(senderSSRC: senderSSRC, mediaSSRC: state.mediaSSRC) {
+                    packets.append(.transportFeedback(feedback))
+                }
+            }
+            if state.setup.remb, state.mediaSSRC != 0,
+               let bitrate = state.receiveEstimator.update(roundTripTime: state.estimator.roundTripTime, now: now) {
+                packets.append(.remb(ReceiverEstimatedMaximumBitrate(senderSSRC: senderSSRC, bitrate: UInt64(bitrate), ssrcs: [state.mediaSSRC])))
+            }
+            return packets
+        }
+    }
+
+    /// Shares the estimate between audio and video.
+    private func allocate() {
+        let (target, caps) = state.withLock { ($0.estimator.targetBitrate, $0.caps) }
+        estimate.store(target, ordering: .relaxed)
+        let allocation = BitrateAllocation(target: target, audioBitrate: Self.audioBitrate, audioCap: caps.audio, videoCap: caps.video)
+        shares.withLock { $0 = allocation }
+    }
+
+    static func microseconds() -> Int64 { Int64(NTPTime.monotonicSeconds() * 1e6) }
+}
