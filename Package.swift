@@ -152,7 +152,9 @@ let package = Package(
             "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
+        .testTarget(name: "SwiftRTCCallsTests", dependencies: [
+            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs",
+        ]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes; depends on nothing but Foundation.
