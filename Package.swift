@@ -153,7 +153,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: [
-            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs",
+            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
+            "TransportTestSupport",
         ]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
