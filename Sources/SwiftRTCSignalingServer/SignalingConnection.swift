@@ -105,7 +105,12 @@ struct SignalingConnection: Sendable {
                 await hub.refuse(connection: id, code: error.code, reason: error.description, replyTo: Self.messageID(in: data))
                 continue
             }
-            await hub.receive(parsed, connection: id)
+            if case let .hello(hello) = parsed.body {
+                let user = await hub.awaitsHello(connection: id) ? await hub.credentials.authenticateOffPool(token: hello.token) : nil
+                await hub.hello(user: user, messageID: parsed.id, connection: id)
+            } else {
+                await hub.receive(parsed, connection: id)
+            }
         }
     }
 

@@ -26,7 +26,8 @@ public struct SignalingCredentials: Sendable {
 
     enum Storage: Sendable {
         case tokens([SHA256Digest: String])
-        case users([String: PasswordHash])
+        /// Users' hashes, and a decoy hash of the same cost for names nobody has.
+        case users([String: PasswordHash], decoy: PasswordHash)
     }
 
     let storage: Storage
@@ -49,7 +50,8 @@ public struct SignalingCredentials: Sendable {
         for user in users.keys where !isValidUserID(user) {
             throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
         }
-        return SignalingCredentials(storage: .users(users))
+        let decoy = PasswordHash.make(password: "decoy", iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations)
+        return SignalingCredentials(storage: .users(users, decoy: decoy))
     }
 
     /// Reads a tokens file: `USER:TOKEN` lines.
@@ -118,13 +120,13 @@ public struct SignalingCredentials: Sendable {
         case let .tokens(digests):
             // Lookup by SHA-256 digest: the secret itself is never compared.
             return digests[SHA256.hash(data: Array(token.utf8))]
-        case let .users(users):
+        case let .users(users, decoy):
             guard let colon = token.firstIndex(of: ":") else { return nil }
             let user = String(token[..<colon])
             let password = String(token[token.index(after: colon)...])
             guard let hash = users[user] else {
                 // Spend the same work for unknown users, so timing does not tell who exists.
-                _ = Self.decoy.matches(password: password)
+                _ = decoy.matches(password: password)
                 return nil
             }
             return hash.matches(password: password) ? user : nil
@@ -135,11 +137,17 @@ public struct SignalingCredentials: Sendable {
     public var userIDs: [String] {
         switch storage {
         case let .tokens(digests): Array(Set(digests.values)).sorted()
-        case let .users(users): users.keys.sorted()
+        case let .users(users, _): users.keys.sorted()
         }
     }
 
-    private static let decoy = PasswordHash.make(password: "decoy")
+    /// ``authenticate(token:)`` on a Dispatch thread: checking a password hash costs
+    /// milliseconds of CPU that must not hold a thread of Swift's cooperative pool.
+    public func authenticateOffPool(token: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.authenticate(token: token)) }
+        }
+    }
 }
 
 /// A credentials file or entry that cannot be used; says which file, line and why.

@@ -35,7 +35,7 @@ actor SignalingHub {
     static let maxCallLogReplyBytes = 512 * 1024
 
     private let configuration: SignalingServer.Configuration
-    private let credentials: SignalingCredentials
+    let credentials: SignalingCredentials
     let callLog: CallLogStore
     private let logger = SwiftRTCLogging.logger("signaling")
     private var connections: [Int: Connection] = [:]
@@ -96,9 +96,6 @@ actor SignalingHub {
     /// Users with an authenticated connection, sorted.
     var connectedUsers: [String] { connectionByUser.keys.sorted() }
 
-    /// Sessions known (ongoing, and ended ones kept for late messages).
-    var sessionCount: Int { sessions.count }
-
     // MARK: - Messages
 
     /// Answers a message that could not be parsed (or was refused before parsing).
@@ -109,10 +106,6 @@ actor SignalingHub {
     /// Handles one parsed message from connection `id`.
     func receive(_ message: SignalingMessage, connection id: Int) async {
         guard let connection = connections[id], !connection.closing else { return }
-        if case let .hello(hello) = message.body {
-            authenticate(hello, messageID: message.id, connection: id)
-            return
-        }
         guard let user = connection.user else {
             refuse(connection: id, code: .unauthenticated, reason: "send hello with your token first", replyTo: message.id)
             return
@@ -125,7 +118,8 @@ actor SignalingHub {
         message.from = user
         switch message.body {
         case .hello:
-            break
+            // Hellos go to ``hello(user:messageID:connection:)``; here only a repeated one can arrive.
+            refuse(connection: id, code: .malformed, reason: "already authenticated as \(user)", replyTo: message.id)
         case .welcome, .callLog, .error:
             refuse(connection: id, code: .malformed, reason: "\(message.type.rawValue) is sent by the server, not to it", replyTo: message.id)
         case let .callLogQuery(query):
@@ -135,12 +129,21 @@ actor SignalingHub {
         }
     }
 
-    private func authenticate(_ hello: SignalingBody.Hello, messageID: String?, connection id: Int) {
-        if let user = connections[id]?.user {
+    /// Whether connection `id` still needs a hello (false: already authenticated, or closing).
+    func awaitsHello(connection id: Int) -> Bool {
+        guard let connection = connections[id] else { return false }
+        return connection.user == nil && !connection.closing
+    }
+
+    /// The user a `hello` authenticated (checked by the connection, off the actor), or nil for
+    /// a bad token.
+    func hello(user: String?, messageID: String?, connection id: Int) {
+        guard let connection = connections[id], !connection.closing else { return }
+        if let user = connection.user {
             refuse(connection: id, code: .malformed, reason: "already authenticated as \(user)", replyTo: messageID)
             return
         }
-        guard let user = credentials.authenticate(token: hello.token) else {
+        guard let user else {
             logger.info("signaling: connection \(id) refused: bad token")
             refuse(connection: id, code: .unauthenticated, reason: "unknown token", replyTo: messageID)
             close(id, code: .policyViolation, reason: "authentication failed")

@@ -58,28 +58,31 @@ final class RunningServer: Sendable {
 /// Collects what a stream delivers, for waits with a deadline (polling with `Task.sleep`:
 /// nothing blocks a thread of the cooperative pool).
 final class Inbox<Element: Sendable>: Sendable {
-    private let state = Mutex<(items: [Element], finished: Bool)>(([], false))
+    private final class Storage: Sendable {
+        let state = Mutex<(items: [Element], finished: Bool)>(([], false))
+    }
+    private let storage = Storage()
     private let reader: Task<Void, Never>
 
     init(_ stream: AsyncStream<Element>) {
-        let state = self.state
+        let storage = self.storage
         reader = Task {
-            for await item in stream { state.withLock { $0.items.append(item) } }
-            state.withLock { $0.finished = true }
+            for await item in stream { storage.state.withLock { $0.items.append(item) } }
+            storage.state.withLock { $0.finished = true }
         }
     }
 
     deinit { reader.cancel() }
 
-    var isFinished: Bool { state.withLock { $0.finished && $0.items.isEmpty } }
+    var isFinished: Bool { storage.state.withLock { $0.finished && $0.items.isEmpty } }
 
     /// The next item, or throws after `timeout`.
     func next(timeout: Duration = .seconds(5)) async throws -> Element {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let item = state.withLock { state -> Element? in state.items.isEmpty ? nil : state.items.removeFirst() }
+            let item = storage.state.withLock { state -> Element? in state.items.isEmpty ? nil : state.items.removeFirst() }
             if let item { return item }
-            if state.withLock({ $0.finished }) { throw TestTimeout(description: "the stream finished") }
+            if storage.state.withLock({ $0.finished }) { throw TestTimeout(description: "the stream finished") }
             guard ContinuousClock.now < deadline else { throw TestTimeout(description: "nothing arrived within \(timeout)") }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -88,13 +91,13 @@ final class Inbox<Element: Sendable>: Sendable {
     /// Nothing arrives within `interval`.
     func expectNothing(for interval: Duration = .milliseconds(300)) async throws -> Element? {
         try await Task.sleep(for: interval)
-        return state.withLock { $0.items.first }
+        return storage.state.withLock { $0.items.first }
     }
 
     /// Waits until the stream finishes.
     func waitFinished(timeout: Duration = .seconds(5)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !state.withLock({ $0.finished }) {
+        while !storage.state.withLock({ $0.finished }) {
             guard ContinuousClock.now < deadline else { throw TestTimeout(description: "the stream did not finish within \(timeout)") }
             try await Task.sleep(for: .milliseconds(10))
         }
