@@ -96,6 +96,8 @@ extension CallSession {
         hasAccepted = true
         answeredAt = Date()
         setState(.connecting)
+        setUserState(initiator, .connecting)
+        emit(.startedConnecting(user: initiator))
         let answer: String
         do throws(PeerConnectionError) {
             let link = try await makeLink(initiator, isOfferer: false)
@@ -108,8 +110,6 @@ extension CallSession {
             await finish()
             throw .connection(error.description)
         }
-        setUserState(initiator, .connecting)
-        emit(.startedConnecting(user: initiator))
         await message(to: [initiator], .accept(.init(sdp: answer, userInfo: userInfo)))
         let others = opponents.filter { $0 != currentUser && userStates[$0].map { !$0.isFinal } ?? false }
         await message(to: others, .accept(.init(userInfo: userInfo)))

@@ -13,8 +13,12 @@ extension CallSession {
         do { connection = try PeerConnection(configuration: configuration.peerConfiguration) } catch {
             throw .transport(error.description)
         }
-        try await connection.addTrack(localAudioTrack)
-        if let localVideoTrack { try await connection.addTrack(localVideoTrack) }
+        let audioSender = try await connection.addTrack(localAudioTrack)
+        audioSender.maxBitrate = configuration.audioBandwidthCap
+        if let localVideoTrack {
+            let videoSender = try await connection.addTrack(localVideoTrack)
+            videoSender.maxBitrate = configuration.videoBandwidthCap
+        }
         linkSerial += 1
         let serial = linkSerial
         let link = PeerLink(user: user, serial: serial, connection: connection, isOfferer: isOfferer)
@@ -211,6 +215,10 @@ extension CallSession {
         localVideoTrack.isEnabled = enabled
         await message(to: connectedParticipants, .mediaSettings(.init(videoEnabled: enabled)))
     }
+
+    /// The peer connection with `user` (for what the session does not wrap: its transceivers,
+    /// ICE and DTLS connect times...), or nil if there is none.
+    public func peerConnection(for user: String) -> PeerConnection? { links[user]?.connection }
 
     // MARK: Stats
 

@@ -80,6 +80,18 @@ public final class RTPSender: Sendable {
     private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
     /// The default target bitrate of video (bits/s).
     static let videoBitrate = 1_000_000
+    private let bitrateCap = Atomic<Int>(0)
+
+    /// The most bits per second the encoder of this sender may target (W3C
+    /// `RTCRtpEncodingParameters.maxBitrate`), or nil for the codec's default (Opus 32 kb/s,
+    /// VP8 1 Mb/s). Applies to encoders made after it is set: set it before negotiating.
+    public var maxBitrate: Int? {
+        get { let cap = bitrateCap.load(ordering: .relaxed); return cap > 0 ? cap : nil }
+        set { bitrateCap.store(max(0, newValue ?? 0), ordering: .relaxed) }
+    }
+
+    /// `preferred` limited by ``maxBitrate``.
+    func cappedBitrate(_ preferred: Int) -> Int { maxBitrate.map { min($0, preferred) } ?? preferred }
 
     init(kind: MediaKind, track: MediaStreamTrack?, ssrc: UInt32, rtxSsrc: UInt32?) {
         self.kind = kind
@@ -195,7 +207,7 @@ final class SendPipeline {
                 $0.audioLevel = AudioLevelMeter.rms(of: audio)
             }
             if opus == nil || opus?.configuration.channels != audio.channels {
-                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
+                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels, bitrate: sender.cappedBitrate(32_000)))
             }
             guard let opus else { return }
             let start = ContinuousClock.now
@@ -224,7 +236,7 @@ final class SendPipeline {
             }
             if vp8 == nil {
                 vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
-                                                                             targetBitrate: RTPSender.videoBitrate))
+                                                                             targetBitrate: sender.cappedBitrate(RTPSender.videoBitrate)))
             }
             guard let vp8 else { return }
             if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }

@@ -71,7 +71,12 @@ extension SignalingMessage {
         do {
             self = try JSONDecoder().decode(SignalingMessage.self, from: data)
         } catch let error as DecodingError {
-            throw SignalingProtocolError(error)
+            let mapped = SignalingProtocolError(error)
+            if case .unknownType = mapped, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+               let type = object["type"] as? String {
+                throw .unknownType(type)
+            }
+            throw mapped
         } catch {
             throw .invalidJSON(reason: "\(error)")
         }

@@ -3,7 +3,7 @@
 public enum SignalingProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Not a JSON object at all.
     case invalidJSON(reason: String)
-    /// `type` is missing or not one of ``SignalingMessageType``.
+    /// `type` is missing or not one of ``SignalingMessageType`` (the unknown value, when known).
     case unknownType(String?)
     /// A required field is missing.
     case missingField(path: String)
@@ -22,7 +22,7 @@ public enum SignalingProtocolError: Error, Sendable, Hashable, CustomStringConve
     public var description: String {
         switch self {
         case .invalidJSON(let reason): "not a JSON message: \(reason)"
-        case .unknownType(let type): type.map { "unknown message type '\($0)'" } ?? "missing message type"
+        case .unknownType(let type): type.map { "unknown message type '\($0)'" } ?? "missing or unknown message type"
         case .missingField(let path): "missing field '\(path)'"
         case let .invalidField(path, reason): "field '\(path)': \(reason)"
         case let .tooLarge(bytes, limit): "message of \(bytes) bytes, at most \(limit)"
@@ -47,7 +47,7 @@ public enum SignalingProtocolError: Error, Sendable, Hashable, CustomStringConve
             self = .invalidField(path: path(context.codingPath), reason: "null, expected \(type)")
         case let .dataCorrupted(context):
             if context.codingPath.count == 1, context.codingPath[0].stringValue == "type" {
-                self = .unknownType(context.debugDescription.split(separator: "'").dropFirst().first.map(String.init))
+                self = .unknownType(nil)
             } else if context.codingPath.isEmpty {
                 self = .invalidJSON(reason: context.debugDescription)
             } else {

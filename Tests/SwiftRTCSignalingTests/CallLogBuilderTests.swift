@@ -55,7 +55,8 @@ func callLogBuilderDerivesTheEndResult(index: Int) {
     _ = builder.observe(msg("b", ["a"], answer), at: t0.addingTimeInterval(2))
     _ = builder.observe(msg("a", ["b"], .customItems(.init(updated: ["k": "v", "x": "y"]))), at: t0.addingTimeInterval(3))
     _ = builder.observe(msg("b", ["a"], .customItems(.init(deleted: ["x"]))), at: t0.addingTimeInterval(4))
-    let record = try #require(builder.observe(msg("b", ["a"], .hangUp(.init())), at: t0.addingTimeInterval(12)))
+    let ended = builder.observe(msg("b", ["a"], .hangUp(.init())), at: t0.addingTimeInterval(12))
+    let record = try #require(ended)
     #expect(record.customItems == ["k": "v"])
     #expect(record.duration == 10)
 }

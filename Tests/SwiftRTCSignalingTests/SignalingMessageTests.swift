@@ -49,8 +49,8 @@ private let sampleMessages: [SignalingMessage] = [
 @Test(arguments: [
     (#"not json"#, "not a JSON message"),
     (#"[1,2]"#, "not a JSON message"),
-    (#"{"type":"dance"}"#, "unknown message type"),
-    (#"{"session":"s"}"#, "missing message type"),
+    (#"{"type":"dance"}"#, "unknown message type 'dance'"),
+    (#"{"session":"s"}"#, "missing or unknown message type"),
     (#"{"type":"hello"}"#, "missing field 'token'"),
     (#"{"type":"hello","token":5}"#, "field 'token'"),
     (#"{"type":"accept","session":"s","to":["a"],"userInfo":{"x":1}}"#, "field 'userInfo.x'"),
