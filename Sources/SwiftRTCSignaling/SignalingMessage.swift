@@ -359,6 +359,8 @@ public enum SignalingErrorCode: Int, Sendable, Hashable, Codable, CaseIterable {
     case conflict = 409
     /// The message is larger than ``SignalingLimits/maxMessageBytes``.
     case tooLarge = 413
+    /// The sender sends faster than the server's rate limit (the message was dropped).
+    case tooManyMessages = 429
     /// The server failed (e.g. the call-log store).
     case internalError = 500
 }
