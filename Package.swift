@@ -175,7 +175,7 @@ let package = Package(
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: [
             "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-            "TransportTestSupport",
+            "TransportTestSupport", "SwiftRTCSignalingServer",
         ]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
