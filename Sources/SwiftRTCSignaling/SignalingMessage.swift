@@ -140,6 +140,16 @@ extension SignalingBody {
             self.opponents = opponents
             self.userInfo = userInfo
         }
+        private enum CodingKeys: String, CodingKey { case sdp, conferenceType, initiator, opponents, userInfo }
+        /// Decodes; an absent `userInfo` is empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sdp = try container.decode(String.self, forKey: .sdp)
+            conferenceType = try container.decode(ConferenceType.self, forKey: .conferenceType)
+            initiator = try container.decode(String.self, forKey: .initiator)
+            opponents = try container.decode([String].self, forKey: .opponents)
+            userInfo = try container.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+        }
     }
 
     /// `accept`: `{"sdp"?, "userInfo"}`.
@@ -154,6 +164,13 @@ extension SignalingBody {
             self.sdp = sdp
             self.userInfo = userInfo
         }
+        private enum CodingKeys: String, CodingKey { case sdp, userInfo }
+        /// Decodes; an absent `userInfo` is empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sdp = try container.decodeIfPresent(String.self, forKey: .sdp)
+            userInfo = try container.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+        }
     }
 
     /// `reject`: `{"userInfo", "busy"}`.
@@ -166,6 +183,13 @@ extension SignalingBody {
         public init(userInfo: [String: String] = [:], busy: Bool = false) {
             self.userInfo = userInfo
             self.busy = busy
+        }
+        private enum CodingKeys: String, CodingKey { case userInfo, busy }
+        /// Decodes; an absent `userInfo` is empty, an absent `busy` false.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            userInfo = try container.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+            busy = try container.decodeIfPresent(Bool.self, forKey: .busy) ?? false
         }
     }
 
@@ -182,6 +206,13 @@ extension SignalingBody {
             self.userInfo = userInfo
             self.result = result
         }
+        private enum CodingKeys: String, CodingKey { case userInfo, result }
+        /// Decodes; an absent `userInfo` is empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            userInfo = try container.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+            result = try container.decodeIfPresent(CallEndResult.self, forKey: .result)
+        }
     }
 
     /// `offer` / `answer`: `{"sdp", "iceRestart"}`.
@@ -194,6 +225,13 @@ extension SignalingBody {
         public init(sdp: String, iceRestart: Bool = false) {
             self.sdp = sdp
             self.iceRestart = iceRestart
+        }
+        private enum CodingKeys: String, CodingKey { case sdp, iceRestart }
+        /// Decodes; an absent `iceRestart` is false.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sdp = try container.decode(String.self, forKey: .sdp)
+            iceRestart = try container.decodeIfPresent(Bool.self, forKey: .iceRestart) ?? false
         }
     }
 
@@ -237,6 +275,13 @@ extension SignalingBody {
         public init(updated: [String: String] = [:], deleted: [String] = []) {
             self.updated = updated
             self.deleted = deleted
+        }
+        private enum CodingKeys: String, CodingKey { case updated, deleted }
+        /// Decodes; absent `updated`/`deleted` are empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            updated = try container.decodeIfPresent([String: String].self, forKey: .updated) ?? [:]
+            deleted = try container.decodeIfPresent([String].self, forKey: .deleted) ?? []
         }
     }
 

@@ -22,7 +22,7 @@ public enum SignalingProtocolError: Error, Sendable, Hashable, CustomStringConve
     public var description: String {
         switch self {
         case .invalidJSON(let reason): "not a JSON message: \(reason)"
-        case .unknownType(let type): type.map { "unknown message type '\($0)'" } ?? "missing or unknown message type"
+        case .unknownType(let type): type.map { "unknown message type '\($0)'" } ?? "missing message type"
         case .missingField(let path): "missing field '\(path)'"
         case let .invalidField(path, reason): "field '\(path)': \(reason)"
         case let .tooLarge(bytes, limit): "message of \(bytes) bytes, at most \(limit)"

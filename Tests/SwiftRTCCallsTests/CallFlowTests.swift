@@ -108,7 +108,7 @@ import SwiftRTCSignaling
 
     @Test func unansweredCallIsRedialedThenEndsWithDidNotRespond() async throws {
         let hub = InProcessSignalingHub()
-        let alice = await Bot("alice", hub: hub)
+        let alice = await Bot("alice", hub: hub, configuration: shortAnswerConfiguration)
         let bob = hub.connect(user: "bob")  // a user that never answers: count the requests
         let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .audio)
         await alice.follow(outgoing)

@@ -11,9 +11,14 @@ import SwiftRTCSignaling
 /// timeout 10 s, disconnect timeout 10 s) last 150 ms, 500 ms and 500 ms.
 let testClock = CallClock.accelerated(by: 20)
 
-/// Loopback calls; stats every (accelerated) 2 s.
+/// Loopback calls; stats every (accelerated) 2 s. Calls that are answered get 600 s (30 s at
+/// test speed) to answer: a loaded machine takes its time to set up a connection.
 let testConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                                          answerTimeInterval: .seconds(10), statsInterval: .seconds(2), logLevel: .nothing)
+                                          answerTimeInterval: .seconds(600), statsInterval: .seconds(2), logLevel: .nothing)
+
+/// The minimum answer timeout (500 ms at test speed), for calls nobody answers.
+let shortAnswerConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
+                                                 answerTimeInterval: .seconds(10), logLevel: .nothing)
 
 /// A bot: a call client on a hub channel, with every event it saw.
 final class Bot: Sendable {
@@ -54,7 +59,7 @@ final class Bot: Sendable {
     func events(_ session: CallSession) -> [CallSessionEvent] { sessionEvents.withLock { $0[session.id] ?? [] } }
 
     /// Waits (polling, never blocking) until `condition` holds over the session's events.
-    func wait(_ session: CallSession, timeout: Duration = .seconds(20), _ what: String,
+    func wait(_ session: CallSession, timeout: Duration = .seconds(30), _ what: String,
               until condition: ([CallSessionEvent]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -50,7 +50,7 @@ private let sampleMessages: [SignalingMessage] = [
     (#"not json"#, "not a JSON message"),
     (#"[1,2]"#, "not a JSON message"),
     (#"{"type":"dance"}"#, "unknown message type 'dance'"),
-    (#"{"session":"s"}"#, "missing or unknown message type"),
+    (#"{"session":"s"}"#, "missing message type"),
     (#"{"type":"hello"}"#, "missing field 'token'"),
     (#"{"type":"hello","token":5}"#, "field 'token'"),
     (#"{"type":"accept","session":"s","to":["a"],"userInfo":{"x":1}}"#, "field 'userInfo.x'"),
