@@ -246,7 +246,13 @@ extension CallSession {
             }
         } catch {
             logger.warning("session \(id): offer of \(sender) refused: \(error)")
-            if let link = links[sender] { await fail(link) }
+            guard let link = links[sender] else { return }
+            if link.everConnected {
+                // A bad renegotiation does not end a call that works: back to the last good state.
+                try? await link.connection.setRemoteDescription(SignalingDescription(type: .rollback, sdp: ""))
+            } else {
+                await fail(link)
+            }
         }
     }
 
@@ -256,7 +262,11 @@ extension CallSession {
             try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
         } catch {
             logger.warning("session \(id): answer of \(sender) refused: \(error)")
-            await fail(link)
+            if link.everConnected {
+                try? await link.connection.setLocalDescription(SignalingDescription(type: .rollback, sdp: ""))
+            } else {
+                await fail(link)
+            }
         }
     }
 

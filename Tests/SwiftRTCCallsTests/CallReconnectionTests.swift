@@ -74,6 +74,10 @@ import TransportTestSupport
         })
         // Bob answered the restart offers; his side may not have reported the drop itself (ICE
         // consent runs on the controlling side), but his connection is up again.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while await incoming.connectionState(for: "alice") != .connected, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(await incoming.connectionState(for: "alice") == .connected)
         #expect(await outgoing.connectionState(for: "bob") == .connected)
         #expect(alice.events(outgoing).states(of: "bob").suffix(3).starts(with: [.connected, .disconnected]))
