@@ -8,7 +8,7 @@
 //   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS runs over ICE and keys SRTP's profiles)
 //   media          SwiftRTCCodecs SwiftRTCMedia
 //   peer           SwiftRTCPeer
-//   calls          SwiftRTCSignaling SwiftRTCCalls
+//   calls          SwiftRTCSignaling SwiftRTCCalls (+ SwiftRTCSignalingServer, the embedded server)
 //   apps           callbot, swiftrtc-bench
 //
 // SwiftRTCCore (logging level shared by the library and the bot) sits under all of them.
@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SwiftRTC", targets: ["SwiftRTC"]),
         .library(name: "SwiftRTCSDP", targets: ["SwiftRTCSDP"]),
         .library(name: "SwiftRTCRTP", targets: ["SwiftRTCRTP"]),
+        .library(name: "SwiftRTCSignalingServer", targets: ["SwiftRTCSignalingServer"]),
         .executable(name: "callbot", targets: ["callbot"]),
     ],
     dependencies: [
@@ -31,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // HTTP server of the WHIP endpoint (and later the signaling server).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The signaling server's WebSocket endpoint and the signaling WebSocket client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // The signaling server's call log (SQLite) and password hashing.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -80,8 +86,19 @@ let package = Package(
         // MARK: Calls
         .target(name: "SwiftRTCSignaling", dependencies: [
             "SwiftRTCCore", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
+        // target of its own so that clients of the protocol do not pull in GRDB.
+        .target(name: "SwiftRTCSignalingServer", dependencies: [
+            "SwiftRTCCore", "SwiftRTCSignaling",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["README.md"]),
         .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
 
         // MARK: Umbrella
@@ -93,7 +110,7 @@ let package = Package(
 
         // MARK: Apps
         .executableTarget(name: "callbot", dependencies: [
-            "SwiftRTC",
+            "SwiftRTC", "SwiftRTCSignalingServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -166,8 +183,15 @@ let package = Package(
             "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
-        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "OffThePool"]),
+        .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [
+            "SwiftRTCSignalingServer", "SwiftRTCSignaling",
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        ]),
+        .testTarget(name: "SwiftRTCCallsTests", dependencies: [
+            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
+            "TransportTestSupport", "SwiftRTCSignalingServer",
+        ]),
+        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "OffThePool"]),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.

@@ -12,6 +12,8 @@ packages=(
   libopus-dev
   libvpx-dev vpx-tools
   libavformat-dev
+  # SQLite for GRDB (the signaling server's call log).
+  libsqlite3-dev
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests (network
   # namespaces, nftables loss, tc tbf; ethtool turns veth offloads off for the impairment bridge).
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

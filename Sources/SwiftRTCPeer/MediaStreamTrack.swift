@@ -42,7 +42,8 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         stream = Broadcast(replaysLatest: false, buffering: .bufferingNewest(kind == .audio ? 16 : 4))
     }
 
-    /// Whether media flows: a disabled local track sends silence or black frames.
+    /// Whether media flows: a disabled local track sends silence or black frames; a disabled
+    /// remote track delivers no frames (and no PCM to its audio sink).
     public var isEnabled: Bool {
         get { enabled.load(ordering: .relaxed) }
         set { enabled.store(newValue, ordering: .relaxed) }
@@ -54,7 +55,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Hands one frame to the track: for a local track, to its senders; for a remote one, to
     /// whoever listens. Never blocks; old frames are dropped if nobody keeps up.
     public func push(_ frame: MediaFrame) {
-        guard !isEnded else { return }
+        guard !isEnded, !isRemote || isEnabled else { return }
         if case .audio(let audio) = frame, let sink = sink.withLock({ $0 }) { sink(audio) }
         stream.yield(frame)
     }

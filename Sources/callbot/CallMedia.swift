@@ -14,15 +14,16 @@ struct CallMedia: Sendable {
     func start() { for start in starters { start() } }
 
     /// Tracks for the chosen sources. `audio`/`video` nil means the kind is not sent.
-    static func make(audio: AudioInput?, video: VideoInput?) -> CallMedia {
+    /// With `audioTrack`/`videoTrack`, plays into those (a call session's local tracks).
+    static func make(audio: AudioInput?, video: VideoInput?, audioTrack: MediaStreamTrack? = nil, videoTrack: MediaStreamTrack? = nil) -> CallMedia {
         var media = CallMedia()
         if let audio {
-            let track = MediaStreamTrack(kind: .audio)
+            let track = audioTrack ?? MediaStreamTrack(kind: .audio)
             media.starters.append { play(audio, into: track) }
             media.audio = track
         }
         if let video {
-            let track = MediaStreamTrack(kind: .video)
+            let track = videoTrack ?? MediaStreamTrack(kind: .video)
             media.starters.append { play(video, into: track) }
             media.video = track
         }

@@ -3,11 +3,12 @@ import Foundation
 import Synchronization
 import SwiftRTC
 
-/// `callbot demo`: a call between two PeerConnections in this process, over loopback: a
-/// tone and the test pattern both ways, statsString printed live, a summary at the end.
+/// `callbot demo`: two bots in this process make a video call through the call-session API
+/// over a signaling server embedded in the process: live statsString, a custom item, hang
+/// up, the call log, and a summary of what each side decoded.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make a loopback audio+video call between two peer connections in this process and print live stats.")
+        abstract: "Two bots in this process make a video call over an embedded signaling server; prints live stats and the call log.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -36,58 +37,78 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
-        let configuration = bandwidth.apply(to: PeerConnection.Configuration(gatherAddresses: ["127.0.0.1"]))
-        let caller = try PeerConnection(configuration: configuration)
-        let callee = try PeerConnection(configuration: configuration)
-        var tracks: [MediaStreamTrack] = []
-        for (pc, frequency) in [(caller, 440.0), (callee, 660.0)] {
-            let audio = MediaStreamTrack(kind: .audio)
-            audio.play(ToneGenerator(frequency: frequency))
-            let video = MediaStreamTrack(kind: .video)
-            video.play(TestPatternSource(width: width, height: height, framesPerSecond: fps))
-            try await pc.addTrack(audio)
-            try await pc.addTrack(video)
-            tracks += [audio, video]
+        let signaling = try await DemoSignaling.start(users: ["alice", "bob"])
+        print("demo: signaling \(signaling.description) (users alice, bob)")
+        let configuration = CallConfiguration(gatherAddresses: ["127.0.0.1"],
+                                              audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
+                                              videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
+                                              logLevel: global.logLevel)
+        let alice = CallClient(channel: try await signaling.channel(for: "alice"), configuration: configuration)
+        let bob = CallClient(channel: try await signaling.channel(for: "bob"), configuration: configuration)
+
+        // Bob answers the first call that comes in, sending a tone and the test pattern.
+        let bobEvents = await bob.events()
+        let bobSession = Task { () -> (CallSession, AsyncStream<CallSessionEvent>)? in
+            for await event in bobEvents {
+                guard case .incomingSession(let session, let info) = event else { continue }
+                print("demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)")
+                let events = await session.events()
+                play(into: session, frequency: 660)
+                try? await session.acceptCall(userInfo: ["answer": "hi alice"])
+                return (session, events)
+            }
+            return nil
         }
+
+        let call = try await alice.createSession(opponents: ["bob"], conferenceType: .video)
+        let aliceEvents = await call.events()
+        play(into: call, frequency: 440)
+        print("demo: alice calls bob")
+        try await call.startCall(userInfo: ["topic": "demo"])
+        guard let (incoming, bobCallEvents) = await bobSession.value else { throw ExitCode(1) }
         let callerReceived = DemoTally(), calleeReceived = DemoTally()
-        callerReceived.follow(await caller.remoteTracks())
-        calleeReceived.follow(await callee.remoteTracks())
+        let watchers = [callerReceived.follow(aliceEvents, label: "alice"), calleeReceived.follow(bobCallEvents, label: "bob")]
 
-        // Signaling, in-process: offer/answer and trickled candidates, each side's candidates
-        // passed on once the other side has its remote description (W3C: not before).
-        let callerCandidates = await caller.localCandidates(), calleeCandidates = await callee.localCandidates()
-        let offer = try await caller.createOffer()
-        try await caller.setLocalDescription(offer)
-        try await callee.setRemoteDescription(offer)
-        let answer = try await callee.createAnswer()
-        try await callee.setLocalDescription(answer)
-        try await caller.setRemoteDescription(answer)
-        let forwarders = [Self.forward(callerCandidates, to: callee), Self.forward(calleeCandidates, to: caller)]
-
-        let connected = await Self.waitConnected(caller, timeout: .seconds(30))
-        let iceTime = await caller.iceConnectedAfter, dtlsTime = await caller.dtlsConnectedAfter
+        let connected = await Self.waitConnected(call, incoming, timeout: .seconds(30))
+        let pc = await call.peerConnection(for: "bob")
+        let iceTime = await pc?.iceConnectedAfter, dtlsTime = await pc?.dtlsConnectedAfter
         if connected {
             print("demo: connected (ICE \(Self.ms(iceTime)), DTLS \(Self.ms(dtlsTime)) after start)")
         } else {
-            print("demo: not connected: \(await caller.connectionState.rawValue)")
+            print("demo: not connected: alice \(await call.state.rawValue), bob \(await incoming.state.rawValue)")
         }
 
-        // One statsString per interval, then what is left of the duration.
+        // One statsString per interval; a custom item half way.
         let prints = connected ? max(1, Int(duration / statsInterval)) : 0
         for index in 0..<prints {
             try await Task.sleep(for: .milliseconds(Int(statsInterval * 1000)))
-            print("--- caller, \(String(format: "%g", Double(index + 1) * statsInterval)) s ---")
-            print(await caller.statsString())
-            print("--- callee ---")
-            print(await callee.statsString())
+            print("--- caller (alice), \(String(format: "%g", Double(index + 1) * statsInterval)) s ---")
+            print(await call.statsString(for: "bob") ?? "-")
+            print("--- callee (bob) ---")
+            print(await incoming.statsString(for: "alice") ?? "-")
+            if index == prints / 2 { await call.updateCustomItems(["topic": "SwiftRTC demo", "stage": "halfway"]) }
         }
         let rest = duration - Double(prints) * statsInterval
         if connected, rest > 0 { try await Task.sleep(for: .milliseconds(Int(rest * 1000))) }
 
-        for track in tracks { track.stop() }
-        for forwarder in forwarders { forwarder.cancel() }
-        await caller.close()
-        await callee.close()
+        await call.hangUp(userInfo: ["bye": "see you"])
+        _ = await Self.waitClosed(incoming, timeout: .seconds(5))
+        for watcher in watchers { watcher.cancel() }
+        if let record = await incoming.record {
+            print("demo: bob's call ended: \(record.result.rawValue), \(String(format: "%.1f", record.duration)) s, custom items \(record.customItems.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))")
+        }
+        // The server writes the log once both have left.
+        var log: [CallRecord] = []
+        for _ in 0..<50 {
+            log = (try? await alice.callLog(limit: 5)) ?? []
+            if !log.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        print("demo: call log of alice (\(log.count)):")
+        for record in log { print("  " + Self.describe(record)) }
+        await alice.disconnect()
+        await bob.disconnect()
+        await signaling.stop()
 
         let a = callerReceived.values.withLock { $0 }, b = calleeReceived.values.withLock { $0 }
         print("demo: \(connected ? "connected" : "failed") | ICE \(Self.ms(iceTime)) | DTLS \(Self.ms(dtlsTime))"
@@ -96,32 +117,52 @@ struct Demo: AsyncParsableCommand {
         guard connected, a.audioFrames > 0, a.videoFrames > 0, b.audioFrames > 0, b.videoFrames > 0 else { throw ExitCode(1) }
     }
 
+    func play(into session: CallSession, frequency: Double) {
+        session.localAudioTrack.play(ToneGenerator(frequency: frequency))
+        session.localVideoTrack?.play(TestPatternSource(width: width, height: height, framesPerSecond: fps))
+    }
+
+    /// One call-log line: id, caller -> callees, kind, result, duration, start time.
+    static func describe(_ record: CallRecord) -> String {
+        let started = ISO8601DateFormatter().string(from: record.started)
+        return "\(record.callId) \(record.caller) -> \(record.callees.joined(separator: ",")) \(record.conferenceType.rawValue)"
+            + " \(record.result.rawValue) \(String(format: "%.1f", record.duration)) s started \(started)"
+    }
+
     static func ms(_ duration: Duration?) -> String {
         guard let duration else { return "-" }
         let (seconds, attoseconds) = duration.components
         return "\(Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))ms"
     }
 
-    static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) -> Task<Void, Never> {
-        Task {
-            for await candidate in candidates { try? await peer.addIceCandidate(candidate) }
-        }
-    }
-
-    static func waitConnected(_ pc: PeerConnection, timeout: Duration) async -> Bool {
+    static func waitConnected(_ sessions: CallSession..., timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            switch await pc.connectionState {
-            case .connected: return true
-            case .failed, .closed: return false
-            default: try? await Task.sleep(for: .milliseconds(10))
+            var all = true
+            for session in sessions {
+                switch await session.state {
+                case .connected: continue
+                case .closed: return false
+                default: all = false
+                }
             }
+            if all { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    static func waitClosed(_ session: CallSession, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await session.state == .closed { return true }
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 }
 
-/// What one side of the demo decoded.
+/// What one side of the demo decoded, and the events it printed.
 final class DemoTally: Sendable {
     struct Values: Sendable {
         var audioFrames = 0
@@ -135,22 +176,37 @@ final class DemoTally: Sendable {
 
     let values = Mutex(Values())
 
-    func follow(_ events: AsyncStream<TrackEvent>) {
+    /// Counts the decoded frames of every remote track and prints the notable events.
+    func follow(_ events: AsyncStream<CallSessionEvent>, label: String) -> Task<Void, Never> {
         Task {
             for await event in events {
-                let frames = event.track.frames()
-                Task {
-                    for await frame in frames {
-                        switch frame {
-                        case .audio(let audio):
-                            let squares = audio.samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-                            self.values.withLock { $0.audioFrames += 1; $0.sumSquares += squares; $0.samples += audio.samples.count }
-                        case .video(let video):
-                            self.values.withLock { $0.videoFrames += 1; $0.width = video.width; $0.height = video.height }
-                        case .encoded:
-                            break
-                        }
-                    }
+                switch event {
+                case .receivedRemoteAudioTrack(_, let track), .receivedRemoteVideoTrack(_, let track):
+                    count(track.frames())
+                case .accepted(let user, let info):
+                    print("demo: \(label) sees \(user) accept, user info \(info)")
+                case .customItemsChanged(let by, _, _, let items) where by != label:
+                    print("demo: \(label) sees \(by) set custom items \(items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))")
+                case .hungUp(let user, let info):
+                    print("demo: \(label) sees \(user) hang up, user info \(info)")
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    private func count(_ frames: AsyncStream<MediaFrame>) {
+        Task {
+            for await frame in frames {
+                switch frame {
+                case .audio(let audio):
+                    let squares = audio.samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+                    self.values.withLock { $0.audioFrames += 1; $0.sumSquares += squares; $0.samples += audio.samples.count }
+                case .video(let video):
+                    self.values.withLock { $0.videoFrames += 1; $0.width = video.width; $0.height = video.height }
+                case .encoded:
+                    break
                 }
             }
         }

@@ -2,12 +2,79 @@ import Foundation
 import Testing
 @testable import SwiftRTCSignaling
 
-@Test func messageRoundTripsThroughJSON() throws {
-    let message = SignalingMessage(type: .hangUp, session: "s1", from: "alice", to: ["bob"], fields: ["reason": "done"])
-    let json = try JSONEncoder().encode(message)
-    #expect(String(decoding: json, as: UTF8.self).contains("\"hang_up\""))
-    #expect(try JSONDecoder().decode(SignalingMessage.self, from: json) == message)
-    #expect(throws: DecodingError.self) {
-        try JSONDecoder().decode(SignalingMessage.self, from: Data(#"{"type":"dance"}"#.utf8))
+private let sampleMessages: [SignalingMessage] = [
+    .init(body: .hello(.init(token: "t0k"))),
+    .init(body: .welcome(.init(user: "alice"))),
+    .init(id: "m1", from: "alice", to: ["bob"], session: "s1",
+          body: .call(.init(sdp: "v=0\r\n", conferenceType: .video, initiator: "alice", opponents: ["bob", "carol"], userInfo: ["name": "Alice"]))),
+    .init(to: ["alice"], session: "s1", body: .accept(.init(sdp: "v=0\r\n", userInfo: ["k": "v"]))),
+    .init(to: ["carol"], session: "s1", body: .accept(.init())),
+    .init(to: ["alice"], session: "s1", body: .reject(.init(busy: true))),
+    .init(to: ["bob"], session: "s1", body: .hangUp(.init(userInfo: ["bye": "1"], result: .noAnswer))),
+    .init(to: ["bob"], session: "s1", body: .offer(.init(sdp: "v=0\r\n", iceRestart: true))),
+    .init(to: ["bob"], session: "s1", body: .answer(.init(sdp: "v=0\r\n"))),
+    .init(to: ["bob"], session: "s1", body: .candidate(.init(candidate: "candidate:1 1 udp 1 127.0.0.1 5000 typ host", sdpMid: "0", sdpMLineIndex: 0))),
+    .init(to: ["bob"], session: "s1", body: .mediaSettings(.init(audioEnabled: false))),
+    .init(to: ["bob"], session: "s1", body: .customItems(.init(updated: ["topic": "demo"], deleted: ["old"]))),
+    .init(to: ["bob"], session: "s1", body: .recording(.init(active: true, option: .localAudioRemoteAudioVideo))),
+    .init(id: "q", body: .callLogQuery(.init(role: .caller, result: .completed, limit: 10))),
+    .init(body: .callLog(.init(replyTo: "q", records: [
+        CallRecord(callId: "s1", caller: "alice", callees: ["bob"], conferenceType: .audio,
+                   started: Date(timeIntervalSince1970: 1000), answered: Date(timeIntervalSince1970: 1002),
+                   ended: Date(timeIntervalSince1970: 1012.5), result: .completed, customItems: ["a": "b"]),
+    ]))),
+    .init(body: .error(.init(code: .forbidden, reason: "not invited", replyTo: "m1"))),
+]
+
+@Test func everyMessageTypeRoundTripsThroughFlatJSON() throws {
+    #expect(Set(sampleMessages.map(\.type)) == Set(SignalingMessageType.allCases))
+    for message in sampleMessages {
+        let json = message.jsonData()
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(object["type"] as? String == message.type.rawValue)
+        #expect(try SignalingMessage(json: json) == message)
+    }
+}
+
+@Test func wireFormIsFlatAndNamedAsDocumented() throws {
+    let json = String(decoding: sampleMessages[2].jsonData(), as: UTF8.self)
+    #expect(json == #"{"conferenceType":"video","from":"alice","id":"m1","initiator":"alice","opponents":["bob","carol"],"sdp":"v=0\r\n","session":"s1","to":["bob"],"type":"call","userInfo":{"name":"Alice"}}"#)
+    let record = String(decoding: sampleMessages[14].jsonData(), as: UTF8.self)
+    #expect(record.contains(#""duration":10.5"#))
+    #expect(record.contains(#""result":"completed""#))
+    let hangUp = String(decoding: sampleMessages[6].jsonData(), as: UTF8.self)
+    #expect(hangUp.contains(#""result":"no_answer""#))
+}
+
+@Test(arguments: [
+    (#"not json"#, "not a JSON message"),
+    (#"[1,2]"#, "not a JSON message"),
+    (#"{"type":"dance"}"#, "unknown message type 'dance'"),
+    (#"{"session":"s"}"#, "missing message type"),
+    (#"{"type":"hello"}"#, "missing field 'token'"),
+    (#"{"type":"hello","token":5}"#, "field 'token'"),
+    (#"{"type":"accept","session":"s","to":["a"],"userInfo":{"x":1}}"#, "field 'userInfo.x'"),
+    (#"{"type":"hangUp","session":"s","to":["a"],"userInfo":{},"result":"exploded"}"#, "field 'result'"),
+    (#"{"type":"hangUp","to":["a"],"userInfo":{}}"#, "field 'session'"),
+    (#"{"type":"hangUp","session":"s","userInfo":{}}"#, "field 'to'"),
+    (#"{"type":"call","session":"s","to":["b"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b","c","d","e"],"userInfo":{}}"#, "field 'opponents'"),
+    (#"{"type":"call","session":"s","to":["b"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["a"],"userInfo":{}}"#, "field 'opponents'"),
+    (#"{"type":"call","session":"s","to":["z"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b"],"userInfo":{}}"#, "recipient z"),
+    (#"{"type":"callLogQuery","limit":0}"#, "field 'limit'"),
+    (#"{"type":"error","code":418,"reason":"teapot"}"#, "field 'code'"),
+])
+func malformedMessagesAreRefusedWithWhere(json: String, expected: String) {
+    #expect {
+        try SignalingMessage(json: Data(json.utf8))
+    } throws: { error in
+        guard let error = error as? SignalingProtocolError else { return false }
+        return error.code == .malformed && error.description.contains(expected)
+    }
+}
+
+@Test func oversizedMessagesAreRefusedBeforeParsing() {
+    let huge = Data(repeating: UInt8(ascii: " "), count: SignalingLimits.maxMessageBytes + 1)
+    #expect(throws: SignalingProtocolError.tooLarge(bytes: huge.count, limit: SignalingLimits.maxMessageBytes)) {
+        try SignalingMessage(json: huge)
     }
 }

@@ -1,12 +1,21 @@
 import Foundation
 import Testing
 
-/// `callbot demo`: a loopback call with live statsString and a summary.
-@Test func demoMakesALoopbackCallAndPrintsStats() async throws {
+/// `callbot demo`: two bots call over the embedded signaling, with live statsString, a
+/// custom item, the hang up, the call log and a summary.
+@Test func demoMakesACallAndPrintsStatsAndTheCallLog() async throws {
     let demo = try await Callbot.run(["demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15"])
     #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
     let lines = demo.stdout.split(separator: "\n").map(String.init)
-    #expect(lines.first?.hasPrefix("demo: connected (ICE ") == true)
+    #expect(lines.contains { $0.hasPrefix("demo: connected (ICE ") })
+    #expect(lines.contains("demo: bob gets a call from alice (video), user info [\"topic\": \"demo\"]"))
+    #expect(lines.contains("demo: alice sees bob accept, user info [\"answer\": \"hi alice\"]"))
+    #expect(lines.contains("demo: bob sees alice set custom items stage=halfway,topic=SwiftRTC demo"))
+    #expect(lines.contains("demo: bob sees alice hang up, user info [\"bye\": \"see you\"]"))
+    // The call log: one completed video call alice -> bob with the custom items kept.
+    #expect(lines.contains { $0.hasPrefix("demo: bob's call ended: completed, ") && $0.hasSuffix("custom items stage=halfway,topic=SwiftRTC demo") })
+    let logIndex = try #require(lines.firstIndex(of: "demo: call log of alice (1):"))
+    #expect(lines[logIndex + 1].range(of: #"^  [0-9A-F-]{36} alice -> bob video completed \d+\.\d s started \d{4}-"#, options: .regularExpression) != nil)
     // Live stats: one block per side per interval.
     #expect(lines.filter { $0.hasPrefix("--- caller") }.count >= 2)
     let cn = lines.filter { $0.range(of: #"^CN (\d+ms|-) \| host->(host|prflx)/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#, options: .regularExpression) != nil }

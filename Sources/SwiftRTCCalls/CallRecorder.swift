@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+import SwiftRTCCodecs
+import SwiftRTCCore
+import SwiftRTCMedia
+import SwiftRTCPeer
+import SwiftRTCRTP
+import SwiftRTCSignaling
+
+/// Records a call, by ``RecordingOption``, into `directory`:
+///
+/// - the remote side: one file per remote participant, `<session>-<user>.webm` (Opus + VP8,
+///   the received frames as they are, no re-encoding) for the options with remote video,
+///   `<session>-<user>.ogg` (Ogg Opus) for the audio-only ones;
+/// - the local audio (options with local audio): `<session>-<local user>.ogg`, the local
+///   track's PCM encoded with Opus.
+///
+/// A WebM with video starts at the first VP8 keyframe (audio before it is held, at most
+/// ``maximumHeldFrames``).
+final class CallRecorder: Sendable {
+    static let maximumHeldFrames = 500
+
+    private struct Recording {
+        let continuation: AsyncStream<EncodedFrame>.Continuation
+        let writer: Task<URL?, Never>
+        var feeders: [Task<Void, Never>] = []
+    }
+
+    let option: RecordingOption
+    let directory: URL
+    let sessionID: String
+    private let withVideo: Bool
+    private let recordings = Mutex<[String: Recording]>([:])
+    private let local: Task<URL?, Never>?
+
+    init(option: RecordingOption, directory: URL, sessionID: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool) {
+        self.option = option
+        self.directory = directory
+        self.sessionID = sessionID
+        withVideo = videoCall && (option == .remoteAudioVideo || option == .localAudioRemoteAudioVideo)
+        if option == .localAndRemoteAudio || option == .localAudioRemoteAudioVideo {
+            let url = directory.appendingPathComponent(Self.fileName(sessionID, localUser, "ogg"))
+            let frames = localAudio.frames()
+            local = Task {
+                var writer: OggOpusWriter?
+                var encoder: OpusEncoder?
+                for await frame in frames {
+                    guard case .audio(let audio) = frame else { continue }
+                    do {
+                        if encoder == nil {
+                            encoder = try OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
+                            writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: audio.channels))
+                        }
+                        if let packet = try? encoder?.encode(audio) { try writer?.write(packet) }
+                    } catch {
+                        SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
+                        return nil
+                    }
+                }
+                try? writer?.close()
+                return writer == nil ? nil : url
+            }
+        } else {
+            local = nil
+        }
+    }
+
+    static func fileName(_ session: String, _ user: String, _ ext: String) -> String {
+        let safe = String(user.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        return "\(session)-\(safe).\(ext)"
+    }
+
+    /// Records what `receiver` gets from `user` (audio always; video for the video options).
+    func add(user: String, receiver: RTPReceiver) {
+        guard receiver.kind == .audio || (withVideo && receiver.kind == .video) else { return }
+        let encoded = receiver.encodedFrames()
+        recordings.withLock { recordings in
+            if recordings[user] == nil {
+                let (frames, continuation) = AsyncStream.makeStream(of: EncodedFrame.self, bufferingPolicy: .bufferingNewest(256))
+                recordings[user] = Recording(continuation: continuation, writer: writer(for: user, frames: frames))
+            }
+            let continuation = recordings[user]!.continuation
+            recordings[user]!.feeders.append(Task {
+                for await frame in encoded { continuation.yield(frame) }
+            })
+        }
+    }
+
+    private func writer(for user: String, frames: AsyncStream<EncodedFrame>) -> Task<URL?, Never> {
+        let url = directory.appendingPathComponent(Self.fileName(sessionID, user, withVideo ? "webm" : "ogg"))
+        let withVideo = withVideo
+        return Task {
+            do {
+                if !withVideo {
+                    var writer: OggOpusWriter?
+                    for await frame in frames where frame.codec == .opus {
+                        if writer == nil { writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: 2)) }
+                        try writer?.write(frame)
+                    }
+                    try writer?.close()
+                    return writer == nil ? nil : url
+                }
+                var recorder: WebMRecorder?
+                var held: [EncodedFrame] = []
+                for await frame in frames {
+                    if recorder == nil {
+                        guard frame.codec == .vp8, frame.isKeyframe, let size = Self.pictureSize(of: frame) else {
+                            if frame.codec == .opus, held.count < Self.maximumHeldFrames { held.append(frame) }
+                            continue
+                        }
+                        recorder = try WebMRecorder(path: url.path, audio: OpusHead(channels: 2), video: .init(width: size.width, height: size.height))
+                        for early in held { try recorder?.write(early) }
+                        held = []
+                    }
+                    try recorder?.write(frame)
+                }
+                try recorder?.close()
+                return recorder == nil ? nil : url
+            } catch {
+                SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// Ends `user`'s file (they left); returns it if it was written.
+    func remove(user: String) async -> URL? {
+        guard let recording = recordings.withLock({ $0.removeValue(forKey: user) }) else { return nil }
+        return await Self.end(recording)
+    }
+
+    /// Ends every file; returns those written.
+    func finish() async -> [URL] {
+        let all = recordings.withLock { recordings in
+            defer { recordings = [:] }
+            return Array(recordings.values)
+        }
+        var urls: [URL] = []
+        for recording in all { if let url = await Self.end(recording) { urls.append(url) } }
+        // The local track's stream ends when the track stops; until then end it here.
+        local?.cancel()
+        if let url = await local?.value { urls.append(url) }
+        return urls.sorted { $0.path < $1.path }
+    }
+
+    private static func end(_ recording: Recording) async -> URL? {
+        for feeder in recording.feeders { feeder.cancel() }
+        recording.continuation.finish()
+        return await recording.writer.value
+    }
+
+    /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
+    static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
+        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
+        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+}

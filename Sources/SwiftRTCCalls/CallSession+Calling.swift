@@ -1,0 +1,334 @@
+import Foundation
+import SwiftRTCPeer
+import SwiftRTCSignaling
+
+/// Why a call operation was refused.
+public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Not allowed in this session state or role (e.g. `acceptCall` on an outgoing call).
+    case invalidState(operation: String, state: CallSessionState)
+    /// The media connection could not be set up.
+    case connection(String)
+    /// The signaling server refused a request.
+    case signaling(SignalingBody.ErrorReply)
+    /// No reply from the signaling server in time.
+    case timedOut(String)
+
+    /// The error in one line.
+    public var description: String {
+        switch self {
+        case let .invalidState(operation, state): "\(operation) is not allowed in session state \(state.rawValue)"
+        case .connection(let why): "connection: \(why)"
+        case .signaling(let reply): "signaling: \(reply)"
+        case .timedOut(let what): "timed out: \(what)"
+        }
+    }
+}
+
+extension CallSession {
+    // MARK: Outgoing
+
+    /// Calls every opponent: one connection and call request per opponent (with this side's
+    /// offer), re-sent every dialing interval until answered; an opponent who does not answer
+    /// within the answer timeout gets ``CallSessionEvent/didNotRespond(user:)``.
+    public func startCall(userInfo: [String: String] = [:]) async throws(CallError) {
+        guard !isIncoming, state == .new else { throw .invalidState(operation: "startCall", state: state) }
+        startedAt = Date()
+        setState(.pending)
+        for user in opponents {
+            let link: PeerLink
+            let offer: String
+            do throws(PeerConnectionError) {
+                link = try await makeLink(user, isOfferer: true)
+                offer = try await makeOffer(link.connection, iceRestart: false)
+            } catch {
+                logger.warning("session \(id): cannot call \(user): \(error)")
+                lossResults.append(.failed)
+                await hangUp()
+                throw .connection(error.description)
+            }
+            let request = SignalingMessage(id: UUID().uuidString, to: [user], session: id, body: .call(.init(
+                sdp: offer, conferenceType: conferenceType, initiator: currentUser, opponents: opponents, userInfo: userInfo)))
+            link.callRequest = request
+            setUserState(user, .pending)
+            await outbox(request)
+            startDialing(link)
+        }
+    }
+
+    func startDialing(_ link: PeerLink) {
+        let user = link.user, interval = configuration.dialingTimeInterval, timeout = configuration.answerTimeInterval
+        let clock = clock
+        link.dialing = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                await self?.redial(user)
+            }
+        }
+        link.answerTimer = Task { [weak self] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            await self?.answerTimedOut(user)
+        }
+    }
+
+    func redial(_ user: String) async {
+        guard userStates[user] == .pending, let request = links[user]?.callRequest else { return }
+        logger.debug("session \(id): dialing \(user) again")
+        await outbox(request)
+    }
+
+    func answerTimedOut(_ user: String) async {
+        guard userStates[user] == .pending, let link = links[user] else { return }
+        setUserState(user, .noAnswer)
+        emit(.didNotRespond(user: user))
+        await message(to: [user], .hangUp(.init(result: .noAnswer)))
+        await closeLink(link)
+        await endIfDone()
+    }
+
+    // MARK: Incoming
+
+    /// Accepts an incoming call: answers the initiator, tells the other opponents, and
+    /// connects to every participant who has joined.
+    public func acceptCall(userInfo: [String: String] = [:]) async throws(CallError) {
+        guard isIncoming, state == .pending, !hasAccepted, let offer = initiatorOffer else {
+            throw .invalidState(operation: "acceptCall", state: state)
+        }
+        hasAccepted = true
+        answeredAt = Date()
+        setState(.connecting)
+        setUserState(initiator, .connecting)
+        emit(.startedConnecting(user: initiator))
+        let answer: String
+        do throws(PeerConnectionError) {
+            let link = try await makeLink(initiator, isOfferer: false)
+            answer = try await makeAnswer(link.connection, offer: offer)
+        } catch {
+            logger.warning("session \(id): cannot answer \(initiator): \(error)")
+            lossResults.append(.failed)
+            setUserState(initiator, .failed)
+            await message(to: [initiator], .hangUp(.init(result: .failed)))
+            await finish()
+            throw .connection(error.description)
+        }
+        await message(to: [initiator], .accept(.init(sdp: answer, userInfo: userInfo)))
+        let others = opponents.filter { $0 != currentUser && userStates[$0].map { !$0.isFinal } ?? false }
+        await message(to: others, .accept(.init(userInfo: userInfo)))
+        for user in joined.sorted() { await connectMesh(with: user) }
+    }
+
+    /// Rejects an incoming call; when this user is already in another call the reject says busy.
+    public func rejectCall(userInfo: [String: String] = [:]) async throws(CallError) {
+        guard isIncoming, state == .pending || state == .new, !hasAccepted else {
+            throw .invalidState(operation: "rejectCall", state: state)
+        }
+        let busy = await isBusyElsewhere(self)
+        localHangUp = true
+        rejects.append((currentUser, busy))
+        await message(to: liveUsers, .reject(.init(userInfo: userInfo, busy: busy)))
+        for user in liveUsers { setUserState(user, .closed) }
+        await finish()
+    }
+
+    /// Leaves the call (or, before anyone answered, cancels it): tells every participant,
+    /// closes every connection, ends the session.
+    public func hangUp(userInfo: [String: String] = [:]) async {
+        guard state != .closed else { return }
+        if isIncoming, !hasAccepted {
+            try? await rejectCall(userInfo: userInfo)
+            return
+        }
+        localHangUp = true
+        let answered = answeredAt != nil
+        let recipients = liveUsers
+        await message(to: recipients, .hangUp(.init(userInfo: userInfo, result: answered ? nil : .canceled)))
+        for user in recipients { setUserState(user, .closed) }
+        await finish()
+    }
+
+    // MARK: Signaling in
+
+    func receive(_ message: SignalingMessage) async {
+        guard state != .closed, let sender = message.from, sender != currentUser, userStates[sender] != nil else { return }
+        switch message.body {
+        case .call(let call):
+            // The first request makes the session (CallClient); repeats are the dialing.
+            if initiatorOffer == nil { initiatorOffer = call.sdp }
+        case .accept(let accept):
+            await received(accept: accept, from: sender)
+        case .reject(let reject):
+            rejects.append((sender, reject.busy))
+            setUserState(sender, .rejected)
+            emit(.rejected(user: sender, userInfo: reject.userInfo, busy: reject.busy))
+            if let link = links[sender] { await closeLink(link) }
+            await endIfDone()
+        case .hangUp(let hangUp):
+            if hangUp.result == .canceled { remoteCanceled = true }
+            if let result = hangUp.result, [.connectionLost, .failed, .timedOut].contains(result) { lossResults.append(result) }
+            setUserState(sender, .hungUp)
+            emit(.hungUp(user: sender, userInfo: hangUp.userInfo))
+            if let link = links[sender] { await closeLink(link) }
+            await endIfDone()
+        case .offer(let description):
+            await received(offer: description, from: sender)
+        case .answer(let description):
+            await received(answer: description, from: sender)
+        case .candidate(let candidate):
+            try? await links[sender]?.connection.addIceCandidate(
+                IceCandidateInit(candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex))
+        case .mediaSettings(let settings):
+            emit(.remoteMediaSettingsChanged(user: sender, audioEnabled: settings.audioEnabled, videoEnabled: settings.videoEnabled))
+        case .customItems(let change):
+            apply(change, by: sender)
+        case .recording(let recording):
+            emit(.remoteRecordingChanged(user: sender, active: recording.active, option: recording.option))
+        case .hello, .welcome, .callLogQuery, .callLog, .error:
+            break
+        }
+    }
+
+    func received(accept: SignalingBody.Accept, from sender: String) async {
+        if sender == currentUser { return }
+        if !isIncoming {
+            // The initiator: the answer for our offer.
+            guard let link = links[sender], userStates[sender] == .pending, let sdp = accept.sdp else { return }
+            link.dialing?.cancel(); link.answerTimer?.cancel()
+            if answeredAt == nil { answeredAt = Date() }
+            setState(.connecting)
+            setUserState(sender, .connecting)
+            emit(.accepted(user: sender, userInfo: accept.userInfo))
+            emit(.startedConnecting(user: sender))
+            do {
+                try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: sdp))
+            } catch {
+                logger.warning("session \(id): answer of \(sender) refused: \(error)")
+                await fail(link)
+            }
+        } else {
+            // Another opponent joined: connect (the lower user id offers) once both accepted.
+            guard !joined.contains(sender) else { return }
+            joined.insert(sender)
+            emit(.accepted(user: sender, userInfo: accept.userInfo))
+            if hasAccepted { await connectMesh(with: sender) }
+        }
+    }
+
+    /// Between two opponents who both accepted, the one whose id sorts first offers.
+    func connectMesh(with user: String) async {
+        guard user != initiator, links[user] == nil, currentUser < user, userStates[user].map({ !$0.isFinal }) ?? false else { return }
+        do throws(PeerConnectionError) {
+            let link = try await makeLink(user, isOfferer: true)
+            setUserState(user, .connecting)
+            emit(.startedConnecting(user: user))
+            let offer = try await makeOffer(link.connection, iceRestart: false)
+            await message(to: [user], .offer(.init(sdp: offer)))
+        } catch {
+            logger.warning("session \(id): mesh connection to \(user) failed: \(error)")
+            if let link = links[user] { await fail(link) }
+        }
+    }
+
+    func received(offer: SignalingBody.Description, from sender: String) async {
+        do throws(PeerConnectionError) {
+            if let link = links[sender] {
+                // An ICE restart (or a repeated offer) on an existing connection.
+                guard offer.iceRestart else { return }
+                let answer = try await makeAnswer(link.connection, offer: offer.sdp)
+                await message(to: [sender], .answer(.init(sdp: answer, iceRestart: true)))
+            } else {
+                // A mesh connection from another opponent (we both accepted).
+                guard isIncoming, hasAccepted, sender != initiator, userStates[sender].map({ !$0.isFinal }) ?? false else { return }
+                joined.insert(sender)
+                let link = try await makeLink(sender, isOfferer: false)
+                setUserState(sender, .connecting)
+                emit(.startedConnecting(user: sender))
+                let answer = try await makeAnswer(link.connection, offer: offer.sdp)
+                await message(to: [sender], .answer(.init(sdp: answer)))
+            }
+        } catch {
+            logger.warning("session \(id): offer of \(sender) refused: \(error)")
+            guard let link = links[sender] else { return }
+            if link.everConnected {
+                // A bad renegotiation does not end a call that works: back to the last good state.
+                try? await link.connection.setRemoteDescription(SignalingDescription(type: .rollback, sdp: ""))
+            } else {
+                await fail(link)
+            }
+        }
+    }
+
+    func received(answer: SignalingBody.Description, from sender: String) async {
+        guard let link = links[sender], await link.connection.signalingState == .haveLocalOffer else { return }
+        do {
+            try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
+        } catch {
+            logger.warning("session \(id): answer of \(sender) refused: \(error)")
+            if link.everConnected {
+                try? await link.connection.setLocalDescription(SignalingDescription(type: .rollback, sdp: ""))
+            } else {
+                await fail(link)
+            }
+        }
+    }
+
+    // MARK: Ending
+
+    func fail(_ link: PeerLink) async {
+        setUserState(link.user, .failed)
+        emit(.connectionFailed(user: link.user))
+        lossResults.append(link.everConnected ? .connectionLost : .failed)
+        await message(to: [link.user], .hangUp(.init(result: .failed)))
+        await closeLink(link)
+        await endIfDone()
+    }
+
+    func closeLink(_ link: PeerLink) async {
+        guard links[link.user] === link else { return }
+        links[link.user] = nil
+        if let file = await recorder?.remove(user: link.user) { recordedFiles.append(file) }
+        link.cancelAll()
+        await link.connection.close()
+        emit(.connectionClosed(user: link.user))
+        if speaking.remove(link.user) != nil { emit(.talking(users: speaking)) }
+    }
+
+    /// Ends the session when nobody is left to talk with: for the initiator, when every
+    /// opponent is gone; for an opponent, when its request was withdrawn (before accepting) or
+    /// its last connection closed (after).
+    func endIfDone() async {
+        guard state != .closed else { return }
+        if isIncoming {
+            if hasAccepted ? links.isEmpty : (userStates[initiator]?.isFinal ?? true) { await finish() }
+        } else if liveUsers.isEmpty {
+            await finish()
+        }
+    }
+
+    var endResult: CallEndResult {
+        if let loss = lossResults.first { return loss }
+        if answeredAt != nil { return .completed }
+        if isIncoming {
+            if localHangUp { return rejects.first?.busy == true ? .busy : .declined }
+            return remoteCanceled ? .canceled : .noAnswer
+        }
+        if localHangUp { return .canceled }
+        if !rejects.isEmpty, rejects.count == opponents.count { return rejects.allSatisfy(\.busy) ? .busy : .declined }
+        return .noAnswer
+    }
+
+    /// Closes everything and reports the record.
+    func finish() async {
+        guard state != .closed else { return }
+        for link in Array(links.values) { await closeLink(link) }
+        _ = await stopRecording()
+        let ended = Date()
+        let record = CallRecord(callId: id, caller: initiator, callees: opponents, conferenceType: conferenceType,
+                                started: startedAt, answered: answeredAt, ended: ended, result: endResult, customItems: items)
+        self.record = record
+        setState(.closed)
+        localAudioTrack.stop()
+        localVideoTrack?.stop()
+        emit(.ended(record))
+        eventHub.finish()
+        await onEnded(self, record)
+    }
+}

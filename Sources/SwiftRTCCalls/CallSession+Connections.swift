@@ -1,0 +1,252 @@
+import Foundation
+import SwiftRTCICE
+import SwiftRTCMedia
+import SwiftRTCPeer
+import SwiftRTCSignaling
+
+extension CallSession {
+    // MARK: Making connections
+
+    /// A connection with `user`: local tracks added, its states, tracks and stats followed.
+    func makeLink(_ user: String, isOfferer: Bool) async throws(PeerConnectionError) -> PeerLink {
+        let connection: PeerConnection
+        do { connection = try PeerConnection(configuration: configuration.peerConfiguration) } catch {
+            throw .transport(error.description)
+        }
+        _ = try await connection.addTrack(localAudioTrack)
+        if let localVideoTrack { _ = try await connection.addTrack(localVideoTrack) }
+        linkSerial += 1
+        let serial = linkSerial
+        let link = PeerLink(user: user, serial: serial, connection: connection, isOfferer: isOfferer)
+        links[user] = link
+        let states = await connection.connectionStates()
+        let iceStates = await connection.iceConnectionStates()
+        let tracks = await connection.remoteTracks()
+        link.tasks.append(Task { [weak self] in
+            for await state in states { await self?.connectionChanged(user, serial, to: state) }
+        })
+        link.tasks.append(Task { [weak self] in
+            for await state in iceStates where state == .checking { await self?.iceChecking(user, serial) }
+        })
+        link.tasks.append(Task { [weak self] in
+            for await event in tracks { await self?.remoteTrackArrived(user, serial, event: event) }
+        })
+        if let interval = configuration.statsInterval {
+            let clock = clock
+            link.tasks.append(Task { [weak self] in
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: interval) } catch { return }
+                    guard await connection.connectionState == .connected else { continue }
+                    let report = await connection.stats()
+                    let text = await connection.statsString()
+                    await self?.emit(.stats(user: user, report: report, statsString: text))
+                }
+            })
+        }
+        return link
+    }
+
+    /// An offer with every candidate (SwiftRTC signals complete descriptions).
+    func makeOffer(_ connection: PeerConnection, iceRestart: Bool) async throws(PeerConnectionError) -> String {
+        if iceRestart { try await connection.restartIce() }
+        let offer = try await connection.createOffer()
+        try await connection.setLocalDescription(offer)
+        await connection.gatheringComplete()
+        return await connection.localDescription?.sdp ?? offer.sdp
+    }
+
+    /// The answer to `offer`, with every candidate.
+    func makeAnswer(_ connection: PeerConnection, offer: String) async throws(PeerConnectionError) -> String {
+        try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
+        let answer = try await connection.createAnswer()
+        try await connection.setLocalDescription(answer)
+        await connection.gatheringComplete()
+        return await connection.localDescription?.sdp ?? answer.sdp
+    }
+
+    // MARK: Connection states
+
+    func iceChecking(_ user: String, _ serial: Int) {
+        guard let link = link(user, serial), !link.everConnected else { return }
+        setUserState(user, .checking)
+    }
+
+    func connectionChanged(_ user: String, _ serial: Int, to state: PeerConnectionState) async {
+        guard let link = link(user, serial) else { return }
+        switch state {
+        case .connected:
+            link.disconnectTimer?.cancel(); link.disconnectTimer = nil
+            setUserState(user, .connected)
+            if link.reconnecting {
+                link.reconnecting = false
+                emit(.reconnectionStateChanged(user: user, state: .reconnected))
+            } else if !link.everConnected {
+                emit(.connected(user: user))
+            }
+            link.everConnected = true
+            setState(.connected)
+        case .disconnected, .failed:
+            if link.everConnected {
+                await connectionDropped(user, link: link)
+            } else if state == .failed {
+                await fail(link)
+            }
+        case .new, .connecting, .closed:
+            break
+        }
+    }
+
+    // MARK: Reconnection
+
+    /// The connection dropped during the call: ICE restart (by the pair's offerer) every
+    /// dialing interval until it is back or the disconnect timeout closes it.
+    func connectionDropped(_ user: String, link: PeerLink) async {
+        guard !link.reconnecting else { return }
+        link.reconnecting = true
+        setUserState(user, .disconnected)
+        emit(.disconnected(user: user))
+        emit(.reconnectionStateChanged(user: user, state: .reconnecting))
+        let clock = clock, timeout = configuration.disconnectTimeInterval, interval = configuration.dialingTimeInterval
+        let serial = link.serial
+        link.disconnectTimer = Task { [weak self] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            await self?.disconnectTimedOut(user, serial)
+        }
+        guard link.isOfferer else { return }
+        link.tasks.append(Task { [weak self] in
+            while await self?.restartIce(user, serial) == true {
+                do { try await clock.sleep(for: interval) } catch { return }
+            }
+        })
+    }
+
+    /// One ICE restart offer while the link is reconnecting; false once it no longer is.
+    func restartIce(_ user: String, _ serial: Int) async -> Bool {
+        guard let link = link(user, serial), link.reconnecting else { return false }
+        let connection = link.connection
+        // A restart offer still waiting for its answer is rolled back and made anew.
+        if await connection.signalingState == .haveLocalOffer {
+            try? await connection.setLocalDescription(SignalingDescription(type: .rollback, sdp: ""))
+        }
+        do throws(PeerConnectionError) {
+            let offer = try await makeOffer(connection, iceRestart: true)
+            logger.info("session \(id): ICE restart with \(user)")
+            await message(to: [user], .offer(.init(sdp: offer, iceRestart: true)))
+        } catch {
+            logger.warning("session \(id): ICE restart with \(user) failed: \(error)")
+        }
+        return true
+    }
+
+    func disconnectTimedOut(_ user: String, _ serial: Int) async {
+        guard let link = link(user, serial), link.reconnecting else { return }
+        setUserState(user, .disconnectTimeout)
+        emit(.reconnectionStateChanged(user: user, state: .failed))
+        lossResults.append(.connectionLost)
+        await message(to: [user], .hangUp(.init(result: .connectionLost)))
+        await closeLink(link)
+        await endIfDone()
+    }
+
+    // MARK: Remote media
+
+    func remoteTrackArrived(_ user: String, _ serial: Int, event: TrackEvent) {
+        guard let link = link(user, serial) else { return }
+        link.receivers.append(event.transceiver.receiver)
+        recorder?.add(user: user, receiver: event.transceiver.receiver)
+        switch event.track.kind {
+        case .audio:
+            link.remoteAudio = event.track
+            emit(.receivedRemoteAudioTrack(user: user, track: event.track))
+            let frames = event.track.frames()
+            link.tasks.append(Task { [weak self] in
+                var detector = VoiceActivityDetector()
+                var talking = false
+                for await frame in frames {
+                    guard case .audio(let audio) = frame else { continue }
+                    let speech = detector.isSpeech(audio)
+                    if speech != talking {
+                        talking = speech
+                        await self?.talkingChanged(user, speech)
+                    }
+                }
+                if talking { await self?.talkingChanged(user, false) }
+            })
+        case .video:
+            link.remoteVideo = event.track
+            emit(.receivedRemoteVideoTrack(user: user, track: event.track))
+        default:
+            break
+        }
+    }
+
+    func talkingChanged(_ user: String, _ talking: Bool) {
+        let changed = talking ? speaking.insert(user).inserted : speaking.remove(user) != nil
+        if changed { emit(.talking(users: speaking)) }
+    }
+
+    /// The audio track `user` sends (decoded; its ``MediaStreamTrack/setAudioSink(_:)`` gives PCM).
+    public func remoteAudioTrack(for user: String) -> MediaStreamTrack? { links[user]?.remoteAudio }
+
+    /// The video track `user` sends (decoded frames).
+    public func remoteVideoTrack(for user: String) -> MediaStreamTrack? { links[user]?.remoteVideo }
+
+    /// Turns `user`'s received audio on or off here (off: no frames and no PCM are delivered).
+    public func setRemoteAudioEnabled(_ enabled: Bool, for user: String) { links[user]?.remoteAudio?.isEnabled = enabled }
+
+    /// Turns `user`'s received video on or off here.
+    public func setRemoteVideoEnabled(_ enabled: Bool, for user: String) { links[user]?.remoteVideo?.isEnabled = enabled }
+
+    // MARK: Local media
+
+    /// Enables or disables the local audio (disabled: silence is sent) and tells the others.
+    public func setLocalAudioEnabled(_ enabled: Bool) async {
+        localAudioTrack.isEnabled = enabled
+        await message(to: connectedParticipants, .mediaSettings(.init(audioEnabled: enabled)))
+    }
+
+    /// Enables or disables the local video (disabled: black frames are sent) and tells the others.
+    public func setLocalVideoEnabled(_ enabled: Bool) async {
+        guard let localVideoTrack else { return }
+        localVideoTrack.isEnabled = enabled
+        await message(to: connectedParticipants, .mediaSettings(.init(videoEnabled: enabled)))
+    }
+
+    /// The peer connection with `user` (for what the session does not wrap: its transceivers,
+    /// ICE and DTLS connect times...), or nil if there is none.
+    public func peerConnection(for user: String) -> PeerConnection? { links[user]?.connection }
+
+    // MARK: Stats
+
+    /// The stats of the connection with `user` now, or nil if there is none.
+    public func stats(for user: String) async -> StatsReport? {
+        guard let connection = links[user]?.connection else { return nil }
+        return await connection.stats()
+    }
+
+    /// The statsString (DESIGN.md) of the connection with `user` since the previous one.
+    public func statsString(for user: String) async -> String? {
+        guard let connection = links[user]?.connection else { return nil }
+        return await connection.statsString()
+    }
+
+    // MARK: Custom items
+
+    /// Sets custom items of the call and tells the others.
+    public func updateCustomItems(_ updated: [String: String]) async {
+        apply(.init(updated: updated), by: currentUser)
+        await message(to: connectedParticipants, .customItems(.init(updated: updated)))
+    }
+
+    /// Removes custom items of the call and tells the others.
+    public func deleteCustomItems(_ keys: [String]) async {
+        apply(.init(deleted: keys), by: currentUser)
+        await message(to: connectedParticipants, .customItems(.init(deleted: keys)))
+    }
+
+    func apply(_ change: SignalingBody.CustomItems, by user: String) {
+        items.merge(change.updated) { _, new in new }
+        for key in change.deleted { items[key] = nil }
+        emit(.customItemsChanged(by: user, updated: change.updated, deleted: change.deleted, items: items))
+    }
+}

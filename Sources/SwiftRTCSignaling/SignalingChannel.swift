@@ -1,0 +1,41 @@
+/// A signaling transport between one authenticated user and the others: what a `CallClient`
+/// needs, so users can bring their own (as the mobile call SDKs ride on their XMPP chat).
+///
+/// Implementations: ``InProcessSignalingHub``'s channels (bots in one process) and the
+/// WebSocket client of the SwiftRTC signaling server. A channel delivers whole
+/// ``SignalingMessage``s; `from` of every delivered message is the authenticated sender.
+public protocol SignalingChannel: AnyObject, Sendable {
+    /// The user id this channel is authenticated as.
+    var userID: String { get }
+
+    /// Every message addressed to this user, and the server's replies (`error`, `callLog`), in
+    /// arrival order. One consumer; the stream finishes when the channel closes.
+    var messages: AsyncStream<SignalingMessage> { get }
+
+    /// Sends a message to its recipients (`message.to`) or, with no recipients, to the server.
+    /// `from` is set by the other end and need not be filled in.
+    /// - Throws: ``SignalingChannelError``.
+    func send(_ message: SignalingMessage) async throws(SignalingChannelError)
+
+    /// Closes the channel; ``messages`` finishes. Idempotent.
+    func close() async
+}
+
+/// Why a ``SignalingChannel`` could not send.
+public enum SignalingChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The channel is closed.
+    case closed
+    /// The transport failed (e.g. the WebSocket dropped), with its message.
+    case transport(String)
+    /// The message breaks the protocol (checked before sending).
+    case invalidMessage(SignalingProtocolError)
+
+    /// The error in one line.
+    public var description: String {
+        switch self {
+        case .closed: "signaling channel closed"
+        case .transport(let message): "signaling transport failed: \(message)"
+        case .invalidMessage(let error): "invalid signaling message: \(error)"
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// A token bucket per connection: up to `burst` messages at once, refilled at `perSecond`.
+/// A message that finds the bucket empty is refused (the server answers it with an error).
+struct MessageRateLimiter: Sendable {
+    let perSecond: Double
+    let burst: Double
+    private var tokens: Double
+    private var last: ContinuousClock.Instant
+
+    init(perSecond: Double, burst: Int, now: ContinuousClock.Instant = .now) {
+        self.perSecond = perSecond
+        self.burst = Double(burst)
+        self.tokens = Double(burst)
+        self.last = now
+    }
+
+    /// Takes one token if there is one.
+    mutating func allow(now: ContinuousClock.Instant = .now) -> Bool {
+        let elapsed = now - last
+        last = now
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        tokens = min(burst, tokens + seconds * perSecond)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

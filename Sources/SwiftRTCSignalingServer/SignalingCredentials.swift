@@ -1,0 +1,174 @@
+import Crypto
+import Foundation
+
+/// Who may connect to the signaling server, and how a connection proves who it is.
+///
+/// A connection's first message is a `hello` with a token; the user a connection acts as from
+/// then on is the one its token names, never a field of a message.
+///
+/// - ``tokens(_:)``: each token stands for one user. The server keeps only the tokens'
+///   SHA-256 digests and looks tokens up by digest.
+/// - ``users(_:)``: the token is `USER:PASSWORD`, checked against a ``PasswordHash`` per user
+///   (PBKDF2-HMAC-SHA256, salted).
+///
+/// Files (``load(tokensFile:)``, ``load(usersFile:)``) hold one `USER:SECRET` entry a line;
+/// blank lines and lines starting with `#` are skipped.
+public struct SignalingCredentials: Sendable {
+    /// Allowed characters of a user id: letters, digits and `. _ - @`, 1 to 64 of them.
+    public static func isValidUserID(_ id: some StringProtocol) -> Bool {
+        (1...64).contains(id.utf8.count) && id.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-@".unicodeScalars.contains(scalar))
+        }
+    }
+
+    /// The shortest token accepted: shorter ones are too easy to guess.
+    public static let minimumTokenLength = 16
+
+    enum Storage: Sendable {
+        case tokens([SHA256Digest: String])
+        /// Users' hashes, and a decoy hash of the same cost for names nobody has.
+        case users([String: PasswordHash], decoy: PasswordHash)
+    }
+
+    let storage: Storage
+
+    /// Bearer tokens, each mapped to the user it authenticates (`token → user`).
+    public static func tokens(_ tokens: [String: String]) throws(SignalingCredentialsError) -> SignalingCredentials {
+        var digests: [SHA256Digest: String] = [:]
+        for (token, user) in tokens.sorted(by: { $0.value < $1.value }) {
+            guard isValidUserID(user) else { throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)") }
+            guard token.count >= minimumTokenLength, !token.contains(where: \.isWhitespace) else {
+                throw .invalidEntry(file: nil, line: nil, "the token of \(user) must be at least \(minimumTokenLength) characters without spaces")
+            }
+            digests[SHA256.hash(data: Array(token.utf8))] = user
+        }
+        return SignalingCredentials(storage: .tokens(digests))
+    }
+
+    /// Users and their password hashes.
+    public static func users(_ users: [String: PasswordHash]) throws(SignalingCredentialsError) -> SignalingCredentials {
+        for user in users.keys where !isValidUserID(user) {
+            throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
+        }
+        let decoy = PasswordHash.make(password: "decoy", iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations)
+        return SignalingCredentials(storage: .users(users, decoy: decoy))
+    }
+
+    /// Reads a tokens file: `USER:TOKEN` lines.
+    public static func load(tokensFile path: String) throws(SignalingCredentialsError) -> SignalingCredentials {
+        var tokens: [String: String] = [:]
+        var users = Set<String>()
+        for (number, user, secret) in try entries(ofFile: path) {
+            guard secret.count >= minimumTokenLength, !secret.contains(where: \.isWhitespace) else {
+                throw .invalidEntry(file: path, line: number, "the token of \(user) must be at least \(minimumTokenLength) characters without spaces")
+            }
+            guard tokens[secret] == nil else { throw .invalidEntry(file: path, line: number, "this token is already given to \(tokens[secret] ?? "")") }
+            guard users.insert(user).inserted else { throw .invalidEntry(file: path, line: number, "user \(user) appears twice") }
+            tokens[secret] = user
+        }
+        return try Self.tokens(tokens)
+    }
+
+    /// Reads a users file: `USER:pbkdf2-sha256$ITERATIONS$SALT$KEY` lines (see ``PasswordHash``).
+    public static func load(usersFile path: String) throws(SignalingCredentialsError) -> SignalingCredentials {
+        var users: [String: PasswordHash] = [:]
+        for (number, user, secret) in try entries(ofFile: path) {
+            guard users[user] == nil else { throw .invalidEntry(file: path, line: number, "user \(user) appears twice") }
+            do {
+                users[user] = try PasswordHash(parsing: secret)
+            } catch {
+                throw .invalidEntry(file: path, line: number, "\(error) (write one with `callbot serve --hash-password`)")
+            }
+        }
+        return try Self.users(users)
+    }
+
+    /// The `USER:SECRET` lines of a file, with their line numbers; nothing else is allowed.
+    private static func entries(ofFile path: String) throws(SignalingCredentialsError) -> [(Int, String, String)] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(file: path, (error as NSError).localizedDescription)
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(file: path, "not UTF-8 text") }
+        var entries: [(Int, String, String)] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw .invalidEntry(file: path, line: index + 1, "expected USER:SECRET, found no ':'")
+            }
+            let user = String(line[..<colon])
+            let secret = String(line[line.index(after: colon)...])
+            guard isValidUserID(user) else {
+                throw .invalidEntry(file: path, line: index + 1, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
+            }
+            guard !secret.isEmpty else { throw .invalidEntry(file: path, line: index + 1, "no secret after '\(user):'") }
+            entries.append((index + 1, user, secret))
+        }
+        guard !entries.isEmpty else { throw .noEntries(file: path) }
+        return entries
+    }
+
+    /// The user the token of a `hello` message authenticates, or nil.
+    ///
+    /// With ``tokens(_:)`` the token is one of the configured tokens; with ``users(_:)`` it is
+    /// `USER:PASSWORD`.
+    public func authenticate(token: String) -> String? {
+        switch storage {
+        case let .tokens(digests):
+            // Lookup by SHA-256 digest: the secret itself is never compared.
+            return digests[SHA256.hash(data: Array(token.utf8))]
+        case let .users(users, decoy):
+            guard let colon = token.firstIndex(of: ":") else { return nil }
+            let user = String(token[..<colon])
+            let password = String(token[token.index(after: colon)...])
+            guard let hash = users[user] else {
+                // Spend the same work for unknown users, so timing does not tell who exists.
+                _ = decoy.matches(password: password)
+                return nil
+            }
+            return hash.matches(password: password) ? user : nil
+        }
+    }
+
+    /// The users these credentials know, sorted.
+    public var userIDs: [String] {
+        switch storage {
+        case let .tokens(digests): Array(Set(digests.values)).sorted()
+        case let .users(users, _): users.keys.sorted()
+        }
+    }
+
+    /// ``authenticate(token:)`` on a Dispatch thread: checking a password hash costs
+    /// milliseconds of CPU that must not hold a thread of Swift's cooperative pool.
+    public func authenticateOffPool(token: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.authenticate(token: token)) }
+        }
+    }
+}
+
+/// A credentials file or entry that cannot be used; says which file, line and why.
+public enum SignalingCredentialsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file cannot be read (missing, not UTF-8...).
+    case unreadable(file: String, String)
+    /// The file has no `USER:SECRET` line.
+    case noEntries(file: String)
+    /// One entry is wrong: where (when it comes from a file) and why.
+    case invalidEntry(file: String?, line: Int?, String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(file, reason): "cannot read \(file): \(reason)"
+        case let .noEntries(file): "\(file): no USER:SECRET lines"
+        case let .invalidEntry(file, line, reason):
+            switch (file, line) {
+            case let (file?, line?): "\(file):\(line): \(reason)"
+            case let (file?, nil): "\(file): \(reason)"
+            default: reason
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Synchronization
+import SwiftRTCCore
+import SwiftRTCSignaling
+
+/// The embedded SwiftRTC signaling server: a WebSocket endpoint (Hummingbird) that speaks the
+/// JSON wire protocol of `SwiftRTCSignaling` (`SignalingMessage`, one message per text frame),
+/// authenticates users, routes messages between them by user id, enforces who may take part in
+/// which call session, and keeps the call log (``CallLogStore``). See README.md beside this file.
+///
+/// A connection:
+/// 1. opens a WebSocket to `ws://HOST:PORT/signaling`;
+/// 2. sends `{"type":"hello","token":"…"}` within ``Configuration/helloTimeout``; the server
+///    answers `welcome` with the user id the token names (``SignalingCredentials``), or an
+///    `error` (401) and closes (1008);
+/// 3. sends messages with `to` (recipients) and `session`; the server sets `from` to the
+///    connection's user (a message whose `from` names someone else is refused) and forwards
+///    each message to every recipient's connection, or answers `error`:
+///    - 400 malformed: not JSON, unknown `type`, missing or ill-typed field, binary frame,
+///      server-only type; 413: over ``SignalingLimits/maxMessageBytes``; 429-like flood
+///      refusals use 413's neighbour code `tooManyMessages` (see ``Configuration/messagesPerSecond``);
+///    - 403 forbidden: not invited to that session, no longer in it, recipient not in it,
+///      acting as another user, `call` naming another initiator;
+///    - 409 conflict: a session id used by another caller or already ended;
+///    - 404 recipient unavailable: a recipient is not connected (the message still counts for
+///      the session);
+/// 4. may send `callLogQuery` (role, result, limit) and gets `callLog` with its own calls only.
+///
+/// Bad input never stops the server: every message is parsed totally, each connection has a
+/// frame limit (``Configuration/maxFrameBytes``: a larger frame closes that connection with
+/// 1009), a message limit (error reply), a rate limit and a bounded send queue.
+///
+/// ``run(onListening:)`` serves until ``shutdown()`` (graceful: ongoing calls are written to
+/// the log as ended, every connection is closed with 1001) or until its task is cancelled.
+public final class SignalingServer: Sendable {
+    /// Where and how the server listens, and its limits.
+    public struct Configuration: Sendable {
+        /// The address to listen on (default 127.0.0.1).
+        public var host: String
+        /// The TCP port; 0 picks a free one (``run(onListening:)`` reports the URL).
+        public var port: Int
+        /// The WebSocket path.
+        public var path: String
+        /// The largest WebSocket frame; a larger one closes the connection (1009).
+        public var maxFrameBytes: Int
+        /// Messages per second a connection may send (refill rate of its token bucket).
+        public var messagesPerSecond: Double
+        /// Messages a connection may send at once.
+        public var messageBurst: Int
+        /// Messages waiting to be written to one connection; more are dropped (and the sender told).
+        public var sendQueueLimit: Int
+        /// Time a new connection has to authenticate.
+        public var helloTimeout: Duration
+        /// An unanswered call ends as `no_answer` after this long (clients usually give up first).
+        public var ringTimeout: Duration
+        /// How long an ended session is remembered (late candidates and hang-ups still route).
+        public var endedSessionRetention: Duration
+        /// Calls a user may have open as initiator at once.
+        public var maxOpenCallsPerUser: Int
+
+        /// A configuration; every limit has a default fit for bots and tests.
+        public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/signaling",
+                    maxFrameBytes: Int = 1 << 20, messagesPerSecond: Double = 100, messageBurst: Int = 200,
+                    sendQueueLimit: Int = 512, helloTimeout: Duration = .seconds(10), ringTimeout: Duration = .seconds(90),
+                    endedSessionRetention: Duration = .seconds(60), maxOpenCallsPerUser: Int = 16) {
+            self.host = host
+            self.port = port
+            self.path = path
+            self.maxFrameBytes = maxFrameBytes
+            self.messagesPerSecond = messagesPerSecond
+            self.messageBurst = messageBurst
+            self.sendQueueLimit = sendQueueLimit
+            self.helloTimeout = helloTimeout
+            self.ringTimeout = ringTimeout
+            self.endedSessionRetention = endedSessionRetention
+            self.maxOpenCallsPerUser = maxOpenCallsPerUser
+        }
+    }
+
+    /// Where and how it listens (the path normalised to `/segment`).
+    public let configuration: Configuration
+    /// The call log the server writes.
+    public var callLog: CallLogStore { hub.callLog }
+    let hub: SignalingHub
+    private let shutdownRequest: AsyncStream<Void>
+    private let shutdownContinuation: AsyncStream<Void>.Continuation
+    private let logger = SwiftRTCLogging.logger("signaling")
+
+    /// A server for the users of `credentials` that logs calls into `callLog`.
+    public init(configuration: Configuration = Configuration(), credentials: SignalingCredentials, callLog: CallLogStore = CallLogStore()) {
+        var configuration = configuration
+        configuration.path = "/" + configuration.path.split(separator: "/").joined(separator: "/")
+        self.configuration = configuration
+        hub = SignalingHub(configuration: configuration, credentials: credentials, callLog: callLog)
+        (shutdownRequest, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Users with an authenticated connection, sorted.
+    public var connectedUsers: [String] {
+        get async { await hub.connectedUsers }
+    }
+
+    /// Serves until ``shutdown()`` or cancellation. `onListening` gets the WebSocket URL (with
+    /// the port actually bound) once the server accepts connections.
+    public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
+        let hub = self.hub
+        let configuration = self.configuration
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        webSocketRouter.ws(RouterPath(configuration.path)) { inbound, outbound, _ in
+            await SignalingConnection(hub: hub, configuration: configuration).serve(inbound: inbound, outbound: outbound)
+        }
+        // Plain HTTP (no upgrade) on the same path says what the endpoint is.
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get(RouterPath(configuration.path)) { _, _ in
+            Response(status: .upgradeRequired, headers: [.upgrade: "websocket", .contentType: "text/plain; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: "SwiftRTC signaling: open a WebSocket here\n")))
+        }
+        // Hummingbird logs each connection at debug and a stop by cancellation as an error:
+        // quiet unless verbose logging is on.
+        let httpLogger = SwiftRTCLogging.level == .verbose
+            ? SwiftRTCLogging.logger("signaling.http") : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
+        let host = configuration.host
+        let path = configuration.path
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: WebSocketServerConfiguration(
+                    maxFrameSize: configuration.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)),
+                    closeTimeout: .seconds(2), validateUTF8: true))),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+                guard let url = URL(string: "ws://\(authority)\(path)") else { return }
+                await onListening(url)
+            },
+            logger: httpLogger
+        )
+        let shutdownRequest = self.shutdownRequest
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            group.addTask {
+                while !Task.isCancelled {
+                    await hub.sweep()
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            group.addTask {
+                for await _ in shutdownRequest { return }
+            }
+            // The first to end (a shutdown request, or the server failing to listen) ends all.
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// Stops gracefully: no new connections, ongoing calls logged as ended (`connection_lost`,
+    /// or `canceled` when unanswered), every connection closed (1001) and given up to
+    /// `grace` to finish; then ``run(onListening:)`` returns.
+    public func shutdown(grace: Duration = .seconds(2)) async {
+        logger.info("signaling: shutting down")
+        await hub.shutdown()
+        let deadline = ContinuousClock.now + grace
+        while await hub.connectionCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        shutdownContinuation.yield()
+    }
+}

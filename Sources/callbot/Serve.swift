@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+import SwiftRTCSignalingServer
+
+/// `callbot serve --port P (--tokens FILE | --users FILE) [--database PATH]`: run the SwiftRTC
+/// signaling server (WebSocket at `ws://HOST:P/signaling`) for `callbot call`/`answer` and any
+/// other client of the protocol. `--hash-password USER` writes a users-file line instead.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the signaling server: WebSocket, authenticated users, call sessions, call log in SQLite.",
+        discussion: """
+        Prints READY <WebSocket URL> on standard output once it listens, then serves until \
+        SIGINT or SIGTERM: it then logs the ongoing calls as ended, closes every connection \
+        and exits 0. Users authenticate with the first message on their connection, \
+        {"type":"hello","token":"..."}: a token of --tokens FILE (USER:TOKEN lines), or \
+        USER:PASSWORD checked against --users FILE (USER:pbkdf2-sha256$... lines, written by \
+        --hash-password USER from the password on standard input).
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The TCP port to listen on (0 picks a free one).", valueName: "P"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("The address to listen on.", valueName: "ADDRESS"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("Users and their bearer tokens: USER:TOKEN lines.", valueName: "FILE"))
+    var tokens: String?
+
+    @Option(help: ArgumentHelp("Users and their password hashes: USER:pbkdf2-sha256$... lines.", valueName: "FILE"))
+    var users: String?
+
+    @Option(help: ArgumentHelp("The call log's SQLite database (created if missing); without it the log is kept in memory.", valueName: "PATH"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("Print the users-file line of USER for the password read from standard input, and exit.", valueName: "USER"))
+    var hashPassword: String?
+
+    func validate() throws {
+        if let hashPassword {
+            guard SignalingCredentials.isValidUserID(hashPassword) else {
+                throw ValidationError("--hash-password '\(hashPassword)' is not a user id (letters, digits, . _ - @; 1 to 64)")
+            }
+            return
+        }
+        guard let port else { throw ValidationError("Missing expected argument '--port <P>'") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
+        guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        switch (tokens, users) {
+        case (nil, nil): throw ValidationError("give the users: --tokens FILE or --users FILE")
+        case (.some, .some): throw ValidationError("--tokens and --users cannot be combined: give one")
+        default: break
+        }
+        if let database {
+            let directory = URL(fileURLWithPath: database).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--database \(database): the folder \(directory) does not exist")
+            }
+        }
+    }
+
+    func run() async throws {
+        global.apply()
+        if let user = hashPassword {
+            guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+                throw ValidationError("--hash-password: give the password on standard input")
+            }
+            printLine("\(user):\(PasswordHash.make(password: password))")
+            return
+        }
+        let signals = TerminationSignals()
+        let credentials: SignalingCredentials
+        let callLog: CallLogStore
+        do {
+            credentials = try tokens.map { try SignalingCredentials.load(tokensFile: $0) } ?? SignalingCredentials.load(usersFile: users ?? "")
+            callLog = try database.map { try CallLogStore(path: $0) } ?? CallLogStore()
+        } catch {
+            log("error: \(error)")
+            throw ExitCode.failure
+        }
+        log("\(credentials.userIDs.count) users; call log \(database ?? "in memory")")
+        let server = SignalingServer(configuration: .init(host: host, port: port ?? 0), credentials: credentials, callLog: callLog)
+        let running = Task {
+            try await server.run { url in printLine("READY \(url.absoluteString)") }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signals.wait(upTo: nil) }
+            // A server that cannot listen (port taken...) ends the run.
+            group.addTask { _ = await running.result }
+            await group.next()
+            group.cancelAll()
+        }
+        await server.shutdown()
+        if case let .failure(error) = await running.result {
+            log("error: signaling server on \(host):\(port ?? 0): \(error)")
+            throw ExitCode.failure
+        }
+        log("signaling server stopped")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
+
+/// Malformed and hostile input: each kind is answered with an error reply saying what is
+/// wrong, and the same connection (and the server) keeps serving.
+@Suite struct HostileInputTests {
+    /// What a well-behaved request gets afterwards: the server still answers.
+    static func stillServes(_ raw: RawClient) async throws {
+        raw.send(.text(#"{"type":"callLogQuery","id":"after"}"#))
+        let reply = try await raw.next()
+        guard case let .callLog(log) = reply.body else { Issue.record("expected callLog, got \(reply)"); return }
+        #expect(log.replyTo == "after")
+    }
+
+    @Test(arguments: [
+        (RawClient.Command.text("not json at all"), SignalingErrorCode.malformed, "not a JSON message"),
+        (.text("[1,2,3]"), .malformed, "not a JSON message"),
+        (.text("{}"), .malformed, "missing message type"),
+        (.text(#"{"type":"teleport","to":["bob"]}"#), .malformed, "unknown message type"),
+        (.text(#"{"type":"call","to":["bob"],"session":"x"}"#), .malformed, "missing field"),
+        (.text(#"{"type":"candidate","to":"bob","session":"x","candidate":"c"}"#), .malformed, "field 'to'"),
+        (.text(#"{"type":"offer","to":["bob"],"session":"","sdp":"v=0"}"#), .malformed, "session"),
+        (.text(#"{"type":"offer","to":["bob"],"session":"\#(String(repeating: "s", count: 200))","sdp":"v=0"}"#), .malformed, "session id"),
+        (.text(#"{"type":"offer","to":["alice"],"session":"x","sdp":"v=0"}"#), .malformed, "its sender"),
+        (.text(#"{"type":"welcome","user":"root"}"#), .malformed, "sent by the server"),
+        (.text(#"{"type":"hello","token":"token-of-alice-0123456789"}"#), .malformed, "already authenticated"),
+        (.text(#"{"type":"callLogQuery","limit":100000}"#), .malformed, "limit"),
+        (.binary(Array("{\"type\":\"callLogQuery\"}".utf8)), .malformed, "binary"),
+        (.text(String(repeating: "x", count: SignalingLimits.maxMessageBytes + 1)), .tooLarge, "at most"),
+        (.fragments(Array(repeating: String(repeating: "y", count: 30_000), count: 4)), .tooLarge, "at most"),
+    ])
+    func malformedMessagesGetAnErrorAndTheServerServesOn(input: RawClient.Command, code: SignalingErrorCode, reason: String) async throws {
+        let server = try await RunningServer.start()
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        raw.send(input)
+        let error = try await raw.nextError()
+        #expect(error.code == code)
+        #expect(error.reason.contains(reason), "\(error.reason)")
+        try await Self.stillServes(raw)
+        await raw.close()
+        await server.stop()
+    }
+
+    @Test func theIdOfAnUnparsableMessageIsEchoed() async throws {
+        let server = try await RunningServer.start()
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        raw.send(.text(#"{"type":"offer","id":"m-42","to":["bob"],"session":"x"}"#))
+        let error = try await raw.nextError()
+        #expect(error.replyTo == "m-42")
+        #expect(error.reason == "missing field 'sdp'")
+        await raw.close()
+        await server.stop()
+    }
+
+    @Test func aFrameOverTheLimitClosesOnlyThatConnection() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.maxFrameBytes = 128 * 1024
+        let server = try await RunningServer.start(configuration)
+        let bystander = try await Peer.connect("bob", to: server)
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        raw.send(.text(String(repeating: "z", count: 200 * 1024)))
+        try await raw.inbox.waitFinished()
+        // The server and its other connections go on.
+        #expect(try await bystander.callLog() == [])
+        let again = try await server.raw()
+        try await again.login("alice")
+        try await Self.stillServes(again)
+        await again.close()
+        await bystander.close()
+        await server.stop()
+    }
+
+    @Test func aFloodIsRefusedPastTheRateLimit() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.messagesPerSecond = 5
+        configuration.messageBurst = 20
+        let server = try await RunningServer.start(configuration)
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        for index in 0..<60 { raw.send(.text(#"{"type":"callLogQuery","id":"f\#(index)"}"#)) }
+        var answered = 0, refused = 0
+        for _ in 0..<60 {
+            let message = try await raw.next()
+            switch message.body {
+            case .callLog: answered += 1
+            case let .error(error):
+                #expect(error.code == .tooManyMessages)
+                refused += 1
+            default: Issue.record("unexpected \(message)")
+            }
+        }
+        #expect(answered >= 20)
+        #expect(refused >= 10)
+        // The bucket refills: the connection is served again.
+        try await Task.sleep(for: .milliseconds(400))
+        try await Self.stillServes(raw)
+        await raw.close()
+        await server.stop()
+    }
+
+    /// Fragments of a message that fits are reassembled, not refused.
+    @Test func fragmentedMessagesAreReassembled() async throws {
+        let server = try await RunningServer.start()
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        raw.send(.fragments([#"{"type":"callLog"#, #"Query","id":"frag"}"#]))
+        let reply = try await raw.next()
+        guard case let .callLog(log) = reply.body else { Issue.record("expected callLog, got \(reply)"); return }
+        #expect(log.replyTo == "frag")
+        await raw.close()
+        await server.stop()
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
+
+/// The signaling server over real WebSockets on 127.0.0.1: authentication, routing, the
+/// session rules, and refusals that leave the server serving.
+@Suite struct SignalingServerTests {
+    @Test func aTokenAuthenticatesItsUser() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await server.connect("alice")
+        #expect(alice.userID == "alice")
+        #expect(await server.server.connectedUsers == ["alice"])
+        await alice.close()
+        await server.stop()
+    }
+
+    @Test func anUnknownTokenIsRefusedAndClosed() async throws {
+        let server = try await RunningServer.start()
+        do {
+            _ = try await WebSocketSignalingChannel.connect(to: server.url, token: "not-a-token-of-anyone-here")
+            Issue.record("an unknown token was accepted")
+        } catch let error {
+            #expect(error.description.contains("refused the token"), "\(error)")
+            #expect(error.description.contains("401"), "\(error)")
+        }
+        let raw = try await server.raw()
+        raw.send(.text(#"{"type":"hello","token":"token-of-mallory-0123456789"}"#))
+        #expect(try await raw.nextError().code == .unauthenticated)
+        try await raw.inbox.waitFinished()
+        #expect(await server.server.connectedUsers == [])
+        await server.stop()
+    }
+
+    @Test func usersFilePasswordsAuthenticate() async throws {
+        let hash = PasswordHash.make(password: "correct horse", iterations: 2_000)
+        let credentials = try SignalingCredentials.users(["erin": hash])
+        let server = try await RunningServer.start(credentials: credentials)
+        let erin = try await WebSocketSignalingChannel.connect(to: server.url, token: "erin:correct horse")
+        #expect(erin.userID == "erin")
+        await erin.close()
+        for token in ["erin:wrong horse", "frank:correct horse", "erin", ":"] {
+            await #expect(throws: SignalingChannelError.self, "\(token)") {
+                _ = try await WebSocketSignalingChannel.connect(to: server.url, token: token)
+            }
+        }
+        await server.stop()
+    }
+
+    @Test func messagesBeforeHelloAreRefusedAndSilenceIsClosed() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.helloTimeout = .milliseconds(500)
+        let server = try await RunningServer.start(configuration)
+        let raw = try await server.raw()
+        raw.send(.text(#"{"type":"callLogQuery","id":"q1"}"#))
+        let refused = try await raw.nextError()
+        #expect(refused.code == .unauthenticated)
+        #expect(refused.replyTo == "q1")
+        // No hello at all: told so and closed.
+        #expect(try await raw.nextError().code == .unauthenticated)
+        try await raw.inbox.waitFinished()
+        await server.stop()
+    }
+
+    @Test func messagesAreRoutedBetweenUsersWithTheAuthenticatedSender() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        try await alice.send(.call("s1", from: "alice", to: ["bob"]))
+        let call = try await bob.next()
+        #expect(call.from == "alice")
+        #expect(call.session == "s1")
+        guard case let .call(body) = call.body else { Issue.record("expected call, got \(call)"); return }
+        #expect(body.opponents == ["bob"])
+        #expect(body.userInfo == ["n": "1"])
+        try await bob.send(SignalingMessage(to: ["alice"], session: "s1", body: .accept(.init(sdp: "v=0\r\n", userInfo: ["k": "v"]))))
+        let accept = try await alice.next()
+        #expect(accept.from == "bob")
+        #expect(accept.type == .accept)
+        try await alice.send(SignalingMessage(to: ["bob"], session: "s1", body: .candidate(.init(candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host", sdpMid: "0"))))
+        let candidate = try await bob.next()
+        #expect(candidate.from == "alice")
+        guard case let .candidate(c) = candidate.body else { Issue.record("expected candidate"); return }
+        #expect(c.sdpMid == "0")
+        // Nothing else reached either side.
+        #expect(try await alice.inbox.expectNothing() == nil)
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
+    @Test func aRecipientNotConnectedIsReported() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        var call = SignalingMessage.call("s-offline", from: "alice", to: ["dave"])
+        call.id = "m1"
+        try await alice.send(call)
+        let error = try await alice.nextError()
+        #expect(error.code == .recipientUnavailable)
+        #expect(error.replyTo == "m1")
+        #expect(error.reason.contains("dave"))
+        await alice.close()
+        await server.stop()
+    }
+
+    @Test func aClientCannotActAsAnotherUser() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        let carol = try await Peer.connect("carol", to: server)
+        // A `from` naming someone else.
+        var forged = SignalingMessage.call("s2", from: "alice", to: ["bob"])
+        forged.from = "carol"
+        try await alice.send(forged)
+        #expect(try await alice.nextError().code == .forbidden)
+        // A call whose initiator is someone else.
+        try await alice.send(.call("s3", from: "carol", to: ["bob"]))
+        let error = try await alice.nextError()
+        #expect(error.code == .forbidden)
+        #expect(error.reason.contains("initiator"))
+        // Bob got none of them; carol neither.
+        #expect(try await bob.inbox.expectNothing() == nil)
+        #expect(try await carol.inbox.expectNothing(for: .milliseconds(50)) == nil)
+        await alice.close()
+        await bob.close()
+        await carol.close()
+        await server.stop()
+    }
+
+    @Test func nobodyJoinsACallTheyWereNotInvitedTo() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        let carol = try await Peer.connect("carol", to: server)
+        try await alice.send(.call("s4", from: "alice", to: ["bob"]))
+        _ = try await bob.next()
+        // Carol accepts, sends candidates, hangs up, or calls with the same session id: refused.
+        let attempts: [SignalingMessage] = [
+            SignalingMessage(to: ["alice"], session: "s4", body: .accept(.init(sdp: "v=0\r\n"))),
+            SignalingMessage(to: ["alice"], session: "s4", body: .candidate(.init(candidate: "candidate:x"))),
+            SignalingMessage(to: ["alice", "bob"], session: "s4", body: .hangUp(.init())),
+            SignalingMessage(to: ["alice"], session: "s4", body: .customItems(.init(updated: ["x": "y"]))),
+        ]
+        for attempt in attempts {
+            let error = try await { try await carol.send(attempt); return try await carol.nextError() }()
+            #expect(error.code == .forbidden, "\(attempt.type)")
+        }
+        try await carol.send(.call("s4", from: "carol", to: ["bob"]))
+        #expect(try await carol.nextError().code == .conflict)
+        // Alice cannot pull carol in by addressing her either.
+        try await alice.send(SignalingMessage(to: ["carol"], session: "s4", body: .candidate(.init(candidate: "candidate:y"))))
+        #expect(try await alice.nextError().code == .forbidden)
+        // A session nobody created.
+        try await carol.send(SignalingMessage(to: ["bob"], session: "no-such-session", body: .offer(.init(sdp: "v=0\r\n"))))
+        #expect(try await carol.nextError().code == .forbidden)
+        #expect(try await alice.inbox.expectNothing() == nil)
+        #expect(try await bob.inbox.expectNothing(for: .milliseconds(50)) == nil)
+        await alice.close()
+        await bob.close()
+        await carol.close()
+        await server.stop()
+    }
+
+    @Test func aNewerConnectionOfTheSameUserReplacesTheOlder() async throws {
+        let server = try await RunningServer.start()
+        let first = try await Peer.connect("bob", to: server)
+        let second = try await Peer.connect("bob", to: server)
+        #expect(try await first.nextError().code == .conflict)
+        try await first.inbox.waitFinished()
+        let alice = try await Peer.connect("alice", to: server)
+        try await alice.send(.call("s5", from: "alice", to: ["bob"]))
+        #expect(try await second.next().type == .call)
+        await alice.close()
+        await second.close()
+        await server.stop()
+    }
+
+    @Test func gracefulShutdownLogsOngoingCallsAndClosesConnections() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        try await alice.send(.call("s6", from: "alice", to: ["bob"]))
+        _ = try await bob.next()
+        try await bob.send(SignalingMessage(to: ["alice"], session: "s6", body: .accept(.init(sdp: "v=0\r\n"))))
+        _ = try await alice.next()
+        await server.stop()
+        try await alice.inbox.waitFinished()
+        try await bob.inbox.waitFinished()
+        let record = try #require(try await server.server.callLog.call(id: "s6"))
+        #expect(record.result == .connectionLost)
+        #expect(record.answered != nil)
+        await #expect(throws: SignalingChannelError.self) {
+            try await alice.send(SignalingMessage(session: "s6", body: .callLogQuery(.init())))
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import SwiftRTCSignaling
+
+/// `callbot serve`: the signaling server as a process: READY line, a WebSocket login, the call
+/// log in its SQLite file, clean exit on SIGTERM; and clear errors for bad command lines and files.
+@Suite struct ServeCLITests {
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("callbot-serve-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static func write(_ name: String, _ contents: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    /// `callbot serve` running in the background, its output in files; waits poll with `Task.sleep`.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let stdout: URL
+        let stderr: URL
+
+        init(_ arguments: [String]) throws {
+            stdout = folder.appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).out")
+            stderr = stdout.deletingPathExtension().appendingPathExtension("err")
+            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            process.executableURL = Callbot.executable
+            process.arguments = ["serve"] + arguments
+            process.standardOutput = try FileHandle(forWritingTo: stdout)
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+        var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+
+        func ready(timeout: Duration = .seconds(60)) async throws -> URL {
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
+                   let url = URL(string: String(line.dropFirst("READY ".count))) {
+                    return url
+                }
+                guard process.isRunning, ContinuousClock.now < deadline else {
+                    throw CLIFailure("no READY line (running: \(process.isRunning)); stderr: \(errors)")
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
+        func terminate(timeout: Duration = .seconds(20)) async throws -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning {
+                guard ContinuousClock.now < deadline else {
+                    kill(process.processIdentifier, SIGKILL)
+                    throw CLIFailure("did not exit within \(timeout) of SIGTERM; stderr: \(errors)")
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return process.terminationStatus
+        }
+    }
+
+    struct CLIFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func serveAnswersALoginLogsCallsAndExitsOnSIGTERM() async throws {
+        let tokens = try Self.write("tokens.txt", "alice:alice-token-0123456789\nbob:bob-token-0123456789\n")
+        let database = Self.folder.appendingPathComponent("calls-\(UUID().uuidString.prefix(8)).sqlite").path
+        let server = try Server(["--port", "0", "--tokens", tokens, "--database", database])
+        let url = try await server.ready()
+        #expect(url.scheme == "ws")
+        #expect(url.path == "/signaling")
+        let alice = try await WebSocketSignalingChannel.connect(to: url, token: "alice-token-0123456789")
+        #expect(alice.userID == "alice")
+        await #expect(throws: SignalingChannelError.self) {
+            _ = try await WebSocketSignalingChannel.connect(to: url, token: "mallory-token-0123456789")
+        }
+        // A call canceled before anyone answered lands in the database file.
+        let call = SignalingMessage(to: ["bob"], session: "cli-1", body: .call(.init(
+            sdp: "v=0\r\n", conferenceType: .audio, initiator: "alice", opponents: ["bob"])))
+        try await alice.send(call)
+        try await alice.send(SignalingMessage(to: ["bob"], session: "cli-1", body: .hangUp(.init(result: .canceled))))
+        try await alice.send(SignalingMessage(id: "q", body: .callLogQuery(.init(role: .caller))))
+        var records: [CallRecord]?
+        for await message in alice.messages {
+            if case let .callLog(log) = message.body { records = log.records; break }
+        }
+        #expect(records?.map(\.callId) == ["cli-1"])
+        #expect(records?.first?.result == .canceled)
+        #expect(try await server.terminate() == 0)
+        #expect(server.errors.contains("signaling server stopped"), "\(server.errors)")
+        #expect(FileManager.default.fileExists(atPath: database))
+        await alice.close()
+    }
+
+    @Test func hashPasswordWritesAUsersFileLineThatServeAccepts() async throws {
+        let hashed = try await Callbot.run(["serve", "--hash-password", "erin"], stdin: "erin's password\n")
+        #expect(hashed.status == 0, "\(hashed.stderr)")
+        let line = hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.hasPrefix("erin:pbkdf2-sha256$"))
+        let users = try Self.write("users.txt", line + "\n")
+        let server = try Server(["--port", "0", "--users", users])
+        let url = try await server.ready()
+        let erin = try await WebSocketSignalingChannel.connect(to: url, token: "erin:erin's password")
+        #expect(erin.userID == "erin")
+        await erin.close()
+        #expect(try await server.terminate() == 0)
+    }
+
+    @Test(arguments: [
+        (["serve"], "Missing expected argument '--port <P>'"),
+        (["serve", "--port", "0"], "give the users: --tokens FILE or --users FILE"),
+        (["serve", "--port", "99999", "--tokens", "@/t"], "--port 99999 is not a TCP port"),
+        (["serve", "--port", "0", "--tokens", "@/t", "--users", "@/u"], "cannot be combined"),
+        (["serve", "--port", "0", "--tokens", "@/missing.txt"], "cannot read @/missing.txt"),
+        (["serve", "--port", "0", "--tokens", "@/bad-tokens.txt"], "@/bad-tokens.txt:2: expected USER:SECRET"),
+        (["serve", "--port", "0", "--users", "@/bad-users.txt"], "@/bad-users.txt:1: malformed password hash"),
+        (["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "/nonexistent-folder/c.sqlite"], "the folder /nonexistent-folder does not exist"),
+        (["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "@/not-a-database.sqlite"], "cannot open the call log database"),
+        (["serve", "--hash-password", "no spaces allowed"], "is not a user id"),
+    ])
+    func badInputIsAClearError(arguments: [String], message: String) async throws {
+        _ = try Self.write("bad-tokens.txt", "alice:alice-token-0123456789\nbob bob-token-0123456789\n")
+        _ = try Self.write("bad-users.txt", "erin:hunter2\n")
+        _ = try Self.write("good-tokens.txt", "alice:alice-token-0123456789\n")
+        _ = try Self.write("not-a-database.sqlite", String(repeating: "not sqlite\n", count: 100))
+        let resolved = arguments.map { $0.replacingOccurrences(of: "@/", with: Self.folder.path + "/") }
+        let result = try await Callbot.run(resolved)
+        #expect(result.status != 0)
+        let expected = message.replacingOccurrences(of: "@/", with: Self.folder.path + "/")
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+}
