@@ -146,6 +146,7 @@ import SwiftRTCSignaling
         try await Self.send(bob, "g1", to: ["carol"], .offer(.init(sdp: "v=0\r\n")))
         try await Self.send(alice, "g1", to: ["bob", "carol"], .hangUp(.init()))
         try await Self.send(bob, "g1", to: ["carol"], .hangUp(.init()))
+        _ = try await carol.next(.hangUp, from: "bob")
         #expect(try await carol.callLog().first?.result == .completed)
         let record = try #require(try await server.server.callLog.call(id: "g1"))
         #expect(record.callees == ["bob", "carol", "dave"])

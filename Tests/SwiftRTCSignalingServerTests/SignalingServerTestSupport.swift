@@ -138,6 +138,14 @@ final class Peer: Sendable {
         return error
     }
 
+    /// Skips messages until one of `type` from `sender` arrives, and returns it.
+    func next(_ type: SignalingMessageType, from sender: String) async throws -> SignalingMessage {
+        while true {
+            let message = try await next()
+            if message.type == type, message.from == sender { return message }
+        }
+    }
+
     /// Queries the call log over the protocol.
     func callLog(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil) async throws -> [CallRecord] {
         let id = UUID().uuidString
