@@ -105,7 +105,10 @@ import SwiftRTCSignaling
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("r1", alice, [bob])
-        try await Task.sleep(for: .milliseconds(1_000))
+        // Bob hears the end as the initiator's no-answer hang-up, sent by the server.
+        let notice = try await bob.next(.hangUp, from: "alice")
+        guard case let .hangUp(hangUp) = notice.body else { Issue.record("expected hangUp"); return }
+        #expect(hangUp.result == .noAnswer)
         #expect(try await alice.callLog(result: .noAnswer).map(\.callId) == ["r1"])
         // Re-dialing an ended session is refused.
         try await alice.send(.call("r1", from: "alice", to: ["bob"]))

@@ -32,6 +32,20 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
+    @Test func aServerThatIsNotThereIsATransportError() async throws {
+        // A port nothing listens on (bound, then released).
+        let server = try await RunningServer.start()
+        let url = server.url
+        await server.stop()
+        do {
+            _ = try await WebSocketSignalingChannel.connect(to: url, token: TestUsers.token("alice"), timeout: .seconds(5))
+            Issue.record("connected to a stopped server")
+        } catch let error {
+            guard case .transport = error else { Issue.record("expected a transport error, got \(error)"); return }
+            #expect(error.description.contains(url.absoluteString))
+        }
+    }
+
     @Test func usersFilePasswordsAuthenticate() async throws {
         let hash = PasswordHash.make(password: "correct horse", iterations: 2_000)
         let credentials = try SignalingCredentials.users(["erin": hash])
@@ -49,7 +63,7 @@ import SwiftRTCSignaling
 
     @Test func messagesBeforeHelloAreRefusedAndSilenceIsClosed() async throws {
         var configuration = SignalingServer.Configuration()
-        configuration.helloTimeout = .milliseconds(500)
+        configuration.helloTimeout = .seconds(2)
         let server = try await RunningServer.start(configuration)
         let raw = try await server.raw()
         raw.send(.text(#"{"type":"callLogQuery","id":"q1"}"#))
