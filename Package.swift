@@ -175,7 +175,8 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: [
-            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs",
+            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
+            "TransportTestSupport", "SwiftRTCSignalingServer",
         ]),
         .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "OffThePool"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,

@@ -147,6 +147,9 @@ public actor CallClient {
 
     // MARK: Call log
 
+    /// How long ``callLog(role:result:limit:)`` waits for the server's answer.
+    static let queryTimeout = Duration.seconds(10)
+
     /// The user's call log from the signaling server, newest first.
     /// - Parameters:
     ///   - role: only calls made (`caller`) or received (`callee`); nil for both.
@@ -159,6 +162,11 @@ public actor CallClient {
             queries[id] = continuation
             Task {
                 do { try await channel.send(message) } catch { self.failQuery(id, error) }
+            }
+            // A server that never answers does not hang the caller.
+            Task {
+                try? await Task.sleep(for: Self.queryTimeout)
+                self.failQuery(id, CallError.timedOut("call-log query, no answer within \(Self.queryTimeout)"))
             }
         }
     }

@@ -9,6 +9,8 @@ import SwiftRTCPeer
 public struct CallConfiguration: Sendable {
     /// STUN and TURN servers (`stun:`, `turn:`, `turns:` URLs with credentials).
     public var iceServers: [IceServer]
+    /// Which candidates ICE may use: all, or relayed (TURN) only.
+    public var iceTransportPolicy: PeerConnection.Configuration.IceTransportPolicy
     /// Where to gather host candidates (IP literals or interface names); empty is every
     /// interface but loopback, `["127.0.0.1"]` for loopback calls.
     public var gatherAddresses: [String]
@@ -44,13 +46,15 @@ public struct CallConfiguration: Sendable {
     public static let minimumDisconnectTimeInterval = Duration.seconds(10)
 
     /// A configuration; intervals below their minimums are raised to them.
-    public init(iceServers: [IceServer] = [], gatherAddresses: [String] = [],
+    public init(iceServers: [IceServer] = [], iceTransportPolicy: PeerConnection.Configuration.IceTransportPolicy = .all,
+                gatherAddresses: [String] = [],
                 preferredAudioCodec: AudioCodec = .opus, preferredVideoCodec: VideoCodec = .vp8,
                 audioBandwidthCap: Int? = nil, videoBandwidthCap: Int? = nil,
                 dialingTimeInterval: Duration = .seconds(5), answerTimeInterval: Duration = .seconds(45),
                 disconnectTimeInterval: Duration = .seconds(30), statsInterval: Duration? = nil,
                 logLevel: LogLevel = .basic) {
         self.iceServers = iceServers
+        self.iceTransportPolicy = iceTransportPolicy
         self.gatherAddresses = gatherAddresses
         self.preferredAudioCodec = preferredAudioCodec
         self.preferredVideoCodec = preferredVideoCodec
@@ -64,6 +68,6 @@ public struct CallConfiguration: Sendable {
     }
 
     var peerConfiguration: PeerConnection.Configuration {
-        PeerConnection.Configuration(iceServers: iceServers, gatherAddresses: gatherAddresses)
+        PeerConnection.Configuration(iceServers: iceServers, iceTransportPolicy: iceTransportPolicy, gatherAddresses: gatherAddresses)
     }
 }

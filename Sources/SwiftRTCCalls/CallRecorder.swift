@@ -123,10 +123,10 @@ final class CallRecorder: Sendable {
         }
     }
 
-    /// Ends `user`'s file (they left).
-    func remove(user: String) async {
-        guard let recording = recordings.withLock({ $0.removeValue(forKey: user) }) else { return }
-        await Self.end(recording)
+    /// Ends `user`'s file (they left); returns it if it was written.
+    func remove(user: String) async -> URL? {
+        guard let recording = recordings.withLock({ $0.removeValue(forKey: user) }) else { return nil }
+        return await Self.end(recording)
     }
 
     /// Ends every file; returns those written.
@@ -143,7 +143,6 @@ final class CallRecorder: Sendable {
         return urls.sorted { $0.path < $1.path }
     }
 
-    @discardableResult
     private static func end(_ recording: Recording) async -> URL? {
         for feeder in recording.feeders { feeder.cancel() }
         recording.continuation.finish()

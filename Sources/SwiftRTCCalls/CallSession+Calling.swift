@@ -274,7 +274,7 @@ extension CallSession {
     func closeLink(_ link: PeerLink) async {
         guard links[link.user] === link else { return }
         links[link.user] = nil
-        await recorder?.remove(user: link.user)
+        if let file = await recorder?.remove(user: link.user) { recordedFiles.append(file) }
         link.cancelAll()
         await link.connection.close()
         emit(.connectionClosed(user: link.user))

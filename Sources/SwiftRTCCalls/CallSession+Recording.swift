@@ -19,12 +19,15 @@ extension CallSession {
     /// Whether this side is recording, and how.
     public var recordingOption: RecordingOption? { recorder?.option }
 
-    /// Stops recording, tells the others, and returns the files written.
+    /// Stops recording, tells the others, and returns the files written since the start (or
+    /// since participants left: theirs are in ``recordedFiles`` already).
     @discardableResult
     public func stopRecording() async -> [URL] {
         guard let recorder else { return [] }
         self.recorder = nil
         await message(to: connectedParticipants, .recording(.init(active: false, option: recorder.option)))
-        return await recorder.finish()
+        let files = await recorder.finish()
+        recordedFiles += files
+        return files
     }
 }

@@ -70,6 +70,10 @@ public actor CallSession {
     var remoteCanceled = false
     var rejects: [(user: String, busy: Bool)] = []
     var recorder: CallRecorder?
+    /// The files of this session's recordings that are complete: those of participants who
+    /// left and of stopped recordings (a recording still running when the session ends is
+    /// stopped then).
+    public internal(set) var recordedFiles: [URL] = []
     /// The record, once the session is closed.
     public internal(set) var record: CallRecord?
 

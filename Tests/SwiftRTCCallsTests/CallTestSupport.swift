@@ -23,9 +23,13 @@ final class Bot: Sendable {
     let sessionEvents = Mutex<[String: [CallSessionEvent]]>([:])
     private let follower = Mutex<[Task<Void, Never>]>([])
 
-    init(_ name: String, hub: InProcessSignalingHub, configuration: CallConfiguration = testConfiguration) async {
+    convenience init(_ name: String, hub: InProcessSignalingHub, configuration: CallConfiguration = testConfiguration, clock: CallClock = testClock) async {
+        await self.init(name, channel: hub.connect(user: name), configuration: configuration, clock: clock)
+    }
+
+    init(_ name: String, channel: any SignalingChannel, configuration: CallConfiguration = testConfiguration, clock: CallClock = testClock) async {
         self.name = name
-        client = CallClient(channel: hub.connect(user: name), configuration: configuration, clock: testClock)
+        client = CallClient(channel: channel, configuration: configuration, clock: clock)
         let events = await client.events()
         let task = Task { [weak self] in
             for await event in events {

@@ -189,9 +189,17 @@ public final class Coturn {
 
     public func url(_ scheme: String = "turn") -> String { "\(scheme):127.0.0.1:\(port)?transport=udp" }
 
+    /// Freezes the server (SIGSTOP): nothing is relayed any more, a network cut on the relayed
+    /// path; its allocations stay. ``resume()`` lets it go on.
+    public func pause() { kill(process.processIdentifier, SIGSTOP) }
+
+    /// Lets a paused server go on (SIGCONT).
+    public func resume() { kill(process.processIdentifier, SIGCONT) }
+
     /// Stops the server (SIGTERM; SIGKILL if it is still there after 500 ms) and removes its
     /// files. Idempotent.
     public func stop() {
+        resume()
         if process.isRunning {
             process.terminate()
             let deadline = ContinuousClock.now + .milliseconds(500)

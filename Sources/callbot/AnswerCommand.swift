@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `callbot answer --server URL --token T`: log in and answer incoming calls: accept (at once
+/// or after `--delay`) or reject; send media, print events and statsString, record, hang up
+/// after `--duration` or when the others leave.
+struct AnswerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "answer",
+        abstract: "Answer calls from a signaling server: accept (after a delay) or reject; media, live stats, recording.",
+        discussion: """
+        Prints READY USER once logged in. Handles --calls calls (default 1), then exits 0; \
+        SIGINT/SIGTERM hangs up and exits.
+        """
+    )
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case accept, reject }
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var signaling: SignalingOptions
+    @Option(help: "accept or reject incoming calls.")
+    var mode: Mode = .accept
+    @Option(help: ArgumentHelp("Seconds to ring before accepting.", valueName: "SECONDS"))
+    var delay: Double = 0
+    @Option(help: ArgumentHelp("How many calls to handle before exiting.", valueName: "N"))
+    var calls: Int = 1
+    @Option(name: .customLong("user-info"), help: ArgumentHelp("User info sent with the accept or reject; repeatable.", valueName: "KEY=VALUE"))
+    var userInfo: [String] = []
+    @OptionGroup var media: MediaOptions
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var record: RecordOptions
+    @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when the others leave).", valueName: "SECONDS"))
+    var duration: Double?
+    @Option(help: ArgumentHelp("Print the stats every SECONDS.", valueName: "SECONDS"))
+    var statsInterval: Double = 5
+
+    func validate() throws {
+        guard delay >= 0, calls >= 1, statsInterval > 0 else { throw ValidationError("--delay must be 0 or more, --calls and --stats-interval above 0") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
+        _ = try SessionPrinter.userInfo(userInfo)
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        let channel = try await signaling.connect()
+        let configuration = CallConfiguration(iceServers: try ice.servers(), gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel)
+        let client = CallClient(channel: channel, configuration: configuration)
+        let clientEvents = await client.events()
+        printLine("READY \(channel.userID)")
+        let info = try SessionPrinter.userInfo(userInfo)
+        let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record)
+        let work = Task {
+            var handled = 0
+            for await event in clientEvents {
+                guard case .incomingSession(let session, let callerInfo) = event else { continue }
+                printLine("answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))")
+                handled += 1
+                if mode == .reject {
+                    try? await session.rejectCall(userInfo: info)
+                    printLine("answer: rejected")
+                } else {
+                    await answer(session, info: info, printer: printer)
+                }
+                if handled >= calls { return }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signals.wait(upTo: nil) }
+            group.addTask { await work.value }
+            await group.next()
+            group.cancelAll()
+        }
+        work.cancel()
+        await client.disconnect()
+    }
+
+    private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async {
+        let events = await session.events()
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
+                                   video: session.localVideoTrack == nil || media.noVideo ? nil : media.video ?? .pattern,
+                                   audioTrack: session.localAudioTrack, videoTrack: session.localVideoTrack)
+        local.start()
+        do {
+            try await session.acceptCall(userInfo: info)
+            printLine("answer: accepted")
+        } catch {
+            printLine("answer: cannot accept: \(error)")
+        }
+        let hangUp = Task {
+            guard let duration else { return }
+            let connected = await session.events()
+            for await event in connected { if case .connected = event { break } }
+            try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+            guard !Task.isCancelled else { return }
+            await session.hangUp(userInfo: ["reason": "duration"])
+        }
+        let following = Task { await printer.follow(session, events: events) }
+        await withTaskCancellationHandler {
+            _ = await following.value
+        } onCancel: {
+            Task { await session.hangUp(userInfo: ["reason": "signal"]) }
+        }
+        hangUp.cancel()
+        local.stop()
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `callbot call USER... --server URL --token T`: log in to a signaling server, call the users
+/// (one: a 1:1 call; two or three: a mesh), send media, print events and statsString, hang up
+/// after `--duration` (or on SIGINT/SIGTERM) and print how the call ended.
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Call users through a signaling server: media, live stats, recording, hang up.",
+        discussion: """
+        Exits 0 when the call was answered and ended normally (completed), 1 otherwise \
+        (rejected, no answer, failed...), printing "call: ended RESULT after S s" either way.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The users to call (1 to 3).", valueName: "USER"))
+    var users: [String]
+    @OptionGroup var signaling: SignalingOptions
+    @Flag(help: "An audio-only call (default: video).")
+    var audioOnly = false
+    @Option(name: .customLong("user-info"), help: ArgumentHelp("User info sent with the call; repeatable.", valueName: "KEY=VALUE"))
+    var userInfo: [String] = []
+    @Option(help: ArgumentHelp("Seconds to wait for an answer (at least 10).", valueName: "SECONDS"))
+    var answerTimeout: Double = 45
+    @Option(help: ArgumentHelp("Seconds between two call requests while unanswered (at least 3).", valueName: "SECONDS"))
+    var dialingInterval: Double = 5
+    @OptionGroup var media: MediaOptions
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var record: RecordOptions
+    @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when interrupted or everyone left).", valueName: "SECONDS"))
+    var duration: Double?
+    @Option(help: ArgumentHelp("Print the stats every SECONDS.", valueName: "SECONDS"))
+    var statsInterval: Double = 5
+
+    func validate() throws {
+        guard (1...3).contains(Set(users).count) else { throw ValidationError("give 1 to 3 users to call") }
+        _ = try SessionPrinter.userInfo(userInfo)
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
+        guard statsInterval > 0, answerTimeout > 0, dialingInterval > 0 else {
+            throw ValidationError("--stats-interval, --answer-timeout and --dialing-interval must be above 0")
+        }
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        let channel = try await signaling.connect()
+        printLine("call: logged in as \(channel.userID)")
+        let configuration = CallConfiguration(
+            iceServers: try ice.servers(), gatherAddresses: signaling.gatherAddresses,
+            dialingTimeInterval: .milliseconds(Int(dialingInterval * 1000)), answerTimeInterval: .milliseconds(Int(answerTimeout * 1000)),
+            logLevel: global.logLevel)
+        let client = CallClient(channel: channel, configuration: configuration)
+        let session = try await client.createSession(opponents: users, conferenceType: audioOnly ? .audio : .video)
+        let events = await session.events()
+        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone, video: audioOnly || media.noVideo ? nil : media.video ?? .pattern,
+                                   audioTrack: session.localAudioTrack, videoTrack: session.localVideoTrack)
+        local.start()
+        if media.noAudio { session.localAudioTrack.isEnabled = false }
+        if media.noVideo { session.localVideoTrack?.isEnabled = false }
+        try await session.startCall(userInfo: try SessionPrinter.userInfo(userInfo))
+        printLine("call: calling \(users.joined(separator: ",")) in session \(session.id)")
+
+        let printer = SessionPrinter(prefix: "call", statsInterval: statsInterval, record: record)
+        let following = Task { await printer.follow(session, events: events) }
+        // Hang up after --duration from the first connection, or on a signal.
+        let hangUp = Task {
+            let connectedEvents = await session.events()
+            if duration != nil {
+                for await event in connectedEvents { if case .connected = event { break } }
+            }
+            await signals.wait(upTo: duration.map { .milliseconds(Int($0 * 1000)) })
+            guard !Task.isCancelled else { return }
+            await session.hangUp(userInfo: ["reason": signals.signal == nil ? "duration" : "signal"])
+        }
+        let result = await following.value
+        hangUp.cancel()
+        local.stop()
+        await client.disconnect()
+        guard result?.result == .completed else { throw ExitCode(1) }
+    }
+}

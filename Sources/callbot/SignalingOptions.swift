@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `--server URL --token T`: the signaling server `call` and `answer` log in to.
+struct SignalingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling).", valueName: "URL"))
+    var server: String
+
+    @Option(help: ArgumentHelp("The bearer token (or USER:PASSWORD) to log in with.", valueName: "T"))
+    var token: String
+
+    var url: URL? {
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+              let host = url.host, !host.isEmpty else { return nil }
+        return url
+    }
+
+    func validate() throws {
+        guard url != nil else { throw ValidationError("--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling)") }
+        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+    }
+
+    /// Logs in; a refused or unreachable server is a ``CallbotError``.
+    func connect() async throws -> WebSocketSignalingChannel {
+        guard let url else { throw ValidationError("--server '\(server)' is not a WebSocket URL") }
+        do {
+            return try await WebSocketSignalingChannel.connect(to: url, token: token)
+        } catch {
+            throw CallbotError("signaling \(server): \(error)")
+        }
+    }
+
+    /// Where calls gather candidates: loopback for a server on loopback, else every interface.
+    var gatherAddresses: [String] { Whip.gatherAddresses(forHost: url?.host ?? "") }
+}
+
+/// `--record DIR --record-option OPTION`.
+struct RecordOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Record the call into DIR (WebM/Ogg files named SESSION-USER).", valueName: "DIR"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("What to record: remote_audio_video, remote_audio, local_and_remote_audio, local_audio_remote_audio_video.", valueName: "OPTION"))
+    var recordOption: RecordingOption = .remoteAudioVideo
+
+    func validate() throws {
+        guard let record else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("--record \(record): no such folder")
+        }
+    }
+}
+
+extension RecordingOption: ExpressibleByArgument {}
+
+/// Prints what happens in a session (one line per event, `PREFIX: ...`), statsString per user
+/// every interval once connected, and starts the recording once connected.
+struct SessionPrinter: Sendable {
+    let prefix: String
+    let statsInterval: Double
+    let record: RecordOptions
+
+    /// Follows `session` until it ends; returns its record.
+    func follow(_ session: CallSession, events: AsyncStream<CallSessionEvent>) async -> CallRecord? {
+        let prefix = prefix
+        let stats = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(statsInterval * 1000)))
+                for user in session.otherParticipants {
+                    guard await session.connectionState(for: user) == .connected, let text = await session.statsString(for: user) else { continue }
+                    printLine("--- \(prefix) stats with \(user) ---\n\(text)")
+                }
+            }
+        }
+        defer { stats.cancel() }
+        var recording = false
+        for await event in events {
+            switch event {
+            case .accepted(let user, let info): printLine("\(prefix): \(user) accepted \(Self.text(info))")
+            case let .rejected(user, info, busy): printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
+            case .hungUp(let user, let info): printLine("\(prefix): \(user) hung up \(Self.text(info))")
+            case .didNotRespond(let user): printLine("\(prefix): \(user) did not respond")
+            case .connected(let user):
+                printLine("\(prefix): connected with \(user)")
+                if !recording, let directory = record.record {
+                    recording = true
+                    do {
+                        try await session.startRecording(record.recordOption, directory: URL(fileURLWithPath: directory))
+                        printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
+                    } catch {
+                        log("recording: \(error)")
+                    }
+                }
+            case .connectionFailed(let user): printLine("\(prefix): connection with \(user) failed")
+            case .reconnectionStateChanged(let user, let state): printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
+            case .remoteMediaSettingsChanged(let user, let audio, let video):
+                printLine("\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")")
+            case .customItemsChanged(let by, _, _, let items): printLine("\(prefix): custom items by \(by): \(Self.text(items))")
+            case let .remoteRecordingChanged(user, active, option): printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
+            case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
+            case .ended(let record):
+                for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }
+                printLine("\(prefix): ended \(record.result.rawValue) after \(String(format: "%.1f", record.duration)) s")
+                return record
+            default: break
+            }
+        }
+        return await session.record
+    }
+
+    static func text(_ dictionary: [String: String]) -> String {
+        "{" + dictionary.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "}"
+    }
+
+    /// `KEY=VALUE` arguments as a dictionary.
+    static func userInfo(_ pairs: [String]) throws -> [String: String] {
+        var info: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--user-info '\(pair)': expected KEY=VALUE")
+            }
+            info[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return info
+    }
+}
