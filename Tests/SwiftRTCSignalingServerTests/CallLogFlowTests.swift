@@ -145,6 +145,12 @@ import SwiftRTCSignaling
         try await Self.send(bob, "g1", to: ["alice", "carol", "dave"], .accept(.init(sdp: "v=0\r\n")))
         try await Self.send(carol, "g1", to: ["alice", "bob", "dave"], .accept(.init(sdp: "v=0\r\n")))
         try await Self.send(dave, "g1", to: ["alice", "bob", "carol"], .reject(.init()))
+        // Each connection is ordered, different ones are not: alice hears them all first.
+        var heard = Set<String>()
+        while heard.count < 3 {
+            let message = try await alice.next()
+            if let from = message.from, message.type == .accept || message.type == .reject { heard.insert(from) }
+        }
         // Opponents talk to each other (mesh offers) within the session.
         try await Self.send(bob, "g1", to: ["carol"], .offer(.init(sdp: "v=0\r\n")))
         try await Self.send(alice, "g1", to: ["bob", "carol"], .hangUp(.init()))
