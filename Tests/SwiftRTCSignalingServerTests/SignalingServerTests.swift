@@ -61,17 +61,29 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func messagesBeforeHelloAreRefusedAndSilenceIsClosed() async throws {
+    @Test func messagesBeforeHelloAreRefused() async throws {
         var configuration = SignalingServer.Configuration()
-        configuration.helloTimeout = .seconds(2)
+        configuration.helloTimeout = .seconds(60)
         let server = try await RunningServer.start(configuration)
         let raw = try await server.raw()
         raw.send(.text(#"{"type":"callLogQuery","id":"q1"}"#))
         let refused = try await raw.nextError()
         #expect(refused.code == .unauthenticated)
         #expect(refused.replyTo == "q1")
-        // No hello at all: told so and closed.
-        #expect(try await raw.nextError().code == .unauthenticated)
+        // The connection stays: a hello now is welcome.
+        try await raw.login("alice")
+        await raw.close()
+        await server.stop()
+    }
+
+    @Test func aConnectionThatSaysNoHelloIsClosed() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.helloTimeout = .milliseconds(500)
+        let server = try await RunningServer.start(configuration)
+        let raw = try await server.raw()
+        let error = try await raw.nextError()
+        #expect(error.code == .unauthenticated)
+        #expect(error.reason.contains("no hello"))
         try await raw.inbox.waitFinished()
         await server.stop()
     }
