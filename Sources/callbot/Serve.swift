@@ -92,9 +92,10 @@ struct Serve: AsyncParsableCommand {
             // A server that cannot listen (port taken...) ends the run.
             group.addTask { _ = await running.result }
             await group.next()
+            // Graceful: the calls are logged and the connections closed, then `running` ends.
+            await server.shutdown()
             group.cancelAll()
         }
-        await server.shutdown()
         if case let .failure(error) = await running.result {
             log("error: signaling server on \(host):\(port ?? 0): \(error)")
             throw ExitCode.failure

@@ -105,7 +105,10 @@ import SwiftRTCSignaling
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("r1", alice, [bob])
-        try await Task.sleep(for: .milliseconds(1_000))
+        // Bob hears the end as the initiator's no-answer hang-up, sent by the server.
+        let notice = try await bob.next(.hangUp, from: "alice")
+        guard case let .hangUp(hangUp) = notice.body else { Issue.record("expected hangUp"); return }
+        #expect(hangUp.result == .noAnswer)
         #expect(try await alice.callLog(result: .noAnswer).map(\.callId) == ["r1"])
         // Re-dialing an ended session is refused.
         try await alice.send(.call("r1", from: "alice", to: ["bob"]))
@@ -142,10 +145,17 @@ import SwiftRTCSignaling
         try await Self.send(bob, "g1", to: ["alice", "carol", "dave"], .accept(.init(sdp: "v=0\r\n")))
         try await Self.send(carol, "g1", to: ["alice", "bob", "dave"], .accept(.init(sdp: "v=0\r\n")))
         try await Self.send(dave, "g1", to: ["alice", "bob", "carol"], .reject(.init()))
+        // Each connection is ordered, different ones are not: alice hears them all first.
+        var heard = Set<String>()
+        while heard.count < 3 {
+            let message = try await alice.next()
+            if let from = message.from, message.type == .accept || message.type == .reject { heard.insert(from) }
+        }
         // Opponents talk to each other (mesh offers) within the session.
         try await Self.send(bob, "g1", to: ["carol"], .offer(.init(sdp: "v=0\r\n")))
         try await Self.send(alice, "g1", to: ["bob", "carol"], .hangUp(.init()))
         try await Self.send(bob, "g1", to: ["carol"], .hangUp(.init()))
+        _ = try await carol.next(.hangUp, from: "bob")
         #expect(try await carol.callLog().first?.result == .completed)
         let record = try #require(try await server.server.callLog.call(id: "g1"))
         #expect(record.callees == ["bob", "carol", "dave"])

@@ -37,13 +37,13 @@ final class RunningServer: Sendable {
         let server = SignalingServer(configuration: configuration, credentials: credentials, callLog: callLog)
         let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
         let task = Task { try await server.run { continuation.yield($0) } }
-        let url = try await Inbox.first(of: urls, timeout: .seconds(20), what: "the server's URL")
+        let url = try await Inbox.first(of: urls, timeout: .seconds(60), what: "the server's URL")
         return RunningServer(server: server, url: url, task: task)
     }
 
     /// A connected, authenticated channel for `user`.
     func connect(_ user: String) async throws -> WebSocketSignalingChannel {
-        try await WebSocketSignalingChannel.connect(to: url, token: TestUsers.token(user))
+        try await WebSocketSignalingChannel.connect(to: url, token: TestUsers.token(user), timeout: .seconds(30))
     }
 
     /// A raw WebSocket (nothing sent yet).
@@ -77,14 +77,14 @@ final class Inbox<Element: Sendable>: Sendable {
     var isFinished: Bool { storage.state.withLock { $0.finished && $0.items.isEmpty } }
 
     /// The next item, or throws after `timeout`.
-    func next(timeout: Duration = .seconds(5)) async throws -> Element {
+    func next(timeout: Duration = .seconds(30)) async throws -> Element {
         let deadline = ContinuousClock.now + timeout
         while true {
             let item = storage.state.withLock { state -> Element? in state.items.isEmpty ? nil : state.items.removeFirst() }
             if let item { return item }
             if storage.state.withLock({ $0.finished }) { throw TestTimeout(description: "the stream finished") }
             guard ContinuousClock.now < deadline else { throw TestTimeout(description: "nothing arrived within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -95,11 +95,11 @@ final class Inbox<Element: Sendable>: Sendable {
     }
 
     /// Waits until the stream finishes.
-    func waitFinished(timeout: Duration = .seconds(5)) async throws {
+    func waitFinished(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !storage.state.withLock({ $0.finished }) {
             guard ContinuousClock.now < deadline else { throw TestTimeout(description: "the stream did not finish within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -136,6 +136,14 @@ final class Peer: Sendable {
         let message = try await next()
         guard case let .error(error) = message.body else { throw TestTimeout(description: "expected an error, got \(message.type.rawValue)") }
         return error
+    }
+
+    /// Skips messages until one of `type` from `sender` arrives, and returns it.
+    func next(_ type: SignalingMessageType, from sender: String) async throws -> SignalingMessage {
+        while true {
+            let message = try await next()
+            if message.type == type, message.from == sender { return message }
+        }
     }
 
     /// Queries the call log over the protocol.
@@ -218,7 +226,7 @@ final class RawClient: Sendable {
             }
             receivedContinuation.finish()
         }
-        guard try await Inbox.first(of: ready, timeout: .seconds(10), what: "WebSocket connection") else {
+        guard try await Inbox.first(of: ready, timeout: .seconds(30), what: "WebSocket connection") else {
             throw TestTimeout(description: "cannot connect: \(closeCode.withLock { $0 } ?? "")")
         }
         let client = RawClient(inbox: Inbox(received), commands: commandContinuation, task: task)

@@ -32,6 +32,20 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
+    @Test func aServerThatIsNotThereIsATransportError() async throws {
+        // A port nothing listens on (bound, then released).
+        let server = try await RunningServer.start()
+        let url = server.url
+        await server.stop()
+        do {
+            _ = try await WebSocketSignalingChannel.connect(to: url, token: TestUsers.token("alice"), timeout: .seconds(5))
+            Issue.record("connected to a stopped server")
+        } catch let error {
+            guard case .transport = error else { Issue.record("expected a transport error, got \(error)"); return }
+            #expect(error.description.contains(url.absoluteString))
+        }
+    }
+
     @Test func usersFilePasswordsAuthenticate() async throws {
         let hash = PasswordHash.make(password: "correct horse", iterations: 2_000)
         let credentials = try SignalingCredentials.users(["erin": hash])
@@ -47,17 +61,29 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func messagesBeforeHelloAreRefusedAndSilenceIsClosed() async throws {
+    @Test func messagesBeforeHelloAreRefused() async throws {
         var configuration = SignalingServer.Configuration()
-        configuration.helloTimeout = .milliseconds(500)
+        configuration.helloTimeout = .seconds(60)
         let server = try await RunningServer.start(configuration)
         let raw = try await server.raw()
         raw.send(.text(#"{"type":"callLogQuery","id":"q1"}"#))
         let refused = try await raw.nextError()
         #expect(refused.code == .unauthenticated)
         #expect(refused.replyTo == "q1")
-        // No hello at all: told so and closed.
-        #expect(try await raw.nextError().code == .unauthenticated)
+        // The connection stays: a hello now is welcome.
+        try await raw.login("alice")
+        await raw.close()
+        await server.stop()
+    }
+
+    @Test func aConnectionThatSaysNoHelloIsClosed() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.helloTimeout = .milliseconds(500)
+        let server = try await RunningServer.start(configuration)
+        let raw = try await server.raw()
+        let error = try await raw.nextError()
+        #expect(error.code == .unauthenticated)
+        #expect(error.reason.contains("no hello"))
         try await raw.inbox.waitFinished()
         await server.stop()
     }
