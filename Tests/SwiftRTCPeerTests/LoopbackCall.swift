@@ -91,7 +91,9 @@ struct LoopbackCall {
 
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
-    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120) async throws -> LoopbackCall {
+    /// `munge` may edit the offer's SDP on its way to the answerer.
+    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120,
+                      framesPerSecond: Int = 15, munge: @Sendable (String) -> String = { $0 }) async throws -> LoopbackCall {
         let configuration = LoopbackCall.configuration
         let offerer = try PeerConnection(configuration: configuration)
         let answerer = try PeerConnection(configuration: configuration)
@@ -103,7 +105,7 @@ struct LoopbackCall {
             tracks.append(audio)
             if video {
                 let pattern = MediaStreamTrack(kind: .video)
-                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: 15))
+                pattern.play(TestPatternSource(width: width, height: height, framesPerSecond: framesPerSecond))
                 try await pc.addTrack(pattern)
                 tracks.append(pattern)
             }
@@ -112,7 +114,7 @@ struct LoopbackCall {
         offererMedia.follow(await offerer.remoteTracks())
         answererMedia.follow(await answerer.remoteTracks())
         let start = ContinuousClock.now
-        try await exchange(offerer: offerer, answerer: answerer)
+        try await exchange(offerer: offerer, answerer: answerer, munge: munge)
         let offererConnected = await waitConnected(offerer)
         let answererConnected = await waitConnected(answerer)
         let connected = offererConnected && answererConnected
@@ -128,11 +130,11 @@ struct LoopbackCall {
 
     /// Offer/answer with candidates trickled both ways, each side's passed on once the other
     /// has its remote description.
-    static func exchange(offerer: PeerConnection, answerer: PeerConnection) async throws {
+    static func exchange(offerer: PeerConnection, answerer: PeerConnection, munge: (String) -> String = { $0 }) async throws {
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)
-        try await answerer.setRemoteDescription(offer)
+        try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: munge(offer.sdp)))
         let answer = try await answerer.createAnswer()
         try await answerer.setLocalDescription(answer)
         try await offerer.setRemoteDescription(answer)
