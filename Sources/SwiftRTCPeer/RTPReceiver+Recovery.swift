@@ -1,4 +1,5 @@
 import SwiftRTCRTP
+import SwiftRTCSDP
 
 /// What the negotiation allows for repairing a received stream and asking for keyframes.
 struct RecoveryParameters: Sendable, Hashable {
@@ -29,6 +30,13 @@ struct ReceiveRecovery {
     var retransmittedPackets: Int64 = 0
     var retransmittedBytes: Int64 = 0
     var rtxDiscarded: Int64 = 0
+    /// Video: the frame assembler's gap count last seen, and whether frames were lost since
+    /// the last keyframe (delta frames after a loss reference what never came: they are not
+    /// decodable, as in libwebrtc's frame buffer, and are held back until a keyframe).
+    var gapsSeen = 0
+    var waitingForKeyframe = false
+    /// Delta frames held back while waiting for a keyframe.
+    var framesUndecodable: Int64 = 0
 
     /// The frame assembler for a stream: an adaptive playout delay (jitter buffer) for both
     /// kinds; video waits long enough for a lost packet to come again when NACK is on.
@@ -64,6 +72,27 @@ struct ReceiveRecovery {
         retransmittedPackets += 1
         retransmittedBytes += Int64(original.payloadLength)
         return original
+    }
+
+    /// Notes gaps the assembler gave up on since the last call (video): true when there are
+    /// new ones, and from then on delta frames wait for a keyframe.
+    mutating func noteGaps(_ assembler: FrameAssembler, kind: MediaKind) -> Bool {
+        guard kind == .video, assembler.gaps != gapsSeen else { return false }
+        gapsSeen = assembler.gaps
+        waitingForKeyframe = true
+        return true
+    }
+
+    /// Whether `frame` can be decoded: not a delta frame after a loss (until a keyframe comes).
+    mutating func decodable(_ frame: EncodedFrame, assembler: FrameAssembler, kind: MediaKind) -> Bool {
+        _ = noteGaps(assembler, kind: kind)
+        guard waitingForKeyframe else { return true }
+        if frame.isKeyframe {
+            waitingForKeyframe = false
+            return true
+        }
+        framesUndecodable += 1
+        return false
     }
 
     /// Notes a received packet for NACK bookkeeping.

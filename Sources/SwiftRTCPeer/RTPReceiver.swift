@@ -157,6 +157,10 @@ public final class RTPReceiver: Sendable {
         guard let assembler = path.assembler else { return }
         let dropped = assembler.droppedFrames
         while let frame = assembler.nextFrame(now: now) {
+            guard path.recovery.decodable(frame, assembler: assembler, kind: kind) else {
+                keyframeNeeded.store(true, ordering: .relaxed)
+                continue
+            }
             path.framesAssembled += 1
             if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
                 path.jitterBufferDelay += now - first.arrival
@@ -164,7 +168,9 @@ public final class RTPReceiver: Sendable {
             path.frames?.yield(frame)
         }
         // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
-        if assembler.droppedFrames != dropped { keyframeNeeded.store(true, ordering: .relaxed) }
+        if assembler.droppedFrames != dropped || path.recovery.noteGaps(assembler, kind: kind) {
+            keyframeNeeded.store(true, ordering: .relaxed)
+        }
     }
 
     /// A sender report from the stream's source: remembered for the next report block.

@@ -9,7 +9,8 @@ import SwiftRTCRTP
         let withFEC = try OpusDecoderTests.encodeSpeech(frames: 30, configuration: .init(bitrate: 24_000, inbandFEC: true, expectedPacketLoss: 20))
         let without = try OpusDecoderTests.encodeSpeech(frames: 30, configuration: .init(bitrate: 24_000, inbandFEC: false))
         let carrying = withFEC.dropFirst().filter { OpusDecoder.carriesFEC($0.data) }.count
-        #expect(carrying >= 25, "\(carrying) of 29 packets carry FEC")
+        // LBRR data is only coded for a previous frame the encoder found active (VAD).
+        #expect(carrying >= 20, "\(carrying) of 29 packets carry FEC")
         #expect(!OpusDecoder.carriesFEC(withFEC[0].data))  // nothing before the first packet
         #expect(without.allSatisfy { !OpusDecoder.carriesFEC($0.data) })
     }

@@ -13,6 +13,7 @@ final class LossyLink: Sendable {
         var videoLoss = 0.0
         var audioLoss = 0.0
         var outage = false
+        var rtxOutage = false
         var dropped = 0
     }
 
@@ -27,7 +28,8 @@ final class LossyLink: Sendable {
             s.seed = s.seed &* 1_103_515_245 &+ 12345
             let draw = Double(s.seed >> 16 & 0x7FFF) / 32768
             let video = videoPayloadTypes.contains(payloadType)
-            let drop = (video && (s.outage || draw < s.videoLoss)) || (payloadType == audioPayloadType && draw < s.audioLoss)
+            let drop = (video && (s.outage || draw < s.videoLoss)) || (payloadType == 97 && s.rtxOutage)
+                || (payloadType == audioPayloadType && draw < s.audioLoss)
             if drop { s.dropped += 1 }
             return drop
         }
@@ -86,7 +88,7 @@ final class LossyLink: Sendable {
         let fec = delta(false, .inboundRTP, "audio", "fecPacketsReceived")
         let concealed = delta(false, .inboundRTP, "audio", "concealedSamples") / max(1, delta(false, .inboundRTP, "audio", "totalSamplesReceived"))
         let freeze = Self.number(after.1, .inboundRTP, "video", "maxFreezeDuration")
-        print("LossRecovery nack=\(nack): video frames sent \(Int(figures.framesSent)) decoded \(Int(figures.framesDecoded)) share \(String(format: "%.3f", figures.share)); packets received \(Int(received)) lost \(Int(lost)) dropped \(link.state.withLock { $0.dropped }); NACKs sent \(Int(nacksSent)) received \(Int(nacksReceived)); resent \(Int(resent)) repaired \(Int(repaired)); PLI sent \(Int(delta(false, .inboundRTP, "video", "pliCount"))); max freeze \(Int(freeze * 1000)) ms; audio FEC recovered \(Int(fec)) concealment \(String(format: "%.3f", concealed))")
+        print("LossRecovery nack=\(nack): video frames sent \(Int(figures.framesSent)) decoded \(Int(figures.framesDecoded)) share \(String(format: "%.3f", figures.share)); packets received \(Int(received)) lost \(Int(lost)) dropped \(link.state.withLock { $0.dropped }); NACKs sent \(Int(nacksSent)) received \(Int(nacksReceived)); resent \(Int(resent)) repaired \(Int(repaired)); PLI sent \(Int(delta(false, .inboundRTP, "video", "pliCount"))) FIR sent \(Int(delta(false, .inboundRTP, "video", "firCount"))); max freeze \(Int(freeze * 1000)) ms; audio FEC recovered \(Int(fec)) concealment \(String(format: "%.3f", concealed))")
         #expect(figures.framesSent > 30)
         if nack {
             #expect(nacksSent > 0 && nacksReceived > 0)
@@ -102,13 +104,16 @@ final class LossyLink: Sendable {
         #expect(concealed > 0 && concealed < 0.2)
 
         guard nack else { return }
-        // Outage: all video lost for 1.5 s (longer than NACK's 1 s): the answerer gives up the
-        // gap, asks for a keyframe, the offerer's encoder makes one, and decoding resumes.
+        // Outage: all video lost for 0.5 s, and every retransmission for 1.5 s: NACK cannot
+        // repair, the answerer gives up the gap, holds the delta frames after it back, asks
+        // for a keyframe, the offerer's encoder makes one, and decoding resumes.
         let keyframesBefore = (Self.number(after.0, .outboundRTP, "video", "keyFramesEncoded"), Self.number(after.1, .inboundRTP, "video", "keyFramesDecoded"))
         let pliBefore = (Self.number(after.1, .inboundRTP, "video", "pliCount"), Self.number(after.0, .outboundRTP, "video", "pliCount"))
-        link.state.withLock { $0.outage = true }
-        try await Task.sleep(for: .milliseconds(1500))
+        link.state.withLock { $0.outage = true; $0.rtxOutage = true }
+        try await Task.sleep(for: .milliseconds(500))
         link.state.withLock { $0.outage = false }
+        try await Task.sleep(for: .milliseconds(1000))
+        link.state.withLock { $0.rtxOutage = false }
         let recovered = await LoopbackCall.wait(timeout: .seconds(10)) {
             let a = await call.answerer.stats()
             return Self.number(a, .inboundRTP, "video", "keyFramesDecoded") > keyframesBefore.1
