@@ -51,6 +51,9 @@ struct BotReport: Codable, Sendable, Equatable {
         /// retransmissions sent.
         var framesSent: Int?
         var freezeMaxMs: Int?
+        /// Freezes by the W3C rule (gap > max(3 × average, average + 150 ms)) and their total (ms).
+        var freezeCount: Int?
+        var totalFreezesDurationMs: Int?
         var packetsLost: Int?
         var nackSent: Int?
         var nackReceived: Int?
@@ -64,6 +67,7 @@ struct BotReport: Codable, Sendable, Equatable {
             case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
             case framesDecoded = "frames_decoded", width, height
             case framesSent = "frames_sent", freezeMaxMs = "freeze_max_ms", packetsLost = "packets_lost"
+            case freezeCount = "freeze_count", totalFreezesDurationMs = "total_freezes_duration_ms"
             case nackSent = "nack_sent", nackReceived = "nack_received", retransmittedPacketsSent = "retransmitted_packets_sent"
             case pliSent = "pli_sent", pliReceived = "pli_received", firSent = "fir_sent", firReceived = "fir_received"
         }
@@ -77,6 +81,8 @@ struct BotReport: Codable, Sendable, Equatable {
             try c.encode(height, forKey: .height)
             try c.encode(framesSent, forKey: .framesSent)
             try c.encode(freezeMaxMs, forKey: .freezeMaxMs)
+            try c.encode(freezeCount, forKey: .freezeCount)
+            try c.encode(totalFreezesDurationMs, forKey: .totalFreezesDurationMs)
             try c.encode(packetsLost, forKey: .packetsLost)
             try c.encode(nackSent, forKey: .nackSent)
             try c.encode(nackReceived, forKey: .nackReceived)

@@ -8,6 +8,8 @@ extension CallMonitor {
         func int(_ stats: StatsReport.Stats?, _ name: String) -> Int? { stats?.number(name).map { Int($0) } }
         report.video.framesSent = int(videoOut, "framesSent")
         report.video.freezeMaxMs = videoIn?.number("maxFreezeDuration").map { Int(($0 * 1000).rounded()) }
+        report.video.freezeCount = int(videoIn, "freezeCount")
+        report.video.totalFreezesDurationMs = videoIn?.number("totalFreezesDuration").map { Int(($0 * 1000).rounded()) }
         report.video.packetsLost = int(videoIn, "packetsLost")
         report.video.nackSent = int(videoIn, "nackCount")
         report.video.nackReceived = int(videoOut, "nackCount")

@@ -60,8 +60,9 @@ final class LossyLink: Sendable {
         }
         let call = try await LoopbackCall.start(width: 320, height: 240, framesPerSecond: 20, munge: munge)
         defer { Task { await call.close() } }
-        #expect(call.connectedAfter != nil)
-        #expect(await call.waitForMedia())
+        try #require(call.connectedAfter != nil)
+        let media = await call.waitForMedia()
+        try #require(media)
         let link = LossyLink()
         await call.answerer.setIncomingDrop { link.drops($0) }
 
@@ -102,6 +103,11 @@ final class LossyLink: Sendable {
             #expect(lost > received * 0.05)
         }
         #expect(concealed > 0 && concealed < 0.2)
+        // The adaptive jitter buffer: audio waits at least its 20 ms floor, far below its cap.
+        let emitted = delta(false, .inboundRTP, "audio", "jitterBufferEmittedCount")
+        let audioDelay = delta(false, .inboundRTP, "audio", "jitterBufferDelay") / max(1, emitted)
+        #expect(emitted > 100 && audioDelay >= 0.015 && audioDelay < 0.3, "audio jitter buffer delay \(audioDelay) s over \(emitted) frames")
+        print(await call.answerer.statsString())
 
         guard nack else { return }
         // Outage: all video lost for 0.5 s, and every retransmission for 1.5 s: NACK cannot
