@@ -30,6 +30,8 @@ struct ReceiveRecovery {
     var retransmittedPackets: Int64 = 0
     var retransmittedBytes: Int64 = 0
     var rtxDiscarded: Int64 = 0
+    /// Retransmissions of packets already received, delivered or given up (not counted as received).
+    var retransmissionsUnused: Int64 = 0
     /// Video: the frame assembler's gap count last seen, and whether frames were lost since
     /// the last keyframe (delta frames after a loss reference what never came: they are not
     /// decodable, as in libwebrtc's frame buffer, and are held back until a keyframe).

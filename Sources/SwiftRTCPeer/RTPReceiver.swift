@@ -131,6 +131,13 @@ public final class RTPReceiver: Sendable {
     /// frame assembler; whole frames due for playout go to the decoder.
     func accept(_ packet: RTPPacket, arrival: Double, retransmission: Bool, path: inout Path) {
         guard let parameters = path.parameters, let assembler = path.assembler else { return }
+        let inserted = assembler.insert(packet.bytes, arrival: arrival, retransmission: retransmission)
+        // A retransmission of what already came (or was given up) repairs nothing: browsers
+        // also resend old packets as RTX to probe bandwidth. Only repairs count as received.
+        if retransmission, inserted != .accepted {
+            path.recovery.retransmissionsUnused += 1
+            return
+        }
         if path.statistics == nil || path.statistics?.ssrc != packet.ssrc {
             path.statistics = ReceiveStatistics(ssrc: packet.ssrc, clockRate: parameters.clockRate)
             path.remoteSSRC = packet.ssrc
@@ -147,7 +154,6 @@ public final class RTPReceiver: Sendable {
             path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
             path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
         }
-        assembler.insert(packet.bytes, arrival: arrival, retransmission: retransmission)
         release(now: arrival, path: &path)
     }
 
