@@ -31,12 +31,10 @@ extension RTPSender {
             $0.nackReceived += 1
             return $0.remoteRoundTripTime
         }
-        let transportWideID = parameters?.extensions.transportSequenceNumber
         let totals: (packets: Int, bytes: Int)? = retransmissions.withLock { responder in
             guard let responder else { return nil }
             responder.respond(to: nack.lost, now: now, roundTripTime: roundTripTime) { buffer, length in
-                if let id = transportWideID { Self.renumberTransportWide(buffer, length: length, id: id, transport: transport) }
-                return transport.sendRTP(buffer, length: length)
+                transport.sendRTP(buffer, length: length)
             }
             return (responder.retransmittedPackets, responder.retransmittedBytes)
         }
@@ -46,19 +44,6 @@ extension RTPSender {
                 $0.retransmittedBytesSent = Int64(totals.bytes)
             }
         }
-    }
-
-    /// Gives a resent packet a transport-wide sequence number of its own (it is a new packet
-    /// on the wire for congestion control feedback), in place.
-    static func renumberTransportWide(_ buffer: UnsafeMutableRawBufferPointer, length: Int, id: UInt8, transport: PeerTransport) {
-        guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
-              let data = packet.extensionData(id: id), data.count >= 2,
-              let start = data.baseAddress, let base = buffer.baseAddress else { return }
-        let offset = start - UnsafeRawPointer(base)
-        guard offset >= 0, offset + 2 <= length else { return }
-        let sequence = transport.nextTransportSequenceNumber()
-        buffer[offset] = UInt8(sequence >> 8)
-        buffer[offset + 1] = UInt8(sequence & 0xFF)
     }
 
     /// A PLI (`fir`: nil) or FIR (its command sequence number) for this sender: the encoder
