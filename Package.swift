@@ -134,7 +134,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
-        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP"]),
+        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP", "OffThePool"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
@@ -143,20 +143,21 @@ let package = Package(
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP"]),
+        .target(name: "OffThePool", path: "Tests/OffThePool"),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "OffThePool"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
-        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record"]),
+        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "OffThePool"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record", "OffThePool"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
             "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: ["SwiftRTCCalls"]),
-        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore"]),
+        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "OffThePool"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
-        // run as processes; depends on nothing but Foundation.
-        .testTarget(name: "InteropTests", dependencies: []),
+        // run as processes.
+        .testTarget(name: "InteropTests", dependencies: ["OffThePool"]),
 
         // MARK: Benchmarks
         .executableTarget(name: "SRTPBenchmarks", dependencies: [

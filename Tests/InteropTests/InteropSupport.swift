@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,7 @@ enum Interop {
     /// The interop peers' dependencies; a missing one fails the test with what to install.
     enum Dependency { case aiortc, chromium, coturn, ffmpeg, espeak }
 
-    static func require(_ dependencies: Dependency...) throws {
+    static func require(_ dependencies: Dependency...) async throws {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
             throw InteropFailure("the built callbot is missing at \(callbot.path); run swift build first")
         }
@@ -65,7 +66,7 @@ enum Interop {
         for dependency in dependencies {
             switch dependency {
             case .aiortc:
-                let probe = try ChildProcess.run("python3", ["-c", "import aiortc"], timeout: .seconds(30))
+                let probe = try await ChildProcess.run("python3", ["-c", "import aiortc"], timeout: .seconds(30))
                 guard probe.status == 0 else {
                     throw InteropFailure("aiortc is missing; install it with: python3 -m pip install 'aiortc==1.16.*'")
                 }
@@ -126,7 +127,7 @@ final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
-    deinit { stop(grace: .milliseconds(200)) }
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
@@ -138,9 +139,8 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for a stdout line starting with `prefix` and returns the rest of it.
     ///
-    /// The whole package's tests share a two-thread cooperative pool, and CLI tests block
-    /// threads of it while their child processes run, so this loop can be scheduled late: the
-    /// output is checked once more after the deadline.
+    /// The whole package's tests share a two-thread cooperative pool with CPU-heavy tests, so
+    /// this loop can be scheduled late: the output is checked once more after the deadline.
     func waitForLine(prefix: String, timeout: Duration) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         func line() -> String? {
@@ -172,26 +172,39 @@ final class ChildProcess: @unchecked Sendable {
     /// SIGTERM (the peers end their calls and write their reports), then SIGKILL after `grace`.
     func terminate() { if process.isRunning { kill(process.processIdentifier, SIGTERM) } }
 
+    /// SIGTERM now, then SIGKILL after `grace` if it is still there. Returns at once: the
+    /// waiting happens on a thread of its own, never on the cooperative pool (this runs in
+    /// `defer` blocks of async tests).
     func stop(grace: Duration = .seconds(5)) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        Thread.detachNewThread { [self] in stopAndWait(grace: grace) }
     }
 
-    /// Runs a short command to its end (bounded), returning its status and output.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws -> (status: Int32, stdout: String, stderr: String) {
-        let folder = FileManager.default.temporaryDirectory
-        let child = try ChildProcess(name: "cmd-\(UUID().uuidString.prefix(8))", executable: executable, arguments: arguments, folder: folder)
-        defer {
-            try? FileManager.default.removeItem(at: child.stdoutURL)
-            try? FileManager.default.removeItem(at: child.stderrURL)
+    /// SIGTERM, SIGKILL after `grace`, and waits until the process is gone. Blocks.
+    private func stopAndWait(grace: Duration) {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Runs a short command to its end (bounded), off the cooperative pool, returning its
+    /// status and output.
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await offThePool {
+            let folder = FileManager.default.temporaryDirectory
+            let child = try ChildProcess(name: "cmd-\(UUID().uuidString.prefix(8))", executable: executable, arguments: arguments, folder: folder)
+            defer {
+                try? FileManager.default.removeItem(at: child.stdoutURL)
+                try? FileManager.default.removeItem(at: child.stderrURL)
+            }
+            let deadline = ContinuousClock.now + timeout
+            while child.process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+            child.stopAndWait(grace: .seconds(1))
+            return (child.process.terminationStatus, child.stdout, child.stderr)
         }
-        let deadline = ContinuousClock.now + timeout
-        while child.process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        child.stop(grace: .seconds(1))
-        return (child.process.terminationStatus, child.stdout, child.stderr)
     }
 }
 

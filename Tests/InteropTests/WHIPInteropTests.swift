@@ -71,13 +71,13 @@ import Testing
     /// Both reports show a connected call with audio and video sent, received and decoded
     /// (Interop/check_report.py, plus the same facts asserted here); `relay` reports must
     /// show a relay candidate on their side of the selected pair.
-    static func expectDecodedOnBothEnds(_ reports: (ours: URL, theirs: URL), oursRelay: Bool = false, theirsRelay: Bool = false) throws {
+    static func expectDecodedOnBothEnds(_ reports: (ours: URL, theirs: URL), oursRelay: Bool = false, theirsRelay: Bool = false) async throws {
         var arguments = [Interop.scripts.appendingPathComponent("check_report.py").path]
         if oursRelay { arguments.append("--relay") }
         arguments.append(reports.ours.path)
         if theirsRelay { arguments.append("--relay") }
         arguments.append(reports.theirs.path)
-        let check = try ChildProcess.run("python3", arguments, timeout: .seconds(30))
+        let check = try await ChildProcess.run("python3", arguments, timeout: .seconds(30))
         print(check.stdout, terminator: "")
         #expect(check.status == 0, "check_report.py:\n\(check.stdout)\(check.stderr)")
         for url in [reports.ours, reports.theirs] {
@@ -99,7 +99,7 @@ import Testing
 
     /// Both sides ours: `callbot whip-server` ← `callbot whip`, echo on the server.
     @Test func callbotAnswersCallbot() async throws {
-        try Interop.require()
+        try await Interop.require()
         let folder = try Interop.workFolder("callbot-callbot")
         let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
         let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
@@ -119,7 +119,7 @@ import Testing
         #expect(serverStatus == 0, "callbot whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
         #expect(client.stdout.contains("CN "), "no statsString from the client:\n\(client.stdout)")
         #expect(server.stdout.contains("CN "), "no statsString from the server:\n\(server.stdout)")
-        try Self.expectDecodedOnBothEnds((serverReport, clientReport))
+        try await Self.expectDecodedOnBothEnds((serverReport, clientReport))
         let report = try PeerReport.load(serverReport)
         #expect(report.role == "whip-server")
         try Self.expectWebM(folder.appendingPathComponent("echo.webm"), minimumBytes: 30_000)
@@ -129,7 +129,7 @@ import Testing
     /// Without --duration, `callbot whip` runs until SIGTERM, then still DELETEs its session
     /// and writes its report.
     @Test func callbotWhipEndsOnSIGTERMWithDelete() async throws {
-        try Interop.require()
+        try await Interop.require()
         let folder = try Interop.workFolder("sigterm")
         let clientReport = folder.appendingPathComponent("client.json")
         let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
@@ -162,14 +162,14 @@ import Testing
     /// so the echoing server's report shows the files were sent.
     @Test(arguments: [("wav", "y4m"), ("ogg", "ivf")])
     func callbotSendsFiles(audio: String, video: String) async throws {
-        try Interop.require(.ffmpeg)
+        try await Interop.require(.ffmpeg)
         let folder = try Interop.workFolder("files-\(audio)-\(video)")
         let audioFile = folder.appendingPathComponent("sine.\(audio)"), videoFile = folder.appendingPathComponent("picture.\(video)")
         let audioCodec = audio == "ogg" ? ["-c:a", "libopus", "-b:a", "48k"] : ["-ar", "48000"]
         let videoCodec = video == "ivf" ? ["-c:v", "libvpx", "-b:v", "300k", "-g", "30"] : ["-pix_fmt", "yuv420p"]
         for arguments in [["-f", "lavfi", "-i", "sine=frequency=440:duration=6:sample_rate=48000"] + audioCodec + [audioFile.path],
                           ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=15:duration=6"] + videoCodec + [videoFile.path]] {
-            let made = try ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error"] + arguments, timeout: .seconds(60))
+            let made = try await ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error"] + arguments, timeout: .seconds(60))
             #expect(made.status == 0, "ffmpeg \(arguments): \(made.stderr)")
         }
         let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
@@ -187,7 +187,7 @@ import Testing
         let serverStatus = try await server.wait(timeout: .seconds(20))
         #expect(clientStatus == 0, "callbot whip exited \(clientStatus); stderr:\n\(client.stderrTail())")
         #expect(serverStatus == 0, "callbot whip-server exited \(serverStatus); stderr:\n\(server.stderrTail())")
-        try Self.expectDecodedOnBothEnds((serverReport, clientReport))
+        try await Self.expectDecodedOnBothEnds((serverReport, clientReport))
         let received = try PeerReport.load(serverReport)
         print(received.summary)
         #expect(received.video.width == 320 && received.video.height == 240, "\(received.summary)")
@@ -201,12 +201,12 @@ import Testing
     /// (espeak-ng) and silence again; the recording keeps the speech and leaves out most of
     /// the silence around it.
     @Test func recordingTrimsSilence() async throws {
-        try Interop.require(.ffmpeg, .espeak)
+        try await Interop.require(.ffmpeg, .espeak)
         let folder = try Interop.workFolder("trim-silence")
         let speech = folder.appendingPathComponent("speech.wav"), call = folder.appendingPathComponent("call.wav")
-        let spoken = try ChildProcess.run("espeak-ng", ["-w", speech.path, "Hello, this is the recording bot speaking."], timeout: .seconds(30))
+        let spoken = try await ChildProcess.run("espeak-ng", ["-w", speech.path, "Hello, this is the recording bot speaking."], timeout: .seconds(30))
         #expect(spoken.status == 0, "espeak-ng: \(spoken.stderr)")
-        let padded = try ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error", "-i", speech.path,
+        let padded = try await ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error", "-i", speech.path,
                                                      "-af", "adelay=1500,apad=pad_dur=4", "-ar", "48000", call.path], timeout: .seconds(60))
         #expect(padded.status == 0, "ffmpeg: \(padded.stderr)")
         let recording = folder.appendingPathComponent("trimmed.webm"), clientReport = folder.appendingPathComponent("client.json")
@@ -224,9 +224,9 @@ import Testing
         #expect(try await server.wait(timeout: .seconds(20)) == 0, "callbot whip-server: \(server.stderrTail())")
 
         let sent = Double(try PeerReport.load(clientReport).audio.rtp_packets_sent ?? 0) * 0.020
-        let probe = try ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path], timeout: .seconds(30))
+        let probe = try await ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path], timeout: .seconds(30))
         let recorded = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe: \(probe.stdout) \(probe.stderr)")
-        let spokenSeconds = try #require(Double(try ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", speech.path],
+        let spokenSeconds = try #require(Double(try await ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", speech.path],
                                                                      timeout: .seconds(30)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         print("trim: sent \(sent) s, speech \(spokenSeconds) s, recorded \(recorded) s")
         #expect(sent > 4.5, "the client sent \(sent) s")
@@ -235,11 +235,11 @@ import Testing
     }
 
     @Test func callbotAnswersAiortc() async throws {
-        try Interop.require(.aiortc)
+        try await Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")
         let recording = folder.appendingPathComponent("received.webm")
         let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder, ourFlags: ["--record", recording.path])
-        try Self.expectDecodedOnBothEnds(reports)
+        try await Self.expectDecodedOnBothEnds(reports)
         try Self.expectWebM(recording, minimumBytes: 50_000)
     }
 
@@ -254,35 +254,35 @@ import Testing
     }
 
     @Test func callbotOffersToAiortc() async throws {
-        try Interop.require(.aiortc)
+        try await Interop.require(.aiortc)
         let folder = try Interop.workFolder("offer-aiortc")
         let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, readyTimeout: .seconds(60))
-        try Self.expectDecodedOnBothEnds(reports)
+        try await Self.expectDecodedOnBothEnds(reports)
     }
 
     @Test func callbotAnswersChromium() async throws {
-        try Interop.require(.chromium)
+        try await Interop.require(.chromium)
         let folder = try Interop.workFolder("answer-chromium")
         let reports = try await Self.weAnswer(peer: "chromium_peer.py", folder: folder, clientTimeout: .seconds(150))
-        try Self.expectDecodedOnBothEnds(reports)
+        try await Self.expectDecodedOnBothEnds(reports)
     }
 
     @Test func callbotOffersToChromium() async throws {
-        try Interop.require(.chromium)
+        try await Interop.require(.chromium)
         let folder = try Interop.workFolder("offer-chromium")
         let reports = try await Self.weOffer(peer: "chromium_peer.py", folder: folder)
-        try Self.expectDecodedOnBothEnds(reports)
+        try await Self.expectDecodedOnBothEnds(reports)
     }
 
     /// Both sides relay-only through a coturn the test starts: callbot whip → aiortc whip-server.
     @Test func relayOnlyThroughCoturnWithAiortc() async throws {
-        try Interop.require(.aiortc, .coturn)
+        try await Interop.require(.aiortc, .coturn)
         let folder = try Interop.workFolder("turn-aiortc")
         let turn = try await TurnServer(folder: folder)
         defer { turn.child.stop() }
         let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
                                              theirFlags: turn.relayOnlyFlags, readyTimeout: .seconds(60))
-        try Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
+        try await Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
         // coturn logs what it relayed once the allocations are released.
         try await Task.sleep(for: .seconds(1))
         #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")

@@ -15,18 +15,18 @@ import Testing
 
     /// OpenSSL reads our certificate and computes the same fingerprints.
     @Test(.enabled(if: OpenSSL.isAvailable), arguments: [DtlsFingerprint.Algorithm.sha1, .sha256, .sha512])
-    func opensslAgreesOnTheFingerprint(algorithm: DtlsFingerprint.Algorithm) throws {
+    func opensslAgreesOnTheFingerprint(algorithm: DtlsFingerprint.Algorithm) async throws {
         let certificate = try DtlsCertificate.generate(commonName: "swiftrtc-test")
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("cert.pem")
         try certificate.certificatePEM.write(to: file, atomically: true, encoding: .utf8)
         let digest = algorithm.rawValue.replacingOccurrences(of: "-", with: "")
-        let printed = try OpenSSL.run(["x509", "-in", file.path, "-noout", "-fingerprint", "-" + digest])
+        let printed = try await OpenSSL.run(["x509", "-in", file.path, "-noout", "-fingerprint", "-" + digest])
         // "sha256 Fingerprint=AB:CD:..."
         let value = try #require(printed.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(algorithm.rawValue + " " + value == certificate.fingerprint(algorithm).sdpValue)
-        let text = try OpenSSL.run(["x509", "-in", file.path, "-noout", "-text"])
+        let text = try await OpenSSL.run(["x509", "-in", file.path, "-noout", "-text"])
         #expect(text.contains("prime256v1"))
         #expect(text.contains("ecdsa-with-SHA256"))
         #expect(text.contains("CN = swiftrtc-test"))

@@ -25,8 +25,8 @@ struct DtlsOpenSSLInteropTests {
     }
 
     /// Writes an OpenSSL-made P-256 certificate for OpenSSL's side; returns it loaded too.
-    static func opensslCertificate(in directory: URL) throws -> (DtlsCertificate, URL, URL) {
-        let pem = try OpenSSL.ecdsaCertificate()
+    static func opensslCertificate(in directory: URL) async throws -> (DtlsCertificate, URL, URL) {
+        let pem = try await OpenSSL.ecdsaCertificate()
         let certificateFile = directory.appendingPathComponent("cert.pem")
         let keyFile = directory.appendingPathComponent("key.pem")
         try pem.certificate.write(to: certificateFile, atomically: true, encoding: .utf8)
@@ -39,7 +39,7 @@ struct DtlsOpenSSLInteropTests {
     func ourClientAgainstOpenSSLServer(opensslProfile: String, profile: SrtpProfile) async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
+        let (opensslCertificate, certificateFile, keyFile) = try await Self.opensslCertificate(in: directory)
         let port = try UDPDatagramSocket.freePort()
         let server = try OpenSSLProcess(
             ["s_server", "-accept", "127.0.0.1:\(port)", "-verify", "1"]
@@ -78,7 +78,7 @@ struct DtlsOpenSSLInteropTests {
     @Test func openSSLClientAgainstOurServer() async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
+        let (opensslCertificate, certificateFile, keyFile) = try await Self.opensslCertificate(in: directory)
 
         let ours = try DtlsCertificate.generate()
         let socket = try UDPDatagramSocket()
@@ -133,7 +133,7 @@ struct DtlsOpenSSLInteropTests {
     func noCommonSrtpProfileFails() async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (opensslCertificate, certificateFile, keyFile) = try Self.opensslCertificate(in: directory)
+        let (opensslCertificate, certificateFile, keyFile) = try await Self.opensslCertificate(in: directory)
         let socket = try UDPDatagramSocket()
         defer { socket.stop() }
         let server = try DtlsTransport(

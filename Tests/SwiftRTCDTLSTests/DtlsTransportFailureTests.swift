@@ -49,7 +49,7 @@ import SwiftRTCSRTP
     /// A peer with an RSA certificate (made by OpenSSL) is accepted in either role, over ECDHE_RSA.
     @Test(.enabled(if: OpenSSL.isAvailable), arguments: [DtlsRole.client, .server])
     func rsaCertificatePeerIsAccepted(rsaSide: DtlsRole) async throws {
-        let pem = try OpenSSL.rsaCertificate()
+        let pem = try await OpenSSL.rsaCertificate()
         let rsa = try DtlsCertificate(certificatePEM: pem.certificate, privateKeyPEM: pem.key)
         let (clientConfiguration, serverConfiguration) = try rsaSide == .client
             ? pairConfigurations(clientCertificate: rsa) : pairConfigurations(serverCertificate: rsa)

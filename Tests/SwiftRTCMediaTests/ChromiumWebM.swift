@@ -3,7 +3,7 @@ import Foundation
 /// Has headless Chromium (Debian `chromium`) parse a WebM file through Media Source
 /// Extensions, the strictest of its WebM paths (every cluster, block and track must be
 /// right), and report what it buffered: "ok ranges=1 start=0.000 end=2.000" or the error.
-func chromiumParseWebM(_ path: String) throws -> String {
+func chromiumParseWebM(_ path: String) async throws -> String {
     let directory = (path as NSString).deletingLastPathComponent
     let page = directory + "/mse.html"
     try Data(#"""
@@ -28,7 +28,7 @@ func chromiumParseWebM(_ path: String) throws -> String {
     </script></body></html>
     """#.utf8).write(to: URL(fileURLWithPath: page))
     let profile = directory + "/chromium-profile"
-    let dom = try run("/usr/bin/chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
+    let dom = try await run("/usr/bin/chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
                                             "--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
                                             "file://\(page)#\((path as NSString).lastPathComponent)"])
     guard let start = dom.range(of: "<title>"), let end = dom.range(of: "</title>", range: start.upperBound..<dom.endIndex) else { return "no title" }

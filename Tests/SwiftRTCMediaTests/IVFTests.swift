@@ -4,14 +4,14 @@ import SwiftRTCRTP
 import SwiftRTCCodecs
 @testable import SwiftRTCMedia
 
-@Test func ivfFromVpxencReadsAsFfprobeSeesIt() throws {
+@Test func ivfFromVpxencReadsAsFfprobeSeesIt() async throws {
     let directory = try temporaryDirectory()
-    let path = try makeIVF(in: directory, count: 30)
+    let path = try await makeIVF(in: directory, count: 30)
     var reader = try IVFReader(path: path)
     #expect(reader.width == 320 && reader.height == 240 && reader.headerFrameCount == 30)
     var frames: [EncodedFrame] = []
     while let frame = try reader.readFrame() { frames.append(frame) }
-    let probed = try probePackets(path)
+    let probed = try await probePackets(path)
     #expect(frames.count == 30 && probed.count == 30)
     for (frame, packet) in zip(frames, probed) {
         #expect(frame.data.count == packet.size)
@@ -22,9 +22,9 @@ import SwiftRTCCodecs
     #expect(frames[0].isKeyframe && frames[15].isKeyframe && !frames[1].isKeyframe)
 }
 
-@Test func ivfRoundTripsAndDecodesToTheSamePattern() throws {
+@Test func ivfRoundTripsAndDecodesToTheSamePattern() async throws {
     let directory = try temporaryDirectory()
-    var reader = try IVFReader(path: try makeIVF(in: directory, count: 20))
+    var reader = try IVFReader(path: try await makeIVF(in: directory, count: 20))
     var frames: [EncodedFrame] = []
     while let frame = try reader.readFrame() { frames.append(frame) }
     // Start near the RTP timestamp wrap to check unwrapping.
@@ -41,16 +41,16 @@ import SwiftRTCCodecs
 
     // libvpx (through ffmpeg) decodes our file; the counter reads back from every frame.
     let decoded = directory + "/decoded.y4m"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-pix_fmt", "yuv420p", decoded])
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-pix_fmt", "yuv420p", decoded])
     var pictures = try Y4MReader(path: decoded)
     var counters: [Int?] = []
     while let picture = try pictures.readFrame() { counters.append(TestPatternSource.readFrameCounter(from: picture)) }
     #expect(counters == (0..<20).map { $0 })
 }
 
-@Test func malformedIVFIsRejected() throws {
+@Test func malformedIVFIsRejected() async throws {
     let directory = try temporaryDirectory()
-    let bytes = try readBytes(try makeIVF(in: directory, count: 3))
+    let bytes = try readBytes(try await makeIVF(in: directory, count: 3))
 
     func firstError(_ bytes: [UInt8]) -> MediaFileError? {
         let path = directory + "/bad.ivf"
@@ -86,9 +86,9 @@ import SwiftRTCCodecs
     }
 }
 
-@Test func ivfWriterIsCompleteAfterEveryFrame() throws {
+@Test func ivfWriterIsCompleteAfterEveryFrame() async throws {
     let directory = try temporaryDirectory()
-    var reader = try IVFReader(path: try makeIVF(in: directory, count: 10))
+    var reader = try IVFReader(path: try await makeIVF(in: directory, count: 10))
     let path = directory + "/open.ivf"
     let writer = try IVFWriter(path: path, width: 320, height: 240)
     for written in 1...10 {

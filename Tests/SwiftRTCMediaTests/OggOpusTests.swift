@@ -12,13 +12,13 @@ private func readAll(_ path: String) throws -> (OggOpusReader, [EncodedFrame]) {
 }
 
 @Test(arguments: [1, 2])
-func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
-    let path = try makeOggOpus(in: try temporaryDirectory(), seconds: 1, channels: channels)
+func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
+    let path = try await makeOggOpus(in: try temporaryDirectory(), seconds: 1, channels: channels)
     let (reader, frames) = try readAll(path)
     #expect(reader.head.channels == channels && reader.head.preSkip == 312 && reader.head.inputSampleRate == 48_000)
     #expect(reader.vendor.hasPrefix("Lavf"))
     #expect(reader.comments.contains { $0.hasPrefix("encoder=") })
-    let probed = try probePackets(path)
+    let probed = try await probePackets(path)
     #expect(frames.count == probed.count)
     #expect(frames.map(\.data.count) == probed.map(\.size))
     #expect(frames.enumerated().allSatisfy { $0.element.timestamp == UInt32($0.offset * 960) })
@@ -26,9 +26,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(reader.granulePosition == 48_000 + 312)
 }
 
-@Test func oggOpusRoundTripsAndFfmpegDecodesIt() throws {
+@Test func oggOpusRoundTripsAndFfmpegDecodesIt() async throws {
     let directory = try temporaryDirectory()
-    let (source, frames) = try readAll(try makeOggOpus(in: directory, seconds: 2, channels: 2))
+    let (source, frames) = try readAll(try await makeOggOpus(in: directory, seconds: 2, channels: 2))
     let copy = directory + "/copy.opus"
     let writer = try OggOpusWriter(path: copy, head: source.head, pageDuration: .milliseconds(200))
     for frame in frames { try writer.write(frame) }
@@ -38,9 +38,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(read == frames)
     #expect(back.granulePosition == Int64(frames.count * 960))
     // ffmpeg decodes it cleanly to the same length (pre-skip dropped).
-    let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,channels,duration_ts", "-of", "csv=p=0", copy])
+    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,channels,duration_ts", "-of", "csv=p=0", copy])
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "opus,2,\(frames.count * 960)")
-    let decodeErrors = try run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-f", "null", "-"])
+    let decodeErrors = try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-f", "null", "-"])
     #expect(decodeErrors.isEmpty)
     // 2 s in pages of 200 ms: header pages + about 10 audio pages, each with a valid CRC.
     let pages = try OggPageReader(path: copy)
@@ -49,9 +49,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect((11...13).contains(count) && eos == 1)
 }
 
-@Test func oggOpusWriterTrimsSilenceByDecodedPCM() throws {
+@Test func oggOpusWriterTrimsSilenceByDecodedPCM() async throws {
     let directory = try temporaryDirectory()
-    let (source, packets) = try readAll(try makeOggOpus(in: directory, seconds: 3))
+    let (source, packets) = try readAll(try await makeOggOpus(in: directory, seconds: 3))
     // Pretend the decoded audio was 1 s silence, 1 s speech, 1 s silence.
     let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
     let trimmed = directory + "/trimmed.opus"
@@ -63,9 +63,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect((50...72).contains(kept.count))
 }
 
-@Test func malformedOggIsRejected() throws {
+@Test func malformedOggIsRejected() async throws {
     let directory = try temporaryDirectory()
-    let bytes = try readBytes(try makeOggOpus(in: directory, seconds: 0.5))
+    let bytes = try readBytes(try await makeOggOpus(in: directory, seconds: 0.5))
 
     func firstError(_ bytes: [UInt8]) -> MediaFileError? {
         let path = directory + "/bad.opus"
@@ -98,8 +98,8 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     }
 }
 
-@Test func oggCRCMatchesAPageFfmpegWrote() throws {
-    let bytes = try readBytes(try makeOggOpus(in: try temporaryDirectory(), seconds: 0.2))
+@Test func oggCRCMatchesAPageFfmpegWrote() async throws {
+    let bytes = try readBytes(try await makeOggOpus(in: try temporaryDirectory(), seconds: 0.2))
     let segments = Int(bytes[26])
     let length = 27 + segments + bytes[27..<27 + segments].reduce(0) { $0 + Int($1) }
     var page = Array(bytes.prefix(length))
@@ -109,9 +109,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(OpusPacket.sampleCount([0xFC]) == 960 && OpusPacket.sampleCount([0x18]) == 2880 && OpusPacket.sampleCount([0x03]) == nil && OpusPacket.sampleCount([0x1B, 0x03]) == nil && OpusPacket.sampleCount([0xF9]) == 1920)
 }
 
-@Test func oggOpusWriterFillsTimestampGapsSoTimingHolds() throws {
+@Test func oggOpusWriterFillsTimestampGapsSoTimingHolds() async throws {
     let directory = try temporaryDirectory()
-    let (source, frames) = try readAll(try makeOggOpus(in: directory, seconds: 2, channels: 2))
+    let (source, frames) = try readAll(try await makeOggOpus(in: directory, seconds: 2, channels: 2))
     // Lose 200 ms (frames 20-29) and one frame (50); a stale repeat of frame 40 comes late.
     var received = frames.enumerated().filter { !(20..<30).contains($0.offset) && $0.offset != 50 }.map(\.element)
     received.insert(frames[40], at: 45)
@@ -128,8 +128,8 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(fillers == Array(20..<30) + [50])
     #expect(read.enumerated().filter { $0.element.data != [0xFC] }.map(\.element) == frames.enumerated().filter { !fillers.contains($0.offset) }.map(\.element))
     // ffmpeg decodes the concealed frames without complaint, at full length.
-    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
-    let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path])
+    #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path])
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(frames.count * 960)")
     #expect(OggOpusWriter.gapFillers(samples: 1900, stereo: false).map(\.samples) == [960, 480, 240, 120])
 }
@@ -153,9 +153,9 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     #expect(reader.granulePosition == 5960)
 }
 
-@Test func oggOpusWriterLeavesWholePagesWhenNeverClosed() throws {
+@Test func oggOpusWriterLeavesWholePagesWhenNeverClosed() async throws {
     let directory = try temporaryDirectory()
-    let (source, frames) = try readAll(try makeOggOpus(in: directory, seconds: 1))
+    let (source, frames) = try readAll(try await makeOggOpus(in: directory, seconds: 1))
     let path = directory + "/open.opus"
     let writer = try OggOpusWriter(path: path, head: source.head, pageDuration: .milliseconds(200))
     for frame in frames { try writer.write(frame) }
@@ -163,6 +163,6 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) throws {
     let (_, read) = try readAll(path)
     #expect(read.count >= frames.count - 11 && read.count < frames.count)
     #expect(read == Array(frames.prefix(read.count)))
-    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
     withExtendedLifetime(writer) {}
 }

@@ -35,9 +35,9 @@ func noise(milliseconds: Int, amplitude: Double, seed: UInt64 = 7) -> [Int16] {
 }
 
 /// Speech from espeak-ng (Debian `espeak-ng`), as 48 kHz mono samples.
-func espeakSpeech(_ text: String, in directory: String) throws -> [Int16] {
+func espeakSpeech(_ text: String, in directory: String) async throws -> [Int16] {
     let path = directory + "/speech.wav"
-    try run("/usr/bin/espeak-ng", ["-w", path, text])
+    try await run("/usr/bin/espeak-ng", ["-w", path, text])
     var reader = try WAVReader(path: path)
     var samples: [Int16] = []
     while let frame = reader.readFrame() { samples += frame.samples }

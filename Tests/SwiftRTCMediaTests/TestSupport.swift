@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 import SwiftRTCCodecs
 @testable import SwiftRTCMedia
 
@@ -10,9 +11,14 @@ func temporaryDirectory(_ name: String = #function) throws -> String {
     return path
 }
 
-/// Runs a tool, returns its standard output; throws when it exits non-zero.
+/// Runs a tool off the cooperative pool, returns its standard output; throws when it exits
+/// non-zero.
 @discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> String {
+func run(_ executable: String, _ arguments: [String]) async throws -> String {
+    try await offThePool { try runBlocking(executable, arguments) }
+}
+
+private func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -46,24 +52,24 @@ func writePatternY4M(_ path: String, width: Int = 320, height: Int = 240, count:
 }
 
 /// Real VP8 from libvpx's own `vpxenc`: the test pattern, `count` frames at 30 fps.
-func makeIVF(in directory: String, count: Int = 30, width: Int = 320, height: Int = 240) throws -> String {
+func makeIVF(in directory: String, count: Int = 30, width: Int = 320, height: Int = 240) async throws -> String {
     let y4m = directory + "/pattern.y4m", ivf = directory + "/pattern.ivf"
     try writePatternY4M(y4m, width: width, height: height, count: count)
-    try run("/usr/bin/vpxenc", ["--codec=vp8", "--ivf", "--rt", "--cpu-used=8", "--target-bitrate=800", "--kf-max-dist=15", "--limit=\(count)", "-q", "-o", ivf, y4m])
+    try await run("/usr/bin/vpxenc", ["--codec=vp8", "--ivf", "--rt", "--cpu-used=8", "--target-bitrate=800", "--kf-max-dist=15", "--limit=\(count)", "-q", "-o", ivf, y4m])
     return ivf
 }
 
 /// Real Opus in Ogg from ffmpeg's libopus encoder: a 440 Hz tone.
-func makeOggOpus(in directory: String, seconds: Double = 1, channels: Int = 1) throws -> String {
+func makeOggOpus(in directory: String, seconds: Double = 1, channels: Int = 1) async throws -> String {
     let path = directory + "/tone.opus"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
                                 "-ac", "\(channels)", "-c:a", "libopus", "-b:a", "32k", "-frame_duration", "20", path])
     return path
 }
 
 /// ffprobe's packets of the first stream: (pts, size, keyframe).
-func probePackets(_ path: String) throws -> [(pts: Int, size: Int, keyframe: Bool)] {
-    try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "0", "-show_entries", "packet=pts,size,flags", "-of", "csv=p=0", path])
+func probePackets(_ path: String) async throws -> [(pts: Int, size: Int, keyframe: Bool)] {
+    try await run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "0", "-show_entries", "packet=pts,size,flags", "-of", "csv=p=0", path])
         .split(separator: "\n").map { line in
             let fields = line.split(separator: ",")
             return (Int(fields[0]) ?? -1, Int(fields[1]) ?? -1, fields.count > 2 && fields[2].hasPrefix("K"))

@@ -40,9 +40,9 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
     #expect(!result[400...].contains(true))
 }
 
-@Test func realSpeechFromEspeakIsDetected() throws {
+@Test func realSpeechFromEspeakIsDetected() async throws {
     let directory = try temporaryDirectory()
-    let speech = try espeakSpeech("Hello, this is a test of voice activity detection in SwiftRTC.", in: directory)
+    let speech = try await espeakSpeech("Hello, this is a test of voice activity detection in SwiftRTC.", in: directory)
     let silence = [Int16](repeating: 0, count: 48_000)
     let background = noise(milliseconds: 1000 + speech.count / 48 + 1000, amplitude: 0.002)
     var signal = silence + speech + silence
@@ -54,11 +54,11 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
     #expect(!result[(speechFrames.upperBound + 15)...].contains(true))
 }
 
-@Test func realSpeechInSteadyNoiseIsDetected() throws {
+@Test func realSpeechInSteadyNoiseIsDetected() async throws {
     // espeak speech (-21 dBFS RMS) over white noise (-31 dBFS RMS): 10 dB SNR over the full
     // band, after 2 s of noise alone.
     let directory = try temporaryDirectory()
-    let speech = try espeakSpeech("Recording starts now. Please speak clearly after the tone.", in: directory)
+    let speech = try await espeakSpeech("Recording starts now. Please speak clearly after the tone.", in: directory)
     let lead = [Int16](repeating: 0, count: 96_000)
     let background = noise(milliseconds: 2000 + speech.count / 48 + 1000, amplitude: 0.05, seed: 3)
     var signal = lead + speech + [Int16](repeating: 0, count: 48_000)

@@ -4,7 +4,7 @@ import SwiftRTCCodecs
 @testable import SwiftRTCMedia
 
 @Test(arguments: [1, 2])
-func wavRoundTrips(channels: Int) throws {
+func wavRoundTrips(channels: Int) async throws {
     let path = try temporaryDirectory() + "/tone.wav"
     var tone = ToneGenerator(frequency: 440, amplitude: 0.5, channels: channels)
     let written = (0..<25).map { _ in tone.nextFrame() }
@@ -18,15 +18,15 @@ func wavRoundTrips(channels: Int) throws {
     while let frame = reader.readFrame() { read.append(frame) }
     #expect(read == written)
     // ffmpeg agrees on the format and length.
-    let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0", path])
+    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0", path])
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,48000,\(channels),24000")
 }
 
 @Test(arguments: [8000, 16000, 44100, 48000])
-func wavAtOtherRatesPlaysAt48k(rate: Int) throws {
+func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let directory = try temporaryDirectory()
     let path = directory + "/in.wav"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(rate):duration=1", "-ac", "2", "-c:a", "pcm_s16le", path])
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(rate):duration=1", "-ac", "2", "-c:a", "pcm_s16le", path])
     var reader = try WAVReader(path: path)
     #expect(reader.format == PCMFormat(sampleRate: rate, channels: 2))
     #expect(abs(reader.sampleCount - 48_000) <= 48_000 / rate + 1)

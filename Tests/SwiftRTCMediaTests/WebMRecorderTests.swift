@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 import Testing
 import SwiftRTCRTP
 import SwiftRTCCodecs
@@ -16,8 +17,8 @@ private func interleaved(_ audio: [EncodedFrame], _ video: [EncodedFrame]) -> [E
 }
 
 /// ffprobe's view of a file: the format section and one dictionary per stream.
-private func probe(_ path: String) throws -> (format: [String: Any], streams: [[String: Any]]) {
-    let json = try run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_format", "-show_streams", "-of", "json", path])
+private func probe(_ path: String) async throws -> (format: [String: Any], streams: [[String: Any]]) {
+    let json = try await run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_format", "-show_streams", "-of", "json", path])
     let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
     return (object["format"] as? [String: Any] ?? [:], object["streams"] as? [[String: Any]] ?? [])
 }
@@ -28,10 +29,10 @@ private func stream(_ codec: String, in streams: [[String: Any]]) -> [String: An
 
 private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double.init) ?? (value as? Double) ?? (value as? Int).map(Double.init) ?? .nan }
 
-@Test func webmRecordingHasBothTracksInSyncForFfprobe() throws {
+@Test func webmRecordingHasBothTracksInSyncForFfprobe() async throws {
     let directory = try temporaryDirectory()
-    let ivf = try makeIVF(in: directory, count: 60)
-    let opus = try makeOggOpus(in: directory, seconds: 2, channels: 2)
+    let ivf = try await makeIVF(in: directory, count: 60)
+    let opus = try await makeOggOpus(in: directory, seconds: 2, channels: 2)
     let video = try readFrames(try IVFReader(path: ivf))
     let audioReader = try OggOpusReader(path: opus)
     let audio = try readFrames(audioReader)
@@ -41,7 +42,7 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     try recorder.close()
     #expect(recorder.skippedFrames == 0)
 
-    let (format, streams) = try probe(path)
+    let (format, streams) = try await probe(path)
     #expect(format["format_name"] as? String == "matroska,webm")
     #expect(abs(number(format["duration"]) - 2.0) < 0.1)
     #expect(streams.count == 2)
@@ -54,36 +55,36 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     // the pre-skip as Matroska CodecDelay (312 samples = 6.5 ms), which ffprobe shows as a
     // start 7 ms early and the decoder drops, so audio plays from 0 too.
     #expect(abs(number(opusStream["start_time"]) + 0.007) < 0.0005 && abs(number(vp8Stream["start_time"])) < 0.0005)
-    let videoTimes = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+    let videoTimes = try await run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
         .split(separator: "\n").compactMap { Double($0) }
     #expect(videoTimes.count == 60 && abs((videoTimes.last ?? 0) - 59.0 / 30) < 0.002)
 
     // The recording decodes: every VP8 frame still shows its counter, the audio without errors.
     let decoded = directory + "/decoded.y4m"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-pix_fmt", "yuv420p", decoded])
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-pix_fmt", "yuv420p", decoded])
     var pictures = try Y4MReader(path: decoded)
     var counters: [Int?] = []
     while let picture = try pictures.readFrame() { counters.append(TestPatternSource.readFrameCounter(from: picture)) }
     #expect(counters == (0..<60).map { $0 })
-    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"]).isEmpty)
+    #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"]).isEmpty)
 
     // Pass-through: ffmpeg copies the same bytes back out of the WebM, frame for frame.
     let videoBack = directory + "/back.ivf", audioBack = directory + "/back.opus"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack])
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack])
     #expect(try readFrames(try IVFReader(path: videoBack)).map(\.data) == video.map(\.data))
     #expect(try readFrames(try OggOpusReader(path: audioBack)).map(\.data) == audio.map(\.data))
 
     // Chromium's WebM parser takes it whole: both tracks buffered over the 2 s.
-    let chromium = try chromiumParseWebM(path)
+    let chromium = try await chromiumParseWebM(path)
     let range = chromium.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
     #expect(chromium.hasPrefix("ok ranges=1 ") && range.count == 3, "\(chromium)")
     #expect(abs(range.dropFirst().first ?? -1) < 0.01 && abs((range.last ?? 0) - 2.0) < 0.03, "\(chromium)")
 }
 
-@Test func webmRecorderPlacesTracksByGivenTimes() throws {
+@Test func webmRecorderPlacesTracksByGivenTimes() async throws {
     let directory = try temporaryDirectory()
-    let video = try readFrames(try IVFReader(path: try makeIVF(in: directory, count: 30)))
-    let audioReader = try OggOpusReader(path: try makeOggOpus(in: directory, seconds: 1))
+    let video = try readFrames(try IVFReader(path: try await makeIVF(in: directory, count: 30)))
+    let audioReader = try OggOpusReader(path: try await makeOggOpus(in: directory, seconds: 1))
     let audio = try readFrames(audioReader)
     let path = directory + "/late-video.webm"
     let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240))
@@ -95,7 +96,7 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     try recorder.write(video[0], at: .milliseconds(10))
     try recorder.close()
     #expect(recorder.skippedFrames == 2)
-    let streams = try probe(path).streams
+    let streams = try await probe(path).streams
     #expect(abs(number(stream("opus", in: streams)["start_time"]) + 0.007) < 0.0005)   // pre-skip, see above
     #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.5) < 0.001)
     #expect(throws: MediaFileError.self) { try recorder.write(audio[0]) }
@@ -121,10 +122,10 @@ private var recordExecutable: URL {
     return url.appendingPathComponent("swiftrtc-record")
 }
 
-@Test func webmRecordingKilledMidwayStaysPlayable() throws {
+@Test func webmRecordingKilledMidwayStaysPlayable() async throws {
     let directory = try temporaryDirectory()
-    let ivf = try makeIVF(in: directory, count: 180)          // 6 s
-    let opus = try makeOggOpus(in: directory, seconds: 6)
+    let ivf = try await makeIVF(in: directory, count: 180)          // 6 s
+    let opus = try await makeOggOpus(in: directory, seconds: 6)
     let path = directory + "/killed.webm"
     let process = Process()
     process.executableURL = recordExecutable
@@ -133,28 +134,31 @@ private var recordExecutable: URL {
     process.standardOutput = output
     try process.run()
     // Wait for the header, let about 3 s of media go by, then SIGKILL.
-    let line = output.fileHandleForReading.availableData
+    let handle = output.fileHandleForReading
+    let line = try await offThePool { handle.availableData }
     #expect(String(decoding: line, as: UTF8.self).hasPrefix("recording"))
-    Thread.sleep(forTimeInterval: 3.2)
+    try await Task.sleep(for: .seconds(3.2))
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    try await offThePool { process.waitUntilExit() }
     #expect(process.terminationReason == .uncaughtSignal)
 
     // Everything up to the last closed cluster (1 s) is there and decodes.
-    let streams = try probe(path).streams
+    let streams = try await probe(path).streams
     let videoPackets = Int(number(stream("vp8", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("vp8", in: streams)["nb_read_packets"]))
     let audioPackets = Int(number(stream("opus", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("opus", in: streams)["nb_read_packets"]))
-    #expect((40...100).contains(videoPackets), "video packets: \(videoPackets)")
-    #expect((60...160).contains(audioPackets), "audio packets: \(audioPackets)")
-    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
-    let chromium = try chromiumParseWebM(path)
+    // At least the first closed second; fewer than the whole 6 s (180 frames, 300 packets),
+    // however late the kill came on a loaded machine.
+    #expect((40..<180).contains(videoPackets), "video packets: \(videoPackets)")
+    #expect((60..<300).contains(audioPackets), "audio packets: \(audioPackets)")
+    #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    let chromium = try await chromiumParseWebM(path)
     #expect(chromium.hasPrefix("ok ranges=1 "), "\(chromium)")
 }
 
-@Test func webmRecorderTrimsLeadingAndTrailingSilence() throws {
+@Test func webmRecorderTrimsLeadingAndTrailingSilence() async throws {
     let directory = try temporaryDirectory()
-    let video = try readFrames(try IVFReader(path: try makeIVF(in: directory, count: 90)))
-    let audioReader = try OggOpusReader(path: try makeOggOpus(in: directory, seconds: 3))
+    let video = try readFrames(try IVFReader(path: try await makeIVF(in: directory, count: 90)))
+    let audioReader = try OggOpusReader(path: try await makeOggOpus(in: directory, seconds: 3))
     let audio = try readFrames(audioReader)
     // The decoded audio: 1 s silence, 1 s speech, 1 s silence.
     let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
@@ -165,23 +169,23 @@ private var recordExecutable: URL {
         try recorder.write(frame, pcm: frame.codec == .opus ? pcm[Int(frame.timestamp) / 960] : nil)
     }
     try recorder.close()
-    let (format, streams) = try probe(path)
+    let (format, streams) = try await probe(path)
     // 100 ms pre-roll + 1 s speech + 200 ms hangover + 100 ms post-roll.
     #expect(abs(number(format["duration"]) - 1.4) < 0.08, "\(format)")
     #expect((65...75).contains(Int(number(stream("opus", in: streams)["nb_read_packets"]))))
     // Video resumes at the first keyframe after the cut (frame 30, 1.0 s, now at 0.1 s).
     #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.1) < 0.002)
-    #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
+    #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
 }
 
-@Test func liveRecordingOfPacedFilesEndsInSync() throws {
+@Test func liveRecordingOfPacedFilesEndsInSync() async throws {
     // swiftrtc-record paces both files in real time and records them as they arrive.
     let directory = try temporaryDirectory()
-    let ivf = try makeIVF(in: directory, count: 30)
-    let opus = try makeOggOpus(in: directory, seconds: 1)
+    let ivf = try await makeIVF(in: directory, count: 30)
+    let opus = try await makeOggOpus(in: directory, seconds: 1)
     let path = directory + "/live.webm"
-    #expect(try run(recordExecutable.path, [ivf, opus, path]) == "recording\n")
-    let (format, streams) = try probe(path)
+    #expect(try await run(recordExecutable.path, [ivf, opus, path]) == "recording\n")
+    let (format, streams) = try await probe(path)
     #expect(abs(number(format["duration"]) - 1.0) < 0.1, "\(format)")
     #expect(number(stream("vp8", in: streams)["nb_read_packets"]) == 30)
     // Arrival-time placement: both tracks start within a few milliseconds of each other.

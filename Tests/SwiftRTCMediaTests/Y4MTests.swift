@@ -3,7 +3,7 @@ import Testing
 import SwiftRTCCodecs
 @testable import SwiftRTCMedia
 
-@Test func y4mRoundTripsAndFfmpegReadsIt() throws {
+@Test func y4mRoundTripsAndFfmpegReadsIt() async throws {
     let path = try temporaryDirectory() + "/pattern.y4m"
     let written = try writePatternY4M(path, width: 321, height: 241, count: 5)
     var reader = try Y4MReader(path: path)
@@ -11,14 +11,14 @@ import SwiftRTCCodecs
     var read: [VideoFrame] = []
     while let frame = try reader.readFrame() { read.append(frame) }
     #expect(read == written)
-    let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=width,height,pix_fmt,nb_read_frames", "-of", "csv=p=0", path])
+    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=width,height,pix_fmt,nb_read_frames", "-of", "csv=p=0", path])
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "321,241,yuv420p,5")
 }
 
-@Test func y4mFromFfmpegWithStridesAndRates() throws {
+@Test func y4mFromFfmpegWithStridesAndRates() async throws {
     let directory = try temporaryDirectory()
     let path = directory + "/ffmpeg.y4m"
-    try run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30000/1001", "-frames:v", "3", "-pix_fmt", "yuv420p", path])
+    try await run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30000/1001", "-frames:v", "3", "-pix_fmt", "yuv420p", path])
     var reader = try Y4MReader(path: path)
     #expect(reader.frameRate == (30000, 1001))
     _ = try reader.readFrame()

@@ -1,4 +1,6 @@
 import Foundation
+import OffThePool
+import Synchronization
 import Testing
 import SwiftRTCSDP
 
@@ -25,8 +27,14 @@ struct JSEPInteropTests {
 
     /// Runs `python3 <driver> <mode>`, handing `respond` what the driver prints before
     /// `--END--` (if anything) and writing its reply to the driver's stdin.
+    /// Runs off the cooperative pool (the drivers take seconds).
     static func run(_ peer: Peer, _ mode: String..., stdin: String? = nil,
-                    respond: ((String) throws -> String)? = nil) throws -> String {
+                    respond: (@Sendable (String) throws -> String)? = nil) async throws -> String {
+        try await offThePool { try runBlocking(peer, mode, stdin: stdin, respond: respond) }
+    }
+
+    private static func runBlocking(_ peer: Peer, _ mode: [String], stdin: String?,
+                                    respond: (@Sendable (String) throws -> String)?) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", peer.script.path] + mode
@@ -70,9 +78,9 @@ struct JSEPInteropTests {
     }
 
     @Test(arguments: Peer.allCases)
-    func peerAnswersOurOffer(peer: Peer) throws {
+    func peerAnswersOurOffer(peer: Peer) async throws {
         let offer = TestPeer.offer
-        let answerText = try Self.run(peer, "answer", stdin: offer.sdp)
+        let answerText = try await Self.run(peer, "answer", stdin: offer.sdp)
         let answer = try SessionDescription(parsing: answerText)
         let negotiation = try Negotiation(offer: offer, answer: answer)
         #expect(negotiation.bundle == ["0", "1"])
@@ -99,18 +107,17 @@ struct JSEPInteropTests {
     }
 
     @Test(arguments: Peer.allCases)
-    func peerAcceptsOurAnswer(peer: Peer) throws {
-        var offer: SessionDescription?
-        var answer: SessionDescription?
-        let result = try Self.run(peer, "offer") { offerText in
+    func peerAcceptsOurAnswer(peer: Peer) async throws {
+        let exchanged = Mutex<(offer: SessionDescription, answer: SessionDescription)?>(nil)
+        let result = try await Self.run(peer, "offer") { offerText in
             let parsed = try SessionDescription(parsing: offerText)
             let made = try JSEP.createAnswer(to: parsed, transceivers: TestPeer.transceivers, local: TestPeer.local(candidates: [TestPeer.hostCandidate]))
-            offer = parsed
-            answer = made
+            exchanged.withLock { $0 = (parsed, made) }
             return made.sdp
         }
         #expect(result.contains("accepted stable"), "\(result)")
-        let negotiation = try Negotiation(offer: #require(offer), answer: #require(answer))
+        let (offer, answer) = try #require(exchanged.withLock { $0 })
+        let negotiation = try Negotiation(offer: offer, answer: answer)
         #expect(negotiation.media.map(\.kind) == [.audio, .video])
         #expect(negotiation.media.allSatisfy { $0.accepted && $0.answererSetup == .active })
         #expect(negotiation.media[0].codecs.first?.encodingName == "opus")
@@ -118,14 +125,15 @@ struct JSEPInteropTests {
     }
 
     @Test(arguments: Peer.allCases)
-    func peerAcceptsOurRejectionOfItsDataChannel(peer: Peer) throws {
-        var answer: SessionDescription?
-        let result = try Self.run(peer, "offer", "data") { offerText in
+    func peerAcceptsOurRejectionOfItsDataChannel(peer: Peer) async throws {
+        let made = Mutex<SessionDescription?>(nil)
+        let result = try await Self.run(peer, "offer", "data") { offerText in
             let offer = try SessionDescription(parsing: offerText)
-            let made = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
-            answer = made
-            return made.sdp
+            let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
+            made.withLock { $0 = answer }
+            return answer.sdp
         }
+        let answer = made.withLock { $0 }
         #expect(result.contains("accepted stable"), "\(result)")
         let sections = try #require(answer).media
         #expect(sections.map(\.kind) == [.audio, .video, .application])
@@ -134,10 +142,10 @@ struct JSEPInteropTests {
     }
 
     /// Chromium takes our ICE restart offer on the same connection and restarts ICE too.
-    @Test func chromiumAcceptsOurICERestart() throws {
+    @Test func chromiumAcceptsOurICERestart() async throws {
         let first = TestPeer.offer
         let restart = JSEP.iceRestartOffer(previous: first, iceUfrag: "ReSt", icePwd: "restartpasswordrestart00")
-        let output = try Self.run(.chromium, "renegotiate", stdin: first.sdp + "--NEXT--\n" + restart.sdp)
+        let output = try await Self.run(.chromium, "renegotiate", stdin: first.sdp + "--NEXT--\n" + restart.sdp)
         let answers = try output.components(separatedBy: "--NEXT--\n").map { try SessionDescription(parsing: $0) }
         #expect(answers.count == 2)
         let before = try Negotiation(offer: first, answer: answers[0])

@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 import Testing
 
 /// Runs the built `callbot` executable, as a user would.
@@ -14,14 +15,9 @@ enum Callbot {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
-    /// Runs callbot to its end on a thread of its own: a blocked thread of the (two-thread)
-    /// cooperative pool would stall every other async test meanwhile.
+    /// Runs callbot to its end, off the cooperative pool.
     static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, stdin: stdin) })
-            }
-        }
+        try await offThePool { try runBlocking(arguments, stdin: stdin) }
     }
 
     private static func runBlocking(_ arguments: [String], stdin: String?) throws -> Result {

@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 import Testing
 
 /// `callbot whip` and `whip-server` runs that end without a call: the report is still
@@ -61,9 +62,10 @@ import Testing
         first.standardOutput = out
         first.standardError = FileHandle.nullDevice
         try first.run()
-        defer { if first.isRunning { first.terminate() }; first.waitUntilExit() }
-        // Wait for its READY line (bounded by its --duration).
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        defer { if first.isRunning { first.terminate() } }
+        // Wait for its READY line (bounded by its --duration), off the cooperative pool.
+        let handle = out.fileHandleForReading
+        let line = String(decoding: try await offThePool { handle.availableData }, as: UTF8.self)
         guard line.hasPrefix("READY ") else { Issue.record("first server printed \(line)"); return }
         let second = try await Callbot.run(["whip-server", "--port", "\(port)", "--duration", "5"])
         #expect(second.status == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import OffThePool
 import Glibc
 import Synchronization
 
@@ -8,8 +9,13 @@ enum OpenSSL {
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
-    /// Runs `openssl arguments` to completion and returns its standard output.
-    static func run(_ arguments: [String]) throws -> String {
+    /// Runs `openssl arguments` to completion, off the cooperative pool, and returns its
+    /// standard output.
+    static func run(_ arguments: [String]) async throws -> String {
+        try await offThePool { try runBlocking(arguments) }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -31,21 +37,21 @@ enum OpenSSL {
     }
 
     /// A self-signed RSA-2048 certificate and key made by OpenSSL, as PEM.
-    static func rsaCertificate() throws -> (certificate: String, key: String) {
-        try certificate(["-newkey", "rsa:2048"])
+    static func rsaCertificate() async throws -> (certificate: String, key: String) {
+        try await certificate(["-newkey", "rsa:2048"])
     }
 
     /// A self-signed ECDSA P-256 certificate and key made by OpenSSL, as PEM.
-    static func ecdsaCertificate() throws -> (certificate: String, key: String) {
-        try certificate(["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
+    static func ecdsaCertificate() async throws -> (certificate: String, key: String) {
+        try await certificate(["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
     }
 
-    private static func certificate(_ keyOptions: [String]) throws -> (certificate: String, key: String) {
+    private static func certificate(_ keyOptions: [String]) async throws -> (certificate: String, key: String) {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cert = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        _ = try run(["req", "-x509"] + keyOptions + ["-nodes", "-keyout", key, "-out", cert,
+        _ = try await run(["req", "-x509"] + keyOptions + ["-nodes", "-keyout", key, "-out", cert,
                      "-days", "2", "-subj", "/CN=openssl"])
         return (try String(contentsOfFile: cert, encoding: .utf8), try String(contentsOfFile: key, encoding: .utf8))
     }
