@@ -73,6 +73,8 @@ public final class RTPReceiver: Sendable {
     let decoding = Mutex(Decoding())
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
+    /// Video frames the decoder's bounded buffer dropped (it fell behind).
+    let framesLostBeforeDecoding = Atomic<Int>(0)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
 
     init(kind: MediaKind, trackId: String) {
@@ -171,7 +173,13 @@ public final class RTPReceiver: Sendable {
             if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
                 path.jitterBufferDelay += now - first.arrival
             }
-            path.frames?.yield(frame)
+            // A decoder that falls behind loses the oldest buffered frame: the delta frames
+            // after it are not decodable, the decoder waits for a keyframe (asked for).
+            let result = path.frames?.yield(frame)
+            if kind == .video, case .dropped? = result {
+                framesLostBeforeDecoding.add(1, ordering: .relaxed)
+                keyframeNeeded.store(true, ordering: .relaxed)
+            }
         }
         // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
         if assembler.droppedFrames != dropped || path.recovery.noteGaps(assembler, kind: kind) {
@@ -252,7 +260,13 @@ public final class RTPReceiver: Sendable {
         case .vp8:
             guard let decoder = try? VP8Decoder() else { return }
             var picture = VideoFrame(width: 2, height: 2)
+            var lostSeen = framesLostBeforeDecoding.load(ordering: .relaxed)
             for await frame in frames {
+                let lost = framesLostBeforeDecoding.load(ordering: .relaxed)
+                if lost != lostSeen {
+                    lostSeen = lost
+                    decoder.frameLost()
+                }
                 encoded.yield(frame)
                 let start = ContinuousClock.now
                 let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
