@@ -29,7 +29,8 @@ extension PeerConnection {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
         defer { buffer.deallocate() }
         while !Task.isCancelled, !isClosed {
-            try? await Task.sleep(for: Self.feedbackTick)
+            // Until media can flow there is nothing to do: look again less often.
+            try? await Task.sleep(for: dtlsState == .connected ? Self.feedbackTick : Self.reportTick)
             guard let transport, dtlsState == .connected else { continue }
             let now = NTPTime.monotonicSeconds()
             let roundTripTime = transport.counterValues.lastRoundTripTime
