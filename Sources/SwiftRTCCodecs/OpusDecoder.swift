@@ -72,6 +72,24 @@ public final class OpusDecoder {
         return output
     }
 
+    /// Whether an Opus packet carries in-band FEC (SILK LBRR) data for the packet before it
+    /// (RFC 6716 §3.1 TOC byte, §4.2.3 header bits): SILK or hybrid mode, one frame (TOC code 0
+    /// or 1), and the LBRR flag of the first channel set, which follows the VAD flag of each
+    /// 20 ms SILK frame in the first byte of the range-coded data.
+    public static func carriesFEC(_ packet: [UInt8]) -> Bool {
+        guard packet.count >= 2 else { return false }
+        let toc = packet[0], config = Int(toc >> 3)
+        guard config < 16, toc & 0x03 <= 1 else { return false }  // CELT-only has no LBRR
+        let milliseconds: Int
+        if config < 12 {
+            milliseconds = [10, 20, 40, 60][config & 3]
+        } else {
+            milliseconds = config & 1 == 0 ? 10 : 20
+        }
+        let silkFrames = max(1, milliseconds / 20)
+        return (packet[1] >> (7 - silkFrames)) & 1 == 1
+    }
+
     /// Sets the next output timestamp from an RTP timestamp, extended to 64 bits.
     private func align(to rtpTimestamp: UInt32) {
         nextTimestamp = timestamps.extend(rtpTimestamp)

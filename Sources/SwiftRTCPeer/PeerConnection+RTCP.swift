@@ -3,34 +3,19 @@ import SwiftRTCRTP
 extension PeerConnection {
     /// RTCP interval (RFC 3550 §6.2 with the WebRTC minimum): reports about every second.
     static let reportInterval = Duration.seconds(1)
-    /// How often keyframe requests are checked, and the least time between two PLIs.
-    static let feedbackTick = Duration.milliseconds(100)
-    static let pliInterval = 0.3
+    /// How often the RTCP task checks whether a report is due.
+    static let reportTick = Duration.milliseconds(100)
 
     /// The RTCP task: every second an SR per sending stream (or one RR) with report blocks
-    /// for every received stream and an SDES CNAME; a PLI when a decoder needs a keyframe.
+    /// for every received stream and an SDES CNAME. (NACK, PLI and FIR: ``runFeedback()``.)
     func runRTCP() async {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
         defer { buffer.deallocate() }
         var nextReport = ContinuousClock.now + Self.reportInterval
-        var lastPLI: [ObjectIdentifier: Double] = [:]
         while !Task.isCancelled, !isClosed {
-            try? await Task.sleep(for: Self.feedbackTick)
+            try? await Task.sleep(for: Self.reportTick)
             guard let transport, dtlsState == .connected else { continue }
             let now = NTPTime.monotonicSeconds()
-            // Keyframe requests (RFC 4585 §6.3.1).
-            for transceiver in transceiverList {
-                let receiver = transceiver.receiver
-                guard receiver.kind == .video, receiver.keyframeNeeded.load(ordering: .relaxed),
-                      now - (lastPLI[ObjectIdentifier(receiver)] ?? 0) >= Self.pliInterval,
-                      let media = receiver.path.withLock({ $0.remoteSSRC }) else { continue }
-                receiver.keyframeNeeded.store(false, ordering: .relaxed)
-                lastPLI[ObjectIdentifier(receiver)] = now
-                let pli = RTCPPacket.pictureLossIndication(PictureLossIndication(senderSSRC: transceiver.sender.ssrc, mediaSSRC: media))
-                if let length = try? RTCPPacket.writeCompound([pli], into: buffer) {
-                    _ = transport.sendRTCP(buffer, length: length)
-                }
-            }
             sendCongestionFeedback(transport, buffer: buffer)
             guard ContinuousClock.now >= nextReport else { continue }
             nextReport = ContinuousClock.now + Self.reportInterval

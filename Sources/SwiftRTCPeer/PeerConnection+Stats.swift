@@ -126,6 +126,7 @@ extension PeerConnection {
                 remoteIn["totalRoundTripTime"] = .double(c.remoteTotalRoundTripTime)
                 remoteIn["roundTripTimeMeasurements"] = .int(c.remoteRoundTripMeasurements)
                 out["remoteId"] = .string(remoteIn.id)
+                sender.addRecoveryStats(to: &out, counters: c)
                 report.add(out)
                 report.add(remoteIn)
             }
@@ -152,8 +153,6 @@ extension PeerConnection {
                 inbound["packetsLost"] = .int(path.lost)
                 inbound["packetsDiscarded"] = .int(path.discarded)
                 inbound["bytesReceived"] = .int(path.bytes)
-                // RTX is negotiated but not received yet (NACK/RTX is issue 8): nothing repaired.
-                inbound["retransmittedBytesReceived"] = .int(0)
                 inbound["headerBytesReceived"] = .int(path.headers)
                 inbound["jitter"] = .double(path.jitter)
                 inbound["jitterBufferDelay"] = .double(path.delay)
@@ -175,6 +174,7 @@ extension PeerConnection {
                     inbound["concealmentEvents"] = .int(d.concealmentEvents)
                     inbound["audioLevel"] = .double(d.audioLevel)
                 }
+                receiver.addRecoveryStats(to: &inbound, decoding: d)
                 report.add(inbound)
             }
         }

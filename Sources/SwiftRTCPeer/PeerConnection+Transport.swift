@@ -45,6 +45,7 @@ extension PeerConnection {
         // Host candidates are known at once: the first description carries them.
         for candidate in agent.localCandidates { remember(candidate) }
         tasks.append(Task { [weak self] in await self?.runRTCP() })
+        tasks.append(Task { [weak self] in await self?.runFeedback() })
         return made
     }
 
@@ -155,22 +156,24 @@ extension PeerConnection {
             for ext in media.extensions where ext.id < 256 { extmap[UInt8(ext.id)] = ext.uri }
             let ids = RTPHeaderExtensionIDs(extmap: extmap)
             let clockRate = codec.clockRate ?? frameCodec.clockRate
+            let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
+            let recovery = Self.recovery(codec: codec, media: media, remoteSection: section, localSSRC: transceiver.sender.ssrc)
             if direction.sends {
                 transport.route(transceiver.sender)
                 transceiver.sender.start(RTPSender.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids), transport: transport)
+                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids, recovery: recovery.send), transport: transport)
             } else {
                 transceiver.sender.stop()
             }
             if direction.receives {
-                let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
-                let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs.first
-                let ssrc = fid ?? section?.ssrcNumbers.first
+                let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs
+                let ssrc = fid?.first ?? section?.ssrcNumbers.first
                 transceiver.receiver.configure(RTPReceiver.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1)), remoteSSRC: ssrc)
-                transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid)
+                    channels: Int(codec.channels ?? 1), recovery: recovery.receive), remoteSSRC: ssrc)
+                transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid,
+                                rtxPayloadType: recovery.receive.rtxPayloadType, rtxSSRC: fid.flatMap { $0.count > 1 ? $0[1] : nil })
             }
         }
         configureCongestion(negotiation, remote: remote, transport: transport)

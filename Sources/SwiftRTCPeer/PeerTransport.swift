@@ -23,6 +23,9 @@ final class PeerTransport: @unchecked Sendable {
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
     let congestion = CongestionController()
+    /// Tests only: decides per received SRTP datagram (header in the clear) whether the
+    /// network lost it, before SRTP sees it.
+    let incomingDrop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
 
     /// Where received RTP and RTCP go.
     struct Routes {
@@ -93,12 +96,16 @@ final class PeerTransport: @unchecked Sendable {
         }
     }
 
-    /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC.
-    func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?) {
+    /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC; its
+    /// RTX stream likewise by the RTX payload type and SSRC.
+    func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?,
+               rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil) {
         routes.withLock { routes in
             routes.byMid[mid] = receiver
             routes.byPayloadType[payloadType] = receiver
             if let ssrc { routes.bySSRC[ssrc] = receiver }
+            if let rtxPayloadType { routes.byPayloadType[rtxPayloadType] = receiver }
+            if let rtxSSRC, rtxPayloadType != nil { routes.bySSRC[rtxSSRC] = receiver }
             if let midExtensionID { routes.midExtensionID = midExtensionID }
         }
     }
@@ -155,6 +162,7 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
+        if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
         guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
         let arrival = NTPTime.monotonicSeconds()
         congestion.received(packet, arrival: arrival)
@@ -167,8 +175,8 @@ final class PeerTransport: @unchecked Sendable {
                 found = routes.byMid[String(decoding: data, as: UTF8.self)]
             }
             found = found ?? routes.byPayloadType[packet.payloadType]
-            guard let found, let expected = found.parameters?.payloadType else { return nil }
-            if expected == packet.payloadType {
+            guard let found, let parameters = found.parameters else { return nil }
+            if parameters.payloadType == packet.payloadType || parameters.recovery.rtxPayloadType == packet.payloadType {
                 routes.bySSRC[packet.ssrc] = found
                 return found
             }
@@ -196,23 +204,17 @@ final class PeerTransport: @unchecked Sendable {
             case .receiverReport(let report):
                 handle(report.reports)
             case .pictureLossIndication(let pli):
-                if let sender = routes.withLock({ $0.senders[pli.mediaSSRC] }) {
-                    sender.keyframeRequested.store(true, ordering: .relaxed)
-                    sender.counters.withLock { $0.pliReceived += 1 }
-                }
+                routes.withLock { $0.senders[pli.mediaSSRC] }?.receivedKeyframeRequest(fir: nil)
             case .fullIntraRequest(let fir):
                 for entry in fir.entries {
-                    if let sender = routes.withLock({ $0.senders[entry.ssrc] }) {
-                        sender.keyframeRequested.store(true, ordering: .relaxed)
-                        sender.counters.withLock { $0.firReceived += 1 }
-                    }
+                    routes.withLock { $0.senders[entry.ssrc] }?.receivedKeyframeRequest(fir: entry.sequenceNumber)
                 }
             case .transportFeedback(let feedback):
                 congestion.received(feedback)
             case .remb(let remb):
                 congestion.received(remb)
             case .nack(let nack):
-                routes.withLock { $0.senders[nack.mediaSSRC] }?.counters.withLock { $0.nackReceived += 1 }
+                routes.withLock { $0.senders[nack.mediaSSRC] }?.receivedNACK(nack, transport: self, now: arrival)
             default:
                 break
             }

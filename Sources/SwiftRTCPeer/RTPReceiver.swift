@@ -22,6 +22,8 @@ public final class RTPReceiver: Sendable {
         var codecName: String
         var clockRate: UInt32
         var channels: Int
+        /// Loss recovery and keyframe requests as negotiated (NACK, RTX, PLI, FIR).
+        var recovery = RecoveryParameters()
     }
 
     /// The transport-thread side: used only on the transport thread, and briefly by stats.
@@ -44,6 +46,8 @@ public final class RTPReceiver: Sendable {
         /// Middle 32 bits of the last SR's NTP time and when it arrived (for DLSR).
         var lastSenderReport: (middle: UInt32, arrival: Double)?
         var frames: AsyncStream<EncodedFrame>.Continuation?
+        /// NACK, RTX and keyframe-request state (``RTPReceiver+Recovery.swift``).
+        var recovery = ReceiveRecovery()
     }
 
     /// The decoding side.
@@ -58,6 +62,10 @@ public final class RTPReceiver: Sendable {
         var concealmentEvents: Int64 = 0
         var framesDropped: Int64 = 0
         var audioLevel: Double = 0
+        /// Lost Opus packets recovered from the next packet's in-band FEC.
+        var fecRecovered: Int64 = 0
+        /// Gaps between decoded video frames.
+        var freezes = FreezeStatistics()
     }
 
     let path = Locked(Path())
@@ -65,6 +73,8 @@ public final class RTPReceiver: Sendable {
     let decoding = Mutex(Decoding())
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
+    /// Video frames the decoder's bounded buffer dropped (it fell behind).
+    let framesLostBeforeDecoding = Atomic<Int>(0)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
 
     init(kind: MediaKind, trackId: String) {
@@ -82,7 +92,8 @@ public final class RTPReceiver: Sendable {
             if let ssrc = remoteSSRC { path.remoteSSRC = ssrc }
             guard path.parameters != parameters else { return false }
             path.parameters = parameters
-            path.assembler = FrameAssembler(codec: parameters.codec, maximumWait: parameters.codec == .opus ? 0.06 : 0.1)
+            path.assembler = ReceiveRecovery.makeAssembler(parameters)
+            path.recovery.configure(parameters.recovery)
             path.frames?.finish()
             path.frames = continuation
             return true
@@ -106,36 +117,73 @@ public final class RTPReceiver: Sendable {
 
     // MARK: Data plane (transport thread)
 
-    /// One plain RTP packet of this stream, on the transport thread.
+    /// One plain RTP packet of this stream (media, or RTX to unwrap), on the transport thread.
     func receive(_ packet: RTPPacket, arrival: Double) {
         path.withLock { path in
-            guard let parameters = path.parameters, let assembler = path.assembler,
-                  packet.payloadType == parameters.payloadType else { return }
-            if path.statistics == nil || path.statistics?.ssrc != packet.ssrc {
-                path.statistics = ReceiveStatistics(ssrc: packet.ssrc, clockRate: parameters.clockRate)
-                path.remoteSSRC = packet.ssrc
+            guard let parameters = path.parameters else { return }
+            if packet.payloadType == parameters.payloadType {
+                accept(packet, arrival: arrival, retransmission: false, path: &path)
+            } else if let original = path.recovery.unwrap(packet, parameters: parameters, mediaSSRC: path.remoteSSRC) {
+                accept(original, arrival: arrival, retransmission: true, path: &path)
             }
-            path.statistics?.record(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalSeconds: arrival)
-            path.packetsReceived += 1
-            path.bytesReceived += Int64(packet.payloadLength)
-            path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
-            path.lastPacketArrival = arrival
-            if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
-                path.newestTimestamp = packet.timestamp
-                path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
-                path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
+        }
+    }
+
+    /// A media packet (or one unwrapped from RTX) into statistics, NACK bookkeeping and the
+    /// frame assembler; whole frames due for playout go to the decoder.
+    func accept(_ packet: RTPPacket, arrival: Double, retransmission: Bool, path: inout Path) {
+        guard let parameters = path.parameters, let assembler = path.assembler else { return }
+        let inserted = assembler.insert(packet.bytes, arrival: arrival, retransmission: retransmission)
+        // A retransmission of what already came (or was given up) repairs nothing: browsers
+        // also resend old packets as RTX to probe bandwidth. Only repairs count as received.
+        if retransmission, inserted != .accepted {
+            path.recovery.retransmissionsUnused += 1
+            return
+        }
+        if path.statistics == nil || path.statistics?.ssrc != packet.ssrc {
+            path.statistics = ReceiveStatistics(ssrc: packet.ssrc, clockRate: parameters.clockRate)
+            path.remoteSSRC = packet.ssrc
+        }
+        path.statistics?.record(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalSeconds: arrival,
+                                retransmission: retransmission)
+        path.recovery.received(packet, at: arrival)
+        path.packetsReceived += 1
+        path.bytesReceived += Int64(packet.payloadLength)
+        path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
+        path.lastPacketArrival = arrival
+        if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
+            path.newestTimestamp = packet.timestamp
+            path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
+            path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
+        }
+        release(now: arrival, path: &path)
+    }
+
+    /// Hands the frames due for playout at `now` to the decoder (on packet arrival, and on
+    /// the feedback timer so that a held frame leaves on time).
+    func release(now: Double, path: inout Path) {
+        guard let assembler = path.assembler else { return }
+        let dropped = assembler.droppedFrames
+        while let frame = assembler.nextFrame(now: now) {
+            guard path.recovery.decodable(frame, assembler: assembler, kind: kind) else {
+                keyframeNeeded.store(true, ordering: .relaxed)
+                continue
             }
-            let dropped = assembler.droppedFrames
-            assembler.insert(packet.bytes, arrival: arrival)
-            while let frame = assembler.nextFrame(now: arrival) {
-                path.framesAssembled += 1
-                if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
-                    path.jitterBufferDelay += arrival - first.arrival
-                }
-                path.frames?.yield(frame)
+            path.framesAssembled += 1
+            if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
+                path.jitterBufferDelay += now - first.arrival
             }
-            // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
-            if assembler.droppedFrames != dropped { keyframeNeeded.store(true, ordering: .relaxed) }
+            // A decoder that falls behind loses the oldest buffered frame: the delta frames
+            // after it are not decodable, the decoder waits for a keyframe (asked for).
+            let result = path.frames?.yield(frame)
+            if kind == .video, case .dropped? = result {
+                framesLostBeforeDecoding.add(1, ordering: .relaxed)
+                keyframeNeeded.store(true, ordering: .relaxed)
+            }
+        }
+        // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
+        if assembler.droppedFrames != dropped || path.recovery.noteGaps(assembler, kind: kind) {
+            keyframeNeeded.store(true, ordering: .relaxed)
         }
     }
 
@@ -167,12 +215,14 @@ public final class RTPReceiver: Sendable {
             var lastSamples: UInt32 = 960
             for await frame in frames {
                 encoded.yield(frame)
-                // A gap in RTP time is a lost packet: conceal it (at most 100 ms of it).
+                // A gap in RTP time is lost packets: the last one from the in-band FEC of this
+                // one when it carries some, the others concealed (at most 100 ms of them).
                 if let next = expected {
                     let missing = Int32(bitPattern: frame.timestamp &- next)
                     if missing > 0 {
-                        let count = min(5, (Int(missing) + Int(lastSamples) - 1) / Int(lastSamples))
-                        for _ in 0..<count {
+                        let lost = (Int(missing) + Int(lastSamples) - 1) / Int(lastSamples)
+                        let fec = OpusDecoder.carriesFEC(frame.data)
+                        for _ in 0..<min(5, lost - (fec ? 1 : 0)) {
                             guard let concealed = try? decoder.decode(nil) else { break }
                             decoding.withLock {
                                 $0.concealedSamples += Int64(concealed.samplesPerChannel)
@@ -180,6 +230,13 @@ public final class RTPReceiver: Sendable {
                                 $0.concealmentEvents += 1
                             }
                             track.push(.audio(concealed))
+                        }
+                        if fec, let recovered = try? decoder.recoverLost(from: frame) {
+                            decoding.withLock {
+                                $0.fecRecovered += 1
+                                $0.totalSamplesReceived += Int64(recovered.samplesPerChannel)
+                            }
+                            track.push(.audio(recovered))
                         }
                     }
                 }
@@ -203,7 +260,13 @@ public final class RTPReceiver: Sendable {
         case .vp8:
             guard let decoder = try? VP8Decoder() else { return }
             var picture = VideoFrame(width: 2, height: 2)
+            var lostSeen = framesLostBeforeDecoding.load(ordering: .relaxed)
             for await frame in frames {
+                let lost = framesLostBeforeDecoding.load(ordering: .relaxed)
+                if lost != lostSeen {
+                    lostSeen = lost
+                    decoder.frameLost()
+                }
                 encoded.yield(frame)
                 let start = ContinuousClock.now
                 let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
@@ -213,8 +276,11 @@ public final class RTPReceiver: Sendable {
                     if decoder.needsKeyframe { keyframeNeeded.store(true, ordering: .relaxed) }
                     continue
                 }
+                if frame.isKeyframe { keyframeNeeded.store(false, ordering: .relaxed) }
+                let now = NTPTime.monotonicSeconds()
                 decoding.withLock {
                     $0.framesDecoded += 1
+                    $0.freezes.decoded(at: now)
                     if frame.isKeyframe { $0.keyFramesDecoded += 1 }
                     $0.totalDecodeTime += elapsed.seconds
                     $0.frameWidth = picture.width

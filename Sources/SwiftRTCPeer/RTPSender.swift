@@ -27,6 +27,8 @@ public final class RTPSender: Sendable {
         var channels: Int
         var mid: String
         var extensions: RTPHeaderExtensionIDs
+        /// NACK answering, RTX and Opus FEC as negotiated.
+        var recovery = SendRecoveryParameters()
     }
 
     /// Counters behind outbound-rtp, media-source and the RTCP SR.
@@ -50,6 +52,8 @@ public final class RTPSender: Sendable {
         var pliReceived: Int64 = 0
         var firReceived: Int64 = 0
         var nackReceived: Int64 = 0
+        var retransmittedPacketsSent: Int64 = 0
+        var retransmittedBytesSent: Int64 = 0
         /// The last packet's RTP timestamp and when (monotonic seconds) it was sent.
         var lastRTPTimestamp: UInt32 = 0
         var lastSendTime: Double?
@@ -76,6 +80,10 @@ public final class RTPSender: Sendable {
     let continuity = Mutex(Continuity())
     /// Set by a PLI or FIR; the encoding task makes the next frame a keyframe.
     let keyframeRequested = Atomic<Bool>(false)
+    /// The sent-packet history that answers NACKs (``RTPSender+Recovery.swift``); nil without NACK.
+    let retransmissions = Locked<NackResponder?>(nil)
+    /// The command sequence number of the last FIR acted on (-1: none yet).
+    let lastFIRSequence = Atomic<Int>(-1)
     private let currentTrack: Mutex<MediaStreamTrack?>
     private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
 
@@ -108,6 +116,7 @@ public final class RTPSender: Sendable {
     }
 
     private func restart(_ parameters: Parameters, transport: PeerTransport) {
+        configureRetransmissions(parameters)
         let track = self.track
         let task: Task<Void, Never>? = track.map { track in
             let frames = track.frames()
@@ -196,10 +205,16 @@ final class SendPipeline {
                 $0.audioLevel = AudioLevelMeter.rms(of: audio)
             }
             let bitrate = min(max(transport.congestion.targetBitrate(for: .audio), 6_000), 510_000)
-            if opus == nil || opus?.configuration.channels != audio.channels || opus?.configuration.bitrate != bitrate {
-                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels, bitrate: bitrate))
+            if opus == nil || opus?.configuration.channels != audio.channels {
+                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels, bitrate: bitrate,
+                                                                                inbandFEC: parameters.recovery.inbandFEC))
+            } else if let current = opus, current.configuration.bitrate != bitrate {
+                var configuration = current.configuration
+                configuration.bitrate = bitrate
+                try? current.apply(configuration)
             }
             guard let opus else { return }
+            adaptToLoss(opus)
             let start = ContinuousClock.now
             guard var encoded = try? opus.encode(audio) else { return }
             let elapsed = ContinuousClock.now - start
@@ -329,8 +344,9 @@ final class SendPipeline {
     }
 
     func transmit(slot index: Int, length: Int, payload: Int, timestamp: UInt32) {
-        guard transport.sendRTP(slot(index), length: length) else { return }
         let now = NTPTime.monotonicSeconds()
+        remember(slot: index, length: length, at: now)
+        guard transport.sendRTP(slot(index), length: length) else { return }
         sender.counters.withLock {
             $0.packetsSent += 1
             $0.bytesSent += Int64(payload)

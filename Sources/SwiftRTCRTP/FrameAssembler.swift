@@ -20,18 +20,22 @@ public final class FrameAssembler {
     ///   - capacity: packets the jitter buffer holds at most.
     ///   - slotSize: the largest packet accepted.
     ///   - maximumWait: seconds to wait for a missing packet.
-    public init(codec: EncodedFrame.Codec, capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1) {
+    ///   - minimumDelay: the least playout delay of the jitter buffer, in seconds.
+    ///   - maximumDelay: the most playout delay, in seconds (0: frames leave as soon as complete).
+    public init(codec: EncodedFrame.Codec, capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1,
+                minimumDelay: Double = 0, maximumDelay: Double = 0) {
         self.codec = codec
-        jitterBuffer = JitterBuffer(capacity: capacity, slotSize: slotSize, maximumWait: maximumWait, clockRate: codec.clockRate)
+        jitterBuffer = JitterBuffer(capacity: capacity, slotSize: slotSize, maximumWait: maximumWait, clockRate: codec.clockRate,
+                                    minimumDelay: minimumDelay, maximumDelay: maximumDelay)
     }
 
     /// Frames dropped because a packet was missing or malformed.
     public var droppedFrames: Int { vp8.droppedFrames }
 
-    /// Stores a received RTP packet (copied).
+    /// Stores a received RTP packet (copied); a `retransmission` stays out of the jitter estimate.
     @discardableResult
-    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double) -> JitterBuffer.InsertResult {
-        jitterBuffer.insert(bytes, arrival: arrival)
+    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double, retransmission: Bool = false) -> JitterBuffer.InsertResult {
+        jitterBuffer.insert(bytes, arrival: arrival, retransmission: retransmission)
     }
 
     /// The next complete frame at time `now`, or nil while waiting.

@@ -4,6 +4,14 @@
 /// too, in case earlier ones arrive after them. Packets are copied into slots allocated once: no
 /// allocation per packet. Used from one thread (the transport's).
 ///
+/// With a ``maximumDelay`` above 0 it also holds packets for an adaptive playout delay, as
+/// NetEq and pion's jitter buffer do: each packet is due at its RTP time mapped onto the
+/// arrival clock of the fastest packet seen (the minimum transit) plus ``targetDelay``, which
+/// follows the measured interarrival jitter (``jitterFactor`` times the RFC 3550 A.8
+/// estimate, within ``minimumDelay``...``maximumDelay``). Call ``pop(now:)`` on a timer too:
+/// packets are released when due, not only when another one arrives. A missing packet is
+/// given up once the packet after it is due and ``maximumWait`` has passed since it arrived.
+///
 /// ```swift
 /// buffer.insert(datagram, arrival: now)
 /// while let event = buffer.pop(now: now) { ... }  // .packet(view) or .gap(first:, count:)
@@ -30,7 +38,18 @@ public final class JitterBuffer {
 
     /// How long a missing packet is waited for once later packets are there, in seconds.
     public let maximumWait: Double
+    /// The least playout delay, in seconds.
+    public let minimumDelay: Double
+    /// The most playout delay, in seconds; 0 releases packets as soon as they are in order.
+    public let maximumDelay: Double
+    /// The target delay is this many times the interarrival jitter.
+    public static let jitterFactor = 3.0
     let slots: PacketSlots
+    /// Each slot's extended RTP timestamp (indexed like the slots).
+    var slotTimestamps: [Int64]
+    var timestampUnwrapper = TimestampUnwrapper()
+    /// The smallest transit time (arrival minus RTP time, seconds) seen: the playout clock's base.
+    var minimumTransit: Double?
     var unwrapper = SequenceUnwrapper()
     /// The extended sequence number to deliver next.
     var next: Int64?
@@ -54,22 +73,33 @@ public final class JitterBuffer {
     ///   - slotSize: the largest packet accepted.
     ///   - maximumWait: seconds to wait for a missing packet.
     ///   - clockRate: the stream's RTP clock rate (for the delay estimate).
-    public init(capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1, clockRate: UInt32 = 90_000) {
+    ///   - minimumDelay: the least playout delay, in seconds.
+    ///   - maximumDelay: the most playout delay, in seconds (0: no playout delay).
+    public init(capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1, clockRate: UInt32 = 90_000,
+                minimumDelay: Double = 0, maximumDelay: Double = 0) {
         slots = PacketSlots(capacity: capacity, slotSize: slotSize)
+        slotTimestamps = Array(repeating: 0, count: slots.capacity)
         self.maximumWait = maximumWait
         self.clockRate = Double(clockRate)
+        self.maximumDelay = max(0, maximumDelay)
+        self.minimumDelay = min(max(0, minimumDelay), self.maximumDelay)
     }
 
     /// Packets waiting in the buffer.
     public var count: Int { stored }
 
-    /// A playout delay to aim for, in seconds: three times the interarrival jitter (RFC 3550
-    /// A.8 estimate), at most ``maximumWait``.
-    public var estimatedPlayoutDelay: Double { min(maximumWait, 3 * jitterSeconds) }
+    /// The playout delay aimed for, in seconds: ``jitterFactor`` times the interarrival jitter
+    /// (RFC 3550 A.8 estimate), within ``minimumDelay``...``maximumDelay``.
+    public var targetDelay: Double { min(maximumDelay, max(minimumDelay, Self.jitterFactor * jitterSeconds)) }
 
-    /// Stores a packet that arrived at `arrival` seconds (any monotonic clock).
+    /// The interarrival jitter estimate (RFC 3550 A.8), in seconds.
+    public var jitter: Double { jitterSeconds }
+
+    /// Stores a packet that arrived at `arrival` seconds (any monotonic clock). A
+    /// `retransmission` (RTX, or a repeat of a NACKed packet) does not count in the jitter
+    /// estimate: it is late on purpose.
     @discardableResult
-    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double) -> InsertResult {
+    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double, retransmission: Bool = false) -> InsertResult {
         guard bytes.count <= slots.slotSize, let packet = try? RTPPacket(parsing: bytes) else {
             rejectedPackets += 1
             return .rejected
@@ -94,18 +124,32 @@ public final class JitterBuffer {
             advance(to: sequence - Int64(slots.capacity) + 1)
         }
         slots.store(bytes, sequence: sequence, arrival: arrival)
+        let timestamp = timestampUnwrapper.unwrap(packet.timestamp)
+        slotTimestamps[slots.index(sequence)] = timestamp
         if firstArrival == nil { firstArrival = arrival }
         stored += 1
         highest = max(highest, sequence)
-        let transitNow = arrival - Double(packet.timestamp) / clockRate
+        guard !retransmission else { return .accepted }
+        let transitNow = arrival - Double(timestamp) / clockRate
         if let transit {
-            var d = transitNow - transit
-            let wrap = Double(UInt64(1) << 32) / clockRate
-            if d > wrap / 2 { d -= wrap } else if d < -wrap / 2 { d += wrap }
-            jitterSeconds += (abs(d) - jitterSeconds) / 16
+            jitterSeconds += (abs(transitNow - transit) - jitterSeconds) / 16
         }
         transit = transitNow
+        // The playout clock follows the fastest packet; it creeps up slowly so that a path
+        // that got slower for good (or a sender clock running slow) is followed, and starts
+        // over after a jump (a new source, a long pause with a timestamp jump).
+        if let base = minimumTransit, abs(transitNow - base) < 2 {
+            minimumTransit = transitNow < base ? transitNow : base + (transitNow - base) / 1024
+        } else {
+            minimumTransit = transitNow
+        }
         return .accepted
+    }
+
+    /// When the packet in the slot of `sequence` is due for playout.
+    func due(_ sequence: Int64) -> Double {
+        guard maximumDelay > 0, let base = minimumTransit else { return -.infinity }
+        return Double(slotTimestamps[slots.index(sequence)]) / clockRate + base + targetDelay
     }
 
     var pendingGap: (first: Int64, count: Int)?
@@ -145,6 +189,7 @@ public final class JitterBuffer {
         // The stream's first packets wait ``maximumWait`` for earlier ones that took longer.
         if !started, let firstArrival, now - firstArrival < maximumWait { return nil }
         if let bytes = slots.bytes(current), let packet = try? RTPPacket(parsing: bytes) {
+            guard now >= due(current) else { return nil }
             slots.clear(current)
             stored -= 1
             next = current + 1
@@ -154,7 +199,7 @@ public final class JitterBuffer {
         // A hole: find the first packet after it, and wait for the hole as long as allowed.
         var after = current + 1
         while after <= highest, !slots.holds(after) { after += 1 }
-        guard after <= highest, now - slots.arrival(after) >= maximumWait else { return nil }
+        guard after <= highest, now - slots.arrival(after) >= maximumWait, now >= due(after) else { return nil }
         next = after
         started = true
         lostPackets += Int(after - current)

@@ -1,11 +1,14 @@
 /// Decides which missing packets to ask for again with generic NACKs (RFC 4585): it notes
 /// holes in the received sequence numbers, asks for each at most every round-trip time, gives
-/// up after ``maximumRetries`` requests or when the packet is ``maximumAge`` sequence numbers
-/// old, and keeps at most ``maximumMissing`` entries.
+/// up after ``maximumRetries`` requests, when the packet is ``maximumAge`` sequence numbers
+/// old or was found missing more than ``maximumTime`` seconds ago, and keeps at most
+/// ``maximumMissing`` entries.
 public struct NackGenerator: Sendable {
     struct Missing: Sendable {
         var retries = 0
         var lastRequest: Double?
+        /// When the hole was noticed.
+        var detected: Double
     }
 
     /// The limit given at creation.
@@ -14,6 +17,8 @@ public struct NackGenerator: Sendable {
     public let maximumAge: Int64
     /// The limit given at creation.
     public let maximumMissing: Int
+    /// The limit given at creation, in seconds.
+    public let maximumTime: Double
     var unwrapper = SequenceUnwrapper()
     var highest: Int64?
     var missing: [Int64: Missing] = [:]
@@ -23,8 +28,9 @@ public struct NackGenerator: Sendable {
     public private(set) var recovered = 0
 
     /// Creates the value from its fields.
-    public init(maximumRetries: Int = 10, maximumAge: Int = 1000, maximumMissing: Int = 500) {
+    public init(maximumRetries: Int = 10, maximumAge: Int = 1000, maximumMissing: Int = 500, maximumTime: Double = .infinity) {
         self.maximumRetries = maximumRetries
+        self.maximumTime = maximumTime
         self.maximumAge = Int64(maximumAge)
         self.maximumMissing = maximumMissing
         missing.reserveCapacity(maximumMissing)
@@ -33,8 +39,8 @@ public struct NackGenerator: Sendable {
     /// Sequence numbers currently missing.
     public var missingCount: Int { missing.count }
 
-    /// Notes the arrival of `sequenceNumber` (original or recovered by RTX).
-    public mutating func received(_ sequenceNumber: UInt16) {
+    /// Notes the arrival of `sequenceNumber` (original or recovered by RTX) at `now` seconds.
+    public mutating func received(_ sequenceNumber: UInt16, at now: Double = 0) {
         let sequence = unwrapper.unwrap(sequenceNumber)
         guard let last = highest else {
             highest = sequence
@@ -45,7 +51,7 @@ public struct NackGenerator: Sendable {
             abandoned += Int(hole - last - 1)
             while hole < sequence {
                 if missing.count >= maximumMissing { dropOldest() }
-                missing[hole] = Missing()
+                missing[hole] = Missing(detected: now)
                 hole += 1
             }
             highest = sequence
@@ -70,8 +76,10 @@ public struct NackGenerator: Sendable {
     public mutating func sequenceNumbersToRequest(now: Double, retryInterval: Double) -> [UInt16] {
         var result: [Int64] = []
         for (sequence, var entry) in missing {
-            if let last = entry.lastRequest, now - last < retryInterval { continue }
-            if entry.retries >= maximumRetries {
+            let tooOld = now - entry.detected > maximumTime
+            if !tooOld, let last = entry.lastRequest, now - last < retryInterval { continue }
+            // The last request had its round trip to be answered: now give up.
+            if tooOld || entry.retries >= maximumRetries {
                 missing[sequence] = nil
                 abandoned += 1
                 continue

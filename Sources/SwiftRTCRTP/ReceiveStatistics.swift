@@ -27,8 +27,9 @@ public struct ReceiveStatistics: Sendable {
     }
 
     /// Counts a packet with `sequenceNumber` and `timestamp` that arrived at `arrivalSeconds`
-    /// (any monotonic clock).
-    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, arrivalSeconds: Double) {
+    /// (any monotonic clock). A `retransmission` (repaired by RTX or NACK) counts as received
+    /// but not in the jitter: it is late on purpose.
+    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, arrivalSeconds: Double, retransmission: Bool = false) {
         let extended = unwrapper.unwrap(sequenceNumber)
         if received == 0 {
             baseSequence = extended
@@ -44,6 +45,7 @@ public struct ReceiveStatistics: Sendable {
             maxSequence = extended
         }
         received += 1
+        guard !retransmission else { return }
         // A.8: J += (|D| - J) / 16 with D the difference of relative transit times.
         let arrival = Int64(arrivalSeconds * Double(clockRate))
         let transitNow = arrival - Int64(timestamp)

@@ -12,10 +12,18 @@ struct BotReport: Codable, Sendable, Equatable {
         var framesDecoded: Int?
         /// RMS of all decoded PCM, full scale 1.0.
         var rms: Double?
+        /// Loss and repair (REPORT-FIELDS.md): concealed / total samples received (0...1),
+        /// average jitter buffer delay (ms), cumulative lost, packets recovered by Opus FEC.
+        var concealmentRate: Double?
+        var jitterBufferMs: Double?
+        var packetsLost: Int?
+        var fecRecovered: Int?
 
         enum CodingKeys: String, CodingKey {
             case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
             case framesDecoded = "frames_decoded", rms
+            case concealmentRate = "concealment_rate", jitterBufferMs = "jitter_buffer_ms"
+            case packetsLost = "packets_lost", fecRecovered = "fec_recovered"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -24,6 +32,10 @@ struct BotReport: Codable, Sendable, Equatable {
             try c.encode(rtpPacketsReceived, forKey: .rtpPacketsReceived)
             try c.encode(framesDecoded, forKey: .framesDecoded)
             try c.encode(rms, forKey: .rms)
+            try c.encode(concealmentRate, forKey: .concealmentRate)
+            try c.encode(jitterBufferMs, forKey: .jitterBufferMs)
+            try c.encode(packetsLost, forKey: .packetsLost)
+            try c.encode(fecRecovered, forKey: .fecRecovered)
         }
     }
 
@@ -36,11 +48,31 @@ struct BotReport: Codable, Sendable, Equatable {
         var height: Int?
         /// The VP8 encoder's target bitrate at the end (kbit/s).
         var targetKbps: Int?
+        /// Loss and repair (REPORT-FIELDS.md): frames sent, the longest gap between decoded
+        /// frames (ms), cumulative lost after retransmissions, NACK/PLI/FIR messages each way,
+        /// retransmissions sent.
+        var framesSent: Int?
+        var freezeMaxMs: Int?
+        /// Freezes by the W3C rule (gap > max(3 × average, average + 150 ms)) and their total (ms).
+        var freezeCount: Int?
+        var totalFreezesDurationMs: Int?
+        var packetsLost: Int?
+        var nackSent: Int?
+        var nackReceived: Int?
+        var retransmittedPacketsSent: Int?
+        var pliSent: Int?
+        var pliReceived: Int?
+        var firSent: Int?
+        var firReceived: Int?
 
         enum CodingKeys: String, CodingKey {
             case rtpPacketsSent = "rtp_packets_sent", rtpPacketsReceived = "rtp_packets_received"
             case framesDecoded = "frames_decoded", width, height
             case targetKbps = "target_kbps"
+            case framesSent = "frames_sent", freezeMaxMs = "freeze_max_ms", packetsLost = "packets_lost"
+            case freezeCount = "freeze_count", totalFreezesDurationMs = "total_freezes_duration_ms"
+            case nackSent = "nack_sent", nackReceived = "nack_received", retransmittedPacketsSent = "retransmitted_packets_sent"
+            case pliSent = "pli_sent", pliReceived = "pli_received", firSent = "fir_sent", firReceived = "fir_received"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -51,6 +83,18 @@ struct BotReport: Codable, Sendable, Equatable {
             try c.encode(width, forKey: .width)
             try c.encode(height, forKey: .height)
             try c.encode(targetKbps, forKey: .targetKbps)
+            try c.encode(framesSent, forKey: .framesSent)
+            try c.encode(freezeMaxMs, forKey: .freezeMaxMs)
+            try c.encode(freezeCount, forKey: .freezeCount)
+            try c.encode(totalFreezesDurationMs, forKey: .totalFreezesDurationMs)
+            try c.encode(packetsLost, forKey: .packetsLost)
+            try c.encode(nackSent, forKey: .nackSent)
+            try c.encode(nackReceived, forKey: .nackReceived)
+            try c.encode(retransmittedPacketsSent, forKey: .retransmittedPacketsSent)
+            try c.encode(pliSent, forKey: .pliSent)
+            try c.encode(pliReceived, forKey: .pliReceived)
+            try c.encode(firSent, forKey: .firSent)
+            try c.encode(firReceived, forKey: .firReceived)
         }
     }
 

@@ -151,6 +151,7 @@ final class CallMonitor: Sendable {
             report.video.width = width
             report.video.height = height
         }
+        fillQuality(&report, audioIn: audioIn, videoIn: videoIn, videoOut: videoOut)
         if let pair = stats.first(.candidatePair) {
             let local = pair.string("localCandidateId").flatMap { stats.stats[$0] }
             let remote = pair.string("remoteCandidateId").flatMap { stats.stats[$0] }

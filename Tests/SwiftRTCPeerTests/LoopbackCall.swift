@@ -91,8 +91,11 @@ struct LoopbackCall {
 
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
+    /// `configurations` replaces the default configuration per side; `munge` may edit the
+    /// offer's SDP on its way to the answerer.
     static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120,
-                      framesPerSecond: Int = 15, configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil) async throws -> LoopbackCall {
+                      framesPerSecond: Int = 15, configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil,
+                      munge: @Sendable (String) -> String = { $0 }) async throws -> LoopbackCall {
         let offerer = try PeerConnection(configuration: configurations?.0 ?? LoopbackCall.configuration)
         let answerer = try PeerConnection(configuration: configurations?.1 ?? LoopbackCall.configuration)
         var tracks: [MediaStreamTrack] = []
@@ -112,7 +115,7 @@ struct LoopbackCall {
         offererMedia.follow(await offerer.remoteTracks())
         answererMedia.follow(await answerer.remoteTracks())
         let start = ContinuousClock.now
-        try await exchange(offerer: offerer, answerer: answerer)
+        try await exchange(offerer: offerer, answerer: answerer, munge: munge)
         let offererConnected = await waitConnected(offerer)
         let answererConnected = await waitConnected(answerer)
         let connected = offererConnected && answererConnected
@@ -128,11 +131,11 @@ struct LoopbackCall {
 
     /// Offer/answer with candidates trickled both ways, each side's passed on once the other
     /// has its remote description.
-    static func exchange(offerer: PeerConnection, answerer: PeerConnection) async throws {
+    static func exchange(offerer: PeerConnection, answerer: PeerConnection, munge: (String) -> String = { $0 }) async throws {
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)
-        try await answerer.setRemoteDescription(offer)
+        try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: munge(offer.sdp)))
         let answer = try await answerer.createAnswer()
         try await answerer.setLocalDescription(answer)
         try await offerer.setRemoteDescription(answer)

@@ -62,14 +62,14 @@ import Testing
     }
 
     @Test func playoutDelayFollowsJitter() throws {
-        let steady = JitterBuffer(maximumWait: 0.5, clockRate: 90_000)
-        let jittery = JitterBuffer(maximumWait: 0.5, clockRate: 90_000)
+        let steady = JitterBuffer(maximumWait: 0.5, clockRate: 90_000, maximumDelay: 0.5)
+        let jittery = JitterBuffer(maximumWait: 0.5, clockRate: 90_000, maximumDelay: 0.5)
         for n in 0 ..< 100 {
             let timestamp = UInt32(n * 3000)
             _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes { steady.insert($0, arrival: Double(n) / 30) }
             _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes { jittery.insert($0, arrival: Double(n) / 30 + (n % 2 == 0 ? 0 : 0.02)) }
         }
-        #expect(steady.estimatedPlayoutDelay < 0.001)
-        #expect(jittery.estimatedPlayoutDelay > 0.04 && jittery.estimatedPlayoutDelay <= 0.5)
+        #expect(steady.targetDelay < 0.001)
+        #expect(jittery.targetDelay > 0.04 && jittery.targetDelay <= 0.5)
     }
 }

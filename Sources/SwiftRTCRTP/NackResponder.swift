@@ -1,0 +1,86 @@
+/// The send side of generic NACK, as an interceptor-like unit: it keeps the packets a stream
+/// sent in a ``PacketHistory`` (slots allocated once, no allocation per packet) and answers a
+/// NACK by resending the packets asked for: as RTX on the retransmission stream's own SSRC,
+/// payload type and sequence numbers when RTX was negotiated (RFC 4588 §4), else as the
+/// original packet again (RFC 4585 peers without RTX). A packet is resent at most once per
+/// round-trip time, however often it is asked for. Used under one lock: packets are stored
+/// by the sending task and NACKs answered on the transport thread.
+public final class NackResponder {
+    /// The retransmission stream: payload type and SSRC (RFC 4588 session multiplexing).
+    public struct RTX: Sendable, Hashable {
+        /// The RTX payload type (`a=rtpmap:<pt> rtx/...` with `apt=` the media's).
+        public var payloadType: UInt8
+        /// The RTX SSRC (`a=ssrc-group:FID <media> <rtx>`).
+        public var ssrc: UInt32
+        /// Creates the value from its fields.
+        public init(payloadType: UInt8, ssrc: UInt32) {
+            self.payloadType = payloadType
+            self.ssrc = ssrc
+        }
+    }
+
+    /// The sent packets.
+    public let history: PacketHistory
+    /// How resent packets travel: nil resends the original packets as they were.
+    public let rtx: RTX?
+    let scratch: UnsafeMutableRawBufferPointer
+    /// Per history slot: which sequence number was resent last, and when.
+    var resentSequence: [UInt16?]
+    var resentAt: [Double]
+    /// Packets resent (W3C outbound-rtp `retransmittedPacketsSent`).
+    public private(set) var retransmittedPackets = 0
+    /// Payload bytes of the resent packets (W3C `retransmittedBytesSent`).
+    public private(set) var retransmittedBytes = 0
+    /// Requested packets no longer kept, or not sent.
+    public private(set) var unavailable = 0
+
+    /// Keeps the last `capacity` packets of up to `slotSize` bytes.
+    public init(rtx: RTX?, capacity: Int = 512, slotSize: Int = 1500) {
+        self.rtx = rtx
+        history = PacketHistory(capacity: capacity, slotSize: slotSize, rtxSequenceNumber: UInt16.random(in: 0...0x7FFF))
+        scratch = .allocate(byteCount: slotSize + 2, alignment: 16)
+        resentSequence = Array(repeating: nil, count: history.slots.capacity)
+        resentAt = Array(repeating: 0, count: history.slots.capacity)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Remembers a packet about to be sent (before SRTP protection).
+    public func store(_ packet: UnsafeRawBufferPointer, at now: Double) {
+        try? history.store(packet, sentAt: now)
+    }
+
+    /// Resends what `lost` asks for, each packet through `send` (the bytes to protect and send,
+    /// in a scratch buffer reused for the next one; `send` returns whether it went out).
+    /// Packets resent less than `roundTripTime` ago are not resent again.
+    public func respond(to lost: [UInt16], now: Double, roundTripTime: Double?,
+                        send: (UnsafeMutableRawBufferPointer, Int) -> Bool) {
+        for sequence in lost {
+            guard let original = history.packet(sequence) else {
+                unavailable += 1
+                continue
+            }
+            let slot = history.slots.index(history.unwrapper.peek(sequence))
+            if resentSequence[slot] == sequence, now - resentAt[slot] < (roundTripTime ?? 0) { continue }
+            let length: Int
+            if let rtx {
+                guard let written = try? history.retransmission(of: sequence, rtxPayloadType: rtx.payloadType,
+                                                                rtxSSRC: rtx.ssrc, into: scratch) ?? nil else { continue }
+                length = written
+            } else {
+                guard original.bytes.count <= scratch.count else { continue }
+                scratch.put(original.bytes, at: 0)
+                length = original.bytes.count
+            }
+            let payload = original.payloadLength + (rtx == nil ? 0 : 2)
+            guard send(scratch, length) else {
+                unavailable += 1
+                continue
+            }
+            resentSequence[slot] = sequence
+            resentAt[slot] = now
+            retransmittedPackets += 1
+            retransmittedBytes += payload
+        }
+    }
+}
