@@ -164,7 +164,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
-        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP", "OffThePool"]),
+        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP", "TestScheduling"]),
         .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
@@ -173,12 +173,12 @@ let package = Package(
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
-        .target(name: "OffThePool", path: "Tests/OffThePool"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "OffThePool"]),
+        .target(name: "TestScheduling", path: "Tests/TestScheduling"),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
-        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "OffThePool"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record", "OffThePool"]),
-        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCRTP"]),
+        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
             "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -189,17 +189,17 @@ let package = Package(
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: [
             "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-            "TransportTestSupport", "SwiftRTCSignalingServer",
+            "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
         ]),
-        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "OffThePool"]),
+        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling"]),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
-        .testTarget(name: "InteropTests", dependencies: ["OffThePool"]),
+        .testTarget(name: "InteropTests", dependencies: ["TestScheduling"]),
         // callbot calls inside network namespaces the tests create (root only): loss with
         // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
-        .testTarget(name: "NetworkFaultTests", dependencies: ["swiftrtc-impair"], exclude: ["README.md"]),
+        .testTarget(name: "NetworkFaultTests", dependencies: ["TestScheduling", "swiftrtc-impair"], exclude: ["README.md"]),
 
         // MARK: Benchmarks
         .executableTarget(name: "SRTPBenchmarks", dependencies: [

@@ -1,5 +1,5 @@
 import Foundation
-import OffThePool
+import TestScheduling
 #if canImport(Glibc)
 import Glibc
 #endif

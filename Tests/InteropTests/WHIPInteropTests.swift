@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// callbot against real third-party WebRTC peers over WHIP on 127.0.0.1, in both roles:
@@ -6,7 +7,7 @@ import Testing
 /// coturn. Each call runs about 5 s of audio and video; both bot reports (ours from
 /// `--report`, the peer's) must show audio and video sent, received and decoded.
 /// A missing peer or tool fails the test naming what to install.
-@Suite(.serialized) struct WHIPInteropTests {
+@Suite(.serialized, .realTime) struct WHIPInteropTests {
     static let mediaSeconds = "5"
 
     /// We answer: `callbot whip-server` ← `<peer> whip-client`.

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// The 10% loss condition of ``NetworkFaultTests`` with headless Chromium (Interop/
@@ -11,7 +12,7 @@ import Testing
 ///   receives from us (our sender's retransmissions and keyframes) to the loose ones.
 ///
 /// Both print `FIGURES loss10-...` lines beside the callbot-only ones.
-@Suite struct ChromiumFaultTests {
+@Suite(.realTime) struct ChromiumFaultTests {
     static let lossPercent = 10
     /// What Chromium reaches at 10% loss, with margin (measured: see Tests/NetworkFaultTests/README.md).
     static let loose = Thresholds(minDecodedShare: 0.70, maxFreezeMs: 2000, maxConcealment: 0.20)

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// callbot against callbot under bad networks, inside network namespaces the tests create
@@ -9,7 +10,7 @@ import Testing
 /// reaches (decoded share of the sent video frames, longest freeze, audio concealment; under
 /// the rate limit, a bandwidth estimate under the limit and little loss at the bottleneck over
 /// the last 3 s). Every figure is printed on one `FIGURES <condition>` line.
-@Suite struct NetworkFaultTests {
+@Suite(.realTime) struct NetworkFaultTests {
     /// What the network does to the call.
     enum Impairment: Sendable {
         /// Nothing: the control, the same call on a clean link.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScheduling
 import Testing
 import SwiftRTCMedia
 import SwiftRTCPeer
@@ -8,7 +9,7 @@ import SwiftRTCSignaling
 
 /// Whole calls between bots in this process: real PeerConnections over loopback, real
 /// media, signaling through an ``InProcessSignalingHub``.
-@Suite(.serialized) struct CallFlowTests {
+@Suite(.serialized, .realTime) struct CallFlowTests {
     @Test func acceptedVideoCallConnectsCarriesMediaAndHangsUpFromTheCallee() async throws {
         let hub = InProcessSignalingHub()
         let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)

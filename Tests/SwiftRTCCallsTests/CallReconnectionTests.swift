@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScheduling
 import Testing
 import SwiftRTCICE
 import SwiftRTCSignaling
@@ -10,7 +11,7 @@ import TransportTestSupport
 /// test cuts the relayed path by freezing coturn (SIGSTOP) for a while. ICE notices the
 /// silence (consent freshness: `disconnected` after 5 s), the offerer restarts ICE, and once
 /// coturn runs again (SIGCONT) the call comes back; or the disconnect timeout closes it.
-@Suite(.serialized) struct CallReconnectionTests {
+@Suite(.serialized, .realTime) struct CallReconnectionTests {
     static func relayConfiguration(_ coturn: Coturn) throws -> CallConfiguration {
         CallConfiguration(iceServers: [try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)],
                           iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 import SwiftRTCSignaling
 import SwiftRTCSignalingServer
@@ -6,7 +7,7 @@ import SwiftRTCSignalingServer
 
 /// The key call flows over the real signaling server: WebSocket channels, token login,
 /// session membership enforced by the server, and its call log.
-@Suite(.serialized) struct CallServerTests {
+@Suite(.serialized, .realTime) struct CallServerTests {
     static func token(_ user: String) -> String { "call-test-token-of-\(user)" }
 
     /// A server on a free loopback port for alice, bob and mallory.

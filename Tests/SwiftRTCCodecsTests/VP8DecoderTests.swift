@@ -1,4 +1,4 @@
-import OffThePool
+import TestScheduling
 import Testing
 import SwiftRTCRTP
 @testable import SwiftRTCCodecs

@@ -1,10 +1,11 @@
+import TestScheduling
 import Testing
 import SwiftRTCRTP
 @testable import SwiftRTCCodecs
 
 /// Serialized: each test encodes hundreds of frames on a cooperative-pool thread, and the
 /// suite must not take both of them at once from the rest of the package's tests.
-@Suite(.serialized) struct VP8EncoderTests {
+@Suite(.serialized, .realTime) struct VP8EncoderTests {
     @Test func movingPatternSurvivesTheRoundTrip() throws {
         let encoder = try VP8Encoder(configuration: .init(width: 640, height: 480, targetBitrate: 1_000_000))
         let decoder = try VP8Decoder()

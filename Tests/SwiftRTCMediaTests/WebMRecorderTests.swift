@@ -1,5 +1,5 @@
 import Foundation
-import OffThePool
+import TestScheduling
 import Testing
 import SwiftRTCRTP
 import SwiftRTCCodecs
@@ -122,7 +122,7 @@ private var recordExecutable: URL {
     return url.appendingPathComponent("swiftrtc-record")
 }
 
-@Test func webmRecordingKilledMidwayStaysPlayable() async throws {
+@Test(.realTime) func webmRecordingKilledMidwayStaysPlayable() async throws {
     let directory = try temporaryDirectory()
     let ivf = try await makeIVF(in: directory, count: 180)          // 6 s
     let opus = try await makeOggOpus(in: directory, seconds: 6)
@@ -178,7 +178,7 @@ private var recordExecutable: URL {
     #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
 }
 
-@Test func liveRecordingOfPacedFilesEndsInSync() async throws {
+@Test(.realTime) func liveRecordingOfPacedFilesEndsInSync() async throws {
     // swiftrtc-record paces both files in real time and records them as they arrive.
     let directory = try temporaryDirectory()
     let ivf = try await makeIVF(in: directory, count: 30)

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 import SwiftRTCMedia
 import SwiftRTCRTP
@@ -8,7 +9,7 @@ import SwiftRTCSDP
 /// Congestion control end to end over loopback: transport-cc negotiated and flowing, the
 /// estimate ramping up from its start value and driving the encoder, and caps (configured,
 /// and `b=AS` from the remote description) keeping the sent rate under them.
-@Suite(.serialized) struct CongestionControlCallTests {
+@Suite(.serialized, .realTime) struct CongestionControlCallTests {
     /// One sample of a side's sending state.
     struct Sample {
         var time: Double

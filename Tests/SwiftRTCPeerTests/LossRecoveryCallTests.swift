@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScheduling
 import Testing
 @testable import SwiftRTCPeer
 
@@ -41,7 +42,7 @@ final class LossyLink: Sendable {
 /// for the lost packets, the offerer resends them as RTX, and nearly every frame decodes; an
 /// outage longer than NACK's patience ends with a PLI and a keyframe. Without NACK (removed
 /// from the offer), nothing is resent and frames are lost.
-@Suite(.serialized) struct LossRecoveryCallTests {
+@Suite(.serialized, .realTime) struct LossRecoveryCallTests {
     struct Figures {
         var framesSent = 0.0
         var framesDecoded = 0.0

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
+import TestScheduling
 import Testing
 import SwiftRTCICE
 import SwiftRTCMedia
 import SwiftRTCRTP
 @testable import SwiftRTCPeer
 
-@Suite(.serialized) struct PeerConnectionCallTests {
+@Suite(.serialized, .realTime) struct PeerConnectionCallTests {
     /// A 3 s call between two connections: audio tone and test pattern both ways, decoded
     /// on both sides, stats and statsString plausible.
     @Test func loopbackCallCarriesAudioAndVideoBothWays() async throws {

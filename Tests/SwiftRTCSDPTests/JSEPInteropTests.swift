@@ -1,5 +1,5 @@
 import Foundation
-import OffThePool
+import TestScheduling
 import Synchronization
 import Testing
 import SwiftRTCSDP
@@ -8,7 +8,7 @@ import SwiftRTCSDP
 /// `chromium` + `chromium-driver`) answer our offer, and take our answer to their offer.
 /// The drivers are `Fixtures/sdp/aiortc_sdp.py` and `chromium_sdp.py`. Set
 /// `SWIFTRTC_RECORD_FIXTURES=1` to store the exchanged SDPs in `Fixtures/sdp/`.
-@Suite(.serialized)
+@Suite(.serialized, .realTime)
 struct JSEPInteropTests {
     enum Peer: String, CaseIterable {
         case aiortc, chromium

@@ -1,10 +1,11 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `--max-audio-kbps` and `--max-video-kbps` on the commands that make calls: bad values are
 /// clear errors; a capped `whip-server` answers with `b=AS`, and the `whip` client's encoder
 /// stays under it (its report's `video.target_kbps`), with `bandwidth_estimate_kbps` set.
-@Suite struct BandwidthCapsCLITests {
+@Suite(.realTime) struct BandwidthCapsCLITests {
     @Test(arguments: [
         (["whip", "http://127.0.0.1:1/whip", "--max-video-kbps", "0"], "--max-video-kbps 0 is out of range"),
         (["whip", "http://127.0.0.1:1/whip", "--max-video-kbps", "fast"], "fast"),

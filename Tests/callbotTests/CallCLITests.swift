@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `callbot call` and `callbot answer` as processes, through `callbot serve`: a call answered
 /// (with a recording on the answering side) and a call rejected.
-@Suite(.serialized) struct CallCLITests {
+@Suite(.serialized, .realTime) struct CallCLITests {
     typealias Server = ServeCLITests.Server
 
     /// A callbot process in the background with its output in files (waits poll with `Task.sleep`).

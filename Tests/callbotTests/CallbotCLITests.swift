@@ -1,5 +1,5 @@
 import Foundation
-import OffThePool
+import TestScheduling
 import Testing
 
 /// Runs the built `callbot` executable, as a user would.

@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `callbot demo`: two bots call over the embedded signaling, with live statsString, a
 /// custom item, the hang up, the call log and a summary.
-@Test func demoMakesACallAndPrintsStatsAndTheCallLog() async throws {
+@Test(.realTime) func demoMakesACallAndPrintsStatsAndTheCallLog() async throws {
     let demo = try await Callbot.run(["demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15"])
     #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
     let lines = demo.stdout.split(separator: "\n").map(String.init)

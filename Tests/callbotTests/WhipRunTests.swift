@@ -1,10 +1,10 @@
 import Foundation
-import OffThePool
+import TestScheduling
 import Testing
 
 /// `callbot whip` and `whip-server` runs that end without a call: the report is still
 /// written, with `null` for what cannot be known, and the exit code says the call failed.
-@Suite struct WhipRunTests {
+@Suite(.realTime) struct WhipRunTests {
     static func reportObject(_ path: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -1,5 +1,5 @@
 import Foundation
-import OffThePool
+import TestScheduling
 import Glibc
 import Synchronization
 

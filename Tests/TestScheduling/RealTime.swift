@@ -1,0 +1,50 @@
+import Testing
+
+/// The `.realTime` trait: the test makes real-time calls (media paced by the clock, ICE and
+/// DTLS with deadlines, encoders at frame rate) or other work that needs the CPU to itself.
+///
+/// The whole package's tests run in parallel on two cores. Real-time calls that overlap with
+/// each other and with CPU-heavy tests miss their deadlines (a DTLS handshake not done within
+/// 30 s, frames late), so such tests take turns: one at a time holds the slot, while the many
+/// short tests go on beside it.
+public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    /// Each test function takes the slot once, around all its cases; suites take nothing.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        !test.isSuite && testCase == nil ? self : nil
+    }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        await RealTimeSlot.shared.acquire()
+        do {
+            try await function()
+        } catch {
+            await RealTimeSlot.shared.release()
+            throw error
+        }
+        await RealTimeSlot.shared.release()
+    }
+}
+
+extension Trait where Self == RealTimeTrait {
+    /// Runs the test (each test of a suite) while no other `.realTime` test runs.
+    public static var realTime: Self { Self() }
+}
+
+/// The one slot `.realTime` tests take turns on, first come first served.
+actor RealTimeSlot {
+    static let shared = RealTimeSlot()
+    private var taken = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard taken else { taken = true; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
+    }
+}
