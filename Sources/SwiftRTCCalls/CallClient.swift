@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SwiftRTCCore
+import SwiftRTCPeer
 import SwiftRTCSignaling
 
 /// One user's entry to calls: makes outgoing ``CallSession``s, announces incoming ones, routes
@@ -24,7 +25,7 @@ public actor CallClient {
     let channel: any SignalingChannel
     let clock: CallClock
     let logger = SwiftRTCLogging.logger("calls")
-    let eventHub = EventBroadcast<CallClientEvent>()
+    let eventHub = Broadcast<CallClientEvent>(replaysLatest: false, buffering: .unbounded)
     var sessions: [String: CallSession] = [:]
     /// Messages of sessions not known yet (a joined notice can overtake the call request).
     var early: [String: [SignalingMessage]] = [:]

@@ -48,7 +48,7 @@ public actor CallSession {
     let outbox: @Sendable (SignalingMessage) async -> Void
     let onEnded: @Sendable (CallSession, CallRecord) async -> Void
     let isBusyElsewhere: @Sendable (CallSession) async -> Bool
-    let eventHub = EventBroadcast<CallSessionEvent>()
+    let eventHub = Broadcast<CallSessionEvent>(replaysLatest: false, buffering: .unbounded)
 
     /// The session state.
     public private(set) var state: CallSessionState = .new

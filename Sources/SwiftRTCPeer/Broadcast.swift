@@ -1,9 +1,10 @@
 import Synchronization
 
 /// Hands each value to every current subscriber (each one an `AsyncStream` with its own
-/// bounded buffer), so several tasks can follow the same events. With `current` set, a new
+/// buffer, bounded by default), so several tasks can follow the same events; the call-session
+/// layer uses it too (package access). With `current` set, a new
 /// subscriber first gets the latest value (state sequences).
-final class Broadcast<Element: Sendable>: Sendable {
+package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var next = 0
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -18,17 +19,17 @@ final class Broadcast<Element: Sendable>: Sendable {
     /// - Parameters:
     ///   - replaysLatest: whether new subscribers start with the last value yielded.
     ///   - buffering: each subscriber's buffer (bounded: a slow consumer loses old values).
-    init(replaysLatest: Bool, initial: Element? = nil, buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .bufferingNewest(64)) {
+    package init(replaysLatest: Bool, initial: Element? = nil, buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .bufferingNewest(64)) {
         self.replaysLatest = replaysLatest
         self.buffering = buffering
         state.withLock { $0.latest = initial }
     }
 
     /// The last value yielded (or the initial one).
-    var latest: Element? { state.withLock { $0.latest } }
+    package var latest: Element? { state.withLock { $0.latest } }
 
     /// A new stream of `past` (values the caller kept), then the values yielded from now on.
-    func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
+    package func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
         let id: Int? = state.withLock { state in
             if replaysLatest, let latest = state.latest { continuation.yield(latest) }
@@ -50,7 +51,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Gives `value` to every subscriber.
-    func yield(_ value: Element) {
+    package func yield(_ value: Element) {
         state.withLock { state in
             guard !state.finished else { return }
             state.latest = value
@@ -59,7 +60,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Ends every stream; later subscribers get only the latest value.
-    func finish() {
+    package func finish() {
         let continuations = state.withLock { state in
             state.finished = true
             defer { state.continuations = [:] }
