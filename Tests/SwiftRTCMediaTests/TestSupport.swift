@@ -15,24 +15,11 @@ func temporaryDirectory(_ name: String = #function) throws -> String {
 /// non-zero.
 @discardableResult
 func run(_ executable: String, _ arguments: [String]) async throws -> String {
-    try await offThePool { try runBlocking(executable, arguments) }
-}
-
-private func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: errorData, as: UTF8.self).suffix(600))")
+    let output = try await runToEnd(URL(fileURLWithPath: executable), arguments)
+    guard output.status == 0 else {
+        throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr.suffix(600))")
     }
-    return String(decoding: data, as: UTF8.self)
+    return output.stdout
 }
 
 struct ToolError: Error, CustomStringConvertible { let message: String; var description: String { message } }

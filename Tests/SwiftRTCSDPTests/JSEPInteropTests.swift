@@ -63,8 +63,8 @@ struct JSEPInteropTests {
             }
         }
         try? input.fileHandleForWriting.close()
-        output.append(out.fileHandleForReading.readDataToEndOfFile())
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        output.append(try out.fileHandleForReading.readToEnd() ?? Data())
+        let stderr = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw PeerFailure(description: "\(peer) \(mode.joined(separator: " ")) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)")

@@ -17,24 +17,8 @@ enum Callbot {
 
     /// Runs callbot to its end, off the cooperative pool.
     static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
-        try await offThePool { try runBlocking(arguments, stdin: stdin) }
-    }
-
-    private static func runBlocking(_ arguments: [String], stdin: String?) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let output = try await runToEnd(executable, arguments, stdin: stdin)
+        return Result(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }
 

@@ -12,20 +12,7 @@ enum OpenSSL {
     /// Runs `openssl arguments` to completion, off the cooperative pool, and returns its
     /// standard output.
     static func run(_ arguments: [String]) async throws -> String {
-        try await offThePool { try runBlocking(arguments) }
-    }
-
-    private static func runBlocking(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try await runToEnd(URL(fileURLWithPath: path), arguments).stdout
     }
 
     /// A temporary directory removed by `cleanup`.
