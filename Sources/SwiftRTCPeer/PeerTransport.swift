@@ -19,7 +19,6 @@ final class PeerTransport: @unchecked Sendable {
     private let srtp = Mutex<SrtpSession?>(nil)
     private let routes = Mutex(Routes())
     private let receiveBuffer: UnsafeMutableRawBufferPointer
-    private let transportSequence = Atomic<UInt16>(0)
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
     let congestion = CongestionController()
@@ -68,12 +67,6 @@ final class PeerTransport: @unchecked Sendable {
     var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
     var dtlsTransport: DtlsTransport? { dtls.withLock { $0 } }
 
-    /// A transport-wide sequence number for a packet being built (one counter for all streams
-    /// of the transport); ``CongestionController/stamp(_:length:)`` replaces it when the
-    /// packet is sent, so the numbers follow the order on the wire.
-    func nextTransportSequenceNumber() -> UInt16 {
-        transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
-    }
 
     // MARK: Setup (control plane)
 

@@ -340,7 +340,8 @@ final class SendPipeline {
     static func appendExtensions(_ writer: inout RTPPacketWriter, ids: RTPHeaderExtensionIDs, mid: SDESMid, transport: PeerTransport) throws(RTPError) {
         if let id = ids.mid { try writer.appendExtension(mid, id: id) }
         if let id = ids.absSendTime { try writer.appendExtension(AbsSendTime(ntp: NTPTime.now()), id: id) }
-        if let id = ids.transportSequenceNumber { try writer.appendExtension(TransportSequenceNumber(value: transport.nextTransportSequenceNumber()), id: id) }
+        // Numbered by CongestionController.stamp at send time, in wire order.
+        if let id = ids.transportSequenceNumber { try writer.appendExtension(TransportSequenceNumber(value: 0), id: id) }
     }
 
     func transmit(slot index: Int, length: Int, payload: Int, timestamp: UInt32) {
