@@ -15,9 +15,10 @@ packages=(
   # SQLite for GRDB (the signaling server's call log).
   libsqlite3-dev
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests (network
-  # namespaces, nftables loss, tc tbf; ethtool turns veth offloads off for the impairment bridge).
+  # namespaces, nftables loss, tc tbf; ethtool turns veth offloads off for the impairment bridge;
+  # gdb prints the stacks of a hung test run, see Tests/TestScheduling/Watchdog.swift).
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  ffmpeg tshark iproute2 nftables ethtool
+  ffmpeg tshark iproute2 nftables ethtool gdb
   # Real speech for the voice activity tests.
   espeak-ng
   # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests).

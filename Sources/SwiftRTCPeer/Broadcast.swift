@@ -4,6 +4,13 @@ import Synchronization
 /// buffer, bounded by default), so several tasks can follow the same events; the call-session
 /// layer uses it too (package access). With `current` set, a new
 /// subscriber first gets the latest value (state sequences).
+///
+/// Two locks, so that no lock a stream's termination handler takes is held while a value is
+/// handed over. Handing a value to a waiting consumer takes that consumer task's status lock;
+/// cancelling the task holds the same lock while it runs the termination handler. With one
+/// lock for both, a yield on one thread and a cancellation on another deadlock (seen in the
+/// call-session tests). `delivery` keeps concurrent yields in one order for every subscriber;
+/// `state` (the subscribers) is only ever held briefly, never around a yield.
 package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var next = 0
@@ -13,6 +20,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
+    private let delivery = Mutex(())
     private let replaysLatest: Bool
     private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
@@ -31,13 +39,17 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// A new stream of `past` (values the caller kept), then the values yielded from now on.
     package func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
-        let id: Int? = state.withLock { state in
-            if replaysLatest, let latest = state.latest { continuation.yield(latest) }
+        let id: Int? = delivery.withLock { _ in
+            let (latest, id): (Element?, Int?) = state.withLock { state in
+                guard !state.finished else { return (state.latest, nil) }
+                let id = state.next
+                state.next += 1
+                state.continuations[id] = continuation
+                return (state.latest, id)
+            }
+            // No consumer waits on a new stream yet; later yields queue behind these.
+            if replaysLatest, let latest { continuation.yield(latest) }
             for value in past { continuation.yield(value) }
-            guard !state.finished else { return nil }
-            let id = state.next
-            state.next += 1
-            state.continuations[id] = continuation
             return id
         }
         guard let id else {
@@ -52,10 +64,13 @@ package final class Broadcast<Element: Sendable>: Sendable {
 
     /// Gives `value` to every subscriber.
     package func yield(_ value: Element) {
-        state.withLock { state in
-            guard !state.finished else { return }
-            state.latest = value
-            for continuation in state.continuations.values { continuation.yield(value) }
+        delivery.withLock { _ in
+            let continuations: [AsyncStream<Element>.Continuation]? = state.withLock { state in
+                guard !state.finished else { return nil }
+                state.latest = value
+                return Array(state.continuations.values)
+            }
+            for continuation in continuations ?? [] { continuation.yield(value) }
         }
     }
 

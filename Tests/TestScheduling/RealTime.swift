@@ -6,7 +6,8 @@ import Testing
 /// The whole package's tests run in parallel on two cores. Real-time calls that overlap with
 /// each other and with CPU-heavy tests miss their deadlines (a DTLS handshake not done within
 /// 30 s, frames late), so such tests take turns: one at a time holds the slot, while the many
-/// short tests go on beside it.
+/// short tests go on beside it. A test that holds the slot too long ends the run with the
+/// stacks of all threads (see `Watchdog`).
 public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -18,12 +19,15 @@ public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         await RealTimeSlot.shared.acquire()
+        Watchdog.holding(test.name)
         do {
             try await function()
         } catch {
+            Watchdog.released()
             await RealTimeSlot.shared.release()
             throw error
         }
+        Watchdog.released()
         await RealTimeSlot.shared.release()
     }
 }
