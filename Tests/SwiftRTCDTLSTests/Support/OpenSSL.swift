@@ -50,6 +50,11 @@ final class OpenSSLProcess: Sendable {
     private final class Collected: Sendable { let text = Mutex("") }
     private let pid: pid_t
     private let inputFD: Int32
+    /// Whether `inputFD` is closed: it is closed once. A second `close` of the number would
+    /// close whatever descriptor the process has reused it for since (a NIO socket, once:
+    /// NIO's selector then found a new socket on a number it still had registered, and
+    /// the test run crashed).
+    private let inputClosed = Atomic<Bool>(false)
     private let collected = Collected()
 
     init(_ arguments: [String]) throws {
@@ -121,7 +126,7 @@ final class OpenSSLProcess: Sendable {
 
     /// Closes OpenSSL's standard input: `s_client` then sends close_notify and exits.
     func closeInput() {
-        close(inputFD)
+        if !inputClosed.exchange(true, ordering: .relaxed) { close(inputFD) }
     }
 
     /// Ends the process and reaps it.
@@ -129,6 +134,6 @@ final class OpenSSLProcess: Sendable {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        close(inputFD)
+        closeInput()
     }
 }
