@@ -14,7 +14,12 @@ import Synchronization
 package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var next = 0
-        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:] {
+            didSet { subscribers = Array(continuations.values) }
+        }
+        /// The continuations as an array, rebuilt when subscribers come or go: a yield takes
+        /// it without allocating.
+        var subscribers: [AsyncStream<Element>.Continuation] = []
         var latest: Element?
         var finished = false
     }
@@ -68,7 +73,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
             let continuations: [AsyncStream<Element>.Continuation]? = state.withLock { state in
                 guard !state.finished else { return nil }
                 state.latest = value
-                return Array(state.continuations.values)
+                return state.subscribers
             }
             for continuation in continuations ?? [] { continuation.yield(value) }
         }
@@ -79,7 +84,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
         let continuations = state.withLock { state in
             state.finished = true
             defer { state.continuations = [:] }
-            return Array(state.continuations.values)
+            return state.subscribers
         }
         for continuation in continuations { continuation.finish() }
     }
