@@ -38,6 +38,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
         state.withLock { $0.latest = initial }
     }
 
+    /// Whether anyone follows the values now.
+    package var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+
     /// The last value yielded (or the initial one).
     package var latest: Element? { state.withLock { $0.latest } }
 

@@ -60,6 +60,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         stream.yield(frame)
     }
 
+    /// Whether anyone takes the frames: a ``frames()`` stream or an audio sink. A remote audio
+    /// track nobody takes is not decoded.
+    var hasConsumers: Bool { sink.withLock { $0 != nil } || stream.hasSubscribers }
+
     /// The frames pushed from now on (for a remote track: the decoded frames).
     public func frames() -> AsyncStream<MediaFrame> { stream.subscribe() }
 

@@ -7,8 +7,13 @@ import SwiftRTCSDP
 
 /// Receives one remote media stream (W3C `RTCRtpReceiver`): on the transport thread it takes
 /// the stream's plain RTP packets into reception statistics and a ``FrameAssembler`` (jitter
-/// buffer and depacketizer); whole frames cross to a decoding task through a bounded buffer;
-/// the decoder's output goes to ``track``.
+/// buffer and depacketizer); whole frames go to ``encodedFrames()`` from there, and cross to a
+/// decoding task through a bounded buffer; the decoder's output goes to ``track``.
+///
+/// Audio is decoded only while someone takes the remote track's frames or PCM (``track``'s
+/// `frames()` or audio sink): a bot that forwards or records the encoded stream, or only
+/// counts it, pays nothing for decoding, and its inbound-rtp stats count no decoded samples.
+/// Video is always decoded (the decoder says when a keyframe is needed).
 public final class RTPReceiver: Sendable {
     /// audio or video.
     public let kind: MediaKind
@@ -75,6 +80,9 @@ public final class RTPReceiver: Sendable {
     let keyframeNeeded = Atomic<Bool>(false)
     /// Video frames the decoder's bounded buffer dropped (it fell behind).
     let framesLostBeforeDecoding = Atomic<Int>(0)
+    /// Set when audio frames went undecoded (nobody took the track): the decoder starts afresh
+    /// rather than conceal the gap.
+    let audioDecodingSkipped = Atomic<Bool>(false)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
 
     init(kind: MediaKind, trackId: String) {
@@ -173,6 +181,11 @@ public final class RTPReceiver: Sendable {
             if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
                 path.jitterBufferDelay += now - first.arrival
             }
+            encoded.yield(frame)
+            if kind == .audio, !track.hasConsumers {
+                audioDecodingSkipped.store(true, ordering: .relaxed)
+                continue
+            }
             // A decoder that falls behind loses the oldest buffered frame: the delta frames
             // after it are not decodable, the decoder waits for a keyframe (asked for).
             let result = path.frames?.yield(frame)
@@ -214,7 +227,7 @@ public final class RTPReceiver: Sendable {
             var expected: UInt32?
             var lastSamples: UInt32 = 960
             for await frame in frames {
-                encoded.yield(frame)
+                if audioDecodingSkipped.exchange(false, ordering: .relaxed) { expected = nil }
                 // A gap in RTP time is lost packets: the last one from the in-band FEC of this
                 // one when it carries some, the others concealed (at most 100 ms of them).
                 if let next = expected {
@@ -267,7 +280,6 @@ public final class RTPReceiver: Sendable {
                     lostSeen = lost
                     decoder.frameLost()
                 }
-                encoded.yield(frame)
                 let start = ContinuousClock.now
                 let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
                 let elapsed = ContinuousClock.now - start
