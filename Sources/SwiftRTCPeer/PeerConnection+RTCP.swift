@@ -7,7 +7,7 @@ extension PeerConnection {
     static let reportTick = Duration.milliseconds(100)
 
     /// The RTCP task: every second an SR per sending stream (or one RR) with report blocks
-    /// for every received stream and an SDES CNAME. (NACK, PLI and FIR: ``runFeedback()``.)
+    /// for every received stream and an SDES CNAME. (NACK, PLI and FIR: ``FeedbackTicker``.)
     func runRTCP() async {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
         defer { buffer.deallocate() }

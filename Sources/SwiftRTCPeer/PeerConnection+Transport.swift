@@ -45,7 +45,7 @@ extension PeerConnection {
         // Host candidates are known at once: the first description carries them.
         for candidate in agent.localCandidates { remember(candidate) }
         tasks.append(Task { [weak self] in await self?.runRTCP() })
-        tasks.append(Task { [weak self] in await self?.runFeedback() })
+        FeedbackTicker.shared.add(made)
         return made
     }
 

@@ -12,13 +12,15 @@ import SwiftRTCSRTP
 /// header extension, else payload type, to the ``RTPReceiver``; RTCP feedback to the senders.
 final class PeerTransport: @unchecked Sendable {
     // @unchecked: `receiveBuffer` is touched only on the agent's transport thread (libnice
-    // calls the receive path there, one datagram at a time); everything else is locked or atomic.
+    // calls the receive path there, one datagram at a time), `feedbackBuffer` only on the
+    // feedback ticker's thread; everything else is locked or atomic.
 
     let agent: IceAgent
     private let dtls = Mutex<DtlsTransport?>(nil)
     private let srtp = Mutex<SrtpSession?>(nil)
     private let routes = Mutex(Routes())
     private let receiveBuffer: UnsafeMutableRawBufferPointer
+    private let feedbackBuffer: UnsafeMutableRawBufferPointer
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
     let congestion = CongestionController()
@@ -32,6 +34,8 @@ final class PeerTransport: @unchecked Sendable {
         var byMid: [String: RTPReceiver] = [:]
         var byPayloadType: [UInt8: RTPReceiver] = [:]
         var senders: [UInt32: RTPSender] = [:]
+        /// Every routed receiver once, for the feedback ticks.
+        var receivers: [RTPReceiver] = []
         var midExtensionID: UInt8?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
@@ -55,13 +59,17 @@ final class PeerTransport: @unchecked Sendable {
     init(configuration: IceAgent.Configuration, pool: TransportThreadPool) throws(IceError) {
         agent = try IceAgent(configuration: configuration, pool: pool)
         receiveBuffer = .allocate(byteCount: 2048, alignment: 16)
+        feedbackBuffer = .allocate(byteCount: 1500, alignment: 16)
         let demultiplexer = agent.demultiplexer
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveDTLS(bytes) }, for: .dtls)
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTP(bytes) }, for: .rtp)
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTCP(bytes) }, for: .rtcp)
     }
 
-    deinit { receiveBuffer.deallocate() }
+    deinit {
+        receiveBuffer.deallocate()
+        feedbackBuffer.deallocate()
+    }
 
     var counterValues: Counters { counters.withLock { $0 } }
     var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
@@ -94,6 +102,7 @@ final class PeerTransport: @unchecked Sendable {
     func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?,
                rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil) {
         routes.withLock { routes in
+            if !routes.receivers.contains(where: { $0 === receiver }) { routes.receivers.append(receiver) }
             routes.byMid[mid] = receiver
             routes.byPayloadType[payloadType] = receiver
             if let ssrc { routes.bySSRC[ssrc] = receiver }
@@ -110,12 +119,29 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Closes DTLS and the agent.
     func close() async {
+        FeedbackTicker.shared.remove(self)
         dtls.withLock { $0 }?.close()
         for route in DatagramDemultiplexer.Route.allCases { agent.demultiplexer.setHandler(nil, for: route) }
         await agent.close()
         routes.withLock { $0 = Routes() }
         srtp.withLock { $0 = nil }
         dtls.withLock { $0 = nil }
+    }
+
+    // MARK: Feedback (the feedback ticker's thread)
+
+    /// Every 10 ms once SRTP is keyed: each receiver releases the frames due for playout and
+    /// says what feedback is due (NACKs for missing packets, PLI or FIR when its decoder needs
+    /// a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per receiver.
+    func tickFeedback(now: Double) {
+        guard srtp.withLock({ $0 != nil }) else { return }
+        let receivers = routes.withLock { $0.receivers }
+        let roundTripTime = counters.withLock { $0.lastRoundTripTime }
+        for receiver in receivers {
+            let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
+            guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { continue }
+            _ = sendRTCP(feedbackBuffer, length: length)
+        }
     }
 
     // MARK: Send (any thread)

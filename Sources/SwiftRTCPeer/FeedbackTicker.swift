@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+
+/// The receive-side timer of every connection in the process: every 10 ms, on one thread of
+/// its own, each transport's receivers release the frames due for playout and send the
+/// feedback that is due (NACK, PLI, FIR).
+///
+/// One thread wakes 100 times a second however many connections there are. (A timer task per
+/// connection cost a dispatch timer, a task wake-up and an actor hop per connection every
+/// 10 ms: with a thousand connections, more than all their packets.) The thread runs while
+/// any transport is registered and ends when the last one leaves.
+final class FeedbackTicker: Sendable {
+    static let shared = FeedbackTicker()
+    /// How often feedback and jitter-buffer releases run.
+    static let interval: Duration = .milliseconds(10)
+
+    private struct State {
+        var transports: [ObjectIdentifier: PeerTransport] = [:] {
+            didSet { snapshot = Array(transports.values) }
+        }
+        /// The transports as an array, rebuilt when they change: a tick takes it without allocating.
+        var snapshot: [PeerTransport] = []
+        var running = false
+    }
+
+    private let state = Mutex(State())
+
+    /// `transport` gets ticks from now on, until ``remove(_:)``.
+    func add(_ transport: PeerTransport) {
+        let start = state.withLock { state -> Bool in
+            state.transports[ObjectIdentifier(transport)] = transport
+            defer { state.running = true }
+            return !state.running
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "swiftrtc-feedback"
+            thread.start()
+        }
+    }
+
+    /// `transport` gets no more ticks (it may get one that has already begun).
+    func remove(_ transport: PeerTransport) {
+        _ = state.withLock { $0.transports.removeValue(forKey: ObjectIdentifier(transport)) }
+    }
+
+    private func run() {
+        let clock = ContinuousClock()
+        var next = clock.now
+        while true {
+            let transports = state.withLock { state -> [PeerTransport] in
+                if state.transports.isEmpty { state.running = false }
+                return state.snapshot
+            }
+            if transports.isEmpty { return }
+            let now = NTPTime.monotonicSeconds()
+            for transport in transports { transport.tickFeedback(now: now) }
+            // On a 10 ms grid; a tick that ran long is not made up for.
+            next += Self.interval
+            let current = clock.now
+            if next < current { next = current }
+            let wait = next - current
+            let (seconds, attoseconds) = wait.components
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+        }
+    }
+}
