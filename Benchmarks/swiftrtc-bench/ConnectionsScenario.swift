@@ -1,3 +1,4 @@
+import Foundation
 import SwiftRTCBenchReport
 import SwiftRTCCodecs
 import SwiftRTCMedia
@@ -37,23 +38,39 @@ enum ConnectionsScenario {
         }
         let residentConnected = ProcessUsage.residentBytes()
 
-        // Media: every 20 ms the same packet on every track (timestamps advancing).
+        // Media: every 20 ms the same packet on every track (timestamps advancing), pushed by
+        // one task per core (a track's audio is sent on the pushing thread, as an
+        // application's per-call audio task would).
         let before = await counts(calls)
         let usage = ProcessUsage.now()
         let start = ContinuousClock.now
         let frames = Int((seconds * 50).rounded())
-        var pushed = 0, late = 0
-        var threadsDuringMedia = 0
-        for index in 0..<frames {
-            var frame = packet
-            frame.timestamp = UInt32(truncatingIfNeeded: index &* 960)
-            for track in tracks { track.push(.encoded(frame)) }
-            pushed += tracks.count
-            if index == frames / 2 { threadsDuringMedia = ProcessUsage.threadCount() }
-            let next = start + .milliseconds(20 * (index + 1))
-            if ContinuousClock.now > next + .milliseconds(20) { late += 1 }
-            try await Task.sleep(until: next, clock: .continuous)
+        let pushers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let shares = (0..<pushers).map { share in stride(from: share, to: tracks.count, by: pushers).map { tracks[$0] } }
+        let (late, threadsDuringMedia) = try await withThrowingTaskGroup(of: (late: Int, threads: Int).self) { group in
+            for (number, share) in shares.enumerated() {
+                group.addTask {
+                    var late = 0, threads = 0
+                    for index in 0..<frames {
+                        var frame = packet
+                        frame.timestamp = UInt32(truncatingIfNeeded: index &* 960)
+                        for track in share { track.push(.encoded(frame)) }
+                        if number == 0, index == frames / 2 { threads = ProcessUsage.threadCount() }
+                        let next = start + .milliseconds(20 * (index + 1))
+                        if ContinuousClock.now > next + .milliseconds(20) { late += 1 }
+                        try await Task.sleep(until: next, clock: .continuous)
+                    }
+                    return (late, threads)
+                }
+            }
+            var late = 0, threads = 0
+            for try await result in group {
+                late = max(late, result.late)
+                threads = max(threads, result.threads)
+            }
+            return (late, threads)
         }
+        let pushed = frames * tracks.count
         let elapsed = (ContinuousClock.now - start).seconds
         let cpu = ProcessUsage.now().since(usage)
         try await Task.sleep(for: .milliseconds(300))  // the last packets land

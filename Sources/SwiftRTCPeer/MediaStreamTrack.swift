@@ -24,6 +24,8 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     private let enabled = Atomic<Bool>(true)
     private let stream: Broadcast<MediaFrame>
+    /// Audio senders: each pushed frame goes to them at once, on the pushing thread.
+    private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame) -> Void)]>([])
     private let sink = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
     private let player = Mutex<Task<Void, Never>?>(nil)
     private let ended = Atomic<Bool>(false)
@@ -54,10 +56,28 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// Hands one frame to the track: for a local track, to its senders; for a remote one, to
     /// whoever listens. Never blocks; old frames are dropped if nobody keeps up.
+    ///
+    /// A local audio track's senders encode (or take the encoded frame), packetize, protect
+    /// and send it on the caller's thread, before this returns: no task hand-off per frame.
+    /// Video frames go to their senders' tasks (encoding and pacing take time).
     public func push(_ frame: MediaFrame) {
         guard !isEnded, !isRemote || isEnabled else { return }
         if case .audio(let audio) = frame, let sink = sink.withLock({ $0 }) { sink(audio) }
+        for sender in senders.withLock({ $0 }) { sender.send(frame) }
         stream.yield(frame)
+    }
+
+    /// `send` gets every frame pushed from now on, on the pushing thread (audio senders).
+    func attach(_ id: ObjectIdentifier, _ send: @escaping @Sendable (MediaFrame) -> Void) {
+        senders.withLock { senders in
+            senders.removeAll { $0.id == id }
+            senders.append((id, send))
+        }
+    }
+
+    /// Ends what ``attach(_:_:)`` started.
+    func detach(_ id: ObjectIdentifier) {
+        senders.withLock { $0.removeAll { $0.id == id } }
     }
 
     /// Whether anyone takes the frames: a ``frames()`` stream or an audio sink. A remote audio
@@ -114,6 +134,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     public func stop() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
         player.withLock { $0?.cancel(); $0 = nil }
+        senders.withLock { $0 = [] }
         stream.finish()
     }
 }

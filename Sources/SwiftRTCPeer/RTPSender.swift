@@ -5,11 +5,12 @@ import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
 
-/// Sends one local track (W3C `RTCRtpSender`): a task takes the track's frames, encodes raw
-/// ones (Opus, VP8), packetizes them with the negotiated header extensions (mid,
-/// abs-send-time, transport-wide sequence number, audio level), and hands each packet to the
-/// transport, which protects it in place and sends it. Video packets of a frame are paced
-/// in small bursts. Packet buffers are allocated once per sender.
+/// Sends one local track (W3C `RTCRtpSender`): encodes raw frames (Opus, VP8), packetizes them
+/// with the negotiated header extensions (mid, abs-send-time, transport-wide sequence number,
+/// audio level), and hands each packet to the transport, which protects it in place and sends
+/// it. Audio is sent on the thread that pushes the frame into the track (a 20 ms frame is one
+/// packet: no task hand-off per frame); video by a task that takes the track's frames, with
+/// the packets of a frame paced in small bursts. Packet buffers are allocated once per sender.
 public final class RTPSender: Sendable {
     /// audio or video.
     public let kind: MediaKind
@@ -86,6 +87,9 @@ public final class RTPSender: Sendable {
     let lastFIRSequence = Atomic<Int>(-1)
     private let currentTrack: Mutex<MediaStreamTrack?>
     private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
+    /// Audio: the pipeline that sends each frame on the pushing thread, and the track it is
+    /// attached to.
+    private let audio = Mutex<(pipeline: SendPipeline?, track: MediaStreamTrack?)>((nil, nil))
 
     init(kind: MediaKind, track: MediaStreamTrack?, ssrc: UInt32, rtxSsrc: UInt32?) {
         self.kind = kind
@@ -110,7 +114,8 @@ public final class RTPSender: Sendable {
     /// Starts the sending task, or restarts it for new parameters; the same parameters keep
     /// the running one.
     func start(_ parameters: Parameters, transport: PeerTransport) {
-        let running = state.withLock { $0.parameters == parameters && $0.transport === transport && $0.task != nil }
+        let running = state.withLock { $0.parameters == parameters && $0.transport === transport }
+            && (kind == .audio ? audio.withLock { $0.pipeline != nil && $0.track === track } : state.withLock { $0.task != nil })
         if running { return }
         restart(parameters, transport: transport)
     }
@@ -118,6 +123,10 @@ public final class RTPSender: Sendable {
     private func restart(_ parameters: Parameters, transport: PeerTransport) {
         configureRetransmissions(parameters)
         let track = self.track
+        if kind == .audio {
+            restartAudio(parameters, transport: transport, track: track)
+            return
+        }
         let task: Task<Void, Never>? = track.map { track in
             let frames = track.frames()
             return Task.detached { [weak self] in
@@ -137,12 +146,37 @@ public final class RTPSender: Sendable {
         counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
     }
 
+    /// Audio: a new pipeline, attached to `track` (detached from the one before).
+    private func restartAudio(_ parameters: Parameters, transport: PeerTransport, track: MediaStreamTrack?) {
+        let pipeline = SendPipeline(sender: self, parameters: parameters, transport: transport)
+        let previous = audio.withLock { audio in
+            defer { audio = (pipeline, track) }
+            return audio.track
+        }
+        previous?.detach(ObjectIdentifier(self))
+        track?.attach(ObjectIdentifier(self)) { [weak self, weak track] frame in
+            guard let self, let track else { return }
+            self.audio.withLock { $0.pipeline?.sendAudio(frame, enabled: track.isEnabled) }
+        }
+        state.withLock { state in
+            state.task?.cancel()
+            state = (parameters, transport, nil)
+        }
+        let target = transport.congestion.targetBitrate(for: kind)
+        counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
+    }
+
     /// Stops sending.
     func stop() {
         state.withLock { state in
             state.task?.cancel()
             state = (nil, nil, nil)
         }
+        let attached = audio.withLock { audio in
+            defer { audio = (nil, nil) }
+            return audio.track
+        }
+        attached?.detach(ObjectIdentifier(self))
     }
 }
 
@@ -196,7 +230,31 @@ final class SendPipeline {
         UnsafeMutableRawBufferPointer(rebasing: slots[index * Self.slotSize ..< (index + 1) * Self.slotSize])
     }
 
+    /// One video frame from the sending task (audio goes to ``sendAudio(_:enabled:)`` on the
+    /// pushing thread).
     func send(_ frame: MediaFrame, enabled: Bool) async {
+        switch (frame, parameters.codec) {
+        case (.video(let video), .vp8):
+            await sendVideo(video, enabled: enabled)
+        case (.encoded(var encoded), .vp8) where encoded.codec == .vp8:
+            encoded.timestamp = rtpTimestamp(for: UInt64(encoded.timestamp))
+            countCaptured(encoded)
+            await sendVP8(encoded)
+        default:
+            return  // a frame of the other kind: not for this sender
+        }
+    }
+
+    /// A pass-through frame: counted as captured, with its size if it says.
+    private func countCaptured(_ encoded: EncodedFrame) {
+        sender.counters.withLock {
+            $0.framesCaptured += 1
+            if let w = encoded.width, let h = encoded.height { $0.frameWidth = w; $0.frameHeight = h }
+        }
+    }
+
+    /// One audio frame (raw, encoded here, or Opus passed through), sent as one packet at once.
+    func sendAudio(_ frame: MediaFrame, enabled: Bool) {
         switch (frame, parameters.codec) {
         case (.audio(var audio), .opus):
             if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }
@@ -227,51 +285,51 @@ final class SendPipeline {
                 $0.targetBitrate = opus.configuration.bitrate
             }
             sendOpus(encoded, level: level)
-        case (.video(let video), .vp8):
-            var picture = video
-            if !enabled {
-                if black?.width != video.width || black?.height != video.height { black = VideoFrame(width: video.width, height: video.height) }
-                black?.timestamp = video.timestamp
-                picture = black ?? video
-            }
-            sender.counters.withLock {
-                $0.framesCaptured += 1
-                $0.captureWidth = video.width
-                $0.captureHeight = video.height
-            }
-            let target = transport.congestion.targetBitrate(for: .video)
-            if vp8 == nil {
-                vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
-                                                                             targetBitrate: VideoRateControl.encoderBitrate(target)))
-            }
-            guard let vp8 else { return }
-            // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
-            guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: Self.maximumFrameRate) else { return }
-            if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
-            let start = ContinuousClock.now
-            guard let encodedFrame = try? vp8.encode(picture), var encoded = Optional(encodedFrame) else { return }
-            let elapsed = ContinuousClock.now - start
-            encoded.timestamp = rtpTimestamp(for: video.timestamp)
-            sender.counters.withLock {
-                $0.framesEncoded += 1
-                if encoded.isKeyframe { $0.keyFramesEncoded += 1 }
-                $0.totalEncodeTime += elapsed.seconds
-                $0.qpAverage = vp8.averageQP
-                $0.frameWidth = vp8.configuration.width
-                $0.frameHeight = vp8.configuration.height
-                $0.targetBitrate = vp8.configuration.targetBitrate
-            }
-            await sendVP8(encoded)
-        case (.encoded(var encoded), let codec) where encoded.codec == codec:
+        case (.encoded(var encoded), .opus) where encoded.codec == .opus:
             encoded.timestamp = rtpTimestamp(for: UInt64(encoded.timestamp))
-            sender.counters.withLock {
-                $0.framesCaptured += 1
-                if let w = encoded.width, let h = encoded.height { $0.frameWidth = w; $0.frameHeight = h }
-            }
-            if codec == .opus { sendOpus(encoded, level: nil) } else { await sendVP8(encoded) }
+            countCaptured(encoded)
+            sendOpus(encoded, level: nil)
         default:
-            return  // a frame of the other kind: not for this sender
+            return
         }
+    }
+
+    /// One raw video frame: rate control, encoding, then paced sending.
+    private func sendVideo(_ video: VideoFrame, enabled: Bool) async {
+        var picture = video
+        if !enabled {
+            if black?.width != video.width || black?.height != video.height { black = VideoFrame(width: video.width, height: video.height) }
+            black?.timestamp = video.timestamp
+            picture = black ?? video
+        }
+        sender.counters.withLock {
+            $0.framesCaptured += 1
+            $0.captureWidth = video.width
+            $0.captureHeight = video.height
+        }
+        let target = transport.congestion.targetBitrate(for: .video)
+        if vp8 == nil {
+            vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
+                                                                         targetBitrate: VideoRateControl.encoderBitrate(target)))
+        }
+        guard let vp8 else { return }
+        // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
+        guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: Self.maximumFrameRate) else { return }
+        if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
+        let start = ContinuousClock.now
+        guard let encodedFrame = try? vp8.encode(picture), var encoded = Optional(encodedFrame) else { return }
+        let elapsed = ContinuousClock.now - start
+        encoded.timestamp = rtpTimestamp(for: video.timestamp)
+        sender.counters.withLock {
+            $0.framesEncoded += 1
+            if encoded.isKeyframe { $0.keyFramesEncoded += 1 }
+            $0.totalEncodeTime += elapsed.seconds
+            $0.qpAverage = vp8.averageQP
+            $0.frameWidth = vp8.configuration.width
+            $0.frameHeight = vp8.configuration.height
+            $0.targetBitrate = vp8.configuration.targetBitrate
+        }
+        await sendVP8(encoded)
     }
 
     /// The RTP timestamp of a frame whose media time is `timestamp` (ticks of the clock rate).
