@@ -1,18 +1,22 @@
 import Foundation
 import Synchronization
 
-/// The receive-side timer of every connection in the process: every 10 ms, on one thread of
-/// its own, each transport's receivers release the frames due for playout and send the
-/// feedback that is due (NACK, PLI, FIR).
+/// The receive-side timer of every connection in the process: every 20 ms, on one thread of
+/// its own, each transport's receivers release the frames due for playout (frames also leave
+/// as packets arrive) and send the feedback that is due (NACK, PLI, FIR: libwebrtc's NACK
+/// module runs every 20 ms too); every 100 ms the congestion controller's feedback
+/// (transport-cc or REMB) goes out.
 ///
-/// One thread wakes 100 times a second however many connections there are. (A timer task per
-/// connection cost a dispatch timer, a task wake-up and an actor hop per connection every
-/// 10 ms: with a thousand connections, more than all their packets.) The thread runs while
-/// any transport is registered and ends when the last one leaves.
+/// One thread wakes 50 times a second however many connections there are. (Timer tasks per
+/// connection cost a dispatch timer, a task wake-up and an actor hop per connection and tick:
+/// with a thousand connections, more than all their packets.) The thread runs while any
+/// transport is registered and ends when the last one leaves.
 final class FeedbackTicker: Sendable {
     static let shared = FeedbackTicker()
     /// How often feedback and jitter-buffer releases run.
-    static let interval: Duration = .milliseconds(10)
+    static let interval: Duration = .milliseconds(20)
+    /// Congestion feedback goes out every this many ticks (100 ms).
+    static let congestionEvery = 5
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
@@ -47,6 +51,7 @@ final class FeedbackTicker: Sendable {
     private func run() {
         let clock = ContinuousClock()
         var next = clock.now
+        var tick = 0
         while true {
             let transports = state.withLock { state -> [PeerTransport] in
                 if state.transports.isEmpty { state.running = false }
@@ -54,7 +59,9 @@ final class FeedbackTicker: Sendable {
             }
             if transports.isEmpty { return }
             let now = NTPTime.monotonicSeconds()
-            for transport in transports { transport.tickFeedback(now: now) }
+            tick += 1
+            let congestion = tick % Self.congestionEvery == 0
+            for transport in transports { transport.tickFeedback(now: now, congestion: congestion) }
             // On a 10 ms grid; a tick that ran long is not made up for.
             next += Self.interval
             let current = clock.now

@@ -26,6 +26,7 @@ extension PeerConnection {
         // transport-cc wins over REMB when both are there (as in browsers).
         if setup.transportFeedback { setup.remb = false }
         transport.congestion.configure(setup, caps: bandwidthCaps(remote: remote))
+        transport.feedbackSSRC.store(transceiverList.first?.sender.ssrc ?? 0, ordering: .relaxed)
     }
 
     /// The caps in bits/s: the configured ones and the remote description's (the most the
@@ -65,13 +66,4 @@ extension PeerConnection {
         }
     }
 
-    /// Sends the congestion feedback due now (transport-cc every tick, REMB when due).
-    func sendCongestionFeedback(_ transport: PeerTransport, buffer: UnsafeMutableRawBufferPointer) {
-        guard let ssrc = transceiverList.first?.sender.ssrc else { return }
-        for packet in transport.congestion.makeFeedback(senderSSRC: ssrc) {
-            if let length = try? RTCPPacket.writeCompound([packet], into: buffer) {
-                _ = transport.sendRTCP(buffer, length: length)
-            }
-        }
-    }
 }

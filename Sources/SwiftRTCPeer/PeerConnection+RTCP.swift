@@ -3,23 +3,17 @@ import SwiftRTCRTP
 extension PeerConnection {
     /// RTCP interval (RFC 3550 §6.2 with the WebRTC minimum): reports about every second.
     static let reportInterval = Duration.seconds(1)
-    /// How often the RTCP task checks whether a report is due.
-    static let reportTick = Duration.milliseconds(100)
 
     /// The RTCP task: every second an SR per sending stream (or one RR) with report blocks
-    /// for every received stream and an SDES CNAME. (NACK, PLI and FIR: ``FeedbackTicker``.)
+    /// for every received stream and an SDES CNAME. (NACK, PLI, FIR and congestion feedback:
+    /// ``FeedbackTicker``.)
     func runRTCP() async {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
         defer { buffer.deallocate() }
-        var nextReport = ContinuousClock.now + Self.reportInterval
         while !Task.isCancelled, !isClosed {
-            try? await Task.sleep(for: Self.reportTick)
+            try? await Task.sleep(for: Self.reportInterval)
             guard let transport, dtlsState == .connected else { continue }
-            let now = NTPTime.monotonicSeconds()
-            sendCongestionFeedback(transport, buffer: buffer)
-            guard ContinuousClock.now >= nextReport else { continue }
-            nextReport = ContinuousClock.now + Self.reportInterval
-            if let length = try? RTCPPacket.writeCompound(makeReports(now: now), into: buffer) {
+            if let length = try? RTCPPacket.writeCompound(makeReports(now: NTPTime.monotonicSeconds()), into: buffer) {
                 _ = transport.sendRTCP(buffer, length: length)
             }
         }

@@ -24,6 +24,8 @@ final class PeerTransport: @unchecked Sendable {
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
     let congestion = CongestionController()
+    /// The SSRC that congestion feedback (transport-cc, REMB) is sent from (0: none yet).
+    let feedbackSSRC = Atomic<UInt32>(0)
     /// Tests only: decides per received SRTP datagram (header in the clear) whether the
     /// network lost it, before SRTP sees it.
     let incomingDrop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
@@ -130,10 +132,11 @@ final class PeerTransport: @unchecked Sendable {
 
     // MARK: Feedback (the feedback ticker's thread)
 
-    /// Every 10 ms once SRTP is keyed: each receiver releases the frames due for playout and
+    /// On every tick once SRTP is keyed: each receiver releases the frames due for playout and
     /// says what feedback is due (NACKs for missing packets, PLI or FIR when its decoder needs
-    /// a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per receiver.
-    func tickFeedback(now: Double) {
+    /// a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per receiver; on every
+    /// `congestion` tick also the congestion controller's feedback (transport-cc or REMB).
+    func tickFeedback(now: Double, congestion: Bool) {
         guard srtp.withLock({ $0 != nil }) else { return }
         let receivers = routes.withLock { $0.receivers }
         let roundTripTime = counters.withLock { $0.lastRoundTripTime }
@@ -141,6 +144,14 @@ final class PeerTransport: @unchecked Sendable {
             let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
             guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { continue }
             _ = sendRTCP(feedbackBuffer, length: length)
+        }
+        guard congestion else { return }
+        let ssrc = feedbackSSRC.load(ordering: .relaxed)
+        guard ssrc != 0 else { return }
+        for packet in self.congestion.makeFeedback(senderSSRC: ssrc) {
+            if let length = try? RTCPPacket.writeCompound([packet], into: feedbackBuffer) {
+                _ = sendRTCP(feedbackBuffer, length: length)
+            }
         }
     }
 
