@@ -1,22 +1,22 @@
 import Foundation
 import Synchronization
 
-/// The receive-side timer of every connection in the process: every 20 ms, on one thread of
+/// The receive-side timer of every connection in the process: every 10 ms, on one thread of
 /// its own, each transport's receivers release the frames due for playout (frames also leave
-/// as packets arrive) and send the feedback that is due (NACK, PLI, FIR: libwebrtc's NACK
-/// module runs every 20 ms too); every 100 ms the congestion controller's feedback
-/// (transport-cc or REMB) goes out.
+/// as packets arrive) and send the feedback that is due (NACK, PLI, FIR); transports that
+/// receive only audio take every other tick (20 ms, one Opus frame). Every 100 ms the
+/// congestion controller's feedback (transport-cc or REMB) goes out.
 ///
-/// One thread wakes 50 times a second however many connections there are. (Timer tasks per
+/// One thread wakes 100 times a second however many connections there are. (Timer tasks per
 /// connection cost a dispatch timer, a task wake-up and an actor hop per connection and tick:
 /// with a thousand connections, more than all their packets.) The thread runs while any
 /// transport is registered and ends when the last one leaves.
 final class FeedbackTicker: Sendable {
     static let shared = FeedbackTicker()
     /// How often feedback and jitter-buffer releases run.
-    static let interval: Duration = .milliseconds(20)
+    static let interval: Duration = .milliseconds(10)
     /// Congestion feedback goes out every this many ticks (100 ms).
-    static let congestionEvery = 5
+    static let congestionEvery = 10
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
@@ -60,8 +60,8 @@ final class FeedbackTicker: Sendable {
             if transports.isEmpty { return }
             let now = NTPTime.monotonicSeconds()
             tick += 1
-            let congestion = tick % Self.congestionEvery == 0
-            for transport in transports { transport.tickFeedback(now: now, congestion: congestion) }
+            let congestion = tick % Self.congestionEvery == 0, even = tick % 2 == 0
+            for transport in transports { transport.tickFeedback(now: now, audioTick: even, congestion: congestion) }
             // On a 10 ms grid; a tick that ran long is not made up for.
             next += Self.interval
             let current = clock.now

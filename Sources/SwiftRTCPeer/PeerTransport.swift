@@ -38,6 +38,8 @@ final class PeerTransport: @unchecked Sendable {
         var senders: [UInt32: RTPSender] = [:]
         /// Every routed receiver once, for the feedback ticks.
         var receivers: [RTPReceiver] = []
+        /// Whether a routed receiver takes video (it gets every feedback tick).
+        var receivesVideo = false
         var midExtensionID: UInt8?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
@@ -104,7 +106,10 @@ final class PeerTransport: @unchecked Sendable {
     func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?,
                rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil) {
         routes.withLock { routes in
-            if !routes.receivers.contains(where: { $0 === receiver }) { routes.receivers.append(receiver) }
+            if !routes.receivers.contains(where: { $0 === receiver }) {
+                routes.receivers.append(receiver)
+                if receiver.kind == .video { routes.receivesVideo = true }
+            }
             routes.byMid[mid] = receiver
             routes.byPayloadType[payloadType] = receiver
             if let ssrc { routes.bySSRC[ssrc] = receiver }
@@ -132,13 +137,15 @@ final class PeerTransport: @unchecked Sendable {
 
     // MARK: Feedback (the feedback ticker's thread)
 
-    /// On every tick once SRTP is keyed: each receiver releases the frames due for playout and
-    /// says what feedback is due (NACKs for missing packets, PLI or FIR when its decoder needs
-    /// a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per receiver; on every
-    /// `congestion` tick also the congestion controller's feedback (transport-cc or REMB).
-    func tickFeedback(now: Double, congestion: Bool) {
+    /// On a feedback tick once SRTP is keyed (every tick with video, every `audioTick` with
+    /// audio only): each receiver releases the frames due for playout and says what feedback
+    /// is due (NACKs for missing packets, PLI or FIR when its decoder needs a keyframe), sent
+    /// as one reduced-size RTCP packet (RFC 5506) per receiver; on a `congestion` tick also
+    /// the congestion controller's feedback (transport-cc or REMB).
+    func tickFeedback(now: Double, audioTick: Bool, congestion: Bool) {
         guard srtp.withLock({ $0 != nil }) else { return }
-        let receivers = routes.withLock { $0.receivers }
+        let (receivers, video) = routes.withLock { ($0.receivers, $0.receivesVideo) }
+        if !video, !audioTick, !congestion { return }
         let roundTripTime = counters.withLock { $0.lastRoundTripTime }
         for receiver in receivers {
             let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
