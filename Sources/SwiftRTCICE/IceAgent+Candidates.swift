@@ -46,10 +46,13 @@ extension IceAgent {
             }
         }
         core.state.withLock { $0.relayServers = relays }
-        guard nice_agent_gather_candidates(core.agent, core.streamID) != 0 else {
-            throw .libnice(call: "nice_agent_gather_candidates")
+        let core = self.core
+        let gathering = await core.onThread {
+            guard nice_agent_gather_candidates(core.agent, core.streamID) != 0 else { return false }
+            core.sizeReceiveBuffers()
+            return true
         }
-        core.sizeReceiveBuffers()
+        guard gathering else { throw .libnice(call: "nice_agent_gather_candidates") }
     }
 
     /// The local candidates gathered so far (to send again after ``restart()``).
@@ -89,15 +92,18 @@ extension IceAgent {
             case .failure(let error): throw .mdnsCandidateUnresolvable(candidate: candidate, reason: error.reason)
             }
         }
-        guard let nice = resolved.makeNiceCandidate(streamID: core.streamID) else {
+        guard resolved.makeNiceCandidate(streamID: core.streamID).map({ nice_candidate_free($0) }) != nil else {
             throw .remoteCandidateRejected(candidate: candidate, reason: "'\(candidate.address)' is not an IP address")
         }
-        defer { nice_candidate_free(nice) }
-        let list = g_slist_append(nil, nice)
-        defer { g_slist_free(list) }
-        guard nice_agent_set_remote_candidates(core.agent, core.streamID, IceAgentCore.componentID, list) >= 0 else {
-            throw .remoteCandidateRejected(candidate: candidate, reason: "libnice refused it")
+        let core = self.core, adding = resolved
+        let added = await core.onThread {
+            guard let nice = adding.makeNiceCandidate(streamID: core.streamID) else { return false }
+            defer { nice_candidate_free(nice) }
+            let list = g_slist_append(nil, nice)
+            defer { g_slist_free(list) }
+            return nice_agent_set_remote_candidates(core.agent, core.streamID, IceAgentCore.componentID, list) >= 0
         }
+        guard added else { throw .remoteCandidateRejected(candidate: candidate, reason: "libnice refused it") }
         return true
     }
 

@@ -223,6 +223,16 @@ final class IceAgentCore: @unchecked Sendable {
         g_object_unref(UnsafeMutableRawPointer(agent))
     }
 
+    /// Runs `body` on the agent's transport thread and returns what it returned. libnice calls
+    /// that attach sources (gathering, remote candidates) take the thread's `GMainContext`
+    /// lock, which the loop holds while it checks its sources: made from the cooperative pool
+    /// they block a pool thread meanwhile (and libdispatch then starts more threads).
+    func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            thread.invoke { continuation.resume(returning: body()) }
+        }
+    }
+
     func ensureOpen() throws(IceError) {
         if isClosed.load(ordering: .relaxed) { throw .closed }
     }
