@@ -102,7 +102,10 @@ public final class DtlsTransport: @unchecked Sendable {
         self.sender = sender
         self.acceptedFingerprints = DtlsFingerprint.strongest(of: configuration.remoteFingerprints)
         guard !acceptedFingerprints.isEmpty else { throw .noRemoteFingerprint }
-        queue = DispatchQueue(label: "swiftrtc.dtls")
+        // A serial queue on the shared, width-limited global queue: by default a serial queue
+        // targets the overcommit root queue, which starts a thread for each queue with work
+        // (hundreds, with many handshakes at once, kept idle for a while after).
+        queue = DispatchQueue(label: "swiftrtc.dtls", target: .global())
         (stateUpdates, stateContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         try makeSession()
