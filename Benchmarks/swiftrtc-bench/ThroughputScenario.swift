@@ -11,9 +11,9 @@ import SwiftRTCRTP
 /// - `throughput`: RTP packets with 1200-byte payloads as fast as the stack carries them
 ///   without loss: the sender stays at most a window ahead of what the receiving application
 ///   got. The payload is typed Opus (one packet = one frame, no packetizer cost) and starts
-///   with an Opus TOC that the receiver's decoder rejects at once (code 3, zero frames), so
-///   the figure is the transport's (track → sender task → RTP + extensions → SRTP → libnice
-///   → demux → SRTP → jitter buffer → application), not Opus decoding's.
+///   with an Opus TOC that is invalid (code 3, zero frames), and nobody takes the decoded
+///   audio, so the figure is the transport's (track → sender on the pushing task → RTP +
+///   extensions → SRTP → libnice → demux → SRTP → jitter buffer → application), not Opus's.
 /// - `throughput-vp8`: pre-encoded VP8 frames (640x480 test pattern) through the VP8
 ///   packetizer (1200-byte MTU), the sender's pacing, the depacketizer and the decoder.
 enum ThroughputScenario {

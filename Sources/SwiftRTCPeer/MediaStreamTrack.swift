@@ -88,7 +88,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     public func frames() -> AsyncStream<MediaFrame> { stream.subscribe() }
 
     /// Calls `sink` with every decoded audio frame (48 kHz PCM) of a remote audio track, on
-    /// the decoding task; `nil` removes it.
+    /// the decoding task (setting one makes a remote audio track decode); `nil` removes it.
     public func setAudioSink(_ sink: (@Sendable (AudioFrame) -> Void)?) {
         self.sink.withLock { $0 = sink }
     }

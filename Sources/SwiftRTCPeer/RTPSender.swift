@@ -68,7 +68,7 @@ public final class RTPSender: Sendable {
     }
 
     let counters = Mutex(Counters())
-    /// Where the stream is: a new sending task (new track, renegotiation) continues the
+    /// Where the stream is: a new send pipeline (new track, renegotiation) continues the
     /// sequence numbers, RTP timestamps and PictureIDs (a jump back would look like a replay
     /// to SRTP and the receiver).
     struct Continuity: Sendable {
@@ -111,8 +111,8 @@ public final class RTPSender: Sendable {
     /// The negotiated send parameters, if sending.
     var parameters: Parameters? { state.withLock { $0.parameters } }
 
-    /// Starts the sending task, or restarts it for new parameters; the same parameters keep
-    /// the running one.
+    /// Starts sending (the video task, or the audio pipeline), or restarts for new
+    /// parameters; the same parameters keep the running one.
     func start(_ parameters: Parameters, transport: PeerTransport) {
         let running = state.withLock { $0.parameters == parameters && $0.transport === transport }
             && (kind == .audio ? audio.withLock { $0.pipeline != nil && $0.track === track } : state.withLock { $0.task != nil })

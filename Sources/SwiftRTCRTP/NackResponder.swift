@@ -4,7 +4,8 @@
 /// payload type and sequence numbers when RTX was negotiated (RFC 4588 §4), else as the
 /// original packet again (RFC 4585 peers without RTX). A packet is resent at most once per
 /// round-trip time, however often it is asked for. Used under one lock: packets are stored
-/// by the sending task and NACKs answered on the transport thread.
+/// by the sender (the pushing thread for audio, the sending task for video) and NACKs
+/// answered on the transport thread.
 public final class NackResponder {
     /// The retransmission stream: payload type and SSRC (RFC 4588 session multiplexing).
     public struct RTX: Sendable, Hashable {
