@@ -26,6 +26,10 @@ final class PeerTransport: @unchecked Sendable {
     let congestion = CongestionController()
     /// The SSRC that congestion feedback (transport-cc, REMB) is sent from (0: none yet).
     let feedbackSSRC = Atomic<UInt32>(0)
+    /// Whether SRTP is keyed; read by every feedback tick without the session's lock.
+    private let keyed = Atomic<Bool>(false)
+    /// Whether a routed receiver takes video (the transport then gets every feedback tick).
+    private let receivesVideo = Atomic<Bool>(false)
     /// Tests only: decides per received SRTP datagram (header in the clear) whether the
     /// network lost it, before SRTP sees it.
     let incomingDrop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
@@ -38,8 +42,6 @@ final class PeerTransport: @unchecked Sendable {
         var senders: [UInt32: RTPSender] = [:]
         /// Every routed receiver once, for the feedback ticks.
         var receivers: [RTPReceiver] = []
-        /// Whether a routed receiver takes video (it gets every feedback tick).
-        var receivesVideo = false
         var midExtensionID: UInt8?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
@@ -96,6 +98,7 @@ final class PeerTransport: @unchecked Sendable {
         do {
             let session = try SrtpSession(profile: keys.profile, local: keys.local, remote: keys.remote)
             srtp.withLock { $0 = session }
+            keyed.store(true, ordering: .relaxed)
         } catch {
             throw .transport("SRTP session: \(error)")
         }
@@ -108,7 +111,7 @@ final class PeerTransport: @unchecked Sendable {
         routes.withLock { routes in
             if !routes.receivers.contains(where: { $0 === receiver }) {
                 routes.receivers.append(receiver)
-                if receiver.kind == .video { routes.receivesVideo = true }
+                if receiver.kind == .video { receivesVideo.store(true, ordering: .relaxed) }
             }
             routes.byMid[mid] = receiver
             routes.byPayloadType[payloadType] = receiver
@@ -131,6 +134,7 @@ final class PeerTransport: @unchecked Sendable {
         for route in DatagramDemultiplexer.Route.allCases { agent.demultiplexer.setHandler(nil, for: route) }
         await agent.close()
         routes.withLock { $0 = Routes() }
+        keyed.store(false, ordering: .relaxed)
         srtp.withLock { $0 = nil }
         dtls.withLock { $0 = nil }
     }
@@ -143,9 +147,8 @@ final class PeerTransport: @unchecked Sendable {
     /// as one reduced-size RTCP packet (RFC 5506) per receiver; on a `congestion` tick also
     /// the congestion controller's feedback (transport-cc or REMB).
     func tickFeedback(now: Double, audioTick: Bool, congestion: Bool) {
-        guard srtp.withLock({ $0 != nil }) else { return }
-        let (receivers, video) = routes.withLock { ($0.receivers, $0.receivesVideo) }
-        if !video, !audioTick, !congestion { return }
+        guard keyed.load(ordering: .relaxed), audioTick || congestion || receivesVideo.load(ordering: .relaxed) else { return }
+        let receivers = routes.withLock { $0.receivers }
         let roundTripTime = counters.withLock { $0.lastRoundTripTime }
         for receiver in receivers {
             let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
