@@ -46,13 +46,10 @@ extension IceAgent {
             }
         }
         core.state.withLock { $0.relayServers = relays }
-        let core = self.core
-        let gathering = await core.onThread {
-            guard nice_agent_gather_candidates(core.agent, core.streamID) != 0 else { return false }
-            core.sizeReceiveBuffers()
-            return true
+        guard nice_agent_gather_candidates(core.agent, core.streamID) != 0 else {
+            throw .libnice(call: "nice_agent_gather_candidates")
         }
-        guard gathering else { throw .libnice(call: "nice_agent_gather_candidates") }
+        core.sizeReceiveBuffers()
     }
 
     /// The local candidates gathered so far (to send again after ``restart()``).
