@@ -226,9 +226,7 @@ final class IceAgentCore: @unchecked Sendable {
     /// Runs `body` on the agent's transport thread and returns what it returned. libnice calls
     /// that attach sources (remote candidates) take the thread's `GMainContext` lock, which
     /// the loop holds while it checks its sources: made from the cooperative pool they block a
-    /// pool thread meanwhile (and libdispatch then starts more threads). Gathering stays on the
-    /// caller's thread: started here, one test run in four saw the end-of-gathering event
-    /// before the last host candidate.
+    /// pool thread meanwhile (and libdispatch then starts more threads).
     func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             thread.invoke { continuation.resume(returning: body()) }

@@ -23,6 +23,9 @@ import TransportTestSupport
         #expect(Array(pair.offererStates.all.prefix(2)) == [.new, .checking])
         #expect(pair.offererStates.all.contains(.connected))
         #expect(!pair.offererStates.all.contains(.failed) && !pair.offererStates.all.contains(.disconnected))
+        // Gathering ends on its own schedule (libnice's discovery tick), not before the checks
+        // complete: under load the end can come after ICE has completed.
+        #expect(await pair.offererGathering.waitUntil(timeout: .seconds(10)) { $0.contains(.complete) })
         let gathered = pair.offererGathering.all
         #expect(gathered.last == .complete)
         #expect(gathered.contains { if case .candidate(let c) = $0 { c.type == .host && c.address == "127.0.0.1" } else { false } })
