@@ -25,7 +25,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     private let enabled = Atomic<Bool>(true)
     private let stream: Broadcast<MediaFrame>
     /// Audio senders: each pushed frame goes to them at once, on the pushing thread.
-    private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame) -> Void)]>([])
+    private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame, _ enabled: Bool) -> Void)]>([])
     private let sink = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
     private let player = Mutex<Task<Void, Never>?>(nil)
     private let ended = Atomic<Bool>(false)
@@ -63,12 +63,13 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     public func push(_ frame: MediaFrame) {
         guard !isEnded, !isRemote || isEnabled else { return }
         if case .audio(let audio) = frame, let sink = sink.withLock({ $0 }) { sink(audio) }
-        for sender in senders.withLock({ $0 }) { sender.send(frame) }
+        for sender in senders.withLock({ $0 }) { sender.send(frame, isEnabled) }
         stream.yield(frame)
     }
 
-    /// `send` gets every frame pushed from now on, on the pushing thread (audio senders).
-    func attach(_ id: ObjectIdentifier, _ send: @escaping @Sendable (MediaFrame) -> Void) {
+    /// `send` gets every frame pushed from now on, with whether the track is enabled, on the
+    /// pushing thread (audio senders).
+    func attach(_ id: ObjectIdentifier, _ send: @escaping @Sendable (MediaFrame, _ enabled: Bool) -> Void) {
         senders.withLock { senders in
             senders.removeAll { $0.id == id }
             senders.append((id, send))

@@ -146,17 +146,16 @@ public final class RTPSender: Sendable {
         counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
     }
 
-    /// Audio: a new pipeline, attached to `track` (detached from the one before).
+    /// Audio: a new pipeline, attached to `track` (detached from the one before). It is made
+    /// under the lock the old one sends under, so it continues exactly where that one stopped.
     private func restartAudio(_ parameters: Parameters, transport: PeerTransport, track: MediaStreamTrack?) {
-        let pipeline = SendPipeline(sender: self, parameters: parameters, transport: transport)
         let previous = audio.withLock { audio in
-            defer { audio = (pipeline, track) }
+            defer { audio = (SendPipeline(sender: self, parameters: parameters, transport: transport), track) }
             return audio.track
         }
         previous?.detach(ObjectIdentifier(self))
-        track?.attach(ObjectIdentifier(self)) { [weak self, weak track] frame in
-            guard let self, let track else { return }
-            self.audio.withLock { $0.pipeline?.sendAudio(frame, enabled: track.isEnabled) }
+        track?.attach(ObjectIdentifier(self)) { [weak self] frame, enabled in
+            self?.audio.withLock { $0.pipeline?.sendAudio(frame, enabled: enabled) }
         }
         state.withLock { state in
             state.task?.cancel()
