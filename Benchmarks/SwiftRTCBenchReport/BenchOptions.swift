@@ -29,7 +29,7 @@ public struct BenchOptions: ParsableArguments, Sendable {
 
     /// The time the memory scenario's cycles may take; fewer cycles run if it is up.
     @Option(help: "Seconds the connect/close cycles may take at most (fewer cycles run if the budget is up).")
-    public var cycleBudget: Double = 60
+    public var cycleBudget: Double = 120
 
     /// SwiftRTC's own log (ICE pairs, DTLS handshakes...) on standard error; off by default.
     @Flag(help: "Print SwiftRTC's log (connection events) on standard error.")

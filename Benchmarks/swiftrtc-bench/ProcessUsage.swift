@@ -45,6 +45,31 @@ struct ProcessUsage {
         _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
     }
 
+    /// Heap bytes in use now: glibc's `malloc_info` (all arenas), its memory taken from the
+    /// system less what lies free in its bins, plus chunks mapped on their own.
+    static func heapInUseBytes() -> Int {
+        typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+        guard let symbol = dlsym(nil, "malloc_info") else { return 0 }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length = 0
+        guard let stream = open_memstream(&buffer, &length) else { return 0 }
+        _ = unsafeBitCast(symbol, to: MallocInfo.self)(0, stream)
+        fclose(stream)
+        guard let buffer else { return 0 }
+        defer { free(buffer) }
+        // The totals follow the last </heap>.
+        let text = String(cString: buffer)
+        guard let totals = text.range(of: "</heap>", options: .backwards).map({ text[$0.upperBound...] }) else { return 0 }
+        func size(of element: String) -> Int {
+            guard let start = totals.range(of: element)?.upperBound,
+                  let sizeKey = totals[start...].range(of: "size=\"")?.upperBound,
+                  let end = totals[sizeKey...].firstIndex(of: "\"") else { return 0 }
+            return Int(totals[sizeKey..<end]) ?? 0
+        }
+        return size(of: "<system type=\"current\"") - size(of: "<total type=\"fast\"") - size(of: "<total type=\"rest\"")
+            + size(of: "<total type=\"mmap\"")
+    }
+
     /// Threads of this process now (`/proc/self/status`).
     static func threadCount() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
