@@ -20,10 +20,11 @@ final class FeedbackTicker: Sendable {
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
-            didSet { snapshot = Array(transports.values) }
+            didSet { snapshot = UnretainedArray(Array(transports.values)) }
         }
-        /// The transports as an array, rebuilt when they change: a tick takes it without allocating.
-        var snapshot: [PeerTransport] = []
+        /// The transports as an array, rebuilt when they change: a tick takes it without
+        /// allocating, and visits them without retaining each.
+        var snapshot = UnretainedArray<PeerTransport>()
         var running = false
     }
 
@@ -53,7 +54,7 @@ final class FeedbackTicker: Sendable {
         var next = clock.now
         var tick = 0
         while true {
-            let transports = state.withLock { state -> [PeerTransport] in
+            let transports = state.withLock { state -> UnretainedArray<PeerTransport> in
                 if state.transports.isEmpty { state.running = false }
                 return state.snapshot
             }
@@ -61,7 +62,7 @@ final class FeedbackTicker: Sendable {
             let now = NTPTime.monotonicSeconds()
             tick += 1
             let congestion = tick % Self.congestionEvery == 0, even = tick % 2 == 0
-            for transport in transports { transport.tickFeedback(now: now, audioTick: even, congestion: congestion) }
+            transports.forEach { $0.tickFeedback(now: now, audioTick: even, congestion: congestion) }
             // On a 10 ms grid; a tick that ran long is not made up for.
             next += Self.interval
             let current = clock.now

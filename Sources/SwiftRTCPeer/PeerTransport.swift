@@ -41,7 +41,7 @@ final class PeerTransport: @unchecked Sendable {
         var byPayloadType: [UInt8: RTPReceiver] = [:]
         var senders: [UInt32: RTPSender] = [:]
         /// Every routed receiver once, for the feedback ticks.
-        var receivers: [RTPReceiver] = []
+        var receivers = UnretainedArray<RTPReceiver>()
         var midExtensionID: UInt8?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
@@ -109,7 +109,7 @@ final class PeerTransport: @unchecked Sendable {
     func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?,
                rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil) {
         routes.withLock { routes in
-            if !routes.receivers.contains(where: { $0 === receiver }) {
+            if !routes.receivers.objects.contains(where: { $0 === receiver }) {
                 routes.receivers.append(receiver)
                 if receiver.kind == .video { receivesVideo.store(true, ordering: .relaxed) }
             }
@@ -150,9 +150,9 @@ final class PeerTransport: @unchecked Sendable {
         guard keyed.load(ordering: .relaxed), audioTick || congestion || receivesVideo.load(ordering: .relaxed) else { return }
         let receivers = routes.withLock { $0.receivers }
         let roundTripTime = counters.withLock { $0.lastRoundTripTime }
-        for receiver in receivers {
+        receivers.forEach { receiver in
             let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
-            guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { continue }
+            guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
             _ = sendRTCP(feedbackBuffer, length: length)
         }
         guard congestion else { return }
