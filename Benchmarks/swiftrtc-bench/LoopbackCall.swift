@@ -42,7 +42,7 @@ struct LoopbackCall: Sendable {
             group.addTask { await reaches(.connected, answererStates) }
             group.addTask {
                 // In slices: a cancelled `Task.sleep` keeps its timer and task until the
-                // deadline, so one sleep of `timeout` per call held 200 bytes for a minute
+                // deadline, so one sleep of `timeout` per call held about 0.7 KB for a minute
                 // after every call (the memory scenario's cycles counted it as growth).
                 let deadline = ContinuousClock.now + timeout
                 while ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
