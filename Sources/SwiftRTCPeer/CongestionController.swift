@@ -10,8 +10,8 @@ import SwiftRTCSDP
 /// Data plane (transport thread, or a sender's task): ``stamp(_:length:)`` writes the
 /// transport-wide sequence number into each outgoing packet at the moment it is sent and
 /// records its send time; ``received(_:arrival:)`` records arrivals. Neither allocates.
-/// Feedback parsing and building (every 100 ms) runs on the transport thread and the RTCP
-/// task.
+/// Feedback parsing runs on the transport thread; feedback is built on the feedback ticker's
+/// thread when its ``FeedbackInterval`` says (every 100 ms with video, 250 ms with audio alone).
 final class CongestionController: Sendable {
     /// What negotiation fixed.
     struct Setup: Sendable, Hashable {
@@ -39,6 +39,7 @@ final class CongestionController: Sendable {
         var estimator = SendSideBandwidthEstimator()
         var recorder = TransportFeedbackRecorder()
         var receiveEstimator = ReceiveSideBandwidthEstimator()
+        var feedbackInterval = FeedbackInterval()
         var mediaSSRC: UInt32 = 0
     }
 
@@ -96,6 +97,7 @@ final class CongestionController: Sendable {
     func received(_ packet: RTPPacket, arrival: Double) {
         let now = Int64(arrival * 1e6)
         state.withLock { state in
+            state.feedbackInterval.received(bytes: packet.bytes.count, at: arrival)
             if state.setup.transportFeedback, let id = state.setup.transportSequenceID, let data = packet.extensionData(id: id), data.count == 2 {
                 state.recorder.record(sequenceNumber: UInt16(data[0]) << 8 | UInt16(data[1]), arrival: now)
                 if state.mediaSSRC == 0 { state.mediaSSRC = packet.ssrc }
@@ -136,11 +138,12 @@ final class CongestionController: Sendable {
 
     // MARK: Control plane
 
-    /// The feedback due now: transport-cc packets about what arrived since the last call,
-    /// and a REMB when one is due. `senderSSRC` is one of ours.
-    func makeFeedback(senderSSRC: UInt32) -> [RTCPPacket] {
-        let now = Self.microseconds()
-        return state.withLock { state in
+    /// The feedback due at `now` (seconds, monotonic), once per ``FeedbackInterval``:
+    /// transport-cc packets about what arrived since the last feedback, and a REMB when one
+    /// is due; none between. `senderSSRC` is one of ours.
+    func makeFeedback(senderSSRC: UInt32, now: Double) -> [RTCPPacket] {
+        state.withLock { state in
+            guard state.feedbackInterval.due(now: now) else { return [] }
             var packets: [RTCPPacket] = []
             if state.setup.transportFeedback {
                 while packets.count < 4, let feedback = state.recorder.makeFeedback(senderSSRC: senderSSRC, mediaSSRC: state.mediaSSRC) {
@@ -148,7 +151,7 @@ final class CongestionController: Sendable {
                 }
             }
             if state.setup.remb, state.mediaSSRC != 0,
-               let bitrate = state.receiveEstimator.update(roundTripTime: state.estimator.roundTripTime, now: now) {
+               let bitrate = state.receiveEstimator.update(roundTripTime: state.estimator.roundTripTime, now: Int64(now * 1e6)) {
                 packets.append(.remb(ReceiverEstimatedMaximumBitrate(senderSSRC: senderSSRC, bitrate: UInt64(bitrate), ssrcs: [state.mediaSSRC])))
             }
             return packets

@@ -4,8 +4,9 @@ import Synchronization
 /// The receive-side timer of every connection in the process: every 10 ms, on one thread of
 /// its own, each transport's receivers release the frames due for playout (frames also leave
 /// as packets arrive) and send the feedback that is due (NACK, PLI, FIR); transports that
-/// receive only audio take every other tick (20 ms, one Opus frame). Every 100 ms the
-/// congestion controller's feedback (transport-cc or REMB) goes out.
+/// receive only audio take every other tick (20 ms, one Opus frame). The congestion
+/// controller's feedback (transport-cc or REMB) goes out on the tick its
+/// ``FeedbackInterval`` falls on (every 100 ms with video, 250 ms with audio alone).
 ///
 /// One thread wakes 100 times a second however many connections there are. (Timer tasks per
 /// connection cost a dispatch timer, a task wake-up and an actor hop per connection and tick:
@@ -15,8 +16,6 @@ final class FeedbackTicker: Sendable {
     static let shared = FeedbackTicker()
     /// How often feedback and jitter-buffer releases run.
     static let interval: Duration = .milliseconds(10)
-    /// Congestion feedback goes out every this many ticks (100 ms).
-    static let congestionEvery = 10
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
@@ -61,8 +60,8 @@ final class FeedbackTicker: Sendable {
             if transports.isEmpty { return }
             let now = NTPTime.monotonicSeconds()
             tick += 1
-            let congestion = tick % Self.congestionEvery == 0, even = tick % 2 == 0
-            transports.forEach { $0.tickFeedback(now: now, audioTick: even, congestion: congestion) }
+            let even = tick % 2 == 0
+            transports.forEach { $0.tickFeedback(now: now, audioTick: even) }
             // On a 10 ms grid; a tick that ran long is not made up for.
             next += Self.interval
             let current = clock.now

@@ -144,10 +144,10 @@ final class PeerTransport: @unchecked Sendable {
     /// On a feedback tick once SRTP is keyed (every tick with video, every `audioTick` with
     /// audio only): each receiver releases the frames due for playout and says what feedback
     /// is due (NACKs for missing packets, PLI or FIR when its decoder needs a keyframe), sent
-    /// as one reduced-size RTCP packet (RFC 5506) per receiver; on a `congestion` tick also
-    /// the congestion controller's feedback (transport-cc or REMB).
-    func tickFeedback(now: Double, audioTick: Bool, congestion: Bool) {
-        guard keyed.load(ordering: .relaxed), audioTick || congestion || receivesVideo.load(ordering: .relaxed) else { return }
+    /// as one reduced-size RTCP packet (RFC 5506) per receiver; then the congestion
+    /// controller's feedback (transport-cc or REMB) when its interval says.
+    func tickFeedback(now: Double, audioTick: Bool) {
+        guard keyed.load(ordering: .relaxed), audioTick || receivesVideo.load(ordering: .relaxed) else { return }
         let receivers = routes.withLock { $0.receivers }
         let roundTripTime = counters.withLock { $0.lastRoundTripTime }
         receivers.forEach { receiver in
@@ -155,10 +155,9 @@ final class PeerTransport: @unchecked Sendable {
             guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
             _ = sendRTCP(feedbackBuffer, length: length)
         }
-        guard congestion else { return }
         let ssrc = feedbackSSRC.load(ordering: .relaxed)
         guard ssrc != 0 else { return }
-        for packet in self.congestion.makeFeedback(senderSSRC: ssrc) {
+        for packet in congestion.makeFeedback(senderSSRC: ssrc, now: now) {
             if let length = try? RTCPPacket.writeCompound([packet], into: feedbackBuffer) {
                 _ = sendRTCP(feedbackBuffer, length: length)
             }

@@ -48,14 +48,16 @@ import SwiftRTCSDP
         receiver.configure(Self.transportCC, caps: .init())
         let start = sender.availableOutgoingBitrate
         var feedbacks = 0
-        // 2 s of 1200-byte packets every 8 ms (1.2 Mbit/s), arriving 20 ms later, feedback every 100 ms.
+        // 2 s of 1200-byte packets every 8 ms (1.2 Mbit/s), arriving 20 ms later, feedback asked
+        // for every 104 ms (at 1.2 Mbit/s its interval is the shortest, 100 ms).
         for i in 0 ..< 250 {
             var bytes = try Self.packet(size: 1200, sequence: UInt16(i), time: Double(i) * 0.008)
             let count = bytes.count
             bytes.withUnsafeMutableBytes { sender.stamp($0, length: count) }
-            try bytes.withRTP { receiver.received($0, arrival: 100 + Double(i) * 0.008 + 0.02) }
-            if i % 12 == 11 {
-                for packet in receiver.makeFeedback(senderSSRC: 9) {
+            let arrival = 100 + Double(i) * 0.008 + 0.02
+            try bytes.withRTP { receiver.received($0, arrival: arrival) }
+            if i % 13 == 12 {
+                for packet in receiver.makeFeedback(senderSSRC: 9, now: arrival) {
                     guard case .transportFeedback(let feedback) = packet else { continue }
                     sender.received(feedback)
                     feedbacks += 1
@@ -78,7 +80,7 @@ import SwiftRTCSDP
             let bytes = try Self.packet(size: 1000, sequence: UInt16(i), time: Double(i) * 0.01)
             try bytes.withRTP { receiver.received($0, arrival: Double(i) * 0.01) }
             if i % 10 == 9 {
-                for case .remb(let remb) in receiver.makeFeedback(senderSSRC: 9) { rembs.append(remb) }
+                for case .remb(let remb) in receiver.makeFeedback(senderSSRC: 9, now: Double(i) * 0.01) { rembs.append(remb) }
             }
         }
         #expect(!rembs.isEmpty && rembs.count <= 3)

@@ -1,7 +1,7 @@
 /// The receiver's side of transport-wide congestion control
 /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3): remembers when each
 /// transport-wide sequence number arrived and turns the arrivals since the last feedback into
-/// ``TransportLayerCC`` packets (sent every 50-100 ms).
+/// ``TransportLayerCC`` packets (sent every 100-250 ms, as ``FeedbackInterval`` says).
 ///
 /// Arrivals live in a ring preallocated once (``capacity`` entries): recording a packet never
 /// allocates. A packet older than the last feedback is not reported again; a jump ahead of more
