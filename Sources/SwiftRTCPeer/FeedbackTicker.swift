@@ -4,9 +4,9 @@ import Synchronization
 /// The receive-side timer of every connection in the process: every 10 ms, on one thread of
 /// its own, each transport's receivers release the frames due for playout (frames also leave
 /// as packets arrive) and send the feedback that is due (NACK, PLI, FIR); transports that
-/// receive only audio take every other tick (20 ms, one Opus frame). The congestion
-/// controller's feedback (transport-cc or REMB) goes out on the tick its
-/// ``FeedbackInterval`` falls on (every 100 ms with video, 250 ms with audio alone).
+/// receive only audio take every other tick (20 ms, one Opus frame). Every 50 ms each
+/// transport's congestion controller sends its feedback (transport-cc or REMB) if its
+/// ``FeedbackInterval`` says it is due (every 100 ms with video, 250 ms with audio alone).
 ///
 /// One thread wakes 100 times a second however many connections there are. (Timer tasks per
 /// connection cost a dispatch timer, a task wake-up and an actor hop per connection and tick:
@@ -16,6 +16,8 @@ final class FeedbackTicker: Sendable {
     static let shared = FeedbackTicker()
     /// How often feedback and jitter-buffer releases run.
     static let interval: Duration = .milliseconds(10)
+    /// Congestion feedback is looked at every this many ticks (50 ms).
+    static let congestionEvery = 5
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
@@ -60,8 +62,8 @@ final class FeedbackTicker: Sendable {
             if transports.isEmpty { return }
             let now = NTPTime.monotonicSeconds()
             tick += 1
-            let even = tick % 2 == 0
-            transports.forEach { $0.tickFeedback(now: now, audioTick: even) }
+            let even = tick % 2 == 0, congestion = tick % Self.congestionEvery == 0
+            transports.forEach { $0.tickFeedback(now: now, audioTick: even, congestionTick: congestion) }
             // On a 10 ms grid; a tick that ran long is not made up for.
             next += Self.interval
             let current = clock.now

@@ -141,22 +141,25 @@ final class PeerTransport: @unchecked Sendable {
 
     // MARK: Feedback (the feedback ticker's thread)
 
-    /// On a feedback tick once SRTP is keyed (every tick with video, every `audioTick` with
-    /// audio only): each receiver releases the frames due for playout and says what feedback
-    /// is due (NACKs for missing packets, PLI or FIR when its decoder needs a keyframe), sent
-    /// as one reduced-size RTCP packet (RFC 5506) per receiver; then the congestion
-    /// controller's feedback (transport-cc or REMB) when its interval says.
-    func tickFeedback(now: Double, audioTick: Bool) {
-        guard keyed.load(ordering: .relaxed), audioTick || receivesVideo.load(ordering: .relaxed) else { return }
-        let receivers = routes.withLock { $0.receivers }
-        let roundTripTime = counters.withLock { $0.lastRoundTripTime }
-        receivers.forEach { receiver in
-            let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
-            guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
-            _ = sendRTCP(feedbackBuffer, length: length)
+    /// On a feedback tick once SRTP is keyed: each receiver releases the frames due for
+    /// playout and says what feedback is due (NACKs for missing packets, PLI or FIR when its
+    /// decoder needs a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per
+    /// receiver, on every tick with video and every `audioTick` with audio only; on a
+    /// `congestionTick`, the congestion controller's feedback (transport-cc or REMB) when its
+    /// ``FeedbackInterval`` says.
+    func tickFeedback(now: Double, audioTick: Bool, congestionTick: Bool) {
+        guard keyed.load(ordering: .relaxed) else { return }
+        if audioTick || receivesVideo.load(ordering: .relaxed) {
+            let receivers = routes.withLock { $0.receivers }
+            let roundTripTime = counters.withLock { $0.lastRoundTripTime }
+            receivers.forEach { receiver in
+                let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
+                guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
+                _ = sendRTCP(feedbackBuffer, length: length)
+            }
         }
         let ssrc = feedbackSSRC.load(ordering: .relaxed)
-        guard ssrc != 0 else { return }
+        guard congestionTick, ssrc != 0 else { return }
         for packet in congestion.makeFeedback(senderSSRC: ssrc, now: now) {
             if let length = try? RTCPPacket.writeCompound([packet], into: feedbackBuffer) {
                 _ = sendRTCP(feedbackBuffer, length: length)

@@ -15,7 +15,8 @@ public struct FeedbackInterval: Sendable {
     /// The size of one feedback packet in bits with its IP, UDP and SRTCP overhead
     /// (libwebrtc's estimate for transport-cc: 68 bytes).
     public static let feedbackBits = 68.0 * 8
-    /// Feedback due this much before its time goes out now (half a feedback tick).
+    /// Feedback due this much (seconds) before its time goes out now: a tick that comes a
+    /// little early does not push it back by a whole tick.
     static let slack = 0.005
 
     private var bytes = 0
