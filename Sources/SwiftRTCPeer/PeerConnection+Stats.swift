@@ -36,6 +36,7 @@ extension PeerConnection {
         transportStats["iceState"] = .string(iceState.rawValue)
         transportStats["dtlsState"] = .string(dtlsState == .connected ? "connected" : "\(dtlsState)")
         transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
+        transportStats["srtpBeforeKeyingDropped"] = .int(counters.earlyDropped)
         transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
         transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
         if let srtp = transport.srtpCounters {

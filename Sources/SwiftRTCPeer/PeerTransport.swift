@@ -11,15 +11,17 @@ import SwiftRTCSRTP
 /// unprotected in place in one reusable buffer, parsed as views, routed by SSRC, else MID
 /// header extension, else payload type, to the ``RTPReceiver``; RTCP feedback to the senders.
 final class PeerTransport: @unchecked Sendable {
-    // @unchecked: `receiveBuffer` is touched only on the agent's transport thread (libnice
-    // calls the receive path there, one datagram at a time), `feedbackBuffer` only on the
-    // feedback ticker's thread; everything else is locked or atomic.
+    // @unchecked: `receiveBuffer` and `early` are touched only on the agent's transport
+    // thread (libnice calls the receive path there, one datagram at a time), `feedbackBuffer`
+    // only on the feedback ticker's thread; everything else is locked or atomic.
 
     let agent: IceAgent
     private let dtls = Mutex<DtlsTransport?>(nil)
     private let srtp = Mutex<SrtpSession?>(nil)
     private let routes = Mutex(Routes())
     private let receiveBuffer: UnsafeMutableRawBufferPointer
+    /// SRTP/SRTCP that came before SRTP was keyed, unprotected once it is.
+    private var early = EarlyDatagrams()
     private let feedbackBuffer: UnsafeMutableRawBufferPointer
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
@@ -28,10 +30,12 @@ final class PeerTransport: @unchecked Sendable {
     let feedbackSSRC = Atomic<UInt32>(0)
     /// Whether SRTP is keyed; read by every feedback tick without the session's lock.
     private let keyed = Atomic<Bool>(false)
+    /// Set by ``close()``: early datagrams are no longer kept.
+    private let closed = Atomic<Bool>(false)
     /// Whether a routed receiver takes video (the transport then gets every feedback tick).
     private let receivesVideo = Atomic<Bool>(false)
-    /// Tests only: decides per received SRTP datagram (header in the clear) whether the
-    /// network lost it, before SRTP sees it.
+    /// Tests only: decides per received SRTP or DTLS datagram (headers in the clear) whether
+    /// the network lost it, before SRTP or DTLS sees it.
     let incomingDrop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
 
     /// Where received RTP and RTCP go.
@@ -57,6 +61,8 @@ final class PeerTransport: @unchecked Sendable {
         var bytesReceived: Int64 = 0
         var rtcpPacketsReceived: Int64 = 0
         var unroutable: Int64 = 0
+        /// SRTP/SRTCP that came before SRTP was keyed and found the early buffer full.
+        var earlyDropped: Int64 = 0
         var lastRoundTripTime: Double?
         var totalRoundTripTime: Double = 0
         var roundTripMeasurements: Int64 = 0
@@ -73,10 +79,13 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     deinit {
+        early.take().drain { _, _ in }
         receiveBuffer.deallocate()
         feedbackBuffer.deallocate()
     }
 
+    /// Whether SRTP is keyed: the transport can carry media.
+    var isKeyed: Bool { keyed.load(ordering: .relaxed) }
     var counterValues: Counters { counters.withLock { $0 } }
     var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
     var dtlsTransport: DtlsTransport? { dtls.withLock { $0 } }
@@ -129,6 +138,7 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Closes DTLS and the agent.
     func close() async {
+        closed.store(true, ordering: .relaxed)
         FeedbackTicker.shared.remove(self)
         dtls.withLock { $0 }?.close()
         for route in DatagramDemultiplexer.Route.allCases { agent.demultiplexer.setHandler(nil, for: route) }
@@ -188,15 +198,28 @@ final class PeerTransport: @unchecked Sendable {
     // MARK: Receive (transport thread)
 
     private func receiveDTLS(_ bytes: UnsafeRawBufferPointer) {
+        if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
         dtls.withLock { $0 }?.receive(bytes)
     }
 
-    /// Copies the datagram into the reusable buffer and unprotects it in place.
+    /// Copies the datagram into the reusable buffer and unprotects it in place. Before SRTP is
+    /// keyed the datagram waits in ``EarlyDatagrams`` instead (nil now); the first datagram
+    /// after keying first hands on those that waited.
     private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) -> UnsafeRawBufferPointer? {
         guard bytes.count <= receiveBuffer.count else { return nil }
+        guard let session = srtp.withLock({ $0 }) else {
+            if !closed.load(ordering: .relaxed) {
+                let before = early.dropped
+                early.store(bytes, rtcp: rtcp)
+                if early.dropped != before { counters.withLock { $0.earlyDropped += 1 } }
+            }
+            return nil
+        }
+        if !early.isEmpty {
+            early.take().drain { datagram, isRTCP in isRTCP ? receiveRTCP(datagram) : handleRTP(datagram) }
+        }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
         counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
-        guard let session = srtp.withLock({ $0 }) else { return nil }
         let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
                           : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
@@ -205,6 +228,10 @@ final class PeerTransport: @unchecked Sendable {
 
     private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
         if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
+        handleRTP(bytes)
+    }
+
+    private func handleRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
         let arrival = NTPTime.monotonicSeconds()
         congestion.received(packet, arrival: arrival)

@@ -230,8 +230,10 @@ final class SendPipeline {
     }
 
     /// One video frame from the sending task (audio goes to ``sendAudio(_:enabled:)`` on the
-    /// pushing thread).
+    /// pushing thread). Frames that come before the transport is keyed are dropped uncounted
+    /// (none could leave): the encoder's first frame, a keyframe, is the first to go out.
     func send(_ frame: MediaFrame, enabled: Bool) async {
+        guard transport.isKeyed else { return }
         switch (frame, parameters.codec) {
         case (.video(let video), .vp8):
             await sendVideo(video, enabled: enabled)
@@ -252,8 +254,10 @@ final class SendPipeline {
         }
     }
 
-    /// One audio frame (raw, encoded here, or Opus passed through), sent as one packet at once.
+    /// One audio frame (raw, encoded here, or Opus passed through), sent as one packet at
+    /// once; dropped uncounted before the transport is keyed.
     func sendAudio(_ frame: MediaFrame, enabled: Bool) {
+        guard transport.isKeyed else { return }
         switch (frame, parameters.codec) {
         case (.audio(var audio), .opus):
             if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }

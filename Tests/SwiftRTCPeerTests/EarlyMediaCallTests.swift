@@ -1,0 +1,70 @@
+import Synchronization
+import SwiftRTCMedia
+import TestScheduling
+import Testing
+@testable import SwiftRTCPeer
+
+/// Loses the first DTLS datagram that starts with a ChangeCipherSpec record (content type
+/// 20): the DTLS server's last flight, once.
+final class LastFlightLoss: Sendable {
+    let lost = Atomic<Int>(0)
+
+    func drops(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        guard datagram.first == 20 else { return false }
+        return lost.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged
+    }
+}
+
+/// The DTLS server keys SRTP when the client's last flight arrives and sends media at once;
+/// when its own last flight is lost, the client keys only after its retransmission timer.
+/// What the client receives in between waits and is unprotected once it is keyed: no frame
+/// of that first stretch is lost, the first keyframe decodes, and no PLI is needed.
+@Suite(.realTime) struct EarlyMediaCallTests {
+    @Test func mediaBeforeKeyingIsKept() async throws {
+        let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        defer { Task { await offerer.close(); await answerer.close() } }
+        let audio = MediaStreamTrack(kind: .audio), video = MediaStreamTrack(kind: .video)
+        audio.play(ToneGenerator(frequency: 440, amplitude: 0.3))
+        video.play(TestPatternSource(width: 160, height: 120, framesPerSecond: 15))
+        try await offerer.addTrack(audio)
+        try await offerer.addTrack(video)
+        let media = DecodedMedia()
+        media.follow(await answerer.remoteTracks())
+
+        let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
+        let offer = try await offerer.createOffer()
+        try await offerer.setLocalDescription(offer)
+        try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: offer.sdp))
+        let answer = try await answerer.createAnswer()
+        // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost once.
+        try #require(answer.sdp.contains("a=setup:active"))
+        let loss = LastFlightLoss()
+        await answerer.setIncomingDrop { loss.drops($0) }
+        try await answerer.setLocalDescription(answer)
+        try await offerer.setRemoteDescription(answer)
+        LoopbackCall.forward(offererCandidates, to: answerer)
+        LoopbackCall.forward(answererCandidates, to: offerer)
+
+        let offererConnected = await LoopbackCall.waitConnected(offerer), answererConnected = await LoopbackCall.waitConnected(answerer)
+        #expect(offererConnected && answererConnected)
+        #expect(loss.lost.load(ordering: .relaxed) == 1)
+        #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 15 && $0.audioFrames >= 50 } })
+        await answerer.setIncomingDrop(nil)
+
+        let sent = await offerer.stats(), received = await answerer.stats()
+        let transport = try #require(received.first(.transport))
+        let earlyDropped = transport.number("srtpBeforeKeyingDropped")
+        #expect(earlyDropped == 0)
+        let inboundVideo = try #require(received.first(.inboundRTP, kind: "video"))
+        let inboundAudio = try #require(received.first(.inboundRTP, kind: "audio"))
+        let outboundAudio = try #require(sent.first(.outboundRTP, kind: "audio"))
+        // The first keyframe came before keying and was kept: no keyframe had to be asked for.
+        let pliCount = inboundVideo.number("pliCount"), keyFrames = inboundVideo.number("keyFramesDecoded")
+        #expect(pliCount == 0 && keyFrames == 1)
+        // Every audio packet sent arrived but those still in flight (one 20 ms frame or two).
+        let audioSent = try #require(outboundAudio.number("packetsSent")), audioReceived = try #require(inboundAudio.number("packetsReceived"))
+        #expect(audioSent - audioReceived <= 3, "sent \(audioSent), received \(audioReceived)")
+        print("early media: answerer keyed after the lost flight; audio sent \(audioSent) received \(audioReceived), video pli \(pliCount ?? -1) keyframes \(keyFrames ?? -1)")
+    }
+}
