@@ -51,6 +51,13 @@ struct ConsentMonitor {
 
     mutating func close() { closed = true }
 
+    /// Why the state is what it is, for a log line: libnice's state and the peer's silence.
+    func why(now: ContinuousClock.Instant) -> String {
+        let silence = (now - lastActivity).components
+        let milliseconds = silence.seconds * 1000 + silence.attoseconds / 1_000_000_000_000_000
+        return "libnice \(transportState), \(milliseconds) ms since the last datagram\(expired ? ", consent expired" : "")"
+    }
+
     /// The state to report at `now`. Once silence reaches `failedAfter` the state stays
     /// failed until ``restarted(now:)``.
     mutating func state(now: ContinuousClock.Instant) -> IceConnectionState {

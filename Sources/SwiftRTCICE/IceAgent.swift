@@ -261,7 +261,12 @@ final class IceAgentCore: @unchecked Sendable {
             change(&state.consent, now)
             let next = state.consent.state(now: now)
             guard next != state.reported, !state.closed else { return }
-            Self.logger.debug("ICE state \(state.reported) -> \(next)", metadata: ["stream": "\(streamID)"])
+            if next == .failed || next == .disconnected {
+                // Worth a line in any log: what libnice said and how long the peer was silent.
+                Self.logger.warning("ICE \(state.reported) -> \(next): \(state.consent.why(now: now))", metadata: ["stream": "\(streamID)"])
+            } else {
+                Self.logger.debug("ICE state \(state.reported) -> \(next)", metadata: ["stream": "\(streamID)"])
+            }
             state.reported = next
             events.states.yield(next)
         }
