@@ -48,6 +48,9 @@ final class CongestionController: Sendable {
     private let shares = Mutex(BitrateAllocation(target: SendSideBandwidthEstimator.defaultStartBitrate,
                                                  audioBitrate: CongestionController.audioBitrate, audioCap: nil, videoCap: nil))
     private let transportSequence = Atomic<UInt16>(UInt16.random(in: 0 ... 0x7FFF))
+    /// The transport-wide sequence number extension's id (0: not negotiated), read by
+    /// ``stamp(_:length:)`` without the lock.
+    private let transportSequenceID = Atomic<UInt8>(0)
     /// The estimate (bits/s) for stats.
     private let estimate = Atomic<Int>(SendSideBandwidthEstimator.defaultStartBitrate)
 
@@ -56,6 +59,7 @@ final class CongestionController: Sendable {
 
     /// Sets what negotiation fixed and the caps.
     func configure(_ setup: Setup, caps: Caps) {
+        transportSequenceID.store(setup.transportSequenceID ?? 0, ordering: .relaxed)
         state.withLock { state in
             state.setup = setup
             state.caps = caps
@@ -80,8 +84,8 @@ final class CongestionController: Sendable {
     /// (if it carries the extension) and records its send time and size. Called just before
     /// the packet is protected and sent, so the numbers follow the order on the wire.
     func stamp(_ buffer: UnsafeMutableRawBufferPointer, length: Int) {
-        guard let id = state.withLock({ $0.setup.transportSequenceID }),
-              let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
+        let id = transportSequenceID.load(ordering: .relaxed)
+        guard id != 0, let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
               let data = packet.extensionData(id: id), data.count == 2,
               let start = data.baseAddress, let base = buffer.baseAddress else { return }
         let sequence = transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue

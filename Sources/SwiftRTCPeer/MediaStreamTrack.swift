@@ -63,7 +63,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     public func push(_ frame: MediaFrame) {
         guard !isEnded, !isRemote || isEnabled else { return }
         if case .audio(let audio) = frame, let sink = sink.withLock({ $0 }) { sink(audio) }
-        for sender in senders.withLock({ $0 }) { sender.send(frame, isEnabled) }
+        // Under the lock (attach and detach wait for one push): no copy of the list per frame.
+        senders.withLock { senders in
+            for sender in senders { sender.send(frame, isEnabled) }
+        }
         stream.yield(frame)
     }
 

@@ -154,8 +154,10 @@ public final class RTPSender: Sendable {
             return audio.track
         }
         previous?.detach(ObjectIdentifier(self))
-        track?.attach(ObjectIdentifier(self)) { [weak self] frame, enabled in
-            self?.audio.withLock { $0.pipeline?.sendAudio(frame, enabled: enabled) }
+        // Held strongly, as the pipeline holds the sender, until stop() detaches it: a weak
+        // reference cost a side-table load and a slow retain per frame.
+        track?.attach(ObjectIdentifier(self)) { [self] frame, enabled in
+            audio.withLock { $0.pipeline?.sendAudio(frame, enabled: enabled) }
         }
         state.withLock { state in
             state.task?.cancel()
