@@ -20,8 +20,9 @@ final class PeerTransport: @unchecked Sendable {
     private let srtp = Mutex<SrtpSession?>(nil)
     private let routes = Mutex(Routes())
     private let receiveBuffer: UnsafeMutableRawBufferPointer
-    /// SRTP/SRTCP that came before SRTP was keyed, unprotected once it is.
-    private var early = EarlyDatagrams()
+    /// SRTP/SRTCP that came before SRTP was keyed, unprotected once it is. (Behind a pointer:
+    /// a stored `var` would cost a dynamic exclusivity check on every datagram.)
+    private let early: UnsafeMutablePointer<EarlyDatagrams>
     private let feedbackBuffer: UnsafeMutableRawBufferPointer
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
@@ -72,6 +73,8 @@ final class PeerTransport: @unchecked Sendable {
         agent = try IceAgent(configuration: configuration, pool: pool)
         receiveBuffer = .allocate(byteCount: 2048, alignment: 16)
         feedbackBuffer = .allocate(byteCount: 1500, alignment: 16)
+        early = .allocate(capacity: 1)
+        early.initialize(to: EarlyDatagrams())
         let demultiplexer = agent.demultiplexer
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveDTLS(bytes) }, for: .dtls)
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTP(bytes) }, for: .rtp)
@@ -79,7 +82,9 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     deinit {
-        early.take().drain { _, _ in }
+        early.pointee.take().drain { _, _ in }
+        early.deinitialize(count: 1)
+        early.deallocate()
         receiveBuffer.deallocate()
         feedbackBuffer.deallocate()
     }
@@ -209,14 +214,14 @@ final class PeerTransport: @unchecked Sendable {
         guard bytes.count <= receiveBuffer.count else { return nil }
         guard let session = srtp.withLock({ $0 }) else {
             if !closed.load(ordering: .relaxed) {
-                let before = early.dropped
-                early.store(bytes, rtcp: rtcp)
-                if early.dropped != before { counters.withLock { $0.earlyDropped += 1 } }
+                let before = early.pointee.dropped
+                early.pointee.store(bytes, rtcp: rtcp)
+                if early.pointee.dropped != before { counters.withLock { $0.earlyDropped += 1 } }
             }
             return nil
         }
-        if !early.isEmpty {
-            early.take().drain { datagram, isRTCP in isRTCP ? receiveRTCP(datagram) : handleRTP(datagram) }
+        if !early.pointee.isEmpty {
+            early.pointee.take().drain { datagram, isRTCP in isRTCP ? receiveRTCP(datagram) : handleRTP(datagram) }
         }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
         counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
