@@ -3,12 +3,9 @@ import TestScheduling
 import SwiftRTCCodecs
 @testable import SwiftRTCMedia
 
-/// A fresh temporary directory for one test's files.
+/// A fresh folder for one test's files (a ``ScratchFolder``).
 func temporaryDirectory(_ name: String = #function) throws -> String {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let path = NSTemporaryDirectory() + "swiftrtc-media-\(safe)-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    try ScratchFolder.make("media-" + name).path
 }
 
 /// Runs a tool off the cooperative pool, returns its standard output; throws when it exits

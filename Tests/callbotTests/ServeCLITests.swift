@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 import SwiftRTCSignaling
 
@@ -6,9 +7,7 @@ import SwiftRTCSignaling
 /// log in its SQLite file, clean exit on SIGTERM; and clear errors for bad command lines and files.
 @Suite struct ServeCLITests {
     static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("callbot-serve-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        (try? ScratchFolder.make("callbot-serve")) ?? FileManager.default.temporaryDirectory
     }()
 
     static func write(_ name: String, _ contents: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `callbot whip` and `callbot whip-server`: the flags of issue 7, exactly, and clear errors
@@ -35,8 +36,7 @@ import Testing
     }
 
     static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("callbot-whip-cli-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let url = (try? ScratchFolder.make("callbot-whip-cli")) ?? FileManager.default.temporaryDirectory
         _ = FileManager.default.createFile(atPath: url.appendingPathComponent("song.mp3").path, contents: Data("ID3".utf8))
         _ = FileManager.default.createFile(atPath: url.appendingPathComponent("broken.wav").path, contents: Data("RIFF\u{0}\u{0}".utf8))
         _ = FileManager.default.createFile(atPath: url.appendingPathComponent("broken.ivf").path, contents: Data("DKIF".utf8))
