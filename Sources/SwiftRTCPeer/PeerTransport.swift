@@ -168,6 +168,7 @@ final class PeerTransport: @unchecked Sendable {
             let receivers = routes.withLock { $0.receivers }
             let roundTripTime = counters.withLock { $0.lastRoundTripTime }
             receivers.forEach { receiver in
+                guard receiver.needsTick(now: now) else { return }
                 let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
                 guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
                 _ = sendRTCP(feedbackBuffer, length: length)

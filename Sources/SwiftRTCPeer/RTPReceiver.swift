@@ -83,6 +83,12 @@ public final class RTPReceiver: Sendable {
     /// Set when audio frames went undecoded (nobody took the track): the decoder starts afresh
     /// rather than conceal the gap.
     let audioDecodingSkipped = Atomic<Bool>(false)
+    /// When the jitter buffer next has a frame to release (seconds, the bits of a `Double`),
+    /// as of the last release: until then, and until a packet arrives, a feedback tick has
+    /// nothing to do for a stream that sends no feedback of its own (audio without NACK).
+    private let nextRelease = Atomic<UInt64>(Double.infinity.bitPattern)
+    /// Whether every feedback tick needs this receiver: video (keyframe requests) or NACK.
+    private let sendsFeedback = Atomic<Bool>(false)
     private let decoder = Mutex<Task<Void, Never>?>(nil)
 
     init(kind: MediaKind, trackId: String) {
@@ -104,6 +110,7 @@ public final class RTPReceiver: Sendable {
             path.parameters = parameters
             path.assembler = ReceiveRecovery.makeAssembler(parameters)
             path.recovery.configure(parameters.recovery)
+            sendsFeedback.store(kind == .video || parameters.recovery.nack, ordering: .relaxed)
             path.frames?.finish()
             path.frames = continuation
             return true
@@ -200,6 +207,13 @@ public final class RTPReceiver: Sendable {
         if assembler.droppedFrames != dropped || path.recovery.noteGaps(assembler, kind: kind) {
             keyframeNeeded.store(true, ordering: .relaxed)
         }
+        nextRelease.store(assembler.jitterBuffer.nextEventTime.bitPattern, ordering: .relaxed)
+    }
+
+    /// Whether a feedback tick at `now` has work here: always for video and NACK, else only
+    /// once a held frame is due (one atomic read, no lock).
+    func needsTick(now: Double) -> Bool {
+        sendsFeedback.load(ordering: .relaxed) || Double(bitPattern: nextRelease.load(ordering: .relaxed)) <= now
     }
 
     /// A sender report from the stream's source: remembered for the next report block.

@@ -197,13 +197,30 @@ public final class JitterBuffer {
             return .packet(packet)
         }
         // A hole: find the first packet after it, and wait for the hole as long as allowed.
-        var after = current + 1
-        while after <= highest, !slots.holds(after) { after += 1 }
-        guard after <= highest, now - slots.arrival(after) >= maximumWait, now >= due(after) else { return nil }
+        guard let after = firstHeld(after: current), now - slots.arrival(after) >= maximumWait, now >= due(after) else { return nil }
         next = after
         started = true
         lostPackets += Int(after - current)
         return .gap(first: UInt16(truncatingIfNeeded: current), count: Int(after - current))
+    }
+
+    /// When ``pop(now:)`` has something next as things stand, in seconds: `-infinity` at once,
+    /// `infinity` not before another packet arrives. It holds until the next insert (which
+    /// alone moves due times), so a timer may skip the buffer until then.
+    public var nextEventTime: Double {
+        if pendingGap != nil { return -.infinity }
+        guard let current = next, stored > 0 else { return .infinity }
+        let startWait = started ? -Double.infinity : (firstArrival.map { $0 + maximumWait } ?? -.infinity)
+        if slots.holds(current) { return max(startWait, due(current)) }
+        guard let after = firstHeld(after: current) else { return .infinity }
+        return max(startWait, slots.arrival(after) + maximumWait, due(after))
+    }
+
+    /// The first sequence number after `sequence` whose packet is stored.
+    func firstHeld(after sequence: Int64) -> Int64? {
+        var after = sequence + 1
+        while after <= highest, !slots.holds(after) { after += 1 }
+        return after <= highest ? after : nil
     }
 
     /// Skips whatever is missing right now and delivers what is stored (at the end of a stream).

@@ -72,4 +72,33 @@ import Testing
         #expect(steady.targetDelay < 0.001)
         #expect(jittery.targetDelay > 0.04 && jittery.targetDelay <= 0.5)
     }
+
+    /// `nextEventTime` is when `pop` next has something: infinity when empty, the stream
+    /// start's wait, a hole's wait, a packet's playout time; nothing a moment before it.
+    @Test func nextEventTimeSaysWhenPopHasSomething() throws {
+        let buffer = JitterBuffer(capacity: 64, maximumWait: 0.1)
+        #expect(buffer.nextEventTime == .infinity)
+        for (sequence, time) in [(UInt16(10), 0.0), (11, 0.0)] {
+            _ = try packet(sequence).withUnsafeBytes { buffer.insert($0, arrival: time) }
+        }
+        #expect(buffer.nextEventTime == 0.1, "the stream start waits for earlier packets")
+        #expect(events(buffer, now: 0.0999) == [] && events(buffer, now: 0.1) == ["10", "11"])
+        #expect(buffer.nextEventTime == .infinity)
+        _ = try packet(14).withUnsafeBytes { buffer.insert($0, arrival: 0.2) }
+        let holeEnds = buffer.nextEventTime
+        #expect(abs(holeEnds - 0.3) < 1e-9, "12 and 13 are waited for 100 ms")
+        #expect(events(buffer, now: 0.2999) == [] && events(buffer, now: holeEnds) == ["gap 12+2", "14"])
+
+        // Audio with a 20 ms playout delay: each 20 ms frame is due 20 ms after it came.
+        let audio = JitterBuffer(capacity: 64, maximumWait: 0.02, clockRate: 48_000, minimumDelay: 0.02, maximumDelay: 0.5)
+        for n in 0 ..< 10 {
+            let arrival = 1 + Double(n) * 0.02
+            _ = try packet(UInt16(n), timestamp: UInt32(n * 960)).withUnsafeBytes { audio.insert($0, arrival: arrival) }
+            _ = events(audio, now: arrival)
+            let due = audio.nextEventTime
+            #expect(abs(due - (arrival + 0.02)) < 1e-6, "frame \(n)")
+            #expect(events(audio, now: due - 0.001) == [] && events(audio, now: due) == ["\(n)"])
+            #expect(audio.nextEventTime == .infinity)
+        }
+    }
 }
