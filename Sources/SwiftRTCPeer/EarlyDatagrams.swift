@@ -9,13 +9,13 @@
 /// allocated on the first early datagram, once per transport, and freed when taken. Used only
 /// on the transport thread.
 struct EarlyDatagrams {
-    /// Datagrams kept at most: about a second of 1 Mbit/s video.
-    static let capacity = 128
+    /// Datagrams kept at most: two seconds of audio and 30 fps video at a call's start.
+    static let capacity = 256
     /// The largest datagram kept.
     static let slotSize = 1500
 
     private var storage: UnsafeMutableRawBufferPointer?
-    private var entries: UnsafeMutableBufferPointer<(length: Int, rtcp: Bool)>?
+    private var entries: UnsafeMutableBufferPointer<(length: Int, rtcp: Bool, arrival: Double)>?
     /// Datagrams kept now.
     private(set) var count = 0
     /// Datagrams that found the buffer full (or too big for a slot) and were dropped.
@@ -23,8 +23,9 @@ struct EarlyDatagrams {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Keeps a copy of `bytes` (SRTCP when `rtcp`), or drops it when full.
-    mutating func store(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) {
+    /// Keeps a copy of `bytes` (SRTCP when `rtcp`) that arrived at `arrival`, or drops it when
+    /// full.
+    mutating func store(_ bytes: UnsafeRawBufferPointer, rtcp: Bool, arrival: Double) {
         guard count < Self.capacity, bytes.count <= Self.slotSize else {
             dropped += 1
             return
@@ -35,7 +36,7 @@ struct EarlyDatagrams {
         }
         guard let storage, let entries else { return }
         UnsafeMutableRawBufferPointer(rebasing: storage[count * Self.slotSize ..< count * Self.slotSize + bytes.count]).copyMemory(from: bytes)
-        entries[count] = (bytes.count, rtcp)
+        entries[count] = (bytes.count, rtcp, arrival)
         count += 1
     }
 
@@ -49,12 +50,13 @@ struct EarlyDatagrams {
         return taken
     }
 
-    /// Hands each kept datagram to `body` in arrival order, then frees the storage.
-    consuming func drain(_ body: (UnsafeRawBufferPointer, _ rtcp: Bool) -> Void) {
+    /// Hands each kept datagram to `body` in arrival order, with its arrival time, then frees
+    /// the storage.
+    consuming func drain(_ body: (UnsafeRawBufferPointer, _ rtcp: Bool, _ arrival: Double) -> Void) {
         guard let storage, let entries else { return }
         for i in 0 ..< count {
             let start = i * Self.slotSize
-            body(UnsafeRawBufferPointer(rebasing: storage[start ..< start + entries[i].length]), entries[i].rtcp)
+            body(UnsafeRawBufferPointer(rebasing: storage[start ..< start + entries[i].length]), entries[i].rtcp, entries[i].arrival)
         }
         storage.deallocate()
         entries.deallocate()

@@ -78,11 +78,11 @@ final class PeerTransport: @unchecked Sendable {
         let demultiplexer = agent.demultiplexer
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveDTLS(bytes) }, for: .dtls)
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTP(bytes) }, for: .rtp)
-        demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTCP(bytes) }, for: .rtcp)
+        demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTCP(bytes, arrival: NTPTime.monotonicSeconds()) }, for: .rtcp)
     }
 
     deinit {
-        early.pointee.take().drain { _, _ in }
+        early.pointee.take().drain { _, _, _ in }
         early.deinitialize(count: 1)
         early.deallocate()
         receiveBuffer.deallocate()
@@ -211,18 +211,21 @@ final class PeerTransport: @unchecked Sendable {
     /// Copies the datagram into the reusable buffer and unprotects it in place. Before SRTP is
     /// keyed the datagram waits in ``EarlyDatagrams`` instead (nil now); the first datagram
     /// after keying first hands on those that waited.
-    private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool) -> UnsafeRawBufferPointer? {
+    private func unprotect(_ bytes: UnsafeRawBufferPointer, rtcp: Bool, arrival: Double) -> UnsafeRawBufferPointer? {
         guard bytes.count <= receiveBuffer.count else { return nil }
         guard let session = srtp.withLock({ $0 }) else {
             if !closed.load(ordering: .relaxed) {
                 let before = early.pointee.dropped
-                early.pointee.store(bytes, rtcp: rtcp)
+                early.pointee.store(bytes, rtcp: rtcp, arrival: arrival)
                 if early.pointee.dropped != before { counters.withLock { $0.earlyDropped += 1 } }
             }
             return nil
         }
         if !early.pointee.isEmpty {
-            early.pointee.take().drain { datagram, isRTCP in isRTCP ? receiveRTCP(datagram) : handleRTP(datagram) }
+            // With the times they arrived at: the jitter estimate sees the path, not the wait.
+            early.pointee.take().drain { datagram, isRTCP, arrival in
+                isRTCP ? receiveRTCP(datagram, arrival: arrival) : handleRTP(datagram, arrival: arrival)
+            }
         }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
         counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
@@ -234,12 +237,11 @@ final class PeerTransport: @unchecked Sendable {
 
     private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
         if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
-        handleRTP(bytes)
+        handleRTP(bytes, arrival: NTPTime.monotonicSeconds())
     }
 
-    private func handleRTP(_ bytes: UnsafeRawBufferPointer) {
-        guard let plain = unprotect(bytes, rtcp: false), let packet = try? RTPPacket(parsing: plain) else { return }
-        let arrival = NTPTime.monotonicSeconds()
+    private func handleRTP(_ bytes: UnsafeRawBufferPointer, arrival: Double) {
+        guard let plain = unprotect(bytes, rtcp: false, arrival: arrival), let packet = try? RTPPacket(parsing: plain) else { return }
         congestion.received(packet, arrival: arrival)
         let receiver: RTPReceiver? = routes.withLock { routes in
             if let known = routes.bySSRC[packet.ssrc] { return known }
@@ -265,10 +267,9 @@ final class PeerTransport: @unchecked Sendable {
         receiver.receive(packet, arrival: arrival)
     }
 
-    private func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
-        guard let plain = unprotect(bytes, rtcp: true) else { return }
+    private func receiveRTCP(_ bytes: UnsafeRawBufferPointer, arrival: Double) {
+        guard let plain = unprotect(bytes, rtcp: true, arrival: arrival) else { return }
         counters.withLock { $0.rtcpPacketsReceived += 1 }
-        let arrival = NTPTime.monotonicSeconds()
         var iterator = RTCPCompoundIterator(plain)
         while let view = try? iterator.next() {
             guard let packet = try? RTCPPacket(view) else { continue }

@@ -101,9 +101,9 @@ public final class RTPReceiver: Sendable {
 
     /// Sets up (or keeps) the receive path and the decoding task for `parameters`.
     func configure(_ parameters: Parameters, remoteSSRC: UInt32?) {
-        // Room for a second of frames: a burst (media kept while SRTP was being keyed, frames
-        // released together after a stall) waits for the decoder instead of losing a frame.
-        let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(kind == .audio ? 50 : 30))
+        // Room for two seconds of frames: a burst (media kept while SRTP was being keyed,
+        // frames released together after a stall) waits for the decoder instead of losing one.
+        let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(kind == .audio ? 100 : 60))
         let started: Bool = path.withLock { path in
             if let ssrc = remoteSSRC { path.remoteSSRC = ssrc }
             guard path.parameters != parameters else { return false }

@@ -4,29 +4,35 @@ import TestScheduling
 import Testing
 @testable import SwiftRTCPeer
 
-/// Loses the first DTLS datagram that starts with a ChangeCipherSpec record (content type
-/// 20): the DTLS server's last flight, once.
+/// Loses the first `times` DTLS datagrams that start with a ChangeCipherSpec record (content
+/// type 20): the DTLS server's last flight, and its resends.
 final class LastFlightLoss: Sendable {
+    let times: Int
     let lost = Atomic<Int>(0)
+
+    init(times: Int) { self.times = times }
 
     func drops(_ datagram: UnsafeRawBufferPointer) -> Bool {
         guard datagram.first == 20 else { return false }
-        return lost.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged
+        return lost.add(1, ordering: .relaxed).oldValue < times
     }
 }
 
 /// The DTLS server keys SRTP when the client's last flight arrives and sends media at once;
 /// when its own last flight is lost, the client keys only after its retransmission timer.
 /// What the client receives in between waits and is unprotected once it is keyed: no frame
-/// of that first stretch is lost, the first keyframe decodes, and no PLI is needed.
+/// of that first stretch is lost, the first keyframe decodes, and no PLI is needed. Lost once,
+/// the client keys 0.2 s late; lost three times, 1.4 s late (200 + 400 + 800 ms), with 30
+/// frames a second: 42 frames and 70 audio packets wait.
 @Suite(.realTime) struct EarlyMediaCallTests {
-    @Test func mediaBeforeKeyingIsKept() async throws {
+    @Test(arguments: [1, 3])
+    func mediaBeforeKeyingIsKept(flightsLost: Int) async throws {
         let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
         let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
         defer { Task { await offerer.close(); await answerer.close() } }
         let audio = MediaStreamTrack(kind: .audio), video = MediaStreamTrack(kind: .video)
         audio.play(ToneGenerator(frequency: 440, amplitude: 0.3))
-        video.play(TestPatternSource(width: 160, height: 120, framesPerSecond: 15))
+        video.play(TestPatternSource(width: 160, height: 120, framesPerSecond: 30))
         try await offerer.addTrack(audio)
         try await offerer.addTrack(video)
         let media = DecodedMedia()
@@ -39,7 +45,7 @@ final class LastFlightLoss: Sendable {
         let answer = try await answerer.createAnswer()
         // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost once.
         try #require(answer.sdp.contains("a=setup:active"))
-        let loss = LastFlightLoss()
+        let loss = LastFlightLoss(times: flightsLost)
         await answerer.setIncomingDrop { loss.drops($0) }
         try await answerer.setLocalDescription(answer)
         try await offerer.setRemoteDescription(answer)
@@ -48,8 +54,8 @@ final class LastFlightLoss: Sendable {
 
         let offererConnected = await LoopbackCall.waitConnected(offerer), answererConnected = await LoopbackCall.waitConnected(answerer)
         #expect(offererConnected && answererConnected)
-        #expect(loss.lost.load(ordering: .relaxed) == 1)
-        #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 15 && $0.audioFrames >= 50 } })
+        #expect(loss.lost.load(ordering: .relaxed) > flightsLost, "every lost flight was sent again")
+        #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 60 && $0.audioFrames >= 100 } })
         await answerer.setIncomingDrop(nil)
 
         let sent = await offerer.stats(), received = await answerer.stats()
@@ -65,6 +71,6 @@ final class LastFlightLoss: Sendable {
         // Every audio packet sent arrived but those still in flight (one 20 ms frame or two).
         let audioSent = try #require(outboundAudio.number("packetsSent")), audioReceived = try #require(inboundAudio.number("packetsReceived"))
         #expect(audioSent - audioReceived <= 3, "sent \(audioSent), received \(audioReceived)")
-        print("early media: answerer keyed after the lost flight; audio sent \(audioSent) received \(audioReceived), video pli \(pliCount ?? -1) keyframes \(keyFrames ?? -1)")
+        print("early media, last flight lost \(flightsLost) times: audio sent \(audioSent) received \(audioReceived), video pli \(pliCount ?? -1) keyframes \(keyFrames ?? -1)")
     }
 }
