@@ -207,7 +207,9 @@ public final class RTPReceiver: Sendable {
         if assembler.droppedFrames != dropped || path.recovery.noteGaps(assembler, kind: kind) {
             keyframeNeeded.store(true, ordering: .relaxed)
         }
-        nextRelease.store(assembler.jitterBuffer.nextEventTime.bitPattern, ordering: .relaxed)
+        if !sendsFeedback.load(ordering: .relaxed) {
+            nextRelease.store(assembler.jitterBuffer.nextEventTime.bitPattern, ordering: .relaxed)
+        }
     }
 
     /// Whether a feedback tick at `now` has work here: always for video and NACK, else only
