@@ -38,19 +38,12 @@ final class LastFlightLoss: Sendable {
         let media = DecodedMedia()
         media.follow(await answerer.remoteTracks())
 
-        let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
-        let offer = try await offerer.createOffer()
-        try await offerer.setLocalDescription(offer)
-        try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: offer.sdp))
-        let answer = try await answerer.createAnswer()
-        // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost once.
-        try #require(answer.sdp.contains("a=setup:active"))
         let loss = LastFlightLoss(times: flightsLost)
-        await answerer.setIncomingDrop { loss.drops($0) }
-        try await answerer.setLocalDescription(answer)
-        try await offerer.setRemoteDescription(answer)
-        LoopbackCall.forward(offererCandidates, to: answerer)
-        LoopbackCall.forward(answererCandidates, to: offerer)
+        try await LoopbackCall.exchange(offerer: offerer, answerer: answerer, answering: { answer in
+            // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost.
+            try #require(answer.sdp.contains("a=setup:active"))
+            await answerer.setIncomingDrop { loss.drops($0) }
+        })
 
         let offererConnected = await LoopbackCall.waitConnected(offerer), answererConnected = await LoopbackCall.waitConnected(answerer)
         #expect(offererConnected && answererConnected)

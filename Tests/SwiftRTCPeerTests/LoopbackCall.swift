@@ -130,13 +130,16 @@ struct LoopbackCall {
     }
 
     /// Offer/answer with candidates trickled both ways, each side's passed on once the other
-    /// has its remote description.
-    static func exchange(offerer: PeerConnection, answerer: PeerConnection, munge: (String) -> String = { $0 }) async throws {
+    /// has its remote description. `answering` sees the answer before the answerer applies it
+    /// (both transports exist then, and nothing is connected yet).
+    static func exchange(offerer: PeerConnection, answerer: PeerConnection, munge: (String) -> String = { $0 },
+                         answering: (SignalingDescription) async throws -> Void = { _ in }) async throws {
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)
         try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: munge(offer.sdp)))
         let answer = try await answerer.createAnswer()
+        try await answering(answer)
         try await answerer.setLocalDescription(answer)
         try await offerer.setRemoteDescription(answer)
         forward(offererCandidates, to: answerer)
