@@ -14,7 +14,9 @@ extension DtlsTransport {
             let transport = Unmanaged<DtlsTransport>.fromOpaque(context).takeUnretainedValue()
             // One call is one datagram (GnuTLS packs records up to the MTU). A datagram the
             // network refused counts as lost: the retransmission timer resends the flight.
-            _ = transport.sender.send(UnsafeRawBufferPointer(start: data, count: size))
+            let datagram = UnsafeRawBufferPointer(start: data, count: size)
+            transport.flightCapture?.append([UInt8](datagram))
+            _ = transport.sender.send(datagram)
             return size
         }
         gnutls_transport_set_pull_function(session) { context, buffer, capacity in

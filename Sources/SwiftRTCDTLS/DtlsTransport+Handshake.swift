@@ -13,15 +13,27 @@ extension DtlsTransport {
         }
     }
 
+    /// The timer: the handshake's retransmission time while connecting, the last flight's
+    /// resend time once connected.
+    func timerFired() {
+        switch currentState {
+        case .connecting: handshake()
+        case .connected: resendLastFlight()
+        case .new, .closed, .failed: break
+        }
+    }
+
     private func handshake() {
         // Each call consumes datagrams until GnuTLS wants more (AGAIN); retry while some are
         // left, with a bound in case GnuTLS returns without reading.
         var result: Int32 = 0
         var rounds = 0
         repeat {
+            flightCapture = []
             result = gnutls_handshake(session)
             rounds += 1
         } while result < 0 && gnutls_error_is_fatal(result) == 0 && !inbox.isEmpty && rounds <= Self.inboxLimit
+        defer { flightCapture = nil }
         if result == 0 {
             completeHandshake()
         } else if gnutls_error_is_fatal(result) == 0 {
@@ -86,8 +98,10 @@ extension DtlsTransport {
         info = DtlsConnectionInfo(
             role: configuration.role, keyingMaterial: keyingMaterial, cipherSuite: cipherSuite, group: group,
             remoteFingerprint: remoteFingerprint, handshakeDuration: duration)
-        // No more retransmissions: a lost final flight is answered when the peer resends.
+        // No more retransmissions by GnuTLS: a lost last flight is answered when the peer
+        // resends its own, and resent by ours until the peer shows it has the keys.
         timer?.schedule(deadline: .distantFuture)
+        keepLastFlight()
         logger.info("DTLS \(configuration.role.rawValue) connected in \(duration): \(cipherSuite) \(group) \(profile)")
         transition(to: .connected)
         readRecords()

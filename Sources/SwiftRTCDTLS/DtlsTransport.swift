@@ -91,6 +91,12 @@ public final class DtlsTransport: @unchecked Sendable {
     var startedAt: ContinuousClock.Instant?
     /// Receives application data after the handshake (WebRTC media sends none; it is dropped).
     var recordBuffer = [UInt8](repeating: 0, count: 2048)
+    /// What the current `gnutls_handshake` call sent, while one runs (nil otherwise).
+    var flightCapture: [[UInt8]]?
+    /// The datagrams of the handshake's last flight, if this end sent it, until the peer
+    /// confirms it has the keys (DtlsTransport+LastFlight.swift).
+    var lastFlight: [[UInt8]] = []
+    var lastFlightResendCount = 0
 
     /// Makes a transport and its GnuTLS session; nothing is sent before ``start()``.
     ///
@@ -130,7 +136,7 @@ public final class DtlsTransport: @unchecked Sendable {
             startedAt = .now
             transition(to: .connecting)
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.pump() }
+            timer.setEventHandler { [weak self] in self?.timerFired() }
             timer.resume()
             self.timer = timer
             pump()
@@ -222,7 +228,7 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     /// Runs `body` on the queue, inline when already on it.
-    private func onQueue<T>(_ body: () -> T) -> T {
+    func onQueue<T>(_ body: () -> T) -> T {
         if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) { return body() }
         return queue.sync(execute: body)
     }

@@ -33,6 +33,9 @@ final class PeerTransport: @unchecked Sendable {
     private let keyed = Atomic<Bool>(false)
     /// Set by ``close()``: early datagrams are no longer kept.
     private let closed = Atomic<Bool>(false)
+    /// Whether an SRTP or SRTCP packet from the peer has passed authentication (the DTLS
+    /// transport is told once: the peer has the keys, its last flight needs no resend).
+    private let peerHasKeys = Atomic<Bool>(false)
     /// Whether a routed receiver takes video (the transport then gets every feedback tick).
     private let receivesVideo = Atomic<Bool>(false)
     /// Tests only: decides per received SRTP or DTLS datagram (headers in the clear) whether
@@ -232,6 +235,10 @@ final class PeerTransport: @unchecked Sendable {
         let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
                           : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
+        if !peerHasKeys.load(ordering: .relaxed) {
+            peerHasKeys.store(true, ordering: .relaxed)
+            dtls.withLock { $0 }?.confirmPeerHasKeys()
+        }
         return UnsafeRawBufferPointer(rebasing: receiveBuffer[..<length])
     }
 

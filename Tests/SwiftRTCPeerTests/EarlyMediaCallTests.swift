@@ -22,8 +22,11 @@ final class LastFlightLoss: Sendable {
 /// when its own last flight is lost, the client keys only after its retransmission timer.
 /// What the client receives in between waits and is unprotected once it is keyed: no packet
 /// of that first stretch is lost and the first keyframe decodes (with no PLI after a short
-/// wait). Lost once, the client keys 0.2 s late; lost three times, 1.4 s late (200 + 400 +
-/// 800 ms), with 30 frames a second: 42 frames and 70 audio packets wait.
+/// wait). The flight comes again when the client retransmits its own (GnuTLS doubles that
+/// timer: 200, 400, 800 ms) and every 500 ms from the server itself: lost once, the client
+/// keyed 0.5 s after connecting began, lost three times 1.0 s after (about 30 frames and 50
+/// audio packets wait at 30 frames a second). The server stops resending once the client's
+/// first SRTP arrives.
 @Suite(.realTime) struct EarlyMediaCallTests {
     @Test(arguments: [1, 3])
     func mediaBeforeKeyingIsKept(flightsLost: Int) async throws {
@@ -50,6 +53,12 @@ final class LastFlightLoss: Sendable {
         #expect(loss.lost.load(ordering: .relaxed) > flightsLost, "every lost flight was sent again")
         #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 60 && $0.audioFrames >= 100 } })
         await answerer.setIncomingDrop(nil)
+        // The client's media told the server it has the keys: no resend after that.
+        let server = try #require(await offerer.transport?.dtlsTransport)
+        let resends = server.lastFlightResends
+        try await Task.sleep(for: .seconds(1.2))
+        #expect(server.lastFlightResends == resends)
+        #expect(resends <= flightsLost, "the server resent its last flight \(resends) times")
 
         let sent = await offerer.stats(), received = await answerer.stats()
         let transport = try #require(received.first(.transport))
@@ -59,8 +68,9 @@ final class LastFlightLoss: Sendable {
         let inboundAudio = try #require(received.first(.inboundRTP, kind: "audio"))
         let outboundAudio = try #require(sent.first(.outboundRTP, kind: "audio"))
         // The first keyframe came before keying and was kept: no keyframe had to be asked for.
-        // (After 1.4 s, 42 frames come at once; on a machine busy with the whole test suite
-        // the decoder may fall behind such a burst and ask for one: only decoding was late.)
+        // (After three losses, about 30 frames come at once; on a machine busy with the whole
+        // test suite the decoder may fall behind such a burst and ask for one: only decoding
+        // was late.)
         let pliCount = inboundVideo.number("pliCount"), keyFrames = inboundVideo.number("keyFramesDecoded")
         #expect((keyFrames ?? 0) >= 1)
         if flightsLost == 1 { #expect(pliCount == 0 && keyFrames == 1) }
