@@ -5,7 +5,7 @@
 // Control plane and data plane are separate (DESIGN.md, "Two planes"):
 //
 // - Each agent is bound, round-robin, to one thread of a `TransportThreadPool` (one thread
-//   per core by default, shared by every agent of the process). That thread runs a GLib main
+//   per core but one by default, shared by every agent of the process). That thread runs a GLib main
 //   loop on its own GMainContext; libnice attaches the agent's sockets, check timers and
 //   TURN refreshes there, and the agent's consent timer runs there too.
 // - Receiving: libnice reads a datagram on that thread and calls the agent's receive

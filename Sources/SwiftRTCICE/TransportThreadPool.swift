@@ -10,11 +10,16 @@ import Glibc
 /// round-robin, for its whole life: libnice runs its timers and socket sources there and
 /// calls the receive path there.
 ///
-/// ``shared`` has one thread per core and lives as long as the process. A private pool (for
-/// tests, or a process that wants its transport threads separate) ends with ``shutdown()``.
+/// ``shared`` has one thread per core but one (at least one) and lives as long as the process.
+/// A private pool (for tests, or a process that wants its transport threads separate) ends
+/// with ``shutdown()``.
 public final class TransportThreadPool: Sendable {
-    /// The process-wide pool, one thread per core, started on first use.
-    public static let shared = TransportThreadPool(threadCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// The process-wide pool, started on first use: one thread per core but one, which is left
+    /// to the threads that send (the tasks that push media). Each loop iteration of a thread
+    /// walks all its agents' sockets, so fewer threads, each finding more sockets ready per
+    /// iteration, cost less. On 2 cores, 1000 calls took 5% less CPU and kept real time with
+    /// one transport thread, not with two (Benchmarks/README.md).
+    public static let shared = TransportThreadPool(threadCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1)
 
     let threads: [TransportThread]
     private let nextIndex = Atomic<Int>(0)
