@@ -16,7 +16,7 @@ import Dispatch
 /// within the interval, as it does on any working path.
 extension DtlsTransport {
     /// Time between two resends of the last flight.
-    public static let lastFlightResendInterval = DispatchTimeInterval.milliseconds(500)
+    static let lastFlightResendInterval = DispatchTimeInterval.milliseconds(500)
     /// Resends at most this many times (5 s), then leaves recovery to the peer's timer.
     public static let maximumLastFlightResends = 10
 
@@ -28,10 +28,13 @@ extension DtlsTransport {
             guard !lastFlight.isEmpty else { return }
             lastFlight.removeAll()
             timer?.schedule(deadline: .distantFuture)
+            if lastFlightResendCount > 0 {
+                logger.info("DTLS \(configuration.role.rawValue): last flight resent \(lastFlightResendCount) times before the peer had the keys")
+            }
         }
     }
 
-    /// How many times the last flight was resent (tests and logs).
+    /// How many times the last flight was resent.
     public var lastFlightResends: Int { onQueue { lastFlightResendCount } }
 
     /// Keeps what the completing handshake call sent, if anything, and schedules its resend.
@@ -44,6 +47,9 @@ extension DtlsTransport {
     /// On the timer after the handshake: resends the last flight unless the peer confirmed it.
     func resendLastFlight() {
         guard !lastFlight.isEmpty, lastFlightResendCount < Self.maximumLastFlightResends else {
+            if !lastFlight.isEmpty {
+                logger.info("DTLS \(configuration.role.rawValue): no packet from the peer after \(lastFlightResendCount) resends of the last flight; left to its retransmissions")
+            }
             lastFlight.removeAll()
             timer?.schedule(deadline: .distantFuture)
             return

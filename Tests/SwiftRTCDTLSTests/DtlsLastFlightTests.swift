@@ -59,8 +59,9 @@ import SwiftRTCDTLS
         #expect(changeCipherSpecsFromServer.withLock { $0 } == 1 + DtlsTransport.maximumLastFlightResends)
     }
 
-    /// On a clean link the peer's first authenticated packet comes before the first resend,
-    /// and the confirmation stops it.
+    /// The confirmation (the peer's first authenticated packet) stops the resends at once.
+    /// (How many went out before it depends on when this test's task runs again after the
+    /// handshake: in a loaded full test run, once, 5 s later.)
     @Test func confirmationStopsTheResends() async throws {
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
         let link = MemoryDatagramLink()
@@ -69,9 +70,9 @@ import SwiftRTCDTLS
         _ = try c.get()
         _ = try s.get()
         server.confirmPeerHasKeys()
-        let sent = link.b.counts.sent
+        let resends = server.lastFlightResends, sent = link.b.counts.sent
         try await Task.sleep(for: .milliseconds(1200))
-        #expect(server.lastFlightResends == 0)
+        #expect(server.lastFlightResends == resends)
         #expect(link.b.counts.sent == sent, "nothing more from the server")
     }
 }
