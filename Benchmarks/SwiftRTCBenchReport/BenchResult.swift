@@ -6,7 +6,9 @@
 public struct BenchResult: Sendable, Equatable {
     /// Who moved the packets: `swiftrtc` for ours; `udp` and `libsrtp-c` for the limits.
     public var impl: String
-    /// The SRTP profile: `cm80` (AES_CM_128_HMAC_SHA1_80), `gcm` (AEAD_AES_128_GCM), or `none`.
+    /// The SRTP profile: `cm80` (AES_CM_128_HMAC_SHA1_80), `cm32`, `gcm` (AEAD_AES_128_GCM),
+    /// `gcm256`, or `none`; for our rows the one the connection negotiated
+    /// (``profile(srtpCipher:)``).
     public var profile: String
     /// The scenario, e.g. `throughput`, `throughput-vp8`, `limit-udp`, `connections-100`.
     public var scenario: String
@@ -25,6 +27,19 @@ public struct BenchResult: Sendable, Equatable {
     public var extra: [(name: String, value: Double?)]
     /// A short free-text remark (what limited the scenario, what was scaled down).
     public var note: String?
+
+    /// The bench's name of a DTLS-SRTP protection profile given its IANA name (the transport
+    /// stats' `srtpCipher`, e.g. `SRTP_AES128_CM_HMAC_SHA1_80` gives `cm80`); `unknown` for any
+    /// other name or none.
+    public static func profile(srtpCipher: String?) -> String {
+        switch srtpCipher {
+        case "SRTP_AES128_CM_HMAC_SHA1_80": "cm80"
+        case "SRTP_AES128_CM_HMAC_SHA1_32": "cm32"
+        case "SRTP_AEAD_AES_128_GCM": "gcm"
+        case "SRTP_AEAD_AES_256_GCM": "gcm256"
+        default: "unknown"
+        }
+    }
 
     /// Creates a result.
     public init(impl: String, profile: String, scenario: String, packetsSent: Int, packetsReceived: Int,

@@ -76,6 +76,7 @@ enum ConnectionsScenario {
         try await Task.sleep(for: .milliseconds(300))  // the last packets land
         let after = await counts(calls)
         let residentMedia = ProcessUsage.residentBytes()
+        let profile = await calls.first?.profile() ?? "unknown"
         await closeAll(calls)
 
         // Sent: the frames the application pushed (a sender that falls behind drops the oldest
@@ -84,7 +85,7 @@ enum ConnectionsScenario {
         let sent = pushed
         let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
         return BenchResult(
-            impl: "swiftrtc", profile: "cm80", scenario: "connections-\(count)", packetsSent: sent,
+            impl: "swiftrtc", profile: profile, scenario: "connections-\(count)", packetsSent: sent,
             packetsReceived: received, seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
             maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: packet.data.count,
             extra: [

@@ -1,8 +1,10 @@
+import SwiftRTCBenchReport
 import SwiftRTCDTLS
 import SwiftRTCPeer
 
 /// Two ``PeerConnection``s of this process connected over loopback (ICE host candidates on
-/// 127.0.0.1, DTLS, SRTP AES-CM-80), offer/answer and trickled candidates passed directly.
+/// 127.0.0.1, DTLS, SRTP: AES-CM-80 with Debian 12's GnuTLS), offer/answer and trickled
+/// candidates passed directly.
 struct LoopbackCall: Sendable {
     let offerer: PeerConnection
     let answerer: PeerConnection
@@ -78,6 +80,12 @@ struct LoopbackCall: Sendable {
 
     private static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) -> Task<Void, Never> {
         Task { for await candidate in candidates { try? await peer.addIceCandidate(candidate) } }
+    }
+
+    /// The SRTP profile the call negotiated, as the bench names it (`cm80`, `gcm`...): read
+    /// from the transport stats, not assumed, since the GnuTLS in use decides which it can.
+    func profile() async -> String {
+        BenchResult.profile(srtpCipher: await offerer.stats().first(.transport)?.string("srtpCipher"))
     }
 
     /// Closes both sides.

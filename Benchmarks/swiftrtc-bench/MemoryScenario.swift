@@ -19,12 +19,13 @@ enum MemoryScenario {
         let calls = try await ConnectionsScenario.connectAll(idlePairs, audioTracks: false)
         try await Task.sleep(for: .seconds(1))
         let held = ProcessUsage.residentBytes()
+        let profile = await calls.first?.profile() ?? "unknown"
         await ConnectionsScenario.closeAll(calls)
         let idleSeconds = (ContinuousClock.now - start).seconds
         let idleCPU = ProcessUsage.now().since(usage)
         let perConnection = Double(held - before) / Double(2 * idlePairs) / 1024
         let idle = BenchResult(
-            impl: "swiftrtc", profile: "cm80", scenario: "memory-idle", packetsSent: 0, packetsReceived: 0,
+            impl: "swiftrtc", profile: profile, scenario: "memory-idle", packetsSent: 0, packetsReceived: 0,
             seconds: idleSeconds, cpuUserSeconds: idleCPU.user, cpuSystemSeconds: idleCPU.system,
             maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
             extra: [("connections", Double(2 * idlePairs)), ("rss_kb_per_connection", perConnection)],
@@ -65,7 +66,7 @@ enum MemoryScenario {
         let alive = lastClosed.filter { $0.connection != nil }.count
         let trace = samples.map { "\($0.cycles):\($0.rss / 1_048_576)MB/\($0.heap / 1024)KB" }.joined(separator: " ")
         let cyclesResult = BenchResult(
-            impl: "swiftrtc", profile: "cm80", scenario: "memory-cycles", packetsSent: 0, packetsReceived: 0,
+            impl: "swiftrtc", profile: profile, scenario: "memory-cycles", packetsSent: 0, packetsReceived: 0,
             seconds: cycleSeconds, cpuUserSeconds: cycleCPU.user, cpuSystemSeconds: cycleCPU.system,
             maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
             extra: [

@@ -6,6 +6,7 @@ import SwiftRTCPeer
 enum SetupScenario {
     static func run(calls count: Int) async throws -> BenchResult {
         var times: [Double] = []
+        var profile = "unknown"
         let usage = ProcessUsage.now()
         let start = ContinuousClock.now
         for _ in 0..<count {
@@ -14,12 +15,13 @@ enum SetupScenario {
                 _ = answerer
             }
             times.append(call.setupTime.seconds * 1000)
+            if times.count == 1 { profile = await call.profile() }
             await call.close()
         }
         let elapsed = (ContinuousClock.now - start).seconds
         let cpu = ProcessUsage.now().since(usage)
         return BenchResult(
-            impl: "swiftrtc", profile: "cm80", scenario: "setup", packetsSent: 0, packetsReceived: 0,
+            impl: "swiftrtc", profile: profile, scenario: "setup", packetsSent: 0, packetsReceived: 0,
             seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
             maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
             extra: [

@@ -35,6 +35,12 @@ extension PeerConnection {
         transportStats["packetsReceived"] = .int(counters.packetsReceived)
         transportStats["iceState"] = .string(iceState.rawValue)
         transportStats["dtlsState"] = .string(dtlsState == .connected ? "connected" : "\(dtlsState)")
+        if let connection = dtlsConnection {
+            // W3C webrtc-stats RTCTransportStats: IANA names, as browsers report them.
+            transportStats["dtlsRole"] = .string(connection.role.rawValue)
+            transportStats["dtlsCipher"] = .string(connection.cipherSuite)
+            transportStats["srtpCipher"] = .string(connection.keyingMaterial.profile.name)
+        }
         transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
         transportStats["srtpBeforeKeyingDropped"] = .int(counters.earlyDropped)
         transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))

@@ -212,6 +212,7 @@ extension PeerConnection {
         guard let transport else { return }
         do throws(PeerConnectionError) {
             try transport.startSRTP(info)
+            dtlsConnection = info
             if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
             dtlsState = .connected
         } catch {

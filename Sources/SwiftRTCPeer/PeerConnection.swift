@@ -111,6 +111,8 @@ public actor PeerConnection {
     var dtlsStarted = false
     var iceState: IceConnectionState = .new
     var dtlsState: DtlsState = .new
+    /// What the DTLS handshake negotiated (role, cipher suite, SRTP profile), once connected.
+    var dtlsConnection: DtlsConnectionInfo?
     var startedAt: ContinuousClock.Instant?
     /// Time from the transport's start to ICE connected, and to DTLS connected.
     public internal(set) var iceConnectedAfter: Duration?

@@ -42,6 +42,21 @@ import Testing
         #expect(result.jsonLine.hasSuffix(#","x":\#(text)}"#))
     }
 
+    /// Our rows name the profile the connection negotiated, from its IANA name (RFC 5764
+    /// §4.1.2, RFC 7714 §14.2) as the transport stats give it.
+    @Test(arguments: [
+        ("SRTP_AES128_CM_HMAC_SHA1_80", "cm80"), ("SRTP_AES128_CM_HMAC_SHA1_32", "cm32"),
+        ("SRTP_AEAD_AES_128_GCM", "gcm"), ("SRTP_AEAD_AES_256_GCM", "gcm256"),
+        ("SRTP_NULL_HMAC_SHA1_80", "unknown"), ("", "unknown"),
+    ])
+    func profileFromTheNegotiatedSrtpCipher(srtpCipher: String, profile: String) {
+        #expect(BenchResult.profile(srtpCipher: srtpCipher) == profile)
+    }
+
+    @Test func profileOfAConnectionWithoutSrtpIsUnknown() {
+        #expect(BenchResult.profile(srtpCipher: nil) == "unknown")
+    }
+
     @Test func jsonStringsAreEscaped() throws {
         var result = Self.sample()
         result.note = "a\\b\n\t\u{01}é"

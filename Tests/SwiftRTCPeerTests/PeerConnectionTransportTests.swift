@@ -5,6 +5,7 @@ import SwiftRTCCodecs
 import SwiftRTCDTLS
 import SwiftRTCMedia
 import SwiftRTCSDP
+import SwiftRTCSRTP
 @testable import SwiftRTCPeer
 
 /// Calls run one at a time (the whole package's tests share two cores): these are in the
@@ -76,6 +77,32 @@ extension PeerConnectionCallTests {
         #expect(await LoopbackCall.waitConnected(b))
         await a.close()
         await b.close()
+    }
+
+    /// The transport stats name what DTLS negotiated (W3C `dtlsRole`, `dtlsCipher`,
+    /// `srtpCipher`), and only once it has.
+    @Test func transportStatsNameWhatDtlsNegotiated() async throws {
+        let a = try PeerConnection(configuration: Self.configuration)
+        let b = try PeerConnection(configuration: Self.configuration)
+        try await a.addTransceiver(.audio, direction: .sendonly)
+        try await LoopbackCall.exchange(offerer: a, answerer: b)
+        let before = await b.stats().first(.transport)
+        #expect(before?.string("srtpCipher") == nil || before?.string("dtlsState") == "connected")
+        #expect(await LoopbackCall.waitConnected(a))
+        #expect(await LoopbackCall.waitConnected(b))
+        let offerer = try #require(await a.stats().first(.transport))
+        let answerer = try #require(await b.stats().first(.transport))
+        await a.close()
+        await b.close()
+        // The answer takes `a=setup:active` (JSEP §5.3.1): the answerer is the DTLS client.
+        #expect(offerer.string("dtlsRole") == "server")
+        #expect(answerer.string("dtlsRole") == "client")
+        // Both ends prefer the same profiles: the first the GnuTLS in use can negotiate.
+        let preferred = try #require(SrtpProfile.dtlsSupported.first)
+        #expect(offerer.string("srtpCipher") == preferred.name)
+        #expect(answerer.string("srtpCipher") == preferred.name)
+        #expect(offerer.string("dtlsCipher") == "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
+        #expect(answerer.string("dtlsCipher") == "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
     }
 
     /// A disabled local track sends silence (audio) and black frames (video).
