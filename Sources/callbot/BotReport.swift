@@ -122,6 +122,10 @@ struct BotReport: Codable, Sendable, Equatable {
     var sessions: Int?
     /// The send-side bandwidth estimate at the end (kbit/s; W3C availableOutgoingBitrate).
     var bandwidthEstimateKbps: Int?
+    /// What DTLS negotiated, by IANA name (W3C transport `srtpCipher`, `dtlsCipher`), e.g.
+    /// `SRTP_AES128_CM_HMAC_SHA1_80` and `TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`.
+    var srtpCipher: String?
+    var dtlsCipher: String?
 
     enum CodingKeys: String, CodingKey {
         case peer, role, connected, audio, video, errors, sessions
@@ -129,6 +133,7 @@ struct BotReport: Codable, Sendable, Equatable {
         case localCandidateType = "local_candidate_type", remoteCandidateType = "remote_candidate_type"
         case candidateProtocol = "candidate_protocol"
         case bandwidthEstimateKbps = "bandwidth_estimate_kbps"
+        case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
     }
 
     init(role: String) { self.role = role }
@@ -149,6 +154,8 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(candidateProtocol, forKey: .candidateProtocol)
         try c.encode(sessions, forKey: .sessions)
         try c.encode(bandwidthEstimateKbps, forKey: .bandwidthEstimateKbps)
+        try c.encode(srtpCipher, forKey: .srtpCipher)
+        try c.encode(dtlsCipher, forKey: .dtlsCipher)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

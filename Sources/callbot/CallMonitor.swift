@@ -152,6 +152,9 @@ final class CallMonitor: Sendable {
             report.video.height = height
         }
         fillQuality(&report, audioIn: audioIn, videoIn: videoIn, videoOut: videoOut)
+        let transport = stats.first(.transport)
+        report.srtpCipher = transport?.string("srtpCipher")
+        report.dtlsCipher = transport?.string("dtlsCipher")
         if let pair = stats.first(.candidatePair) {
             let local = pair.string("localCandidateId").flatMap { stats.stats[$0] }
             let remote = pair.string("remoteCandidateId").flatMap { stats.stats[$0] }

@@ -276,6 +276,9 @@ struct PeerReport: Decodable {
     var video: Kind
     var errors: [String]
     var local_candidate_type: String?
+    /// What DTLS negotiated, by IANA name (null where the peer cannot say: aiortc).
+    var srtp_cipher: String?
+    var dtls_cipher: String?
 
     static func load(_ url: URL) throws -> PeerReport {
         guard let data = try? Data(contentsOf: url) else { throw InteropFailure("no report at \(url.path)") }

@@ -94,8 +94,13 @@ import Testing
             #expect((report.audio.rms ?? 0) > 0, "\(report.summary)")
             #expect(report.ice_connected_ms != nil && report.dtls_connected_ms != nil, "\(report.summary)")
         }
-        let ours = try PeerReport.load(reports.ours)
+        let ours = try PeerReport.load(reports.ours), theirs = try PeerReport.load(reports.theirs)
         #expect(ours.peer == "callbot")
+        // Both ends name the same negotiated profile and cipher suite where the peer can say.
+        #expect(ours.srtp_cipher?.hasPrefix("SRTP_") == true, "srtp_cipher \(ours.srtp_cipher ?? "null")")
+        #expect(ours.dtls_cipher?.hasPrefix("TLS_") == true, "dtls_cipher \(ours.dtls_cipher ?? "null")")
+        if let cipher = theirs.srtp_cipher { #expect(cipher == ours.srtp_cipher) }
+        if let cipher = theirs.dtls_cipher { #expect(cipher == ours.dtls_cipher) }
     }
 
     /// Both sides ours: `callbot whip-server` ← `callbot whip`, echo on the server.
