@@ -21,12 +21,24 @@ final class FeedbackTicker: Sendable {
 
     private struct State {
         var transports: [ObjectIdentifier: PeerTransport] = [:] {
-            didSet { snapshot = UnretainedArray(Array(transports.values)) }
+            didSet { changed = true }
         }
-        /// The transports as an array, rebuilt when they change: a tick takes it without
+        /// The transports as an array, rebuilt by the next tick after they changed (at most
+        /// once per tick, however many calls came or went: rebuilding on every add and remove
+        /// made setting up and closing N connections cost N² copies): a tick takes it without
         /// allocating, and visits them without retaining each.
         var snapshot = UnretainedArray<PeerTransport>()
+        var changed = false
         var running = false
+
+        /// The transports for this tick.
+        mutating func current() -> UnretainedArray<PeerTransport> {
+            if changed {
+                snapshot = UnretainedArray(Array(transports.values))
+                changed = false
+            }
+            return snapshot
+        }
     }
 
     private let state = Mutex(State())
@@ -57,7 +69,7 @@ final class FeedbackTicker: Sendable {
         while true {
             let transports = state.withLock { state -> UnretainedArray<PeerTransport> in
                 if state.transports.isEmpty { state.running = false }
-                return state.snapshot
+                return state.current()
             }
             if transports.isEmpty { return }
             let now = NTPTime.monotonicSeconds()
