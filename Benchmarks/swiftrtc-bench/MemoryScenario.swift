@@ -49,6 +49,9 @@ enum MemoryScenario {
             lastClosed = pairs.flatMap { [WeakConnection($0.offerer), WeakConnection($0.answerer)] }
             done += batch
             if afterWarmUp == nil, done >= warmUp {
+                // As at the end: closed connections are freed by the feedback ticker's next
+                // tick (it lets go of its snapshot of the transports within 10 ms).
+                try await Task.sleep(for: .milliseconds(500))
                 ProcessUsage.trimHeap()
                 afterWarmUp = (ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes())
             }

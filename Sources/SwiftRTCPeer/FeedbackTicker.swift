@@ -57,7 +57,8 @@ final class FeedbackTicker: Sendable {
         }
     }
 
-    /// `transport` gets no more ticks (it may get one that has already begun).
+    /// `transport` gets no more ticks (it may get one that has already begun). The ticker lets
+    /// go of it at its next tick, within ``interval``.
     func remove(_ transport: PeerTransport) {
         _ = state.withLock { $0.transports.removeValue(forKey: ObjectIdentifier(transport)) }
     }
