@@ -35,11 +35,11 @@ extension PeerConnection {
         transportStats["packetsReceived"] = .int(counters.packetsReceived)
         transportStats["iceState"] = .string(iceState.rawValue)
         transportStats["dtlsState"] = .string(dtlsState == .connected ? "connected" : "\(dtlsState)")
-        if let connection = dtlsConnection {
+        if let negotiated = dtlsNegotiated {
             // W3C webrtc-stats RTCTransportStats: IANA names, as browsers report them.
-            transportStats["dtlsRole"] = .string(connection.role.rawValue)
-            transportStats["dtlsCipher"] = .string(connection.cipherSuite)
-            transportStats["srtpCipher"] = .string(connection.keyingMaterial.profile.name)
+            transportStats["dtlsRole"] = .string(negotiated.role.rawValue)
+            transportStats["dtlsCipher"] = .string(negotiated.cipherSuite)
+            transportStats["srtpCipher"] = .string(negotiated.srtpProfile)
         }
         transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
         transportStats["srtpBeforeKeyingDropped"] = .int(counters.earlyDropped)

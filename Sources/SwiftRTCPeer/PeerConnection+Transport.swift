@@ -212,7 +212,7 @@ extension PeerConnection {
         guard let transport else { return }
         do throws(PeerConnectionError) {
             try transport.startSRTP(info)
-            dtlsConnection = info
+            dtlsNegotiated = (info.role, info.cipherSuite, info.keyingMaterial.profile.name)
             if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
             dtlsState = .connected
         } catch {

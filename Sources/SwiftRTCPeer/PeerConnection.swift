@@ -111,8 +111,9 @@ public actor PeerConnection {
     var dtlsStarted = false
     var iceState: IceConnectionState = .new
     var dtlsState: DtlsState = .new
-    /// What the DTLS handshake negotiated (role, cipher suite, SRTP profile), once connected.
-    var dtlsConnection: DtlsConnectionInfo?
+    /// What the DTLS handshake negotiated, by IANA name, once connected (for the transport
+    /// stats; the keys stay with the SRTP session).
+    var dtlsNegotiated: (role: DtlsRole, cipherSuite: String, srtpProfile: String)?
     var startedAt: ContinuousClock.Instant?
     /// Time from the transport's start to ICE connected, and to DTLS connected.
     public internal(set) var iceConnectedAfter: Duration?
