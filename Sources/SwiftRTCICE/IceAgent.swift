@@ -5,9 +5,9 @@
 // Control plane and data plane are separate (DESIGN.md, "Two planes"):
 //
 // - Each agent is bound, round-robin, to one thread of a `TransportThreadPool` (one thread
-//   per core but one by default, shared by every agent of the process). That thread runs a GLib main
-//   loop on its own GMainContext; libnice attaches the agent's sockets, check timers and
-//   TURN refreshes there, and the agent's consent timer runs there too.
+//   per core but one by default, shared by every agent of the process). That thread runs a
+//   GLib main loop on its own GMainContext; libnice attaches the agent's sockets, check
+//   timers and TURN refreshes there, and the agent's consent timer runs there too.
 // - Receiving: libnice reads a datagram on that thread and calls the agent's receive
 //   function (`nice_agent_attach_recv`) there, which hands it synchronously to the agent's
 //   `DatagramDemultiplexer` (RFC 7983) and on to the DTLS / RTP / RTCP handler, still on that
