@@ -13,8 +13,8 @@ extension DtlsTransport {
         }
     }
 
-    /// The timer: the handshake's retransmission time while connecting, the last flight's
-    /// resend time once connected.
+    /// The timer: the handshake's retransmission or resend time while connecting, the last
+    /// flight's resend time once connected.
     func timerFired() {
         switch currentState {
         case .connecting: handshake()
@@ -31,14 +31,18 @@ extension DtlsTransport {
         repeat {
             flightCapture = []
             result = gnutls_handshake(session)
+            noteHandshakeFlight(flightCapture ?? [])
             rounds += 1
         } while result < 0 && gnutls_error_is_fatal(result) == 0 && !inbox.isEmpty && rounds <= Self.inboxLimit
         defer { flightCapture = nil }
         if result == 0 {
             completeHandshake()
         } else if gnutls_error_is_fatal(result) == 0 {
-            // AGAIN, INTERRUPTED or a warning alert: wait for data or the retransmission time.
-            timer?.schedule(deadline: .now() + .milliseconds(Int(gnutls_dtls_get_timeout(session))))
+            // AGAIN, INTERRUPTED or a warning alert: wait for data, GnuTLS's retransmission
+            // time or our own resend of the last flight, whichever comes first.
+            let retransmission = DispatchTime.now() + .milliseconds(Int(gnutls_dtls_get_timeout(session)))
+            let resend = resendHandshakeFlightIfDue() ?? retransmission
+            timer?.schedule(deadline: min(retransmission, resend))
         } else {
             failHandshake(result)
         }

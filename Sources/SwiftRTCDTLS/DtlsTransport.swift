@@ -93,8 +93,13 @@ public final class DtlsTransport: @unchecked Sendable {
     var recordBuffer = [UInt8](repeating: 0, count: 2048)
     /// What the current `gnutls_handshake` call sent, while one runs (nil otherwise).
     var flightCapture: [[UInt8]]?
+    /// While connecting: the last flight this end sent and when it last went out
+    /// (DtlsTransport+FlightResends.swift).
+    var handshakeFlight: [[UInt8]] = []
+    var handshakeFlightSentAt = DispatchTime.now()
+    var handshakeFlightResendCount = 0
     /// The datagrams of the handshake's last flight, if this end sent it, until the peer
-    /// confirms it has the keys (DtlsTransport+LastFlight.swift).
+    /// confirms it has the keys (DtlsTransport+FlightResends.swift).
     var lastFlight: [[UInt8]] = []
     var lastFlightResendCount = 0
 

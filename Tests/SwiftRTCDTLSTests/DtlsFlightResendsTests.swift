@@ -2,9 +2,10 @@ import Synchronization
 import Testing
 import SwiftRTCDTLS
 
-/// The end that sends the handshake's last flight (our server) resends it until the peer shows
-/// it has the keys, so a lost last flight does not wait for the peer's doubling timer.
-@Suite struct DtlsLastFlightTests {
+/// Flights resent by our transport on top of GnuTLS's doubling retransmissions: while
+/// connecting, never more than 1 s apart; once connected, the last flight until the peer shows
+/// it has the keys.
+@Suite struct DtlsFlightResendsTests {
     /// The (content type, epoch) of each record in a datagram (RFC 6347 §4.1 record header).
     static func records(_ datagram: [UInt8]) -> [(type: UInt8, epoch: UInt16)] {
         var found: [(UInt8, UInt16)] = []
@@ -14,6 +15,52 @@ import SwiftRTCDTLS
             offset += 13 + (Int(datagram[offset + 11]) << 8 | Int(datagram[offset + 12]))
         }
         return found
+    }
+
+    /// The first handshake message type in each epoch-0 handshake record of a datagram.
+    static func handshakeTypes(_ datagram: [UInt8]) -> [UInt8] {
+        var types: [UInt8] = []
+        var offset = 0
+        while offset + 14 <= datagram.count {
+            let epoch = UInt16(datagram[offset + 3]) << 8 | UInt16(datagram[offset + 4])
+            if datagram[offset] == 22 && epoch == 0 { types.append(datagram[offset + 13]) }
+            offset += 13 + (Int(datagram[offset + 11]) << 8 | Int(datagram[offset + 12]))
+        }
+        return types
+    }
+
+    /// The server's second flight (ServerHello ... ServerHelloDone) is lost eight times, and
+    /// every copy of the client's ClientHello after the first is lost too, so only the server
+    /// can bring its flight again. GnuTLS alone (first retransmission after the tests' 50 ms,
+    /// then doubling) would send the ninth copy 12.75 s after the first, after the 8 s
+    /// handshake timeout (checked: the handshake then fails); with the resends never more than
+    /// 1 s apart, the ninth goes out about 4.2 s after the first.
+    @Test func lostFlightIsResentWithinASecond() async throws {
+        let serverHellos = Mutex(0)
+        let clientHellos = Mutex(0)
+        let link = MemoryDatagramLink(
+            dropFromA: { _, bytes in
+                guard Self.handshakeTypes(bytes).contains(1) else { return false }
+                return clientHellos.withLock { count in
+                    count += 1
+                    return count > 1
+                }
+            },
+            dropFromB: { _, bytes in
+                guard Self.handshakeTypes(bytes).contains(2) else { return false }
+                return serverHellos.withLock { count in
+                    count += 1
+                    return count <= 8
+                }
+            })
+        var (clientConfiguration, serverConfiguration) = try pairConfigurations()
+        clientConfiguration.handshakeTimeout = .seconds(8)
+        serverConfiguration.handshakeTimeout = .seconds(8)
+        let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
+        let (c, s) = await handshake(client, server)
+        #expect(try c.get().keyingMaterial.local.key == s.get().keyingMaterial.remote.key)
+        #expect(serverHellos.withLock { $0 } >= 9)
+        #expect(server.handshakeFlightResends >= 1, "the server's own resends brought its flight")
     }
 
     /// The server's last flight (ChangeCipherSpec, Finished) is lost three times, and every
