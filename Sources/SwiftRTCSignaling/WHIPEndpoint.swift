@@ -4,20 +4,53 @@ import Logging
 import Synchronization
 import SwiftRTCCore
 
+/// What the connection of a ``WHIPEndpointSession`` did, as the endpoint watches it.
+public enum WHIPSessionConnectionState: Sendable, Hashable {
+    /// Not connected yet (ICE or DTLS under way), or lost for a while.
+    case connecting
+    /// Connected (ICE and DTLS): the connect timeout no longer applies.
+    case connected
+    /// Failed for good (ICE or DTLS): the endpoint ends the session.
+    case failed
+}
+
 /// One session a ``WHIPEndpoint`` created for a POSTed offer: whatever carries the call
-/// (a peer connection, a recorder...). The endpoint ends it on `DELETE` of its session URL.
+/// (a peer connection, a recorder...). The endpoint ends it on `DELETE` of its session URL,
+/// when it has not connected within ``WHIPEndpoint/Configuration/connectTimeout``, and when
+/// its connection failed.
 public protocol WHIPEndpointSession: Sendable {
-    /// Ends the call and frees what it holds. Called once, by `DELETE` or ``WHIPEndpoint/endAllSessions()``.
+    /// Ends the call and frees what it holds. Called once: by `DELETE`, by the endpoint when
+    /// the session did not connect in time or failed, or by ``WHIPEndpoint/endAllSessions()``.
     func end() async
+
+    /// The session's connection state: the current one, then each change. The endpoint
+    /// follows it from the moment the session is created; the stream may end when the session
+    /// can tell no more (the endpoint then keeps only the connect timeout, if not connected).
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState>
 }
 
 /// An answerer can throw this to reject an offer it cannot take as the client's fault:
-/// the endpoint answers `400 Bad Request` with `reason` (other errors answer `500`).
+/// the endpoint answers `400 Bad Request` (``Kind/malformed``) or `422 Unprocessable Content`
+/// (``Kind/unusable``) with `reason` (other errors answer `500`).
 public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Why, in words; sent to the client in the `400` body.
+    /// What is wrong with the offer, which decides the status code.
+    public enum Kind: Sendable, Hashable {
+        /// The offer does not parse or breaks the SDP/JSEP rules: `400 Bad Request`.
+        case malformed
+        /// The offer parses but there is nothing to take in it (no media section this side
+        /// can accept, no usable codec): `422 Unprocessable Content`.
+        case unusable
+    }
+
+    /// Why, in words; sent to the client in the response body.
     public var reason: String
-    /// Rejects the offer for `reason`.
-    public init(_ reason: String) { self.reason = reason }
+    /// What is wrong: the status code the client gets.
+    public var kind: Kind
+    /// Rejects the offer for `reason` (`400` unless `kind` is ``Kind/unusable``).
+    public init(_ reason: String, kind: Kind = .malformed) {
+        self.reason = reason
+        self.kind = kind
+    }
     public var description: String { "offer rejected: \(reason)" }
 }
 
@@ -26,11 +59,20 @@ public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConverti
 /// - `POST <path>` with an `application/sdp` offer calls the answerer and replies `201 Created`
 ///   with its answer (`Content-Type: application/sdp`) and `Location: <path>/<id>`;
 ///   another content type is `415`, an empty or non-SDP body `400`, a body over
-///   ``Configuration/maxOfferBytes`` `413`, a ``WHIPOfferRejected`` from the answerer `400`, any other
-///   error of the answerer `500`.
+///   ``Configuration/maxOfferBytes`` `413` (refused from its `Content-Length`, or as soon as
+///   more arrived: the body is never read past the limit), a ``WHIPOfferRejected`` from the
+///   answerer `400` or `422`, any other error of the answerer `500`.
+/// - With ``Configuration/maxSessions`` sessions open (or being answered) a further offer is
+///   `503 Service Unavailable`, with ``Configuration/maxSessionsPerAddress`` of them from the
+///   same client address `429 Too Many Requests`; both carry `Retry-After`.
+/// - A session that is not connected within ``Configuration/connectTimeout`` of its creation,
+///   or whose connection failed, is ended and forgotten (a `DELETE` for it then gets `404`).
 /// - `DELETE <path>/<id>` ends that session and replies `200 OK`; an unknown id is `404`.
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
-/// - With ``Configuration/bearerToken`` set, requests without that token are `401`.
+/// - With ``Configuration/bearerToken`` set, requests without that token are `401` (the token
+///   is compared in constant time and never logged).
+///
+/// Each refusal and each session the endpoint ends itself is counted in ``stats``.
 ///
 /// The endpoint knows nothing of SDP or peer connections: the answerer does the offer/answer
 /// (non-trickle WHIP: the answer must carry all candidates) and returns the session to end later.
@@ -38,8 +80,18 @@ public final class WHIPEndpoint: Sendable {
     /// Answers an offer: returns the complete SDP answer and the session it created.
     public typealias Answerer = @Sendable (_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession)
 
-    /// Where and how the endpoint listens.
-    public struct Configuration: Sendable, Hashable {
+    /// Where and how the endpoint listens, and its limits.
+    public struct Configuration: Sendable, Hashable, CustomStringConvertible {
+        /// The default ``maxOfferBytes``: 128 KiB (a browser's offer with every candidate is
+        /// a few KiB).
+        public static let defaultMaxOfferBytes = 128 * 1024
+        /// The default ``maxSessions``: 64 sessions open at once.
+        public static let defaultMaxSessions = 64
+        /// The default ``maxSessionsPerAddress``: 8 sessions from one client address.
+        public static let defaultMaxSessionsPerAddress = 8
+        /// The default ``connectTimeout``: 15 s from the answer to a connected session.
+        public static let defaultConnectTimeout = Duration.seconds(15)
+
         /// The address to listen on (default 127.0.0.1).
         public var host: String
         /// The TCP port; 0 picks a free one (see ``WHIPEndpoint/run(onListening:)``).
@@ -50,24 +102,102 @@ public final class WHIPEndpoint: Sendable {
         public var maxOfferBytes: Int
         /// When set, every request must carry `Authorization: Bearer <token>`.
         public var bearerToken: String?
+        /// The most sessions open at once, counting the offers being answered (`503` above).
+        public var maxSessions: Int
+        /// The most sessions open at once for one client IP address, counting the offers
+        /// being answered (`429` above).
+        public var maxSessionsPerAddress: Int
+        /// How long a session may take to connect after its answer went out; it is ended then.
+        public var connectTimeout: Duration
 
         /// Listens on `host:port` at `path`.
         public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/whip",
-                    maxOfferBytes: Int = 128 * 1024, bearerToken: String? = nil) {
+                    maxOfferBytes: Int = Configuration.defaultMaxOfferBytes, bearerToken: String? = nil,
+                    maxSessions: Int = Configuration.defaultMaxSessions,
+                    maxSessionsPerAddress: Int = Configuration.defaultMaxSessionsPerAddress,
+                    connectTimeout: Duration = Configuration.defaultConnectTimeout) {
             self.host = host
             self.port = port
             self.path = path
             self.maxOfferBytes = maxOfferBytes
             self.bearerToken = bearerToken
+            self.maxSessions = maxSessions
+            self.maxSessionsPerAddress = maxSessionsPerAddress
+            self.connectTimeout = connectTimeout
+        }
+
+        /// The configuration in one line; says whether a token is set, never the token.
+        public var description: String {
+            "WHIP endpoint \(host):\(port)\(path), token \(bearerToken == nil ? "none" : "set"), offers up to \(maxOfferBytes) bytes, "
+                + "\(maxSessions) sessions (\(maxSessionsPerAddress) per address), connect timeout \(connectTimeout)"
         }
     }
+
+    /// What the endpoint did since it was created: sessions, and the requests it refused.
+    public struct Stats: Sendable, Hashable, CustomStringConvertible {
+        /// Sessions created (`201`).
+        public var sessionsCreated = 0
+        /// Sessions ended by the client's `DELETE`.
+        public var endedByClient = 0
+        /// Sessions ended because they did not connect within the connect timeout.
+        public var timedOut = 0
+        /// Sessions ended because their connection failed.
+        public var failed = 0
+        /// Offers refused with `503` because ``Configuration/maxSessions`` were open.
+        public var rejectedSessionLimit = 0
+        /// Offers refused with `429` because ``Configuration/maxSessionsPerAddress`` were open
+        /// for the client's address.
+        public var rejectedAddressLimit = 0
+        /// Requests refused with `401` (no or a wrong bearer token).
+        public var unauthorized = 0
+        /// Requests refused as the client's fault: `400`, `405`, `413`, `415`, `422`.
+        public var badRequests = 0
+        /// Offers the answerer failed on (`500`).
+        public var answererErrors = 0
+
+        /// A stats of zeros.
+        public init() {}
+
+        /// The counters on one line, `name=value` each.
+        public var description: String {
+            "created=\(sessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) "
+                + "rejected_session_limit=\(rejectedSessionLimit) rejected_address_limit=\(rejectedAddressLimit) "
+                + "unauthorized=\(unauthorized) bad_requests=\(badRequests) answerer_errors=\(answererErrors)"
+        }
+    }
+
+    /// How long a client refused for a limit is asked to wait (`Retry-After`, seconds).
+    public static let retryAfterSeconds = 5
 
     /// Where and how it listens (the path normalised to `/segment`).
     public let configuration: Configuration
     /// `Accept-Post` (RFC 5023 §8.2; RFC 9725 uses it in the OPTIONS reply).
     private static let acceptPost = HTTPFields.Element.Name("Accept-Post")!
+
+    /// An open session: the client address it counts against, and the task that ends it
+    /// when it does not connect in time or fails.
+    private struct Entry {
+        let session: any WHIPEndpointSession
+        let address: String
+        let watcher: Task<Void, Never>
+    }
+
+    private struct State {
+        var sessions: [String: Entry] = [:]
+        /// Open sessions plus offers being answered: what the limits count.
+        var admitted = 0
+        var admittedByAddress: [String: Int] = [:]
+        var stats = Stats()
+
+        mutating func release(_ address: String) {
+            admitted -= 1
+            let left = (admittedByAddress[address] ?? 1) - 1
+            admittedByAddress[address] = left > 0 ? left : nil
+        }
+    }
+
     private let answerer: Answerer
-    private let sessions = Mutex<[String: any WHIPEndpointSession]>([:])
+    private let state = Mutex(State())
     private let logger = SwiftRTCLogging.logger("whip")
 
     /// An endpoint that answers each POSTed offer with `answerer`.
@@ -82,14 +212,19 @@ public final class WHIPEndpoint: Sendable {
 
     /// The ids of the sessions that are open (created and not yet ended).
     public var sessionIDs: [String] {
-        sessions.withLock { Array($0.keys) }
+        state.withLock { Array($0.sessions.keys) }
+    }
+
+    /// The counters: sessions created and ended, requests refused and why.
+    public var stats: Stats {
+        state.withLock { $0.stats }
     }
 
     /// Runs the HTTP server until the calling task is cancelled. `onListening` gets the
     /// endpoint's URL (with the port actually bound) once the server accepts connections.
     /// Sessions still open when it returns are not ended: call ``endAllSessions()``.
     public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: WHIPRequestContext.self)
         addRoutes(to: router)
         // Hummingbird logs every request at debug, its start at info and its stop by
         // cancellation as an error: quiet unless verbose logging is on (failures to listen
@@ -114,19 +249,41 @@ public final class WHIPEndpoint: Sendable {
 
     /// Ends every open session (e.g. when the server stops) and forgets them.
     public func endAllSessions() async {
-        let open = sessions.withLock { sessions in
-            defer { sessions.removeAll() }
-            return Array(sessions.values)
+        let open = state.withLock { state in
+            defer {
+                for entry in state.sessions.values { state.release(entry.address) }
+                state.sessions.removeAll()
+            }
+            return Array(state.sessions.values)
         }
-        for session in open { await session.end() }
+        for entry in open {
+            entry.watcher.cancel()
+            await entry.session.end()
+        }
+    }
+
+    /// Whether `presented` equals `expected`, comparing every byte: the time taken depends on
+    /// the length of `presented` only (the client's own), never on where the two differ nor
+    /// on `expected`'s length, so a client cannot find the token byte by byte by timing.
+    static func constantTimeEquals(_ presented: String, _ expected: String) -> Bool {
+        let presented = Array(presented.utf8), expected = Array(expected.utf8)
+        guard !expected.isEmpty else { return presented.isEmpty }
+        var difference = UInt64(truncatingIfNeeded: presented.count ^ expected.count)
+        var index = 0
+        for byte in presented {
+            difference |= UInt64(byte ^ expected[index])
+            index += 1
+            if index == expected.count { index = 0 }
+        }
+        return difference == 0
     }
 
     // MARK: - Routes
 
-    private func addRoutes(to router: Router<BasicRequestContext>) {
+    private func addRoutes(to router: Router<WHIPRequestContext>) {
         let path = RouterPath(configuration.path)
         let sessionPath = RouterPath(configuration.path + "/:id")
-        router.post(path) { [self] request, _ in try await self.post(request) }
+        router.post(path) { [self] request, context in try await self.post(request, from: context.clientAddress) }
         router.on(path, method: .options) { [self] request, _ in
             if let denied = self.unauthorized(request) { return denied }
             return Response(status: .noContent, headers: [.allow: "POST, OPTIONS", Self.acceptPost: "application/sdp"])
@@ -136,53 +293,67 @@ public final class WHIPEndpoint: Sendable {
             let id = context.parameters.get("id") ?? ""
             return await self.endSession(id: id)
         }
-        router.post(sessionPath) { _, _ in
-            Self.text(.methodNotAllowed, "POST the offer to the endpoint, not to a session URL", headers: [.allow: "DELETE"])
+        router.post(sessionPath) { [self] _, _ in
+            self.refused(.methodNotAllowed, "POST the offer to the endpoint, not to a session URL", headers: [.allow: "DELETE"])
         }
-        router.patch(sessionPath) { _, _ in
-            Self.text(.methodNotAllowed, "trickle ICE (PATCH) is not supported: put all candidates in the offer", headers: [.allow: "DELETE"])
+        router.patch(sessionPath) { [self] _, _ in
+            self.refused(.methodNotAllowed, "trickle ICE (PATCH) is not supported: put all candidates in the offer", headers: [.allow: "DELETE"])
         }
     }
 
-    private func post(_ request: Request) async throws -> Response {
+    private func post(_ request: Request, from address: String) async throws -> Response {
         if let denied = unauthorized(request) { return denied }
         guard let contentType = request.headers[.contentType], WHIPClient.isSDP(contentType) else {
-            return Self.text(.unsupportedMediaType, "Content-Type must be application/sdp", headers: [Self.acceptPost: "application/sdp"])
+            return refused(.unsupportedMediaType, "Content-Type must be application/sdp", headers: [Self.acceptPost: "application/sdp"])
         }
         let limit = configuration.maxOfferBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-            return Self.text(.contentTooLarge, "offer of \(length) bytes is over the limit of \(limit) bytes")
+            return refused(.contentTooLarge, "offer of \(length) bytes is over the limit of \(limit) bytes")
         }
         var request = request
         let body: ByteBuffer
         do {
+            // Stops reading at the limit (a chunked body has no Content-Length to refuse first).
             body = try await request.collectBody(upTo: limit)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            return Self.text(.contentTooLarge, "offer is over the limit of \(limit) bytes")
+            return refused(.contentTooLarge, "offer is over the limit of \(limit) bytes")
         } catch {
-            return Self.text(.badRequest, "cannot read the offer body: \(error)")
+            return refused(.badRequest, "cannot read the offer body: \(error)")
         }
         guard let offer = String(validating: body.readableBytesView, as: UTF8.self) else {
-            return Self.text(.badRequest, "the offer is not UTF-8")
+            return refused(.badRequest, "the offer is not UTF-8")
         }
         // An SDP starts with its version line (RFC 8866 §5).
         guard offer.hasPrefix("v=0") else {
-            return Self.text(.badRequest, offer.isEmpty ? "empty offer" : "the body is not an SDP offer (no v=0 first line)")
+            return refused(.badRequest, offer.isEmpty ? "empty offer" : "the body is not an SDP offer (no v=0 first line)")
         }
+        if let full = admit(address) { return full }
         let answer: String
         let session: any WHIPEndpointSession
         do {
             (answer, session) = try await answerer(offer)
         } catch let rejected as WHIPOfferRejected {
+            state.withLock { $0.release(address) }
             logger.info("WHIP offer rejected: \(rejected.reason)")
-            return Self.text(.badRequest, rejected.description)
+            return refused(rejected.kind == .unusable ? .unprocessableContent : .badRequest, rejected.description)
         } catch {
+            state.withLock {
+                $0.release(address)
+                $0.stats.answererErrors += 1
+            }
             logger.error("WHIP answerer failed: \(error)")
             return Self.text(.internalServerError, "cannot answer the offer: \(error)")
         }
         let id = UUID().uuidString.lowercased()
-        sessions.withLock { $0[id] = session }
-        logger.info("WHIP session \(id) created")
+        let timeout = configuration.connectTimeout
+        let open = state.withLock { state in
+            // The watcher takes the lock only once it has something to end: after this returns.
+            let watcher = Task { [weak self] in _ = await self?.watch(id, session, timeout: timeout) }
+            state.sessions[id] = Entry(session: session, address: address, watcher: watcher)
+            state.stats.sessionsCreated += 1
+            return state.sessions.count
+        }
+        logger.info("WHIP session \(id) created (\(open) open)")
         return Response(
             status: .created,
             headers: [.contentType: "application/sdp", .location: "\(configuration.path)/\(id)", .eTag: "\"\(id)\""],
@@ -190,24 +361,141 @@ public final class WHIPEndpoint: Sendable {
         )
     }
 
+    /// Counts an offer from `address` against the limits; nil when it may be answered (the
+    /// slot is taken: release it if no session comes of it), else the refusal to send.
+    private func admit(_ address: String) -> Response? {
+        let (maxSessions, maxPerAddress) = (configuration.maxSessions, configuration.maxSessionsPerAddress)
+        let refusal: HTTPResponse.Status? = state.withLock { state in
+            if state.admitted >= maxSessions {
+                state.stats.rejectedSessionLimit += 1
+                return .serviceUnavailable
+            }
+            if state.admittedByAddress[address, default: 0] >= maxPerAddress {
+                state.stats.rejectedAddressLimit += 1
+                return .tooManyRequests
+            }
+            state.admitted += 1
+            state.admittedByAddress[address, default: 0] += 1
+            return nil
+        }
+        guard let refusal else { return nil }
+        let retryAfter: HTTPFields = [.retryAfter: "\(Self.retryAfterSeconds)"]
+        if refusal == .serviceUnavailable {
+            logger.info("WHIP offer refused: \(maxSessions) sessions open")
+            return Self.text(refusal, "the endpoint has \(maxSessions) sessions open, its limit: retry later", headers: retryAfter)
+        }
+        logger.info("WHIP offer from \(address) refused: \(maxPerAddress) sessions open for that address")
+        return Self.text(refusal, "\(maxPerAddress) sessions are open from your address, the limit: retry later", headers: retryAfter)
+    }
+
+    /// Follows session `id`'s connection: ends it when it is not connected `timeout` after
+    /// its creation or when it fails. Cancelled when the session is ended otherwise.
+    private func watch(_ id: String, _ session: any WHIPEndpointSession, timeout: Duration) async {
+        let states = await session.connectionStates()
+        let connected = ConnectedFlag()
+        let outcome: WatchOutcome? = await withTaskGroup(of: WatchOutcome?.self) { group in
+            group.addTask {
+                for await state in states {
+                    switch state {
+                    case .connected: connected.set()
+                    case .failed: return .failed
+                    case .connecting: break
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return nil }
+                return connected.isSet ? nil : .timedOut
+            }
+            while let result = await group.next() {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            return nil
+        }
+        guard let outcome, !Task.isCancelled else { return }
+        let entry = state.withLock { state -> Entry? in
+            guard let entry = state.sessions.removeValue(forKey: id) else { return nil }
+            state.release(entry.address)
+            switch outcome {
+            case .timedOut: state.stats.timedOut += 1
+            case .failed: state.stats.failed += 1
+            }
+            return entry
+        }
+        guard let entry else { return }
+        await entry.session.end()
+        switch outcome {
+        case .timedOut: logger.info("WHIP session \(id) ended: not connected within \(timeout)")
+        case .failed: logger.info("WHIP session \(id) ended: its connection failed")
+        }
+    }
+
+    private enum WatchOutcome: Sendable { case timedOut, failed }
+
+    /// Whether a watched session has connected (set once, read by the timer).
+    private final class ConnectedFlag: Sendable {
+        private let value = Mutex(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
+    }
+
     private func endSession(id: String) async -> Response {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else {
+        guard let entry = state.withLock({ state -> Entry? in
+            guard let entry = state.sessions.removeValue(forKey: id) else { return nil }
+            state.release(entry.address)
+            state.stats.endedByClient += 1
+            return entry
+        }) else {
             return Self.text(.notFound, "no WHIP session \(id)")
         }
-        await session.end()
+        entry.watcher.cancel()
+        await entry.session.end()
         logger.info("WHIP session \(id) ended by DELETE")
         return Response(status: .ok)
     }
 
     private func unauthorized(_ request: Request) -> Response? {
         guard let token = configuration.bearerToken else { return nil }
-        if request.headers[.authorization] == "Bearer \(token)" { return nil }
+        let presented = request.headers[.authorization].flatMap(Self.bearerCredentials) ?? ""
+        if Self.constantTimeEquals(presented, token) { return nil }
+        state.withLock { $0.stats.unauthorized += 1 }
         return Self.text(.unauthorized, "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header (the scheme in any case,
+    /// RFC 9110 §11.1); nil for another scheme.
+    static func bearerCredentials(_ header: String) -> String? {
+        let scheme = "bearer "
+        guard header.utf8.count > scheme.utf8.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
+        return String(header.dropFirst(scheme.count).drop { $0 == " " })
+    }
+
+    /// A plain-text reply for a request refused as the client's fault, counted in ``Stats/badRequests``.
+    private func refused(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
+        state.withLock { $0.stats.badRequests += 1 }
+        return Self.text(status, message, headers: headers)
     }
 
     private static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "text/plain; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+/// The request context of ``WHIPEndpoint``'s routes: Hummingbird's, plus the client's IP
+/// address (from the connection, not from any header) that the per-address limit counts.
+struct WHIPRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The client's IP address without its port; `unknown` when the channel has none.
+    let clientAddress: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }

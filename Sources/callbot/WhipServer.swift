@@ -223,6 +223,26 @@ final class ServerSession: WHIPEndpointSession {
         self.recorder = recorder
     }
 
+    /// The connection's state for the endpoint: connected, failed, or not yet (the
+    /// endpoint ends a session that does not connect in time or fails).
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
+        let states = await monitor.connection.connectionStates()
+        let (stream, continuation) = AsyncStream.makeStream(of: WHIPSessionConnectionState.self, bufferingPolicy: .bufferingNewest(8))
+        let follower = Task {
+            for await state in states {
+                switch state {
+                case .connected: continuation.yield(.connected)
+                case .failed: continuation.yield(.failed)
+                case .closed: continuation.finish()
+                case .new, .connecting, .disconnected: continuation.yield(.connecting)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in follower.cancel() }
+        return stream
+    }
+
     func end() async {
         media.stop()
         if let problem = await recorder?.finish() {

@@ -16,6 +16,10 @@ final class RecordingSession: WHIPEndpointSession {
     init(offer: String) { self.offer = offer }
     var endCount: Int { ended.withLock { $0 } }
     func end() async { ended.withLock { $0 += 1 } }
+    /// Connected at once: only `DELETE` ends it.
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
+        AsyncStream { $0.yield(.connected); $0.finish() }
+    }
 }
 
 /// Real SDP on both sides: offers from JSEP.createOffer, answers from JSEP.createAnswer.
