@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func chromeCaptureStreamsAndRTCP() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
+        let url = Fixtures.own.appendingPathComponent("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
         let analysis = CaptureAnalysis.analyze(try Fixtures.datagrams(url), codecs: [96: "VP8", 111: "opus", 97: "rtx"])
         #expect(analysis.streams.map(\.ssrc) == [2_398_385_326, 598_342_781, 765_957_555])
         let video = analysis.streams[2]

@@ -1,16 +1,18 @@
 import Foundation
 @testable import SwiftRTCRTP
 
-/// Paths and loaders for the recorded fixtures (this package's `Fixtures/` and `../shared/fixtures`).
+/// Paths and loaders for the recorded fixtures in this package's `Fixtures/`.
 enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let own = packageRoot.appendingPathComponent("Fixtures/rtp")
-    static let shared = packageRoot.appendingPathComponent("../shared/fixtures").standardized
+    /// `Fixtures/`, with `rtp/`, `sdp/` and `vectors/` in it.
+    static let directory = packageRoot.appendingPathComponent("Fixtures")
+    /// `Fixtures/rtp`: the captures and packets.
+    static let own = directory.appendingPathComponent("rtp")
 
     static func bytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
 
     static func aiortc(_ name: String) throws -> [UInt8] {
-        try bytes(shared.appendingPathComponent("rtp/packets/aiortc/\(name)"))
+        try bytes(own.appendingPathComponent("packets/aiortc/\(name)"))
     }
 
     static func json(_ url: URL) throws -> [String: Any] {

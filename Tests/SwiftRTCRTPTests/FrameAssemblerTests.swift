@@ -109,9 +109,9 @@ import Testing
         #expect(survivors.count < expected.frames.count && survivors.count > 0)
     }
 
-    /// The shared GStreamer capture: 90 frames (fixtures README), 320x240.
-    @Test func sharedGStreamerCapture() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/gstreamer-1.22-vp8-rtp-rtcp.pcap")
+    /// The GStreamer rtpbin capture: 90 frames (Fixtures/rtp/README.md), 320x240.
+    @Test func gstreamerRtpbinCapture() throws {
+        let url = Fixtures.own.appendingPathComponent("gstreamer-1.22-vp8-rtp-rtcp.pcap")
         let packets = try Fixtures.rtpPackets(url, ssrc: 1_608_188_619)
         let result = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: "VP8")
         #expect(result.frames.count == 90)
@@ -121,7 +121,7 @@ import Testing
 
     /// Chrome sends padding-only packets on the video SSRC: sequence fillers, never frames.
     @Test func chromePaddingPacketsAreNotFrames() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
+        let url = Fixtures.own.appendingPathComponent("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
         let packets = try Fixtures.rtpPackets(url, ssrc: 765_957_555)
         var padding = 0, ends = 0
         for bytes in packets {

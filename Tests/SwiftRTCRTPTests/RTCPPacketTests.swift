@@ -16,7 +16,7 @@ import Testing
 
     /// aiortc's RTCP files with the values aiortc's tests assert (expected.json).
     @Test func aiortcPacketsDecodeToTheExpectedValues() throws {
-        let expected = try Fixtures.json(Fixtures.shared.appendingPathComponent("rtp/packets/aiortc/expected.json"))["valid"] as! [String: [String: Any]]
+        let expected = try Fixtures.json(Fixtures.own.appendingPathComponent("packets/aiortc/expected.json"))["valid"] as! [String: [String: Any]]
 
         guard case let .senderReport(sr) = try #require(try parse(Fixtures.aiortc("rtcp_sr.bin")).first) else { Issue.record("not SR"); return }
         let srValues = expected["rtcp_sr.bin"]!
@@ -124,7 +124,7 @@ import Testing
     @Test(arguments: ["chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap", "firefox-153-to-aiortc-decrypted.pcap", "chrome-156-to-aiortc-decrypted.pcap", "gstreamer-1.22-vp8-rtp-rtcp.pcap"])
     func browserRTCP(file: String) throws {
         var names: [String: Int] = [:]
-        for datagram in try Fixtures.datagrams(Fixtures.shared.appendingPathComponent("rtp/\(file)")) {
+        for datagram in try Fixtures.datagrams(Fixtures.own.appendingPathComponent(file)) {
             let isRTCP = datagram.payload.withUnsafeBytes { RTPDemultiplexer.isRTCP($0) }
             guard isRTCP else { continue }
             let packets = try parse(datagram.payload)

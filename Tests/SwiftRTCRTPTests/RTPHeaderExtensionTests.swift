@@ -80,11 +80,11 @@ import Testing
 
     /// The header extensions of real Chrome packets, as decoded in vectors/rtp-payloads-real-*.json.
     @Test func chromePacketsMatchTheVectors() throws {
-        let vectors = try Fixtures.json(Fixtures.shared.appendingPathComponent("vectors/rtp-payloads-real-chrome-156-vp8-opus-hdrext.json"))
+        let vectors = try Fixtures.json(Fixtures.directory.appendingPathComponent("vectors/rtp-payloads-real-chrome-156-vp8-opus-hdrext.json"))
         let captures = vectors["captures"] as! [String: [String: Any]]
         var checked = 0
         for (name, capture) in captures {
-            let url = Fixtures.shared.appendingPathComponent("rtp/\(name).pcap")
+            let url = Fixtures.own.appendingPathComponent("\(name).pcap")
             let datagrams = try Fixtures.datagrams(url)
             for kind in ["vp8", "opus", "rtx"] {
                 for entry in capture[kind] as! [[String: Any]] {

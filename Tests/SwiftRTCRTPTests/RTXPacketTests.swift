@@ -26,7 +26,7 @@ import Testing
     /// Chrome's retransmissions in the capture unwrap to the very packets of the video stream
     /// they repair (same payload, timestamp and marker); padding-only probes have no OSN.
     @Test func chromeRetransmissionsUnwrapToTheOriginals() throws {
-        let url = Fixtures.shared.appendingPathComponent("rtp/chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
+        let url = Fixtures.own.appendingPathComponent("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
         var originals: [UInt16: [UInt8]] = [:]
         for bytes in try Fixtures.rtpPackets(url, ssrc: 765_957_555) {
             try bytes.withRTP { originals[$0.sequenceNumber] = Array($0.payload) + [$0.marker ? 1 : 0] + withUnsafeBytes(of: $0.timestamp) { Array($0) } }

@@ -4,7 +4,7 @@ import SwiftRTCSDP
 
 private let fixtures = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("../shared/fixtures/sdp")
+    .appendingPathComponent("Fixtures/sdp")
 
 /// Every `a=candidate` line that browsers and stacks wrote in the recorded SDPs.
 private func recordedCandidateLines() throws -> [String] {

@@ -3,7 +3,8 @@ import Testing
 import SwiftRTCSDP
 
 @Test func fixturesArePresent() {
-    // 50 shared SDPs + 10 beside the RTP captures + the ones recorded for this package.
+    // Fixtures/sdp: 50 from the 2026-11-21 lab recording and public repositories, plus the ones
+    // record.sh and the interop tests wrote; Fixtures/rtp: the 10 offers and answers of the captured calls.
     #expect(SDPFixtures.all.count >= 66)
 }
 

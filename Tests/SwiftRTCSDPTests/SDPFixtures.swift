@@ -1,21 +1,21 @@
 import Foundation
 import SwiftRTCSDP
 
-/// The recorded SDPs the tests read: `../shared/fixtures/sdp/*.sdp` and `rtp/*.sdp` beside
-/// the package, and this package's own `Fixtures/sdp/*.sdp`.
+/// The recorded SDPs the tests read: this package's `Fixtures/sdp/*.sdp` and the SDPs of the
+/// recorded calls in `Fixtures/rtp/*.sdp`.
 enum SDPFixtures {
     /// The package root, found from this file's path.
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let sharedFolders = ["sdp", "rtp"].map {
-        packageRoot.appendingPathComponent("../shared/fixtures").appendingPathComponent($0).standardizedFileURL
-    }
+    /// `Fixtures/sdp`: recorded offers and answers (and the scripts that record ours).
     static let ownFolder = packageRoot.appendingPathComponent("Fixtures/sdp")
+    /// `Fixtures/rtp`: the offers and answers of the recorded calls beside their captures.
+    static let callsFolder = packageRoot.appendingPathComponent("Fixtures/rtp")
 
-    /// Every fixture file: shared ones first, then ours.
+    /// Every fixture file, folder by folder, sorted by name in each.
     static var all: [URL] {
-        (sharedFolders + [ownFolder]).flatMap { folder in
+        [ownFolder, callsFolder].flatMap { folder in
             ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
                 .filter { $0.pathExtension == "sdp" }
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }
@@ -26,7 +26,7 @@ enum SDPFixtures {
     static var allNames: [String] { all.map(\.lastPathComponent) }
 
     static func url(_ name: String) -> URL {
-        all.first { $0.lastPathComponent == name } ?? sharedFolders[0].appendingPathComponent(name)
+        all.first { $0.lastPathComponent == name } ?? ownFolder.appendingPathComponent(name)
     }
 
     static func text(_ name: String) throws -> String {

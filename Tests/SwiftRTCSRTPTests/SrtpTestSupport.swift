@@ -4,10 +4,10 @@ import Foundation
 import Testing
 @testable import SwiftRTCSRTP
 
-/// `<package root>/../shared/fixtures`, from this file's path.
+/// `<package root>/Fixtures`, from this file's path.
 let fixturesDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    .appendingPathComponent("Fixtures")
 
 struct FixtureError: Error, CustomStringConvertible {
     var description: String

@@ -5,7 +5,6 @@ import Testing
 @Suite struct RtpInspectTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static func own(_ name: String) -> String { root.appendingPathComponent("Fixtures/rtp/\(name)").path }
-    static func shared(_ name: String) -> String { root.appendingPathComponent("../shared/fixtures/rtp/\(name)").standardized.path }
 
     @Test func linesReportTheProducersFrames() async throws {
         let vp8 = try await Callbot.run(["rtp", "inspect", Self.own("gstreamer-vp8.pcapng"), "--codec", "96=VP8"])
@@ -18,7 +17,7 @@ import Testing
     }
 
     @Test func jsonHasTheAgreedFieldsWithNulls() async throws {
-        let result = try await Callbot.run(["rtp", "inspect", "--json", Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
+        let result = try await Callbot.run(["rtp", "inspect", "--json", Self.own("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
                                       "--codec", "96=VP8", "--codec", "111=opus"])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -43,8 +42,8 @@ import Testing
     /// Payload types come from the call's own SDP: Chrome's offer maps 111 to opus, 96 to VP8
     /// and 97 to rtx; `--codec` overrides a mapping.
     @Test func sdpMapsPayloadTypes() async throws {
-        let capture = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
-        let offer = Self.shared("chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp")
+        let capture = Self.own("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
+        let offer = Self.own("chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp")
         let result = try await Callbot.run(["rtp", "inspect", capture, "--sdp", offer])
         #expect(result.status == 0)
         #expect(result.stdout.contains("pt=111 codec=opus packets=345 gaps=0 duplicates=0 frames=345 duration=6900ms"))

@@ -3,11 +3,12 @@ import Testing
 
 /// `callbot sdp check`, run as a user would on recorded SDPs.
 enum SDPFiles {
-    static let shared = URL(fileURLWithPath: #filePath)
+    /// `<package root>/Fixtures/sdp`, from this file's path.
+    static let folder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/fixtures/sdp").standardizedFileURL
+        .appendingPathComponent("Fixtures/sdp")
 
-    static func path(_ name: String) -> String { shared.appendingPathComponent(name).path }
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 }
 
 @Test func checkSummarizesEachMediaSection() async throws {

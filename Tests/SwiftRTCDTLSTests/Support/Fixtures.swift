@@ -1,12 +1,12 @@
 import Foundation
 
-/// `<package root>/../shared/fixtures`, found from this file's path.
+/// `<package root>/Fixtures`, found from this file's path.
 let fixturesDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // Support
     .deletingLastPathComponent()  // SwiftRTCDTLSTests
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()  // package root
-    .appendingPathComponent("../shared/fixtures").standardized
+    .appendingPathComponent("Fixtures")
 
 /// Bytes of a hex string (the fixtures' format); traps on bad hex, which only a broken
 /// fixture could contain.
