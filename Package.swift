@@ -97,6 +97,8 @@ let package = Package(
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
+            // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
+            .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
         .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),

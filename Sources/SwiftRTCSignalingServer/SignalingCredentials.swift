@@ -9,7 +9,8 @@ import Foundation
 /// - ``tokens(_:)``: each token stands for one user. The server keeps only the tokens'
 ///   SHA-256 digests and looks tokens up by digest.
 /// - ``users(_:)``: the token is `USER:PASSWORD`, checked against a ``PasswordHash`` per user
-///   (PBKDF2-HMAC-SHA256, salted).
+///   (PBKDF2-HMAC-SHA256, salted, at least ``PasswordHash/minimumIterations`` iterations).
+///   Each check costs a fraction of a second of CPU (``requiresPasswordCheck``).
 ///
 /// Files (``load(tokensFile:)``, ``load(usersFile:)``) hold one `USER:SECRET` entry a line;
 /// blank lines and lines starting with `#` are skipped.
@@ -50,7 +51,7 @@ public struct SignalingCredentials: Sendable {
         for user in users.keys where !isValidUserID(user) {
             throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
         }
-        let decoy = PasswordHash.make(password: "decoy", iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations)
+        let decoy = PasswordHash.decoy(iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations)
         return SignalingCredentials(storage: .users(users, decoy: decoy))
     }
 
@@ -70,6 +71,8 @@ public struct SignalingCredentials: Sendable {
     }
 
     /// Reads a users file: `USER:pbkdf2-sha256$ITERATIONS$SALT$KEY` lines (see ``PasswordHash``).
+    /// A hash with fewer than ``PasswordHash/minimumIterations`` iterations (a file written
+    /// before the minimum was raised to 600 000) is refused with the line and what to do.
     public static func load(usersFile path: String) throws(SignalingCredentialsError) -> SignalingCredentials {
         var users: [String: PasswordHash] = [:]
         for (number, user, secret) in try entries(ofFile: path) {
@@ -77,7 +80,7 @@ public struct SignalingCredentials: Sendable {
             do {
                 users[user] = try PasswordHash(parsing: secret)
             } catch {
-                throw .invalidEntry(file: path, line: number, "\(error) (write one with `callbot serve --hash-password`)")
+                throw .invalidEntry(file: path, line: number, "\(error) (write the line again with `callbot serve --hash-password \(user)`)")
             }
         }
         return try Self.users(users)
@@ -131,6 +134,14 @@ public struct SignalingCredentials: Sendable {
             }
             return hash.matches(password: password) ? user : nil
         }
+    }
+
+    /// Whether ``authenticate(token:)`` checks a password hash (``users(_:)``): a fraction of a
+    /// second of CPU per check, which the server runs off its pool and bounds in number.
+    /// Token lookups (``tokens(_:)``) cost one SHA-256.
+    public var requiresPasswordCheck: Bool {
+        if case .users = storage { return true }
+        return false
     }
 
     /// The users these credentials know, sorted.

@@ -3,53 +3,56 @@ import Testing
 import SwiftRTCSignaling
 @testable import SwiftRTCSignalingServer
 
-/// Password hashing (RFC 7914 §11 vectors and a hash made by Python's hashlib), credential
-/// files and their errors.
+/// Password hashing (swift-crypto's PBKDF2, a hash made by Python's hashlib, today's minimum
+/// iteration count), credential files and their errors. Every derivation costs 600 000
+/// iterations (about 0.3 s): the tests share hashes (``TestPasswords``) and check few passwords.
 @Suite struct CredentialsTests {
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    /// Python: `import hashlib,base64; s=b"python-made-salt"; print("pbkdf2-sha256$600000$" + base64.b64encode(s).decode()
+    /// + "$" + base64.b64encode(hashlib.pbkdf2_hmac("sha256", "pässword".encode(), s, 600000)).decode())`
+    static let pythonHash = "pbkdf2-sha256$600000$cHl0aG9uLW1hZGUtc2FsdA==$vH+RZynC/XZ+4frQjQ9QKagfvrmkesT76RGmUqgo02A="
+    /// The same with 1 000 iterations: a users file written before the minimum was raised.
+    static let oldPythonHash = "pbkdf2-sha256$1000$cHl0aG9uLW1hZGUtc2FsdA==$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY="
 
-    /// PBKDF2-HMAC-SHA256 vectors: the first of RFC 7914 §11 (its second, 80 000 iterations,
-    /// takes 10 s in a debug build) and a 2-block one from Python's hashlib; computed on a
-    /// thread of their own, off the cooperative pool.
-    @Test(arguments: [
-        ("passwd", "salt", 1, 64, "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"),
-        ("Password", "NaCl", 1_000, 40, "c27dad0abae39af4ebb9965719d584e8b4eb2ee69e1fc9f8f4784d1ca68696e28ffbab5f75a7f35d"),
-    ])
-    func pbkdf2MatchesRFC7914(password: String, salt: String, iterations: Int, length: Int, expected: String) async throws {
-        let derived = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: PasswordHash.pbkdf2SHA256(password: Array(password.utf8), salt: Array(salt.utf8),
-                                                                         iterations: iterations, length: length))
-            }
-        }
-        #expect(Self.hex(derived) == expected)
+    @Test func aHashWrittenByPythonHashlibVerifies() async throws {
+        let hash = try PasswordHash(parsing: Self.pythonHash)
+        #expect(hash.iterations == 600_000)
+        #expect(await TestPasswords.offPool { hash.matches(password: "pässword") })
+        #expect(await TestPasswords.offPool { !hash.matches(password: "password") })
+        #expect(hash.description == Self.pythonHash)
     }
 
-    @Test func aHashWrittenByPythonHashlibVerifies() throws {
-        // python3 -c 'import hashlib,base64; s=b"python-made-salt"; print("pbkdf2-sha256$1000$"
-        //   + base64.b64encode(s).decode() + "$" + base64.b64encode(hashlib.pbkdf2_hmac("sha256", "pässword".encode(), s, 1000)).decode())'
-        let hash = try PasswordHash(parsing: "pbkdf2-sha256$1000$cHl0aG9uLW1hZGUtc2FsdA==$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=")
-        #expect(hash.matches(password: "pässword"))
-        #expect(!hash.matches(password: "password"))
-        #expect(hash.description == "pbkdf2-sha256$1000$cHl0aG9uLW1hZGUtc2FsdA==$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=")
-    }
-
-    @Test func madeHashesAreSaltedAndRoundTrip() throws {
-        let one = PasswordHash.make(password: "secret", iterations: 1_000)
-        let two = PasswordHash.make(password: "secret", iterations: 1_000)
+    @Test func madeHashesAreSaltedAndRoundTrip() async throws {
+        let one = TestPasswords.erin
+        #expect(one.iterations == PasswordHash.minimumIterations)
+        #expect(one.salt.count == 16)
+        let two = await TestPasswords.offPool { PasswordHash.make(password: TestPasswords.erinPassword) }
         #expect(one.salt != two.salt)
         #expect(one.derivedKey != two.derivedKey)
         let parsed = try PasswordHash(parsing: one.description)
         #expect(parsed == one)
-        #expect(parsed.matches(password: "secret"))
+        #expect(await TestPasswords.offPool { parsed.matches(password: TestPasswords.erinPassword) })
+    }
+
+    /// A hash below 600 000 iterations is refused with what to do, even one that verified
+    /// before (the old minimum was 1 000).
+    @Test func aHashBelowTodaysMinimumIsRefused() {
+        #expect {
+            _ = try PasswordHash(parsing: Self.oldPythonHash)
+        } throws: { error in
+            (error as? PasswordHashError) == .tooFewIterations(1_000, minimum: 600_000)
+                && "\(error)".contains("below the minimum of 600000") && "\(error)".contains("hash the password again")
+        }
     }
 
     @Test(arguments: [
         ("sha256$1000$c2FsdHNhbHQ=$AAAA", "unknown scheme 'sha256'"),
-        ("pbkdf2-sha256$10$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '10'"),
+        ("pbkdf2-sha256$10$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "10 PBKDF2 iterations, below the minimum"),
+        ("pbkdf2-sha256$0$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '0'"),
+        ("pbkdf2-sha256$10000001$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '10000001'"),
+        ("pbkdf2-sha256$99999999999999999999$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '99999999999999999999'"),
         ("pbkdf2-sha256$many$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations 'many'"),
-        ("pbkdf2-sha256$1000$!!$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "salt"),
-        ("pbkdf2-sha256$1000$c2FsdHNhbHQ=$AAAA", "32 bytes"),
+        ("pbkdf2-sha256$600000$!!$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "salt"),
+        ("pbkdf2-sha256$600000$c2FsdHNhbHQ=$AAAA", "32 bytes"),
         ("plaintext-password", "expected pbkdf2-sha256$"),
     ])
     func badHashesSayWhatIsWrong(text: String, message: String) {
@@ -82,13 +85,14 @@ import SwiftRTCSignaling
         #expect(credentials.authenticate(token: "alice:alice-token-0123456789") == nil)
     }
 
-    @Test func aUsersFileAuthenticatesPasswords() throws {
-        let path = try Self.file("erin:\(PasswordHash.make(password: "pw of erin", iterations: 1_000))\n")
+    @Test func aUsersFileAuthenticatesPasswords() async throws {
+        let path = try Self.file("erin:\(TestPasswords.erin)\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let credentials = try SignalingCredentials.load(usersFile: path)
-        #expect(credentials.authenticate(token: "erin:pw of erin") == "erin")
-        #expect(credentials.authenticate(token: "erin:pw of bob") == nil)
-        #expect(credentials.authenticate(token: "bob:pw of erin") == nil)
+        #expect(credentials.requiresPasswordCheck)
+        #expect(await credentials.authenticateOffPool(token: "erin:\(TestPasswords.erinPassword)") == "erin")
+        #expect(await credentials.authenticateOffPool(token: "erin:pw of bob") == nil)
+        #expect(await credentials.authenticateOffPool(token: "bob:\(TestPasswords.erinPassword)") == nil)
     }
 
     @Test(arguments: [
@@ -100,7 +104,9 @@ import SwiftRTCSignaling
         (true, "alice:alice-token-0123456789\nalice:other-token-0123456789", ":2: user alice appears twice"),
         (true, "# nothing\n\n", "no USER:SECRET lines"),
         (false, "erin:secret", ":1: malformed password hash"),
-        (false, "\n\nerin:pbkdf2-sha256$1000$c2FsdHNhbHQ=$AAAA", ":3: malformed password hash"),
+        (false, "\n\nerin:pbkdf2-sha256$600000$c2FsdHNhbHQ=$AAAA", ":3: malformed password hash"),
+        (false, "erin:\(CredentialsTests.oldPythonHash)", ":1: password hash with 1000 PBKDF2 iterations, below the minimum of 600000"),
+        (false, "erin:\(CredentialsTests.oldPythonHash)", "`callbot serve --hash-password erin`"),
     ])
     func badFilesNameTheLineAndTheProblem(tokens: Bool, contents: String, message: String) throws {
         let path = try Self.file(contents)

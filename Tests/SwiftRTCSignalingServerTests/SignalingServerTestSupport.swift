@@ -16,6 +16,21 @@ enum TestUsers {
     }
 }
 
+/// A users-file password and its hash, written once (Python's hashlib, 600 000 iterations):
+/// each PBKDF2 derivation costs about 0.3 s (more in a debug build), so tests check few.
+enum TestPasswords {
+    static let erinPassword = "correct horse"
+    // The literal is a valid hash: this cannot throw.
+    static let erin = (try? PasswordHash(parsing: "pbkdf2-sha256$600000$ZXJpbi10ZXN0LXNhbHQtMQ==$2HA2rUS7LeGznxof+jPK05HeByHubTcSt/qx77bh3M0="))!
+
+    /// Runs CPU-heavy work (a password check) on a thread of its own, off the cooperative pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
+    }
+}
+
 struct TestTimeout: Error, CustomStringConvertible {
     var description: String
 }

@@ -47,8 +47,7 @@ import SwiftRTCSignaling
     }
 
     @Test func usersFilePasswordsAuthenticate() async throws {
-        let hash = PasswordHash.make(password: "correct horse", iterations: 2_000)
-        let credentials = try SignalingCredentials.users(["erin": hash])
+        let credentials = try SignalingCredentials.users(["erin": TestPasswords.erin])
         let server = try await RunningServer.start(credentials: credentials)
         let erin = try await WebSocketSignalingChannel.connect(to: server.url, token: "erin:correct horse")
         #expect(erin.userID == "erin")
