@@ -88,3 +88,94 @@ func rawRequest(_ url: URL, method: String, contentType: String?, body: Data?, h
     }
     return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
 }
+
+/// A session whose connection states the test drives: `connecting` at first, then what
+/// ``report(_:)`` says; records that it was ended.
+final class ScriptedSession: WHIPEndpointSession {
+    let name: String
+    private let ended = Mutex(0)
+    private let states: AsyncStream<WHIPSessionConnectionState>
+    private let continuation: AsyncStream<WHIPSessionConnectionState>.Continuation
+
+    init(_ name: String) {
+        self.name = name
+        (states, continuation) = AsyncStream.makeStream(of: WHIPSessionConnectionState.self)
+        continuation.yield(.connecting)
+    }
+
+    var endCount: Int { ended.withLock { $0 } }
+    func end() async { ended.withLock { $0 += 1 } }
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> { states }
+    /// The connection reaches `state`.
+    func report(_ state: WHIPSessionConnectionState) { continuation.yield(state) }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passed; whether it held.
+func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// Sends `request` (raw bytes: what no HTTP client library sends, e.g. a chunked body over the
+/// limit or a lying Content-Length) to 127.0.0.1:`port` from the loopback address `source`,
+/// and reads the reply until the server closes or 5 s pass; the status of its first line
+/// (nil when the server closed without a reply) and the whole reply. Runs on a thread of its
+/// own (blocking sockets), not on the cooperative pool.
+func rawExchange(port: Int, from source: String = "127.0.0.1", _ request: [UInt8]) async throws -> (status: Int?, reply: String) {
+    struct SocketFailure: Error, CustomStringConvertible { var description: String }
+    return try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { () throws -> (status: Int?, reply: String) in
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { throw SocketFailure(description: "socket: errno \(errno)") }
+                defer { close(fd) }
+                var timeout = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                func address(_ host: String, _ port: Int) -> sockaddr_in {
+                    var address = sockaddr_in()
+                    address.sin_family = sa_family_t(AF_INET)
+                    address.sin_port = in_port_t(UInt16(port).bigEndian)
+                    inet_pton(AF_INET, host, &address.sin_addr)
+                    return address
+                }
+                var local = address(source, 0), remote = address("127.0.0.1", port)
+                let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+                guard withUnsafePointer(to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }) == 0 else {
+                    throw SocketFailure(description: "bind \(source): errno \(errno)")
+                }
+                guard withUnsafePointer(to: &remote, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }) == 0 else {
+                    throw SocketFailure(description: "connect: errno \(errno)")
+                }
+                var sent = 0
+                while sent < request.count {
+                    let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+                    if n <= 0 { break }  // the server may close before reading everything (413)
+                    sent += n
+                }
+                shutdown(fd, Int32(SHUT_WR))
+                var reply: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, 4096, 0) }
+                    if n <= 0 { break }
+                    reply += buffer[0..<n]
+                }
+                let text = String(decoding: reply, as: UTF8.self)
+                let statusLine = text.split(separator: "\r\n", maxSplits: 1).first ?? ""
+                let status = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+                return (status, text)
+            })
+        }
+    }
+}
+
+/// A POST of `body` to the WHIP endpoint at `url`, as raw HTTP/1.1 bytes, with `headers`.
+func rawPost(_ url: URL, from source: String = "127.0.0.1", headers: [String], body: [UInt8]) async throws -> (status: Int?, reply: String) {
+    let head = (["POST \(url.path) HTTP/1.1", "Host: 127.0.0.1:\(url.port ?? 0)", "Connection: close"] + headers)
+        .joined(separator: "\r\n") + "\r\n\r\n"
+    return try await rawExchange(port: url.port ?? 0, from: source, Array(head.utf8) + body)
+}
