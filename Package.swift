@@ -166,8 +166,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
-        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCSDP", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCRTP"]),
+        .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
@@ -177,10 +177,10 @@ let package = Package(
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCMedia", "swiftrtc-record", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "swiftrtc-record", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
             "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,12 +1,21 @@
+import SwiftRTCCore
+
 extension SessionDescription {
     /// Parses SDP text (RFC 8866) with CRLF or LF line endings.
     ///
     /// Accepts the small sloppiness real stacks produce (trailing blanks, blank lines, a space
     /// after `msid-semantic:`, upper-case transports, attributes in any order, rtpmap lines for
     /// payload types missing from the m= line) and rejects what is really broken with an
-    /// `SDPParseError` naming the line. Total: no input traps.
+    /// `SDPParseError` naming the line. Total: no input traps. Bounded: a description of more
+    /// than ``RemoteInputLimits/maxDescriptionLines`` lines, ``RemoteInputLimits/maxMediaSections``
+    /// sections or ``RemoteInputLimits/maxCandidatesPerSection`` candidates in a section is
+    /// refused; `b=` values above ``RemoteInputLimits/maxBitrate`` are read as that.
     public init(parsing text: String) throws(SDPParseError) {
         let lines = SDPLine.split(text)
+        if lines.count > RemoteInputLimits.maxDescriptionLines {
+            throw SDPParseError(lines[RemoteInputLimits.maxDescriptionLines],
+                                expected: "at most \(RemoteInputLimits.maxDescriptionLines) lines in a description")
+        }
         guard let first = lines.first else {
             throw SDPParseError(lineNumber: 1, line: "", expected: "v=0 (the description is empty)")
         }
@@ -47,6 +56,9 @@ extension SessionDescription {
                 if var last = media.popLast() {
                     last.finish()
                     media.append(last)
+                }
+                guard media.count < RemoteInputLimits.maxMediaSections else {
+                    throw SDPParseError(line, expected: "at most \(RemoteInputLimits.maxMediaSections) m= sections in a description")
                 }
                 media.append(try MediaDescription(parsing: line))
             case "i": media[media.count - 1].information = String(line.value)
@@ -109,7 +121,9 @@ extension Bandwidth {
         guard parts.count == 2, !parts[0].isEmpty, let value = UInt64(parts[1].trimmingBlanks) else {
             throw SDPParseError(line, expected: "b=<type>:<bandwidth number>")
         }
-        self.init(type: String(parts[0]), value: value)
+        // Whatever the unit (kbit/s for AS, bit/s for TIAS), no peer needs more: clamped here
+        // so that converting to bit/s cannot overflow.
+        self.init(type: String(parts[0]), value: min(value, UInt64(RemoteInputLimits.maxBitrate)))
     }
 }
 
@@ -272,7 +286,11 @@ extension SDPAttributes {
         case "simulcast":
             guard simulcast == nil else { throw SDPParseError(line, expected: "one a=simulcast per media section") }
             simulcast = try Simulcast(parsing: value, line: line)
-        case "candidate": candidates.append(try IceCandidate(parsing: value, line: line))
+        case "candidate":
+            guard candidates.count < RemoteInputLimits.maxCandidatesPerSection else {
+                throw SDPParseError(line, expected: "at most \(RemoteInputLimits.maxCandidatesPerSection) candidates in a section")
+            }
+            candidates.append(try IceCandidate(parsing: value, line: line))
         case "end-of-candidates": try flag(&endOfCandidates)
         case "sctp-port": sctpPort = try number(UInt16.self, "a=sctp-port")
         case "max-message-size": maxMessageSize = try number(UInt64.self, "a=max-message-size")
