@@ -1,4 +1,5 @@
 import Synchronization
+import SwiftRTCCore
 import SwiftRTCRTP
 import SwiftRTCSDP
 
@@ -56,6 +57,13 @@ final class CongestionController: Sendable {
 
     /// Opus's bitrate when uncapped.
     static let audioBitrate = 32_000
+    /// Where limits hit on remote input are counted.
+    private let limitHits: LimitHits
+
+    /// A controller counting the limits its remote input hits in `limitHits`.
+    init(limitHits: LimitHits = LimitHits()) {
+        self.limitHits = limitHits
+    }
 
     /// Sets what negotiation fixed and the caps.
     func configure(_ setup: Setup, caps: Caps) {
@@ -63,6 +71,7 @@ final class CongestionController: Sendable {
         state.withLock { state in
             state.setup = setup
             state.caps = caps
+            // Caps are within 1...maxBitrate (PeerConnection.bandwidthCaps); the sum cannot overflow.
             let sum = (caps.audio ?? Self.audioBitrate) + (caps.video ?? SendSideBandwidthEstimator.defaultMaximumBitrate)
             var maximum = caps.video == nil ? SendSideBandwidthEstimator.defaultMaximumBitrate + Self.audioBitrate : sum
             if let total = caps.total { maximum = min(maximum, total) }
@@ -111,7 +120,9 @@ final class CongestionController: Sendable {
                 if let id = state.setup.absSendTimeID, let data = packet.extensionData(id: id), data.count == 3 {
                     abs = UInt32(data[0]) << 16 | UInt32(data[1]) << 8 | UInt32(data[2])
                 }
+                let before = state.receiveEstimator.sendTimeJumps
                 state.receiveEstimator.packetReceived(absSendTime: abs, arrival: now, size: packet.bytes.count)
+                if state.receiveEstimator.sendTimeJumps != before { limitHits.hit(.feedbackTimeJump) }
                 if state.mediaSSRC == 0 { state.mediaSSRC = packet.ssrc }
             }
         }
@@ -120,17 +131,24 @@ final class CongestionController: Sendable {
     /// Transport-cc feedback from the peer.
     func received(_ feedback: TransportLayerCC) {
         let now = Self.microseconds()
-        state.withLock { $0.estimator.received(feedback, now: now) }
+        let jumped = state.withLock { state in
+            let before = state.estimator.referenceTimeJumps
+            state.estimator.received(feedback, now: now)
+            return state.estimator.referenceTimeJumps != before
+        }
+        if jumped { limitHits.hit(.feedbackTimeJump) }
         allocate()
     }
 
     /// A REMB from the peer: an upper bound.
     func received(_ remb: ReceiverEstimatedMaximumBitrate) {
+        if remb.bitrate > UInt64(RemoteInputLimits.maxBitrate) { limitHits.hit(.bitrate) }
         state.withLock { $0.estimator.receivedREMB(bitrate: remb.bitrate) }
         allocate()
     }
 
-    /// A report block's fraction lost (0...1) and the round-trip time, if measured.
+    /// A report block's fraction lost (0...1) and the round-trip time, if measured (within
+    /// 0...``RemoteInputLimits/maxRoundTripTime``: the caller drops longer ones).
     func receivedReport(fractionLost: Double, roundTripTime: Double?) {
         let now = Self.microseconds()
         state.withLock { state in

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 import SwiftRTCSDP
 
@@ -32,13 +33,22 @@ extension PeerConnection {
     /// The caps in bits/s: the configured ones and the remote description's (the most the
     /// peer wants to receive per media kind, `b=TIAS` else `b=AS`; session level: a total).
     func bandwidthCaps(remote: SessionDescription?) -> CongestionController.Caps {
-        var caps = CongestionController.Caps(audio: configuration.maxAudioBitrateKbps.map { $0 * 1000 },
-                                             video: configuration.maxVideoBitrateKbps.map { $0 * 1000 })
+        // Every cap in bit/s within 1...maxBitrate, whatever the configuration or the peer wrote.
+        let maxKbps = RemoteInputLimits.maxBitrate / 1000
+        var caps = CongestionController.Caps(audio: configuration.maxAudioBitrateKbps.map { min($0, maxKbps) * 1000 },
+                                             video: configuration.maxVideoBitrateKbps.map { min($0, maxKbps) * 1000 })
         guard let remote else { return caps }
         func limit(_ lines: [Bandwidth]) -> Int? {
-            if let tias = lines.first(where: { $0.type.uppercased() == "TIAS" }), tias.value > 0 { return Int(clamping: tias.value) }
-            if let asLine = lines.first(where: { $0.type.uppercased() == "AS" }), asLine.value > 0 { return Int(clamping: asLine.value) * 1000 }
-            return nil
+            let stated: UInt64
+            if let tias = lines.first(where: { $0.type.uppercased() == "TIAS" }), tias.value > 0 {
+                stated = tias.value
+            } else if let asLine = lines.first(where: { $0.type.uppercased() == "AS" }), asLine.value > 0 {
+                stated = asLine.value.multipliedReportingOverflow(by: 1000).overflow ? .max : asLine.value * 1000
+            } else {
+                return nil
+            }
+            if stated > UInt64(RemoteInputLimits.maxBitrate) { limitHits.hit(.bitrate) }
+            return Int(min(stated, UInt64(RemoteInputLimits.maxBitrate)))
         }
         caps.total = limit(remote.bandwidths)
         for section in remote.media where !section.isRejected {

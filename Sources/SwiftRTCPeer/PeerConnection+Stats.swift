@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCore
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCSDP
@@ -43,11 +44,14 @@ extension PeerConnection {
         }
         transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
         transportStats["srtpBeforeKeyingDropped"] = .int(counters.earlyDropped)
+        for (limit, count) in limitHits.nonZero { transportStats["limitHits.\(limit.name)"] = .int(count) }
         transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
         transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
         if let srtp = transport.srtpCounters {
             transportStats["srtpAuthenticationFailures"] = .int(Int64(srtp.authenticationFailures))
             transportStats["srtpReplays"] = .int(Int64(srtp.replays))
+            transportStats["srtpRemoteStreams"] = .int(Int64(srtp.remoteStreams))
+            transportStats["srtpRemoteStreamsEvicted"] = .int(Int64(srtp.remoteStreamsEvicted))
         }
         if let pair = transport.agent.selectedPair {
             let local = candidateStats(pair.local, id: "CL-\(pair.local.foundation)-\(pair.local.port)", type: .localCandidate)

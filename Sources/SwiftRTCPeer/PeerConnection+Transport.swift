@@ -21,7 +21,7 @@ extension PeerConnection {
             transportPolicy: configuration.iceTransportPolicy == .relay ? .relay : .all,
             localAddresses: configuration.gatherAddresses, checkPacing: configuration.checkPacing)
         let made: PeerTransport
-        do { made = try PeerTransport(configuration: ice, pool: configuration.transportThreads) } catch {
+        do { made = try PeerTransport(configuration: ice, pool: configuration.transportThreads, limitHits: limitHits) } catch {
             throw .transport(error.description)
         }
         transport = made

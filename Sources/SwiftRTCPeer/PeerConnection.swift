@@ -101,6 +101,9 @@ public actor PeerConnection {
     /// Transceivers whose remote track was announced.
     var announced: Set<ObjectIdentifier> = []
     var isClosed = false
+    /// How often this connection hit each of ``RemoteInputLimits`` (transport stats,
+    /// `limitHits.<name>`); shared with the transport's data plane.
+    nonisolated let limitHits = LimitHits()
 
     // Transport
     var transport: PeerTransport?

@@ -26,7 +26,9 @@ final class PeerTransport: @unchecked Sendable {
     private let feedbackBuffer: UnsafeMutableRawBufferPointer
     private let counters = Mutex(Counters())
     /// Transport-wide congestion control: sequence numbers, feedback, the estimate.
-    let congestion = CongestionController()
+    let congestion: CongestionController
+    /// The connection's counts of limits hit (``RemoteInputLimits``).
+    let limitHits: LimitHits
     /// The SSRC that congestion feedback (transport-cc, REMB) is sent from (0: none yet).
     let feedbackSSRC = Atomic<UInt32>(0)
     /// Whether SRTP is keyed; read by every feedback tick without the session's lock.
@@ -67,13 +69,20 @@ final class PeerTransport: @unchecked Sendable {
         var unroutable: Int64 = 0
         /// SRTP/SRTCP that came before SRTP was keyed and found the early buffer full.
         var earlyDropped: Int64 = 0
+        /// SRTCP packets over the budget (``RemoteInputLimits/maxRTCPPacketsPerSecond``).
+        var rtcpOverBudget: Int64 = 0
+        /// The current one-second RTCP budget window: its start and the packets in it.
+        var rtcpWindowStart: Double = 0
+        var rtcpInWindow = 0
         var lastRoundTripTime: Double?
         var totalRoundTripTime: Double = 0
         var roundTripMeasurements: Int64 = 0
     }
 
-    init(configuration: IceAgent.Configuration, pool: TransportThreadPool) throws(IceError) {
+    init(configuration: IceAgent.Configuration, pool: TransportThreadPool, limitHits: LimitHits) throws(IceError) {
         agent = try IceAgent(configuration: configuration, pool: pool)
+        self.limitHits = limitHits
+        congestion = CongestionController(limitHits: limitHits)
         receiveBuffer = .allocate(byteCount: 2048, alignment: 16)
         feedbackBuffer = .allocate(byteCount: 1500, alignment: 16)
         early = .allocate(capacity: 1)
@@ -261,6 +270,10 @@ final class PeerTransport: @unchecked Sendable {
             found = found ?? routes.byPayloadType[packet.payloadType]
             guard let found, let parameters = found.parameters else { return nil }
             if parameters.payloadType == packet.payloadType || parameters.recovery.rtxPayloadType == packet.payloadType {
+                guard routes.bySSRC.count < RemoteInputLimits.maxRemoteSSRCsPerTransport else {
+                    limitHits.hit(.remoteSSRCs)
+                    return nil
+                }
                 routes.bySSRC[packet.ssrc] = found
                 return found
             }
@@ -275,6 +288,24 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     private func receiveRTCP(_ bytes: UnsafeRawBufferPointer, arrival: Double) {
+        // A budget per second before any work on it: a peer cannot make this thread spend
+        // more on RTCP than the budget's worth of feedback, whatever it sends.
+        let withinBudget = counters.withLock { counters in
+            if arrival - counters.rtcpWindowStart >= 1 || arrival < counters.rtcpWindowStart {
+                counters.rtcpWindowStart = arrival
+                counters.rtcpInWindow = 0
+            }
+            counters.rtcpInWindow += 1
+            guard counters.rtcpInWindow <= RemoteInputLimits.maxRTCPPacketsPerSecond else {
+                counters.rtcpOverBudget += 1
+                return false
+            }
+            return true
+        }
+        guard withinBudget else {
+            limitHits.hit(.rtcpRate)
+            return
+        }
         guard let plain = unprotect(bytes, rtcp: true, arrival: arrival) else { return }
         counters.withLock { $0.rtcpPacketsReceived += 1 }
         var iterator = RTCPCompoundIterator(plain)
@@ -313,7 +344,14 @@ final class PeerTransport: @unchecked Sendable {
             var rtt: Double?
             if block.lastSenderReport != 0 {
                 let units = now &- block.lastSenderReport &- block.delaySinceLastSenderReport
-                if units < 0x8000_0000 { rtt = Double(units) / 65536 }
+                // A peer's LSR and DLSR can make any round trip up (32-bit wrap: "negative"
+                // ones come out near 2^32 units); longer than the limit is not used.
+                let seconds = Double(units) / 65536
+                if seconds <= RemoteInputLimits.maxRoundTripTime {
+                    rtt = seconds
+                } else {
+                    limitHits.hit(.roundTripTime)
+                }
             }
             let clockRate = Double(sender.parameters?.clockRate ?? 90_000)
             sender.counters.withLock {

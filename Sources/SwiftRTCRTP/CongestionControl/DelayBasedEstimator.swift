@@ -76,6 +76,9 @@ public struct DelayBasedEstimator: Sendable {
         return controller.update(usage: usage, throughput: throughputEstimator.bitrate, roundTripTime: roundTripTime, now: now)
     }
 
+    /// Forgets the packet groups (the send-time axis started again); the rate stays.
+    public mutating func restartGrouping() { interArrival = InterArrival() }
+
     /// Sets the rate (to follow a lower loss-based estimate).
     public mutating func set(bitrate: Int) { controller.set(bitrate: bitrate) }
 }

@@ -11,6 +11,13 @@ public struct ReceiveSideBandwidthEstimator: Sendable {
     /// abs-send-time (24-bit 6.18 seconds, wraps every 64 s) unwrapped to µs.
     private var lastAbsSendTime: UInt32?
     private var sendUnits: Int64 = 0
+    /// The farthest abs-send-time may move between two packets and still be followed
+    /// (2^18 units a second: 8 s); a farther jump (a peer's made-up value) counts as no time.
+    public static let maximumSendTimeJump: Int64 = 8 << 18
+    /// The unwrapped send time's bound (2^40 units: 48 days) past which it starts again at 0.
+    static let maximumSendUnits: Int64 = 1 << 40
+    /// abs-send-time jumps beyond ``maximumSendTimeJump``.
+    public private(set) var sendTimeJumps: Int64 = 0
     private var lastSent: (time: Int64, bitrate: Int)?
 
     /// Creates an estimator starting at `startBitrate` within `range`.
@@ -36,10 +43,20 @@ public struct ReceiveSideBandwidthEstimator: Sendable {
             var delta = Int64(absSendTime & 0xFF_FFFF) - Int64(last)
             if delta > 0x7F_FFFF { delta -= 0x100_0000 }
             if delta < -0x80_0000 { delta += 0x100_0000 }
+            if abs(delta) > Self.maximumSendTimeJump {
+                sendTimeJumps += 1
+                delta = 0
+            }
             sendUnits += delta
+            if abs(sendUnits) > Self.maximumSendUnits {
+                // 48 days of send time (or a peer's jumps adding up): the time axis starts again.
+                sendUnits = 0
+                delayBased.restartGrouping()
+            }
         }
         lastAbsSendTime = absSendTime & 0xFF_FFFF
-        delayBased.add(sendTime: (sendUnits * 1_000_000) >> 18, arrivalTime: arrival, size: size)
+        // 10^6 / 2^18 = 15625 / 4096, within Int64 for |sendUnits| <= maximumSendUnits.
+        delayBased.add(sendTime: (sendUnits * 15_625) >> 12, arrivalTime: arrival, size: size)
     }
 
     /// Updates the estimate at `now` (µs); returns the bitrate to send in a REMB if one is due.

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Send-side bandwidth estimation as GCC runs it in browsers: every packet's transport-wide
 /// sequence number, size and send time go into a ``SendTimeHistory``; each transport-cc
 /// feedback yields arrival times for the ``DelayBasedEstimator`` and a loss fraction for the
@@ -64,6 +66,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     public var lossFraction: Double { lossBased.lossFraction }
     /// The delay-based detector's conclusion.
     public var usage: BandwidthUsage { delayBased.usage }
+    /// Transport-cc reference-time jumps that restarted the arrival time axis
+    /// (``SendTimeHistory/maximumReferenceJump``).
+    public var referenceTimeJumps: Int64 { history.referenceJumps }
     /// The acknowledged throughput (bits/s), if known.
     public var acknowledgedBitrate: Int? { delayBased.throughput }
 
@@ -93,9 +98,10 @@ public struct SendSideBandwidthEstimator: Sendable {
         settle()
     }
 
-    /// Processes a REMB from the peer.
+    /// Processes a REMB from the peer: an upper bound, read as at most
+    /// ``RemoteInputLimits/maxBitrate``.
     public mutating func receivedREMB(bitrate: UInt64) {
-        remoteEstimate = Int(min(bitrate, UInt64(Int.max)))
+        remoteEstimate = Int(min(bitrate, UInt64(RemoteInputLimits.maxBitrate)))
     }
 
     /// Keeps the two parts close: without loss the loss-based rate follows the delay-based

@@ -57,9 +57,17 @@ public struct SendTimeHistory: Sendable {
         entries[Int(sequence & Int64(Self.capacity - 1))] = Entry(sequence: sequence, sendTime: sendTime, size: Int32(clamping: size))
     }
 
+    /// The farthest the reference time may move between two feedback packets (64 ms units:
+    /// ±64 s) and still be followed; a farther jump (a peer's made-up value, or a restart)
+    /// starts the receiver's time axis again at it.
+    public static let maximumReferenceJump: Int64 = 1000
+    /// Reference-time jumps beyond ``maximumReferenceJump`` (each restarted the time axis).
+    public private(set) var referenceJumps: Int64 = 0
+
     /// The results for the packets `feedback` reports, in sequence order: each known packet's
     /// send time and size with its arrival time (nil: lost). A packet reported received once
-    /// is not reported again (feedback may repeat it).
+    /// is not reported again (feedback may repeat it). At most ``capacity`` statuses are read:
+    /// older ones cannot match the ring.
     public mutating func results(for feedback: TransportLayerCC) -> [PacketResult] {
         if let last = lastFeedbackCount {
             let gap = Int(feedback.feedbackPacketCount &- last)
@@ -72,17 +80,25 @@ public struct SendTimeHistory: Sendable {
             var delta = Int64(feedback.referenceTime) - Int64(last.raw)
             if delta > 0x7F_FFFF { delta -= 0x100_0000 }
             if delta < -0x80_0000 { delta += 0x100_0000 }
-            reference = last.unwrapped + delta
+            if abs(delta) > Self.maximumReferenceJump {
+                referenceJumps += 1
+                reference = Int64(feedback.referenceTime)
+            } else {
+                reference = last.unwrapped + delta
+            }
         } else {
             reference = Int64(feedback.referenceTime)
         }
         lastReference = (feedback.referenceTime, reference)
 
+        // No overflow: the reference moves at most 64 s per feedback (10^11 feedback packets
+        // to reach Int64's range in µs), and one feedback's deltas add up to at most 8192 x 8.2 s.
+        let statuses = feedback.statuses.prefix(Self.capacity)
         var results: [PacketResult] = []
-        results.reserveCapacity(feedback.statuses.count)
+        results.reserveCapacity(statuses.count)
         let base = feedbackUnwrapper.unwrap(feedback.baseSequenceNumber)
         var arrival = reference * 64_000
-        for (offset, status) in feedback.statuses.enumerated() {
+        for (offset, status) in statuses.enumerated() {
             let sequence = base + Int64(offset)
             var arrived: Int64?
             if let delta = status.delta {

@@ -1,0 +1,80 @@
+import SwiftRTCCore
+import Testing
+import SwiftRTCRTP
+import SwiftRTCSDP
+@testable import SwiftRTCPeer
+
+/// Numbers a hostile peer controls, fed to a connection's congestion control: each is
+/// clamped where it enters (``RemoteInputLimits``) and counted, and nothing traps.
+@Suite struct HostileNumbersTests {
+    /// The offer of the WHIP POST that stopped `callbot whip-server`: `b=AS` of 9.2·10^15
+    /// kbit/s on the video section (times 1000, then added to the audio cap, it overflowed).
+    @Test func hugeBandwidthLinesAreClampedAndCounted() async throws {
+        let pc = try PeerConnection(configuration: LoopbackCall.configuration)
+        let sdp = """
+        v=0\r
+        o=- 1 1 IN IP4 127.0.0.1\r
+        s=-\r
+        b=AS:9223372036854776\r
+        t=0 0\r
+        m=audio 9 UDP/TLS/RTP/SAVPF 111\r
+        c=IN IP4 0.0.0.0\r
+        b=TIAS:18446744073709551615\r
+        a=mid:0\r
+        a=rtpmap:111 opus/48000/2\r
+        m=video 9 UDP/TLS/RTP/SAVPF 96\r
+        c=IN IP4 0.0.0.0\r
+        b=AS:9223372036854776\r
+        a=mid:1\r
+        a=rtpmap:96 VP8/90000\r
+
+        """
+        let remote = try SessionDescription(parsing: sdp)
+        let caps = await pc.bandwidthCaps(remote: remote)
+        #expect(caps.audio == RemoteInputLimits.maxBitrate)
+        #expect(caps.video == RemoteInputLimits.maxBitrate)
+        #expect(caps.total == RemoteInputLimits.maxBitrate)
+        // Session-level b=AS and the video section's, in kbit/s, both past the limit in bit/s.
+        #expect(pc.limitHits.count(.bitrate) == 2)
+        let controller = CongestionController(limitHits: pc.limitHits)
+        controller.configure(CongestionControllerTests.transportCC, caps: caps)
+        #expect(controller.availableOutgoingBitrate <= RemoteInputLimits.maxBitrate)
+        await pc.close()
+    }
+
+    /// A configured cap larger than any link (a bot's `--max-video-kbps`) is clamped too.
+    @Test func hugeConfiguredCapsAreClamped() async throws {
+        var configuration = LoopbackCall.configuration
+        configuration.maxAudioBitrateKbps = .max
+        configuration.maxVideoBitrateKbps = .max
+        let pc = try PeerConnection(configuration: configuration)
+        let caps = await pc.bandwidthCaps(remote: nil)
+        #expect(caps.audio == RemoteInputLimits.maxBitrate && caps.video == RemoteInputLimits.maxBitrate)
+        await pc.close()
+    }
+
+    /// One REMB with exponent 63 (read as the largest value), then a receiver report: the
+    /// loss-based part limited itself to `remoteEstimate * 3 / 2` and trapped.
+    @Test func rembWithAHugeExponentThenAReport() throws {
+        let limitHits = LimitHits()
+        let controller = CongestionController(limitHits: limitHits)
+        controller.configure(CongestionControllerTests.remb, caps: .init())
+        // REMB: V=2 FMT=15 PT=206, length 5; sender, media 0, "REMB", 1 SSRC, exponent 63.
+        let bytes: [UInt8] = [0x8F, 206, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0x52, 0x45, 0x4D, 0x42,
+                              1, 0xFF, 0xFF, 0xFF, 0, 0, 0x12, 0x34]
+        let packet = try bytes.withUnsafeBytes { raw in
+            var iterator = RTCPCompoundIterator(raw)
+            return try RTCPPacket(try #require(try iterator.next()))
+        }
+        guard case .remb(let remb) = packet else {
+            Issue.record("not parsed as REMB: \(packet)")
+            return
+        }
+        controller.received(remb)
+        controller.receivedReport(fractionLost: 0, roundTripTime: 0.05)
+        controller.receivedReport(fractionLost: 0.2, roundTripTime: 0.05)
+        #expect(limitHits.count(.bitrate) == 1)
+        #expect(controller.availableOutgoingBitrate <= RemoteInputLimits.maxBitrate)
+        #expect(controller.availableOutgoingBitrate >= SendSideBandwidthEstimator.defaultMinimumBitrate)
+    }
+}
