@@ -29,7 +29,8 @@ public final class SrtpSession: @unchecked Sendable {
     private let outbound: srtp_t
     private let inbound: srtp_t
     private let outboundLock = Mutex(())
-    private let inboundLock = Mutex(())
+    /// The inbound lock, with the bounded table of remote SSRCs that have a libsrtp stream.
+    private let inboundLock = Mutex(SrtpInboundStreams())
 
     private let protectedCount = Atomic<UInt64>(0)
     private let unprotectedCount = Atomic<UInt64>(0)
@@ -172,9 +173,20 @@ extension SrtpSession {
         case .protectRTCP:
             status = outboundLock.withLock { _ in srtp_protect_rtcp(outbound, base, &newLength) }
         case .unprotectRTP:
-            status = inboundLock.withLock { _ in srtp_unprotect(inbound, base, &newLength) }
+            // The SSRC (bytes 8-11 of RTP, 4-7 of RTCP) is in the clear, read as on the wire.
+            let ssrc = base.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+            status = inboundLock.withLock { streams in
+                let status = srtp_unprotect(inbound, base, &newLength)
+                if status == srtp_err_status_ok { streams.admit(ssrc, in: inbound) }
+                return status
+            }
         case .unprotectRTCP:
-            status = inboundLock.withLock { _ in srtp_unprotect_rtcp(inbound, base, &newLength) }
+            let ssrc = base.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+            status = inboundLock.withLock { streams in
+                let status = srtp_unprotect_rtcp(inbound, base, &newLength)
+                if status == srtp_err_status_ok { streams.admit(ssrc, in: inbound) }
+                return status
+            }
         }
         guard status == srtp_err_status_ok else {
             let error = SrtpPacketError(status)
@@ -215,16 +227,24 @@ extension SrtpSession {
         public var malformed: UInt64 = 0
         /// Other libsrtp failures (both directions).
         public var otherFailures: UInt64 = 0
+        /// Remote SSRCs with a libsrtp stream now (at most
+        /// ``RemoteInputLimits/maxRemoteSSRCsPerTransport``).
+        public var remoteStreams: Int = 0
+        /// Remote streams removed to make room for a new SSRC.
+        public var remoteStreamsEvicted: UInt64 = 0
 
         /// Counters with the given values (all zero by default).
         public init(protected: UInt64 = 0, unprotected: UInt64 = 0, authenticationFailures: UInt64 = 0,
-                    replays: UInt64 = 0, malformed: UInt64 = 0, otherFailures: UInt64 = 0) {
+                    replays: UInt64 = 0, malformed: UInt64 = 0, otherFailures: UInt64 = 0,
+                    remoteStreams: Int = 0, remoteStreamsEvicted: UInt64 = 0) {
             self.protected = protected
             self.unprotected = unprotected
             self.authenticationFailures = authenticationFailures
             self.replays = replays
             self.malformed = malformed
             self.otherFailures = otherFailures
+            self.remoteStreams = remoteStreams
+            self.remoteStreamsEvicted = remoteStreamsEvicted
         }
     }
 
@@ -236,6 +256,8 @@ extension SrtpSession {
             authenticationFailures: authenticationFailureCount.load(ordering: .relaxed),
             replays: replayCount.load(ordering: .relaxed),
             malformed: malformedCount.load(ordering: .relaxed),
-            otherFailures: otherFailureCount.load(ordering: .relaxed))
+            otherFailures: otherFailureCount.load(ordering: .relaxed),
+            remoteStreams: inboundLock.withLock { $0.count },
+            remoteStreamsEvicted: inboundLock.withLock { $0.evicted })
     }
 }

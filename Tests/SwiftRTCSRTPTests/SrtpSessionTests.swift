@@ -21,8 +21,8 @@ import Testing
         #expect(srtcp.count == rtcp.count + profile.rtcpTrailerLength)
         #expect(try alice.apply(.unprotectRTCP, srtcp).get() == rtcp)
 
-        #expect(alice.counters == .init(protected: 6, unprotected: 1, authenticationFailures: 6))
-        #expect(bob.counters == .init(protected: 1, unprotected: 6))
+        #expect(alice.counters == .init(protected: 6, unprotected: 1, authenticationFailures: 6, remoteStreams: 1))
+        #expect(bob.counters == .init(protected: 1, unprotected: 6, remoteStreams: 1))
     }
 
     @Test(arguments: SrtpProfile.allCases)

@@ -36,7 +36,7 @@ import Testing
                 #expect(try bob.apply(.unprotectRTP, protected).get() == plain)
             }
         }
-        #expect(alice.counters == .init(protected: UInt64(senders * packetsPerSender), unprotected: UInt64(packetsPerSender)))
+        #expect(alice.counters == .init(protected: UInt64(senders * packetsPerSender), unprotected: UInt64(packetsPerSender), remoteStreams: 1))
         #expect(bob.counters.unprotected == UInt64(senders * packetsPerSender))
     }
 }
