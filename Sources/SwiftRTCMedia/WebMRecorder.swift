@@ -1,4 +1,5 @@
 import CAVFormat
+import SwiftRTCCore
 import SwiftRTCCodecs
 import SwiftRTCRTP
 
@@ -50,6 +51,9 @@ public final class WebMRecorder {
 
     /// Frames not written: video before the first keyframe, or frames out of time order.
     public private(set) var skippedFrames = 0
+    /// Frames whose RTP timestamp jumped more than ``RemoteInputLimits/maxTimestampJump``
+    /// seconds from the previous frame of their track (placed 20 ms after it).
+    public private(set) var timestampJumps = 0
 
     private var context: UnsafeMutablePointer<AVFormatContext>?
     /// Whether the header is out (and so a trailer is due on close).
@@ -191,8 +195,18 @@ public final class WebMRecorder {
         if let time {
             presentation = time
         } else if let start = track.start {
-            track.elapsedTicks += Int64(Int32(bitPattern: frame.timestamp &- track.lastTimestamp))
-            presentation = start + .nanoseconds(track.elapsedTicks * 1_000_000_000 / Int64(frame.codec.clockRate))
+            // The RTP timestamp moves by the frame's duration; a jump farther than
+            // maxTimestampJump (a sender restart, or a peer's made-up value) counts as
+            // 20 ms, so the recording's timeline stays continuous and bounded.
+            let rate = Int64(frame.codec.clockRate)
+            var ticks = RTPTimestamp.distance(from: track.lastTimestamp, to: frame.timestamp)
+            if abs(ticks) > Int64(RemoteInputLimits.maxTimestampJump) * rate {
+                timestampJumps += 1
+                ticks = rate / 50
+            }
+            track.elapsedTicks += ticks
+            // Seconds and the rest apart: `ticks * 10^9` alone overflows after 28.5 hours at 90 kHz.
+            presentation = start + .seconds(track.elapsedTicks / rate) + .nanoseconds(track.elapsedTicks % rate * 1_000_000_000 / rate)
         } else {
             if frame.codec == .vp8, !frame.isKeyframe { skippedFrames += 1; return nil }
             track.start = trackStart == .zero ? .zero : ContinuousClock.now - created

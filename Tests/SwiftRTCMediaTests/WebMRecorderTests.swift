@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCore
 import TestScheduling
 import Testing
 import SwiftRTCRTP
@@ -194,4 +195,51 @@ private var recordExecutable: URL {
     #expect(abs(videoStart - audioStart) < 0.05)
     #expect(abs(number(format["duration"]) - min(audioStart, videoStart) - 1.0) < 0.1, "\(format)")
     #expect(number(stream("vp8", in: streams)["nb_read_packets"]) == 30)
+}
+
+/// RTP timestamps a hostile peer sends a recorder: each frame 6.6 hours (2^31 - 1 ticks at
+/// 90 kHz) after the one before. `elapsedTicks * 10^9` trapped at the fifth frame; jumps past
+/// ``RemoteInputLimits/maxTimestampJump`` now count as 20 ms and the file stays playable.
+@Test func webmRecorderSurvivesTimestampJumps() async throws {
+    let directory = try temporaryDirectory()
+    let ivf = try await makeIVF(in: directory, count: 30)
+    let video = try readFrames(try IVFReader(path: ivf))
+    let path = directory + "/jumps.webm"
+    let recorder = try WebMRecorder(path: path, audio: nil, video: .init(width: 320, height: 240), trackStart: .zero)
+    var timestamp: UInt32 = 1000
+    for var frame in video {
+        frame.timestamp = timestamp
+        try recorder.write(frame)
+        timestamp &+= 0x7FFF_FFFF
+    }
+    try recorder.close()
+    #expect(recorder.timestampJumps == video.count - 1 && recorder.skippedFrames == 0)
+    let (format, streams) = try await probe(path)
+    #expect(number(stream("vp8", in: streams)["nb_read_packets"]) == Double(video.count))
+    #expect(abs(number(format["duration"]) - Double(video.count) * 0.02) < 0.05)
+}
+
+/// An honest 90 kHz stream past 28.5 hours (where `ticks * 10^9` overflowed Int64): frames
+/// every 50 s of RTP time for 30 hours land at their times.
+@Test func webmRecorderPlacesFramesPastThirtyHours() async throws {
+    let directory = try temporaryDirectory()
+    let ivf = try await makeIVF(in: directory, count: 30, width: 160, height: 120)
+    let keyframe = try #require(try readFrames(try IVFReader(path: ivf)).first)
+    let path = directory + "/long.webm"
+    let recorder = try WebMRecorder(path: path, audio: nil, video: .init(width: 160, height: 120), trackStart: .zero)
+    let step: UInt32 = 50 * 90_000
+    let frames = 30 * 3600 / 50 + 1
+    var timestamp = UInt32.max - 10 * step  // wraps on the way, too
+    for _ in 0 ..< frames {
+        var frame = keyframe
+        frame.timestamp = timestamp
+        try recorder.write(frame)
+        timestamp &+= step
+    }
+    try recorder.close()
+    #expect(recorder.timestampJumps == 0 && recorder.skippedFrames == 0)
+    let times = try await run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        .split(separator: "\n").compactMap { Double($0) }
+    #expect(times.count == frames)
+    #expect(abs((times.last ?? 0) - 30 * 3600) < 0.01)
 }
