@@ -12,6 +12,7 @@
 //   apps           callbot, swiftrtc-bench
 //
 // SwiftRTCCore (logging level shared by the library and the bot) sits under all of them.
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -138,16 +139,18 @@ let package = Package(
         .executableTarget(name: "RTPBenchmarks", dependencies: [
             "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(name: "RTPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTPFuzzer"),
-        .executableTarget(name: "RTCPFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/RTCPFuzzer"),
-        .executableTarget(name: "VP8DepacketizerFuzzer", dependencies: ["SwiftRTCRTP", "FuzzerSupport"], path: "Fuzz/VP8DepacketizerFuzzer"),
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
             "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
         // The shared entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
         .target(name: "FuzzerSupport", path: "Fuzz/FuzzerSupport"),
-        .executableTarget(name: "SDPFuzzer", dependencies: ["SwiftRTCSDP", "FuzzerSupport"], path: "Fuzz/SDPFuzzer"),
+        // Every fuzzer's one-input body, one file each; the executables below only hand one
+        // to FuzzerSupport, and FuzzRegressionTests replays the corpora through them.
+        .target(name: "FuzzTargets", dependencies: [
+            "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
+        ], path: "Fuzz/FuzzTargets"),
         // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
         .executableTarget(name: "TransportBenchmarks", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
@@ -211,3 +214,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Fuzzers
+// The libFuzzer targets (Fuzz/<name>/, see Fuzz/README.md; Scripts/fuzz.sh builds and runs them):
+// a one-line entry point each, its body in FuzzTargets; seeds (corpus/) and findings
+// (regressions/) live beside it and are no sources.
+let fuzzers = [
+    "RTPFuzzer", "RTCPFuzzer", "VP8DepacketizerFuzzer", "SDPFuzzer",
+]
+package.targets += fuzzers.map { name in
+    let folder = Context.packageDirectory + "/Fuzz/" + name
+    return .executableTarget(name: name, dependencies: ["FuzzTargets", "FuzzerSupport"], path: "Fuzz/" + name,
+                             exclude: ["corpus", "regressions"].filter { FileManager.default.fileExists(atPath: folder + "/" + $0) })
+}
