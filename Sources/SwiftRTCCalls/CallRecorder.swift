@@ -7,13 +7,18 @@ import SwiftRTCPeer
 import SwiftRTCRTP
 import SwiftRTCSignaling
 
-/// Records a call, by ``RecordingOption``, into `directory`:
+/// Records a call, by ``RecordingOption``, into a ``RecordingFolder``:
 ///
-/// - the remote side: one file per remote participant, `<session>-<user>.webm` (Opus + VP8,
+/// - the remote side: one file per remote participant, `<name>-<user>.webm` (Opus + VP8,
 ///   the received frames as they are, no re-encoding) for the options with remote video,
-///   `<session>-<user>.ogg` (Ogg Opus) for the audio-only ones;
-/// - the local audio (options with local audio): `<session>-<local user>.ogg`, the local
+///   `<name>-<user>.ogg` (Ogg Opus) for the audio-only ones;
+/// - the local audio (options with local audio): `<name>-<local user>.ogg`, the local
 ///   track's PCM encoded with Opus.
+///
+/// `<name>` is made here (``recordingName(startedAt:)``), never taken from the session id,
+/// which the caller chose; `<user>` is the user id through ``RecordingFolder/safeName(_:)``.
+/// Each file is created when its first frame arrives, under a name no file has yet (a second
+/// recording in the same call, or a participant who comes back, gets `-2`...).
 ///
 /// A WebM with video starts at the first VP8 keyframe (audio before it is held, at most
 /// ``maximumHeldFrames``).
@@ -27,33 +32,37 @@ final class CallRecorder: Sendable {
     }
 
     let option: RecordingOption
-    let directory: URL
-    let sessionID: String
+    let folder: RecordingFolder
+    /// The first part of every file name of this recording, made here.
+    let name: String
     private let withVideo: Bool
     private let recordings = Mutex<[String: Recording]>([:])
     private let local: Task<URL?, Never>?
 
-    init(option: RecordingOption, directory: URL, sessionID: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool) {
+    init(option: RecordingOption, folder: RecordingFolder, name: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool) {
         self.option = option
-        self.directory = directory
-        self.sessionID = sessionID
+        self.folder = folder
+        self.name = name
         withVideo = videoCall && (option == .remoteAudioVideo || option == .localAudioRemoteAudioVideo)
         if option == .localAndRemoteAudio || option == .localAudioRemoteAudioVideo {
-            let url = directory.appendingPathComponent(Self.fileName(sessionID, localUser, "ogg"))
+            let base = Self.fileBase(name, localUser)
             let frames = localAudio.frames()
             local = Task {
                 var writer: OggOpusWriter?
                 var encoder: OpusEncoder?
+                var url: URL?
                 for await frame in frames {
                     guard case .audio(let audio) = frame else { continue }
                     do {
                         if encoder == nil {
                             encoder = try OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
-                            writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: audio.channels))
+                            let file = try folder.createFile(base: base, extension: "ogg")
+                            url = file
+                            writer = try OggOpusWriter(path: file.path, head: OpusHead(channels: audio.channels))
                         }
                         if let packet = try? encoder?.encode(audio) { try writer?.write(packet) }
                     } catch {
-                        SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
+                        SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
                         return nil
                     }
                 }
@@ -65,9 +74,19 @@ final class CallRecorder: Sendable {
         }
     }
 
-    static func fileName(_ session: String, _ user: String, _ ext: String) -> String {
-        let safe = String(user.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
-        return "\(session)-\(safe).\(ext)"
+    /// The name part of a recording started at `date`: `call-YYYYMMDD-HHMMSS` (UTC), from
+    /// this side's clock alone.
+    static func recordingName(startedAt date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "call-%04d%02d%02d-%02d%02d%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+
+    /// `<name>-<user>`, the user id reduced to a safe name part.
+    static func fileBase(_ name: String, _ user: String) -> String {
+        "\(name)-\(RecordingFolder.safeName(user))"
     }
 
     /// Records what `receiver` gets from `user` (audio always; video for the video options).
@@ -87,14 +106,19 @@ final class CallRecorder: Sendable {
     }
 
     private func writer(for user: String, frames: AsyncStream<EncodedFrame>) -> Task<URL?, Never> {
-        let url = directory.appendingPathComponent(Self.fileName(sessionID, user, withVideo ? "webm" : "ogg"))
-        let withVideo = withVideo
+        let base = Self.fileBase(name, user)
+        let (folder, withVideo) = (folder, withVideo)
         return Task {
+            var url: URL?
             do {
                 if !withVideo {
                     var writer: OggOpusWriter?
                     for await frame in frames where frame.codec == .opus {
-                        if writer == nil { writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: 2)) }
+                        if writer == nil {
+                            let file = try folder.createFile(base: base, extension: "ogg")
+                            url = file
+                            writer = try OggOpusWriter(path: file.path, head: OpusHead(channels: 2))
+                        }
                         try writer?.write(frame)
                     }
                     try writer?.close()
@@ -108,7 +132,9 @@ final class CallRecorder: Sendable {
                             if frame.codec == .opus, held.count < Self.maximumHeldFrames { held.append(frame) }
                             continue
                         }
-                        recorder = try WebMRecorder(path: url.path, audio: OpusHead(channels: 2), video: .init(width: size.width, height: size.height))
+                        let file = try folder.createFile(base: base, extension: "webm")
+                        url = file
+                        recorder = try WebMRecorder(path: file.path, audio: OpusHead(channels: 2), video: .init(width: size.width, height: size.height))
                         for early in held { try recorder?.write(early) }
                         held = []
                     }
@@ -117,7 +143,7 @@ final class CallRecorder: Sendable {
                 try recorder?.close()
                 return recorder == nil ? nil : url
             } catch {
-                SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
+                SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
                 return nil
             }
         }

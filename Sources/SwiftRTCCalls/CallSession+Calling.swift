@@ -12,6 +12,8 @@ public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
     case signaling(SignalingBody.ErrorReply)
     /// No reply from the signaling server in time.
     case timedOut(String)
+    /// The recording cannot start (its folder does not exist or is not one).
+    case recording(String)
 
     /// The error in one line.
     public var description: String {
@@ -20,6 +22,7 @@ public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connection(let why): "connection: \(why)"
         case .signaling(let reply): "signaling: \(reply)"
         case .timedOut(let what): "timed out: \(what)"
+        case .recording(let why): why
         }
     }
 }

@@ -2,13 +2,21 @@ import Foundation
 import SwiftRTCSignaling
 
 extension CallSession {
-    /// Starts recording the call into `directory` (see ``RecordingOption`` for what goes into
-    /// which files) and tells the other participants (their
-    /// ``CallSessionEvent/remoteRecordingChanged(user:active:option:)``).
+    /// Starts recording the call into `directory`, which must exist, and tells the other
+    /// participants (their ``CallSessionEvent/remoteRecordingChanged(user:active:option:)``).
+    ///
+    /// ``RecordingOption`` says what goes into which files. They are named
+    /// `call-YYYYMMDD-HHMMSS-<user>.webm` or `.ogg` (the UTC time the recording started on this
+    /// side, the user id with only ASCII letters, digits, `-` and `_` kept: nothing else from
+    /// the network, never the session id) and lie directly in `directory`; an existing file
+    /// is never replaced (the next is `...-2.ogg`), so recording again in the same call keeps
+    /// the first recording.
     public func startRecording(_ option: RecordingOption, directory: URL) async throws(CallError) {
         guard state != .closed, recorder == nil else { throw .invalidState(operation: "startRecording", state: state) }
-        let recorder = CallRecorder(option: option, directory: directory, sessionID: id, localUser: currentUser,
-                                    localAudio: localAudioTrack, videoCall: conferenceType == .video)
+        let folder: RecordingFolder
+        do { folder = try RecordingFolder(directory) } catch { throw .recording(error.description) }
+        let recorder = CallRecorder(option: option, folder: folder, name: CallRecorder.recordingName(startedAt: Date()),
+                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video)
         self.recorder = recorder
         for link in links.values {
             for receiver in link.receivers { recorder.add(user: link.user, receiver: receiver) }

@@ -213,7 +213,10 @@ import SwiftRTCSignaling
         #expect(await bob.wait(incoming, "recording stopped") { events in
             events.contains { if case .remoteRecordingChanged("alice", false, _) = $0 { true } else { false } }
         })
-        #expect(files.map(\.lastPathComponent) == ["\(outgoing.id)-alice.ogg", "\(outgoing.id)-bob.webm"])
+        // Named from this side's clock and the user ids, not from the session id.
+        let names = files.map(\.lastPathComponent)
+        #expect(names.count == 2 && names[0].hasSuffix("-alice.ogg") && names[1].hasSuffix("-bob.webm"), "\(names)")
+        #expect(names.allSatisfy { $0.hasPrefix("call-") && !$0.contains(outgoing.id) }, "\(names)")
         for file in files {
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
             #expect(size > 2000, "\(file.lastPathComponent): \(size) bytes")
