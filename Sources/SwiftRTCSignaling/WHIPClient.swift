@@ -32,7 +32,7 @@ public struct WHIPSession: Sendable, Hashable {
 /// // apply session.answer ... later:
 /// try await client.end(session)
 /// ```
-public struct WHIPClient: Sendable {
+public struct WHIPClient: Sendable, CustomStringConvertible {
     /// The WHIP endpoint URL the offer is POSTed to.
     public var endpoint: URL
     /// Sent as `Authorization: Bearer <token>` on every request when set.
@@ -88,6 +88,11 @@ public struct WHIPClient: Sendable {
             throw .unexpectedStatus(method: "DELETE", url: session.location, status: response.statusCode,
                                     expected: "200 OK", body: Self.excerpt(body))
         }
+    }
+
+    /// The client in one line; says whether a token is set, never the token.
+    public var description: String {
+        "WHIP client of \(endpoint.absoluteString), token \(bearerToken == nil ? "none" : "set"), timeout \(timeout)"
     }
 
     // MARK: - HTTP

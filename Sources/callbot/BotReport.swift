@@ -120,6 +120,8 @@ struct BotReport: Codable, Sendable, Equatable {
     var candidateProtocol: String?
     /// For `whip-server`: how many sessions it answered.
     var sessions: Int?
+    /// For `whip-server`: the endpoint's counters (sessions it ended itself, requests refused).
+    var whipEndpoint: WhipEndpoint?
     /// The send-side bandwidth estimate at the end (kbit/s; W3C availableOutgoingBitrate).
     var bandwidthEstimateKbps: Int?
     /// What DTLS negotiated, by IANA name (W3C transport `srtpCipher`, `dtlsCipher`), e.g.
@@ -134,6 +136,26 @@ struct BotReport: Codable, Sendable, Equatable {
         case candidateProtocol = "candidate_protocol"
         case bandwidthEstimateKbps = "bandwidth_estimate_kbps"
         case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
+        case whipEndpoint = "whip_endpoint"
+    }
+
+    /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
+    struct WhipEndpoint: Codable, Sendable, Equatable {
+        var sessionsCreated: Int
+        var endedByClient: Int
+        var timedOut: Int
+        var failed: Int
+        var rejectedSessionLimit: Int
+        var rejectedAddressLimit: Int
+        var unauthorized: Int
+        var badRequests: Int
+        var answererErrors: Int
+
+        enum CodingKeys: String, CodingKey {
+            case sessionsCreated = "sessions_created", endedByClient = "ended_by_client", timedOut = "timed_out", failed
+            case rejectedSessionLimit = "rejected_session_limit", rejectedAddressLimit = "rejected_address_limit"
+            case unauthorized, badRequests = "bad_requests", answererErrors = "answerer_errors"
+        }
     }
 
     init(role: String) { self.role = role }
@@ -156,6 +178,7 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(bandwidthEstimateKbps, forKey: .bandwidthEstimateKbps)
         try c.encode(srtpCipher, forKey: .srtpCipher)
         try c.encode(dtlsCipher, forKey: .dtlsCipher)
+        try c.encode(whipEndpoint, forKey: .whipEndpoint)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

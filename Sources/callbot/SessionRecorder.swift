@@ -6,6 +6,8 @@ import SwiftRTC
 ///
 /// The WebM header needs the picture size, so with video the file is created at the first VP8
 /// keyframe; audio that arrives before it is held (at most ``maximumHeldFrames``) and written then.
+/// The file is `<base>.webm` in the folder, or `<base>-2.webm`... when that exists: a recording
+/// never replaces a file (``RecordingFolder/createFile(base:extension:)``).
 /// With `trimming`, leading and trailing silence is left out: each Opus frame is decoded once
 /// more here so that the recorder's voice activity detector can hear it.
 final class SessionRecorder: Sendable {
@@ -14,8 +16,8 @@ final class SessionRecorder: Sendable {
     private let feeders: [Task<Void, Never>]
     private let writer: Task<String?, Never>
 
-    /// Starts recording the received kinds of `transceivers` to `path`.
-    init(path: String, transceivers: [RTPTransceiver], trimming: SilenceTrimming? = nil) {
+    /// Starts recording the received kinds of `transceivers` to a new file `<base>...webm` in `folder`.
+    init(folder: RecordingFolder, base: String, transceivers: [RTPTransceiver], trimming: SilenceTrimming? = nil) {
         // Only negotiated transceivers (with a mid) receive: a track added for a kind the offer
         // did not carry makes a transceiver that never gets media.
         let receiving = transceivers.filter { $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives) }
@@ -31,6 +33,7 @@ final class SessionRecorder: Sendable {
         }
         self.feeders = feeders
         writer = Task {
+            var path = folder.url.appendingPathComponent(base + ".webm").path
             var recorder: WebMRecorder?
             var held: [EncodedFrame] = []
             var written = 0
@@ -47,9 +50,11 @@ final class SessionRecorder: Sendable {
                                 if frame.codec == .opus, held.count < Self.maximumHeldFrames { held.append(frame) }
                                 continue
                             }
+                            path = try folder.createFile(base: base, extension: "webm").path
                             recorder = try WebMRecorder(path: path, audio: hasAudio ? OpusHead(channels: 2) : nil,
                                                         video: .init(width: size.width, height: size.height), trimming: trimming)
                         } else {
+                            path = try folder.createFile(base: base, extension: "webm").path
                             recorder = try WebMRecorder(path: path, audio: OpusHead(channels: 2), video: nil, trimming: trimming)
                         }
                         for early in held { try write(early) }
@@ -65,6 +70,8 @@ final class SessionRecorder: Sendable {
                 }
                 log("recorded \(written) frames to \(path)")
                 return nil
+            } catch let error as RecordingFileError {
+                return error.description
             } catch {
                 try? recorder?.close()
                 return "recording \(path): \(error)"

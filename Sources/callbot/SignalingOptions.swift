@@ -37,7 +37,7 @@ struct SignalingOptions: ParsableArguments {
 
 /// `--record DIR --record-option OPTION`.
 struct RecordOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Record the call into DIR (WebM/Ogg files named SESSION-USER).", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Record the call into DIR (WebM/Ogg files named call-DATE-TIME-USER, never replacing a file).", valueName: "DIR"))
     var record: String?
 
     @Option(help: ArgumentHelp("What to record: remote_audio_video, remote_audio, local_and_remote_audio, local_audio_remote_audio_video.", valueName: "OPTION"))

@@ -9,7 +9,8 @@ struct Whip: AsyncParsableCommand {
         abstract: "Dial a WHIP endpoint (RFC 9725): send audio and video, print stats, DELETE at the end.",
         discussion: """
         Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
-        application/sdp, applies the 201 answer and sends media until --duration ends or \
+        application/sdp (with the bearer token of --token, --token-file or \
+        $SWIFTRTC_WHIP_TOKEN, if any), applies the 201 answer and sends media until --duration ends or \
         SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
         without errors, 1 when it did not (the report is written either way).
         """
@@ -24,6 +25,7 @@ struct Whip: AsyncParsableCommand {
     @OptionGroup var ice: IceOptions
     @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
+    @OptionGroup var token: WhipTokenOptions
 
     /// How long the HTTP requests, gathering and connecting may take.
     static let httpTimeout = Duration.seconds(30)
@@ -51,7 +53,7 @@ struct Whip: AsyncParsableCommand {
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
                                    video: media.noVideo ? nil : media.video ?? .pattern)
         defer { local.stop() }
-        let client = WHIPClient(endpoint: endpoint, timeout: Self.httpTimeout)
+        let client = WHIPClient(endpoint: endpoint, bearerToken: try token.value(), timeout: Self.httpTimeout)
         var session: WHIPSession?
         do {
             try await Self.addMedia(local, to: connection)

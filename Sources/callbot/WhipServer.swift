@@ -6,7 +6,10 @@ import SwiftRTC
 /// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at
 /// `http://ADDRESS:P/whip`. Each POSTed offer gets a complete answer (all candidates); the
 /// received media is echoed back, or the `--audio`/`--video` sources are sent instead.
-/// `DELETE` on a session's Location ends that session.
+/// `DELETE` on a session's Location ends that session; so does not connecting within
+/// `--connect-timeout`, or failing. With a token (`--token`, `--token-file` or
+/// `$SWIFTRTC_WHIP_TOKEN`) every request must carry it; `--max-sessions` and
+/// `--max-sessions-per-address` bound what strangers can open.
 struct WhipServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whip-server",
@@ -14,8 +17,11 @@ struct WhipServer: AsyncParsableCommand {
         discussion: """
         Prints READY <endpoint URL> on standard output once it listens. Runs until --duration \
         ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
-        of the last session that ended, with "sessions": <count>. Exits 0 when that session \
-        connected without errors, 1 otherwise.
+        of the last session that ended (the last that connected, if one did), with \
+        "sessions": <answered offers> and the endpoint's counters \
+        ("whip_endpoint": sessions ended for not connecting in time or failing, offers refused \
+        over a limit, requests refused without the token or as malformed). Exits 0 when that \
+        session connected without errors, 1 otherwise.
         """
     )
 
@@ -32,7 +38,18 @@ struct WhipServer: AsyncParsableCommand {
     @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
 
-    @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the second session to FILE-2.webm...).", valueName: "FILE.webm"))
+    @OptionGroup var token: WhipTokenOptions
+
+    @Option(help: ArgumentHelp("The most sessions open at once; a further offer gets 503.", valueName: "N"))
+    var maxSessions = WHIPEndpoint.Configuration.defaultMaxSessions
+
+    @Option(help: ArgumentHelp("The most sessions open at once from one client address; a further offer gets 429.", valueName: "N"))
+    var maxSessionsPerAddress = WHIPEndpoint.Configuration.defaultMaxSessionsPerAddress
+
+    @Option(help: ArgumentHelp("Seconds a session may take to connect before it is ended.", valueName: "S"))
+    var connectTimeout = Double(WHIPEndpoint.Configuration.defaultConnectTimeout.components.seconds)
+
+    @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the next to FILE-2.webm...; an existing file is never replaced).", valueName: "FILE.webm"))
     var record: String?
 
     @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
@@ -54,6 +71,9 @@ struct WhipServer: AsyncParsableCommand {
             }
         }
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record FILE.webm") }
+        guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
+        guard maxSessionsPerAddress >= 1 else { throw ValidationError("--max-sessions-per-address must be at least 1") }
+        guard connectTimeout > 0, connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)") }
     }
 
     func run() async throws {
@@ -67,11 +87,15 @@ struct WhipServer: AsyncParsableCommand {
                 gatherAddresses: Self.gatherAddresses(forHost: host))),
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
-            statsInterval: .seconds(options.statsInterval), record: record,
+            statsInterval: .seconds(options.statsInterval), recording: try record.map(SessionSettings.Recording.init),
             trimming: trimSilence ? SilenceTrimming() : nil)
-        let endpoint = WHIPEndpoint(configuration: .init(host: host, port: port)) { offer in
+        let configuration = WHIPEndpoint.Configuration(
+            host: host, port: port, bearerToken: try token.value(), maxSessions: maxSessions,
+            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: .milliseconds(Int((connectTimeout * 1000).rounded())))
+        let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }
+        log(configuration.description)
         let server = Task {
             try await endpoint.run { url in
                 printLine("READY \(url.absoluteString)")
@@ -91,8 +115,11 @@ struct WhipServer: AsyncParsableCommand {
             sessions.recordError("WHIP endpoint on \(host):\(port): \(error)")
         }
         await endpoint.endAllSessions()
+        let counters = endpoint.stats
+        log("WHIP endpoint: \(counters)")
         var report = sessions.report ?? BotReport(role: "whip-server")
         report.sessions = sessions.count
+        report.whipEndpoint = BotReport.WhipEndpoint(counters)
         report.errors += sessions.errors
         if sessions.count == 0 { report.errors.append("no WHIP session was offered in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms") }
         try report.finish(writingTo: options.report)
@@ -114,7 +141,9 @@ struct WhipServer: AsyncParsableCommand {
                 throw error
             }
             try await Whip.addMedia(local.send, to: connection)
-            try await connection.setLocalDescription(try await connection.createAnswer())
+            let created = try await connection.createAnswer()
+            if let unusable = Self.unusableOffer(offer, answer: created.sdp) { throw WHIPOfferRejected(unusable, kind: .unusable) }
+            try await connection.setLocalDescription(created)
             guard await Whip.gather(connection, timeout: gatheringTimeout) else {
                 throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
             }
@@ -125,18 +154,34 @@ struct WhipServer: AsyncParsableCommand {
                 if await monitor.waitConnected(timeout: .seconds(30)) { local.send.start() }
             }
             var recorder: SessionRecorder?
-            if let path = settings.recordingPath(session: number) {
-                recorder = SessionRecorder(path: path, transceivers: await connection.transceivers, trimming: settings.trimming)
+            if let recording = settings.recording {
+                recorder = SessionRecorder(folder: recording.folder, base: recording.base,
+                                           transceivers: await connection.transceivers, trimming: settings.trimming)
             }
             let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
+            sessions.answered()
             log("session \(number): answered")
             return (answer.sdp, session)
         } catch {
             log("session \(number): \(error)")
             local.send.stop()
-            sessions.ended(await monitor.finish())
+            let report = await monitor.finish()
+            // An offer refused as the client's fault is no session of this run.
+            if !(error is WHIPOfferRejected) { sessions.ended(report) }
             throw error
         }
+    }
+
+    /// Why `offer` cannot make a call, when it cannot: no audio or video section of it is
+    /// accepted in `answer` (only data channels, only codecs we do not have...).
+    static func unusableOffer(_ offer: String, answer: String) -> String? {
+        guard let offerDescription = try? SessionDescription(parsing: offer),
+              let answerDescription = try? SessionDescription(parsing: answer),
+              let negotiation = try? Negotiation(offer: offerDescription, answer: answerDescription) else { return nil }
+        if negotiation.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) { return nil }
+        return offerDescription.media.isEmpty
+            ? "the offer has no media section"
+            : "no audio or video section of the offer can be taken (Opus and VP8 are supported)"
     }
 
     /// Where to gather host candidates: the listening address when it is one IP address
@@ -164,15 +209,21 @@ struct SessionSettings: Sendable {
     var audio: Send
     var video: Send
     var statsInterval: Duration
-    var record: String?
+    var recording: Recording?
     var trimming: SilenceTrimming?
 
-    /// Where session `number` records: `--record FILE.webm` for the first, `FILE-2.webm`...
-    func recordingPath(session number: Int) -> String? {
-        guard let record else { return nil }
-        guard number > 1 else { return record }
-        let url = URL(fileURLWithPath: record)
-        return url.deletingPathExtension().path + "-\(number)." + url.pathExtension
+    /// Where the sessions record (`--record FILE.webm`): files named from that option alone,
+    /// `FILE.webm`, `FILE-2.webm`... in its folder, the first name that is free (nothing from
+    /// the offer or the client goes into a name).
+    struct Recording: Sendable {
+        var folder: RecordingFolder
+        var base: String
+
+        init(_ record: String) throws {
+            let url = URL(fileURLWithPath: record)
+            do { folder = try RecordingFolder(url.deletingLastPathComponent()) } catch { throw CallbotError("--record \(record): \(error)") }
+            base = url.deletingPathExtension().lastPathComponent
+        }
     }
 
     /// The session's local tracks: `send` are added to the connection; `echo` are those of
@@ -189,18 +240,27 @@ struct SessionSettings: Sendable {
     }
 }
 
-/// The sessions of a `whip-server` run: how many, and the report of the last one that ended.
+/// The sessions of a `whip-server` run: how many were answered, and the report of the last one
+/// that ended, preferring one that connected (a stranger's offer that never connects does not
+/// replace the report of a call that did).
 final class SessionLog: Sendable {
     private struct State {
+        var offers = 0
         var count = 0
         var report: BotReport?
         var errors: [String] = []
     }
     private let state = Mutex(State())
 
-    /// Counts a new session and returns its number (from 1).
-    func begin() -> Int { state.withLock { $0.count += 1; return $0.count } }
-    func ended(_ report: BotReport) { state.withLock { $0.report = report } }
+    /// Numbers a new offer (from 1).
+    func begin() -> Int { state.withLock { $0.offers += 1; return $0.offers } }
+    /// Counts an answered offer: a session.
+    func answered() { state.withLock { $0.count += 1 } }
+    func ended(_ report: BotReport) {
+        state.withLock { state in
+            if report.connected || state.report?.connected != true { state.report = report }
+        }
+    }
     func recordError(_ message: String) { state.withLock { $0.errors.append(message) } }
     var count: Int { state.withLock { $0.count } }
     var report: BotReport? { state.withLock { $0.report } }
@@ -252,5 +312,14 @@ final class ServerSession: WHIPEndpointSession {
         let report = await monitor.finish()
         sessions.ended(report)
         log("session \(number) ended: connected=\(report.connected), audio decoded \(report.audio.framesDecoded.map(String.init) ?? "null"), video decoded \(report.video.framesDecoded.map(String.init) ?? "null")")
+    }
+}
+
+extension BotReport.WhipEndpoint {
+    init(_ stats: WHIPEndpoint.Stats) {
+        self.init(sessionsCreated: stats.sessionsCreated, endedByClient: stats.endedByClient, timedOut: stats.timedOut,
+                  failed: stats.failed, rejectedSessionLimit: stats.rejectedSessionLimit,
+                  rejectedAddressLimit: stats.rejectedAddressLimit, unauthorized: stats.unauthorized,
+                  badRequests: stats.badRequests, answererErrors: stats.answererErrors)
     }
 }

@@ -11,14 +11,17 @@ import Testing
     final class Background: @unchecked Sendable {
         let process = Process()
         let stdout: URL
+        let stderr: URL
 
         init(_ arguments: [String]) throws {
             stdout = ServeCLITests.folder.appendingPathComponent("bot-\(UUID().uuidString.prefix(8)).out")
+            stderr = stdout.deletingPathExtension().appendingPathExtension("err")
             _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             process.executableURL = Callbot.executable
             process.arguments = arguments
             process.standardOutput = try FileHandle(forWritingTo: stdout)
-            process.standardError = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: stderr)
             process.standardInput = FileHandle.nullDevice
             try process.run()
         }
@@ -26,6 +29,7 @@ import Testing
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
         var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+        var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
 
         func wait(for text: String, timeout: Duration = .seconds(60)) async -> Bool {
             let deadline = ContinuousClock.now + timeout

@@ -23,7 +23,7 @@ import Testing
         let help = try await Callbot.run(["whip", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip [<options>] <URL>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--log-level", "--help", "--version"]))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--token", "--token-file", "--log-level", "--help", "--version"]))
         #expect(help.stdout.contains("tone|silence|FILE"))
         #expect(help.stdout.contains("pattern|black|FILE"))
     }
@@ -32,7 +32,9 @@ import Testing
         let help = try await Callbot.run(["whip-server", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip-server [<options>] --port <P>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--trim-silence", "--log-level", "--help", "--version"]))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--trim-silence", "--token", "--token-file",
+                                                                           "--max-sessions", "--max-sessions-per-address", "--connect-timeout",
+                                                                           "--log-level", "--help", "--version"]))
     }
 
     static let folder: URL = {
