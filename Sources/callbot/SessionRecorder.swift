@@ -33,7 +33,8 @@ final class SessionRecorder: Sendable {
         }
         self.feeders = feeders
         writer = Task {
-            var path = folder.url.appendingPathComponent(base + ".webm").path
+            // Until the file is created: where it will be (the first free name of these).
+            var path = folder.url.appendingPathComponent(base + "[-N].webm").path
             var recorder: WebMRecorder?
             var held: [EncodedFrame] = []
             var written = 0
@@ -66,7 +67,8 @@ final class SessionRecorder: Sendable {
                 }
                 try recorder?.close()
                 guard recorder != nil else {
-                    return hasVideo || hasAudio ? "recording \(path): no \(hasVideo ? "video keyframe" : "audio") was received" : "recording \(path): nothing is received"
+                    let missing = hasVideo || hasAudio ? "no \(hasVideo ? "video keyframe" : "audio") was received" : "nothing is received"
+                    return "recording \(path): \(missing), no file written"
                 }
                 log("recorded \(written) frames to \(path)")
                 return nil
