@@ -92,13 +92,14 @@ final class CallMonitor: Sendable {
         state.withLock { $0.tasks.append(stats) }
     }
 
-    /// Waits until the call is connected (true), failed, or `timeout` passed (false).
+    /// Waits until the call is connected (true), failed, finished, or `timeout` passed (false).
     func waitConnected(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let (connected, failed) = state.withLock { ($0.connected, $0.failed) }
+            let (connected, failed, finished) = state.withLock { ($0.connected, $0.failed, $0.report != nil) }
             if connected { return true }
-            if failed { return false }
+            // A session ended before it connected (a WHIP offer that never did) lets go at once.
+            if failed || finished { return false }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return false
