@@ -28,8 +28,11 @@ public enum RemoteInputLimits {
 
     /// The most `m=` sections a description may have (an offer with more is refused).
     public static let maxMediaSections = 64
-    /// The most `a=candidate` lines kept per section (more are dropped and counted).
+    /// The most `a=candidate` lines a section may have (a description with more is refused).
     public static let maxCandidatesPerSection = 64
+    /// The most remote candidates one connection takes (from descriptions and trickled,
+    /// since the last ICE restart); more are dropped and counted.
+    public static let maxRemoteCandidates = 128
     /// The most lines a description may have (an offer with more is refused).
     public static let maxDescriptionLines = 10_000
 
@@ -44,6 +47,9 @@ public enum RemoteInputLimits {
     /// The most SRTCP packets one transport takes from the peer per second (browsers send
     /// some 10 to 100: reports, transport-cc, NACK, PLI); more are dropped unread and counted.
     public static let maxRTCPPacketsPerSecond = 500
+    /// The most statuses read from one transport-cc feedback packet (the sender's history
+    /// holds 8192 packets; honest feedback reports a few hundred).
+    public static let maxTransportFeedbackStatuses = 8192
 
     // MARK: RTP receive and resend
 
@@ -104,6 +110,8 @@ public enum RemoteInputLimit: Int, Sendable, CaseIterable {
     case roundTripTime
     /// A packet of one SSRC more than ``RemoteInputLimits/maxRemoteSSRCsPerTransport`` was dropped.
     case remoteSSRCs
+    /// A remote candidate beyond ``RemoteInputLimits/maxRemoteCandidates`` was dropped.
+    case remoteCandidates
     /// NACKed packets beyond the responder's resend budget were not resent.
     case nackResendBudget
     /// A sequence or timestamp jump beyond what the receiver follows restarted it.

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCore
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCRTP
@@ -129,7 +130,12 @@ extension PeerConnection {
     /// Gives a remote candidate to the agent, once per transport address.
     func addRemote(_ candidate: IceCandidate, to transport: PeerTransport) async throws(IceError) {
         let key = "\(candidate.component) \(candidate.transport.lowercased()) \(candidate.address) \(candidate.port)"
-        guard remoteCandidateKeys.insert(key).inserted else { return }
+        guard !remoteCandidateKeys.contains(key) else { return }
+        guard remoteCandidateKeys.count < RemoteInputLimits.maxRemoteCandidates else {
+            limitHits.hit(.remoteCandidates)
+            return
+        }
+        remoteCandidateKeys.insert(key)
         _ = try await transport.agent.addRemoteCandidate(candidate)
     }
 
@@ -171,7 +177,8 @@ extension PeerConnection {
                 let ssrc = fid?.first ?? section?.ssrcNumbers.first
                 transceiver.receiver.configure(RTPReceiver.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1), recovery: recovery.receive), remoteSSRC: ssrc)
+                    channels: Int(codec.channels ?? 1), recovery: recovery.receive,
+                    maximumDecodedPixels: configuration.maxDecodedPixels), remoteSSRC: ssrc)
                 transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid,
                                 rtxPayloadType: recovery.receive.rtxPayloadType, rtxSSRC: fid.flatMap { $0.count > 1 ? $0[1] : nil })
             }

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Transport-wide congestion control feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
 /// §3.1; RTPFB, PT 205, FMT 15): which transport-wide sequence numbers arrived, and when.
 /// ```
@@ -79,7 +81,9 @@ public struct TransportLayerCC: RTCPPacketBody {
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
         baseSequenceNumber = body.u16(8)
-        let total = Int(body.u16(10))
+        // Statuses past the limit are not read (their deltas come last, so the first ones
+        // parse the same): a few bytes of run-length chunks may claim 65535.
+        let total = min(Int(body.u16(10)), RemoteInputLimits.maxTransportFeedbackStatuses)
         let reference = body.u24(12)
         referenceTime = reference & 0x80_0000 != 0 ? Int32(reference) - 0x100_0000 : Int32(reference)
         feedbackPacketCount = body.u8(15)

@@ -1,3 +1,4 @@
+import Foundation
 import SwiftRTCCore
 import Testing
 import SwiftRTCRTP
@@ -76,5 +77,25 @@ import SwiftRTCSDP
         #expect(limitHits.count(.bitrate) == 1)
         #expect(controller.availableOutgoingBitrate <= RemoteInputLimits.maxBitrate)
         #expect(controller.availableOutgoingBitrate >= SendSideBandwidthEstimator.defaultMinimumBitrate)
+    }
+
+    /// Trickled candidates beyond ``RemoteInputLimits/maxRemoteCandidates``: each would be
+    /// a libnice remote candidate with its connectivity checks; dropped and counted.
+    @Test func trickledCandidatesAreBounded() async throws {
+        let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        try await offerer.addTrack(MediaStreamTrack(kind: .audio))
+        let offer = try await offerer.createOffer()
+        try await answerer.setRemoteDescription(offer)
+        let extra = 50
+        for port in 0 ..< RemoteInputLimits.maxRemoteCandidates + extra {
+            let line = "candidate:\(port) 1 udp 2122260223 127.0.0.1 \(20_000 + port) typ host"
+            try await answerer.addIceCandidate(IceCandidateInit(candidate: line, sdpMid: "0", sdpMLineIndex: 0))
+        }
+        // The offer's own candidates (gathered before it was made) count too.
+        let inOffer = Int64(offer.sdp.components(separatedBy: "a=candidate:").count - 1)
+        #expect((Int64(extra) ... Int64(extra) + inOffer).contains(answerer.limitHits.count(.remoteCandidates)))
+        await offerer.close()
+        await answerer.close()
     }
 }
