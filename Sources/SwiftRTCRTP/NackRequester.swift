@@ -23,6 +23,9 @@ public struct NackRequester: Sendable {
     /// Sequence numbers asked for, retries included.
     public private(set) var packetsRequested = 0
     var abandonedReported = 0
+    var restartsReported = 0
+    /// Restarts of the generators of earlier SSRCs.
+    var restartsBefore = 0
 
     /// - Parameters:
     ///   - senderSSRC: the SSRC the NACKs are sent from.
@@ -30,7 +33,7 @@ public struct NackRequester: Sendable {
     ///   - maximumTime: seconds after which a missing packet is given up.
     public init(senderSSRC: UInt32, maximumRetries: Int = 10, maximumTime: Double = 1.0) {
         self.senderSSRC = senderSSRC
-        generator = NackGenerator(maximumRetries: maximumRetries, maximumAge: 1000, maximumMissing: 500, maximumTime: maximumTime)
+        generator = NackGenerator(maximumRetries: maximumRetries, maximumTime: maximumTime)
     }
 
     /// How long between two requests for the same packet: the round-trip time (or the default
@@ -45,15 +48,19 @@ public struct NackRequester: Sendable {
     public var recovered: Int { generator.recovered }
     /// Missing packets given up on.
     public var abandoned: Int { generator.abandoned }
+    /// Sequence jumps beyond the missing list that started it over (of every SSRC seen).
+    public var jumpsRestarted: Int { restartsBefore + generator.jumpsRestarted }
 
     /// Notes a received packet of the stream (`ssrc`: the media SSRC, also for an unwrapped
     /// RTX packet). A new SSRC starts over.
     public mutating func received(sequenceNumber: UInt16, ssrc: UInt32, at now: Double) {
         if mediaSSRC != ssrc {
             if mediaSSRC != nil {
+                restartsBefore += generator.jumpsRestarted
                 generator = NackGenerator(maximumRetries: generator.maximumRetries, maximumAge: Int(generator.maximumAge),
                                           maximumMissing: generator.maximumMissing, maximumTime: generator.maximumTime)
                 abandonedReported = 0
+                restartsReported = 0
             }
             mediaSSRC = ssrc
         }
@@ -70,10 +77,13 @@ public struct NackRequester: Sendable {
         return GenericNACK(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, lost: due)
     }
 
-    /// Whether packets were given up on since the last call: the frames they belonged to are
-    /// lost, and the decoder will need a keyframe.
+    /// Whether packets were given up on since the last call (or a jump skipped some): the
+    /// frames they belonged to are lost, and the decoder will need a keyframe.
     public mutating func takeAbandoned() -> Bool {
-        defer { abandonedReported = generator.abandoned }
-        return generator.abandoned > abandonedReported
+        defer {
+            abandonedReported = generator.abandoned
+            restartsReported = generator.jumpsRestarted
+        }
+        return generator.abandoned > abandonedReported || generator.jumpsRestarted > restartsReported
     }
 }
