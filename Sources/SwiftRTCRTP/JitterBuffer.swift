@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Puts received RTP packets of one stream back in sequence order: drops duplicates and
 /// packets too late to use, waits a bounded time for a missing packet, then skips it and
 /// reports the gap, so it never stalls. The first packets of a stream are held for that wait
@@ -11,6 +13,12 @@
 /// estimate, within ``minimumDelay``...``maximumDelay``). Call ``pop(now:)`` on a timer too:
 /// packets are released when due, not only when another one arrives. A missing packet is
 /// given up once the packet after it is due and ``maximumWait`` has passed since it arrived.
+///
+/// What a peer sends never costs work that grows with the size of a jump: a packet that
+/// jumps past everything held starts the buffer over at it (``jumpsRestarted``), with work
+/// bounded by the capacity; a timestamp jump (a change of transit time above
+/// ``RemoteInputLimits/maxTransitJump``) stays out of the jitter estimate
+/// (``timestampJumps``), and no packet is held longer than ``maximumDelay`` after it came.
 ///
 /// ```swift
 /// buffer.insert(datagram, arrival: now)
@@ -67,6 +75,12 @@ public final class JitterBuffer {
     public private(set) var lostPackets = 0
     /// Packets rejected as malformed or oversized.
     public private(set) var rejectedPackets = 0
+    /// Sequence jumps past everything held that started the buffer over.
+    public private(set) var jumpsRestarted = 0
+    /// Timestamp jumps kept out of the jitter estimate.
+    public private(set) var timestampJumps = 0
+    /// Slots looked at, in all (the work bound, for tests).
+    var visited = 0
 
     /// - Parameters:
     ///   - capacity: packets held at most (older ones are skipped when newer ones need room).
@@ -119,9 +133,16 @@ public final class JitterBuffer {
             duplicates += 1
             return .duplicate
         }
-        // Make room: what falls out of the window is skipped.
+        // Make room: what falls out of the window is skipped. A jump past everything held
+        // (the sender's numbering restarted, a long outage, a hostile peer) starts over at
+        // this packet, without waiting for the numbers in between.
         if sequence - nextSequence >= Int64(slots.capacity) {
-            advance(to: sequence - Int64(slots.capacity) + 1)
+            if sequence - max(highest, nextSequence - 1) >= Int64(slots.capacity) {
+                jumpsRestarted += 1
+                advance(to: sequence)
+            } else {
+                advance(to: sequence - Int64(slots.capacity) + 1)
+            }
         }
         slots.store(bytes, sequence: sequence, arrival: arrival)
         let timestamp = timestampUnwrapper.unwrap(packet.timestamp)
@@ -132,13 +153,19 @@ public final class JitterBuffer {
         guard !retransmission else { return .accepted }
         let transitNow = arrival - Double(timestamp) / clockRate
         if let transit {
-            jitterSeconds += (abs(transitNow - transit) - jitterSeconds) / 16
+            // A timestamp jump (or a pause the timestamps did not follow) is no jitter.
+            let change = abs(transitNow - transit)
+            if change > RemoteInputLimits.maxTransitJump {
+                timestampJumps += 1
+            } else {
+                jitterSeconds += (change - jitterSeconds) / 16
+            }
         }
         transit = transitNow
         // The playout clock follows the fastest packet; it creeps up slowly so that a path
         // that got slower for good (or a sender clock running slow) is followed, and starts
         // over after a jump (a new source, a long pause with a timestamp jump).
-        if let base = minimumTransit, abs(transitNow - base) < 2 {
+        if let base = minimumTransit, abs(transitNow - base) < RemoteInputLimits.maxTransitJump {
             minimumTransit = transitNow < base ? transitNow : base + (transitNow - base) / 1024
         } else {
             minimumTransit = transitNow
@@ -146,10 +173,12 @@ public final class JitterBuffer {
         return .accepted
     }
 
-    /// When the packet in the slot of `sequence` is due for playout.
+    /// When the packet in the slot of `sequence` is due for playout: never later than
+    /// ``maximumDelay`` after it came (a timestamp jump moves the playout clock).
     func due(_ sequence: Int64) -> Double {
         guard maximumDelay > 0, let base = minimumTransit else { return -.infinity }
-        return Double(slotTimestamps[slots.index(sequence)]) / clockRate + base + targetDelay
+        let planned = Double(slotTimestamps[slots.index(sequence)]) / clockRate + base + targetDelay
+        return min(planned, slots.arrival(sequence) + maximumDelay)
     }
 
     var pendingGap: (first: Int64, count: Int)?
@@ -158,23 +187,24 @@ public final class JitterBuffer {
     var firstArrival: Double?
 
     /// Skips everything before `sequence`, counting what was missing as one pending gap.
+    /// Work: the skipped numbers, at most the capacity (all packets held are within it).
     func advance(to sequence: Int64) {
-        guard var current = next else { return }
-        var missing = 0
-        let first = current
-        while current < sequence {
-            if slots.holds(current) {
+        guard let first = next, sequence > first else { return }
+        let missing = Int(sequence - first)
+        if missing >= slots.capacity {
+            slots.clearAll()
+            stored = 0
+            visited += slots.capacity
+        } else {
+            for current in first ..< sequence where slots.holds(current) {
                 slots.clear(current)
                 stored -= 1
             }
-            missing += 1
-            current += 1
+            visited += missing
         }
-        next = current
+        next = sequence
         lostPackets += missing
-        if missing > 0 {
-            pendingGap = (pendingGap?.first ?? first, (pendingGap?.count ?? 0) + missing)
-        }
+        pendingGap = (pendingGap?.first ?? first, (pendingGap?.count ?? 0) + missing)
     }
 
     /// The next event in sequence order at time `now`: a packet, a gap (once the wait for a
@@ -220,6 +250,7 @@ public final class JitterBuffer {
     func firstHeld(after sequence: Int64) -> Int64? {
         var after = sequence + 1
         while after <= highest, !slots.holds(after) { after += 1 }
+        visited += Int(after - sequence)
         return after <= highest ? after : nil
     }
 

@@ -1,13 +1,15 @@
 /// Fixed storage for `capacity` packets of up to `slotSize` bytes each, indexed by extended
 /// sequence number modulo the capacity. Allocated once; used by the jitter buffer and the
-/// send-side packet history.
+/// send-side packet history. Extended sequence numbers may be negative (a packet before the
+/// first one): an empty slot holds ``empty``, which no sequence number reaches.
 final class PacketSlots {
     let capacity: Int
     let slotSize: Int
     private let storage: UnsafeMutableRawBufferPointer
     private var lengths: [Int]
-    /// The extended sequence number each slot holds, -1 when empty.
+    /// The extended sequence number each slot holds, ``empty`` when empty.
     private(set) var sequences: [Int64]
+    static let empty = Int64.min
     private(set) var arrivals: [Double]
 
     init(capacity: Int, slotSize: Int) {
@@ -15,7 +17,7 @@ final class PacketSlots {
         self.slotSize = max(12, slotSize)
         storage = .allocate(byteCount: self.capacity * self.slotSize, alignment: 8)
         lengths = Array(repeating: 0, count: self.capacity)
-        sequences = Array(repeating: -1, count: self.capacity)
+        sequences = Array(repeating: Self.empty, count: self.capacity)
         arrivals = Array(repeating: 0, count: self.capacity)
     }
 
@@ -45,6 +47,11 @@ final class PacketSlots {
 
     func clear(_ sequence: Int64) {
         let i = index(sequence)
-        if sequences[i] == sequence { sequences[i] = -1 }
+        if sequences[i] == sequence { sequences[i] = Self.empty }
+    }
+
+    /// Empties every slot.
+    func clearAll() {
+        for i in 0 ..< capacity { sequences[i] = Self.empty }
     }
 }
