@@ -1,4 +1,5 @@
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// What the negotiation allows a sender for loss recovery.
@@ -17,44 +18,70 @@ extension RTPSender {
     func configureRetransmissions(_ parameters: Parameters) {
         let recovery = parameters.recovery
         let rtx: NackResponder.RTX? = recovery.rtxPayloadType.flatMap { pt in rtxSsrc.map { NackResponder.RTX(payloadType: pt, ssrc: $0) } }
-        retransmissions.withLock { responder in
-            guard recovery.nack else { responder = nil; return }
-            if let existing = responder, existing.rtx == rtx { return }
+        let refused: Int? = retransmissions.withLock { responder in
+            let refused = responder?.refused
+            guard recovery.nack else { responder = nil; return refused }
+            if let existing = responder, existing.rtx == rtx { return nil }
             responder = NackResponder(rtx: rtx)
+            return refused
         }
+        // A new responder counts from 0: keep what the old one refused.
+        if let refused { counters.withLock { $0.nackResendsRefusedBefore += Int64(refused) } }
     }
 
     /// A NACK from the peer (transport thread): resends what it asks for that is still kept,
-    /// as RTX or as the original packets.
+    /// as RTX or as the original packets, within the resend budget (the stream's target
+    /// bitrate, at least ``RemoteInputLimits/minResendBitrate``; see ``NackResponder``).
     func receivedNACK(_ nack: GenericNACK, transport: PeerTransport, now: Double) {
         let roundTripTime = counters.withLock {
             $0.nackReceived += 1
             return $0.remoteRoundTripTime
         }
-        let totals: (packets: Int, bytes: Int)? = retransmissions.withLock { responder in
+        let bitrate = transport.congestion.targetBitrate(for: kind)
+        let totals: (packets: Int, bytes: Int, refused: Int)? = retransmissions.withLock { responder in
             guard let responder else { return nil }
-            responder.respond(to: nack.lost, now: now, roundTripTime: roundTripTime) { buffer, length in
+            responder.respond(to: nack.lost, now: now, roundTripTime: roundTripTime, bitrate: bitrate) { buffer, length in
                 transport.sendRTP(buffer, length: length)
             }
-            return (responder.retransmittedPackets, responder.retransmittedBytes)
+            return (responder.retransmittedPackets, responder.retransmittedBytes, responder.refused)
         }
         if let totals {
             counters.withLock {
                 $0.retransmittedPacketsSent = Int64(totals.packets)
                 $0.retransmittedBytesSent = Int64(totals.bytes)
+                $0.nackResendsRefused = $0.nackResendsRefusedBefore + Int64(totals.refused)
             }
         }
     }
 
     /// A PLI (`fir`: nil) or FIR (its command sequence number) for this sender: the encoder
     /// makes its next frame a keyframe. A FIR repeating the last sequence number is the same
-    /// request sent again (RFC 5104 §4.3.1.2) and is only counted.
-    func receivedKeyframeRequest(fir sequence: UInt8?) {
-        counters.withLock {
+    /// request sent again (RFC 5104 §4.3.1.2) and is only counted. At most one request per
+    /// ``RemoteInputLimits/minKeyframeRequestInterval`` is acted on (a peer's PLI flood
+    /// would make every frame a keyframe); the others are counted and ignored, as libwebrtc
+    /// does. `now`: monotonic seconds.
+    func receivedKeyframeRequest(fir sequence: UInt8?, now: Double = NTPTime.monotonicSeconds()) {
+        let served: Bool = counters.withLock {
             if sequence == nil { $0.pliReceived += 1 } else { $0.firReceived += 1 }
+            if let last = $0.lastKeyframeRequestServed, now - last < RemoteInputLimits.minKeyframeRequestInterval, now >= last {
+                $0.keyframeRequestsIgnored += 1
+                return false
+            }
+            return true
         }
+        guard served else { return }
         if let sequence, lastFIRSequence.exchange(Int(sequence), ordering: .relaxed) == Int(sequence) { return }
+        counters.withLock { $0.lastKeyframeRequestServed = now }
         keyframeRequested.store(true, ordering: .relaxed)
+    }
+
+    /// How often this sender hit one of ``RemoteInputLimits`` (for `limitHits.<name>` in
+    /// the stats), zeros left out: NACKed packets refused by the resend budget, keyframe
+    /// requests ignored by their rate limit.
+    var limitHits: [(limit: RemoteInputLimit, count: Int64)] {
+        let c = counters.withLock { $0 }
+        return [(RemoteInputLimit.nackResendBudget, c.nackResendsRefused), (.keyframeRequestRate, c.keyframeRequestsIgnored)]
+            .filter { $0.1 > 0 }.map { (limit: $0.0, count: $0.1) }
     }
 }
 

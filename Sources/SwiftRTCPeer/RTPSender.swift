@@ -55,6 +55,14 @@ public final class RTPSender: Sendable {
         var nackReceived: Int64 = 0
         var retransmittedPacketsSent: Int64 = 0
         var retransmittedBytesSent: Int64 = 0
+        /// NACKed packets the resend budget (or the limit per NACK) refused, in all; those of
+        /// responders replaced by a new negotiation.
+        var nackResendsRefused: Int64 = 0
+        var nackResendsRefusedBefore: Int64 = 0
+        /// PLIs and FIRs ignored for coming within ``RemoteInputLimits/minKeyframeRequestInterval``
+        /// of the last one acted on, and when that was (monotonic seconds).
+        var keyframeRequestsIgnored: Int64 = 0
+        var lastKeyframeRequestServed: Double?
         /// The last packet's RTP timestamp and when (monotonic seconds) it was sent.
         var lastRTPTimestamp: UInt32 = 0
         var lastSendTime: Double?

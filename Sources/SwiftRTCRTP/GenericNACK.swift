@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A generic NACK (RFC 4585 §6.2.1; RTPFB, PT 205, FMT 1): sequence numbers to resend.
 /// ```
 /// |V=2|P|  FMT=1  |   PT=205      |          length               |
@@ -5,7 +7,8 @@
 /// |                  SSRC of media source                         |
 /// |            PID                |             BLP               |  (repeated)
 /// ```
-/// PID is a lost packet, bit i of BLP marks PID+i+1 lost too.
+/// PID is a lost packet, bit i of BLP marks PID+i+1 lost too. A NACK is read up to
+/// ``RemoteInputLimits/maxNackedSequenceNumbers`` sequence numbers (the rest is ignored).
 public struct GenericNACK: RTCPPacketBody {
     /// The RTCP packet type (PT) of this packet.
     public static let packetType = RTCPPacketType.transportFeedback
@@ -32,10 +35,12 @@ public struct GenericNACK: RTCPPacketBody {
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
         lost = []
+        let limit = RemoteInputLimits.maxNackedSequenceNumbers
         for o in stride(from: 8, to: body.count, by: 4) {
             let pid = body.u16(o), blp = body.u16(o + 2)
             lost.append(pid)
-            for bit in 0 ..< 16 where blp & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
+            for bit in 0 ..< 16 where blp & (1 << bit) != 0 && lost.count < limit { lost.append(pid &+ UInt16(bit + 1)) }
+            if lost.count >= limit { break }
         }
     }
 

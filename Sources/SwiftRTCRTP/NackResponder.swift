@@ -1,11 +1,21 @@
+import SwiftRTCCore
+
 /// The send side of generic NACK, as an interceptor-like unit: it keeps the packets a stream
 /// sent in a ``PacketHistory`` (slots allocated once, no allocation per packet) and answers a
 /// NACK by resending the packets asked for: as RTX on the retransmission stream's own SSRC,
 /// payload type and sequence numbers when RTX was negotiated (RFC 4588 §4), else as the
 /// original packet again (RFC 4585 peers without RTX). A packet is resent at most once per
-/// round-trip time, however often it is asked for. Used under one lock: packets are stored
+/// round-trip time (at least ``RemoteInputLimits/minResendInterval``, also before the RTT
+/// is known), however often it is asked for. Used under one lock: packets are stored
 /// by the sender (the pushing thread for audio, the sending task for video) and NACKs
 /// answered on the transport thread.
+///
+/// What a peer's NACKs cost is bounded: one NACK resends at most
+/// ``RemoteInputLimits/maxResendsPerNack`` packets, and all resends together stay within a
+/// budget, a token bucket of the stream's bitrate (at least
+/// ``RemoteInputLimits/minResendBitrate``) with ``RemoteInputLimits/resendBudgetWindow``
+/// seconds of depth, as libwebrtc's retransmission rate limiter. What either refuses is
+/// counted in ``refused``.
 public final class NackResponder {
     /// The retransmission stream: payload type and SSRC (RFC 4588 session multiplexing).
     public struct RTX: Sendable, Hashable {
@@ -34,6 +44,11 @@ public final class NackResponder {
     public private(set) var retransmittedBytes = 0
     /// Requested packets no longer kept, or not sent.
     public private(set) var unavailable = 0
+    /// Requested packets refused by the budget or the limit per NACK.
+    public private(set) var refused = 0
+    /// The resend budget left, in bytes, as of ``budgetTime`` (nil: full, nothing spent yet).
+    var budget = 0.0
+    var budgetTime: Double?
 
     /// Keeps the last `capacity` packets of up to `slotSize` bytes.
     public init(rtx: RTX?, capacity: Int = 512, slotSize: Int = 1500) {
@@ -53,16 +68,35 @@ public final class NackResponder {
 
     /// Resends what `lost` asks for, each packet through `send` (the bytes to protect and send,
     /// in a scratch buffer reused for the next one; `send` returns whether it went out).
-    /// Packets resent less than `roundTripTime` ago are not resent again.
-    public func respond(to lost: [UInt16], now: Double, roundTripTime: Double?,
+    /// Packets resent less than `roundTripTime` ago are not resent again. `bitrate` is the
+    /// stream's (the congestion controller's target), in bits/s: the budget's rate.
+    public func respond(to lost: [UInt16], now: Double, roundTripTime: Double?, bitrate: Int = 0,
                         send: (UnsafeMutableRawBufferPointer, Int) -> Bool) {
-        for sequence in lost {
+        let rate = Double(max(bitrate, RemoteInputLimits.minResendBitrate)) / 8
+        let depth = rate * RemoteInputLimits.resendBudgetWindow
+        if let budgetTime {
+            if now > budgetTime { budget = min(depth, budget + rate * (now - budgetTime)) }
+        } else {
+            budget = depth
+        }
+        budgetTime = max(now, budgetTime ?? now)
+        let interval = max(roundTripTime ?? 0, RemoteInputLimits.minResendInterval)
+        var resent = 0
+        for (index, sequence) in lost.enumerated() {
+            guard resent < RemoteInputLimits.maxResendsPerNack else {
+                refused += lost.count - index
+                break
+            }
             guard let original = history.packet(sequence) else {
                 unavailable += 1
                 continue
             }
             let slot = history.slots.index(history.unwrapper.peek(sequence))
-            if resentSequence[slot] == sequence, now - resentAt[slot] < (roundTripTime ?? 0) { continue }
+            if resentSequence[slot] == sequence, now - resentAt[slot] < interval { continue }
+            guard budget >= Double(original.bytes.count + 2) else {
+                refused += 1
+                continue
+            }
             let length: Int
             if let rtx {
                 guard let written = try? history.retransmission(of: sequence, rtxPayloadType: rtx.payloadType,
@@ -80,6 +114,8 @@ public final class NackResponder {
             }
             resentSequence[slot] = sequence
             resentAt[slot] = now
+            budget -= Double(length)
+            resent += 1
             retransmittedPackets += 1
             retransmittedBytes += payload
         }
