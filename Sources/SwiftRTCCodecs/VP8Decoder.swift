@@ -1,4 +1,5 @@
 internal import CVPX
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// VP8 decoder over libvpx: ``EncodedFrame``s in, I420 ``VideoFrame``s (90 kHz timestamps,
@@ -8,6 +9,11 @@ import SwiftRTCRTP
 /// it needs a keyframe. At the start, and after a frame libvpx rejects or reports corrupt, it
 /// drops delta frames (throwing ``VP8Error/needsKeyframe``) until a keyframe decodes; the
 /// owner then sends a PLI or FIR.
+///
+/// The picture size a peer states is bounded: a keyframe whose header (14-bit width and
+/// height) says more than ``maximumPixels``, or nothing, is dropped before libvpx sees it
+/// (``VP8Error/frameTooLarge(width:height:)``, counted in ``framesTooLarge``), so libvpx
+/// never allocates for it; the delta frames after it wait for a keyframe that fits.
 ///
 /// One instance per stream, used from one thread at a time.
 public final class VP8Decoder {
@@ -23,12 +29,18 @@ public final class VP8Decoder {
     public private(set) var corruptFrames = 0
     /// Delta frames dropped while waiting for a keyframe.
     public private(set) var framesDroppedWaitingForKeyframe = 0
+    /// Keyframes dropped for a picture above ``maximumPixels`` (or empty).
+    public private(set) var framesTooLarge = 0
+    /// The largest picture decoded, in pixels (width × height).
+    public let maximumPixels: Int
 
     private let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
     private var timestamps = RTPTimestampExtender()
 
-    /// A decoder running `threads` threads (1...16).
-    public init(threads: Int = 1) throws(VP8Error) {
+    /// A decoder running `threads` threads (1...16) that takes pictures of up to
+    /// `maximumPixels` (width × height).
+    public init(threads: Int = 1, maximumPixels: Int = RemoteInputLimits.maxDecodedPixels) throws(VP8Error) {
+        self.maximumPixels = maximumPixels
         // Fully initialised from here: if this throws, deinit releases the context.
         context.initialize(to: vpx_codec_ctx_t())
         guard (1...16).contains(threads) else { throw .invalidThreads(threads) }
@@ -64,7 +76,16 @@ public final class VP8Decoder {
     /// allocation in steady state). Returns false if the frame is not shown (no output).
     public func decode(_ frame: EncodedFrame, into picture: inout VideoFrame) throws(VP8Error) -> Bool {
         guard frame.codec == .vp8 else { throw .wrongCodec(frame.codec) }
-        let keyframe = Self.isKeyframe(frame.data)
+        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        let keyframe = header?.isKeyframe ?? false
+        if keyframe {
+            let width = header?.width ?? 0, height = header?.height ?? 0
+            guard width > 0, height > 0, width * height <= maximumPixels else {
+                framesTooLarge += 1
+                needsKeyframe = true
+                throw .frameTooLarge(width: width, height: height)
+            }
+        }
         if needsKeyframe && !keyframe {
             framesDroppedWaitingForKeyframe += 1
             throw .needsKeyframe

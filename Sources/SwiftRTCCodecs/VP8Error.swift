@@ -24,6 +24,9 @@ public enum VP8Error: Error, Hashable, Sendable, CustomStringConvertible {
     case needsKeyframe
     /// The decoder rejected the frame or reported it corrupt; `detail` is libvpx's text.
     case corruptFrame(detail: String)
+    /// A keyframe whose header states a picture larger than the decoder takes
+    /// (``VP8Decoder/maximumPixels``), or an empty one: dropped before libvpx saw it.
+    case frameTooLarge(width: Int, height: Int)
     /// libvpx returned an error from `operation`.
     case library(operation: String, detail: String)
 
@@ -40,6 +43,7 @@ public enum VP8Error: Error, Hashable, Sendable, CustomStringConvertible {
         case .wrongCodec(let codec): "VP8: got a \(codec.rawValue) frame"
         case .needsKeyframe: "VP8: decoder needs a keyframe"
         case .corruptFrame(let detail): "VP8: corrupt frame: \(detail)"
+        case .frameTooLarge(let w, let h): "VP8: a \(w)x\(h) keyframe is larger than the decoder takes, or empty"
         case .library(let operation, let detail): "VP8: \(operation) failed: \(detail)"
         }
     }

@@ -29,8 +29,10 @@ public final class FrameAssembler {
                                     minimumDelay: minimumDelay, maximumDelay: maximumDelay)
     }
 
-    /// Frames dropped because a packet was missing or malformed.
+    /// Frames dropped because a packet was missing or malformed, or the frame too large.
     public var droppedFrames: Int { vp8.droppedFrames }
+    /// Frames dropped for growing beyond ``RemoteInputLimits/maxEncodedVideoFrameBytes``.
+    public var oversizedFrames: Int { vp8.oversizedFrames }
 
     /// Stores a received RTP packet (copied); a `retransmission` stays out of the jitter estimate.
     @discardableResult

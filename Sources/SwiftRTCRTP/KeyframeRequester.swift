@@ -27,6 +27,11 @@ public struct KeyframeRequester: Sendable {
     public private(set) var pliSent = 0
     /// FIRs built (W3C inbound-rtp `firCount`).
     public private(set) var firSent = 0
+    /// Needs for a keyframe the rate limit held back: at most one per request sent (however
+    /// often a keyframe is asked for within the interval, as every feedback tick does while
+    /// one is needed), so a peer whose frames keep failing is seen in the stats.
+    public private(set) var rateLimited = 0
+    var heldBack = false
 
     /// Picks PLI over FIR, as browsers do.
     public init(senderSSRC: UInt32, pli: Bool, fir: Bool) {
@@ -49,8 +54,16 @@ public struct KeyframeRequester: Sendable {
     /// The request for a keyframe from `mediaSSRC` at `now`, or nil when rate limited or
     /// nothing was negotiated.
     public mutating func request(mediaSSRC: UInt32, now: Double, roundTripTime: Double?) -> RTCPPacket? {
-        guard let method, mayRequest(now: now, roundTripTime: roundTripTime) else { return nil }
+        guard let method else { return nil }
+        guard mayRequest(now: now, roundTripTime: roundTripTime) else {
+            if !heldBack {
+                heldBack = true
+                rateLimited += 1
+            }
+            return nil
+        }
         lastRequest = now
+        heldBack = false
         switch method {
         case .pli:
             pliSent += 1

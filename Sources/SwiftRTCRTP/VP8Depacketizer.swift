@@ -1,8 +1,12 @@
+import SwiftRTCCore
+
 /// Reassembles VP8 frames from RTP packets given in sequence order (RFC 7741 §4.5): a frame
 /// starts with S=1, PID=0 and ends with the marker bit. A missing sequence number drops the
 /// frame in progress (it is counted, and assembly resumes at the next frame start); packets
 /// with only padding are sequence fillers. The frame buffer is reused: no allocation per
-/// packet once it has grown to the largest frame.
+/// packet once it has grown to the largest frame, which is at most ``maximumFrameSize``
+/// (``RemoteInputLimits/maxEncodedVideoFrameBytes`` by default): a frame that would grow
+/// beyond it is dropped (``oversizedFrames``) and its further packets are skipped.
 public struct VP8Depacketizer: Sendable {
     /// What a finished frame is.
     public struct FrameInfo: Sendable, Hashable {
@@ -26,9 +30,11 @@ public struct VP8Depacketizer: Sendable {
     public private(set) var droppedFrames = 0
     /// Packets whose payload could not be read.
     public private(set) var malformedPackets = 0
+    /// Frames dropped for growing beyond ``maximumFrameSize`` (also in ``droppedFrames``).
+    public private(set) var oversizedFrames = 0
 
     /// Creates the value from its fields.
-    public init(maximumFrameSize: Int = 4 << 20) {
+    public init(maximumFrameSize: Int = RemoteInputLimits.maxEncodedVideoFrameBytes) {
         self.maximumFrameSize = maximumFrameSize
         buffer.reserveCapacity(64 << 10)
     }
@@ -87,6 +93,7 @@ public struct VP8Depacketizer: Sendable {
             return false
         }
         guard buffer.count + data.count <= maximumFrameSize else {
+            oversizedFrames += 1
             dropFrame()
             return false
         }
