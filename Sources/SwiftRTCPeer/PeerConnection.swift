@@ -59,6 +59,11 @@ public actor PeerConnection {
         /// above it whatever the bandwidth estimate, and local descriptions ask the peer for
         /// no more (`b=AS`, `b=TIAS`).
         public var maxVideoBitrateKbps: Int?
+        /// The largest remote video picture decoded, in pixels (width × height, either
+        /// orientation); a keyframe stating more is dropped before the decoder sees it and
+        /// counted (`limitHits.frameSize`). Default ``RemoteInputLimits/maxDecodedPixels``
+        /// (3840×2160).
+        public var maxDecodedPixels = RemoteInputLimits.maxDecodedPixels
 
         /// Creates a configuration.
         public init(iceServers: [IceServer] = [], iceTransportPolicy: IceTransportPolicy = .all,

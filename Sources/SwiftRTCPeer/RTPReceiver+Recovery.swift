@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 import SwiftRTCSDP
 
@@ -32,6 +33,13 @@ struct ReceiveRecovery {
     var rtxDiscarded: Int64 = 0
     /// Retransmissions of packets already received, delivered or given up (not counted as received).
     var retransmissionsUnused: Int64 = 0
+    /// The newest media sequence number received (not repaired), and RTX packets dropped for
+    /// an original sequence number far from it (or before any media).
+    var newestSequence: UInt16?
+    var rtxOutOfWindow: Int64 = 0
+    /// Limit hits of the NACK and keyframe requesters replaced by a new negotiation.
+    var retiredNackRestarts: Int64 = 0
+    var retiredKeyframesRateLimited: Int64 = 0
     /// Video: the frame assembler's gap count last seen, and whether frames were lost since
     /// the last keyframe (delta frames after a loss reference what never came: they are not
     /// decodable, as in libwebrtc's frame buffer, and are held back until a keyframe).
@@ -53,6 +61,8 @@ struct ReceiveRecovery {
 
     /// Takes the negotiated parameters; keeps the counters.
     mutating func configure(_ parameters: RecoveryParameters) {
+        retiredNackRestarts += Int64(nack?.jumpsRestarted ?? 0)
+        retiredKeyframesRateLimited += Int64(keyframes.rateLimited)
         self.parameters = parameters
         nack = parameters.nack ? NackRequester(senderSSRC: parameters.localSSRC) : nil
         keyframes = KeyframeRequester(senderSSRC: parameters.localSSRC, pli: parameters.pli, fir: parameters.fir)
@@ -62,9 +72,21 @@ struct ReceiveRecovery {
     }
 
     /// The original packet inside an RTX packet of the stream (a view into ``unwrapBuffer``,
-    /// valid until the next one), or nil when `packet` is not RTX of this stream.
+    /// valid until the next one), or nil when `packet` is not RTX of this stream. The
+    /// original sequence number is the peer's word: one more than
+    /// ``RemoteInputLimits/maxRetransmissionLead`` ahead of the newest media packet, or more
+    /// than ``RemoteInputLimits/maxNackAge`` behind it (or any before media came), would
+    /// move the jitter buffer and the NACK list where no media is: dropped and counted.
     mutating func unwrap(_ packet: RTPPacket, parameters: RTPReceiver.Parameters, mediaSSRC: UInt32?) -> RTPPacket? {
         guard let rtx = self.parameters.rtxPayloadType, packet.payloadType == rtx else { return nil }
+        if let original = RTXPacket.originalSequenceNumber(of: packet) {
+            guard let newest = newestSequence,
+                  (-RemoteInputLimits.maxNackAge ... RemoteInputLimits.maxRetransmissionLead)
+                      .contains(SequenceNumber.distance(from: newest, to: original)) else {
+                rtxOutOfWindow += 1
+                return nil
+            }
+        }
         guard let mediaSSRC, let buffer = unwrapBuffer?.bytes,
               let length = try? RTXPacket.unwrap(packet, originalPayloadType: parameters.payloadType, originalSSRC: mediaSSRC, into: buffer),
               let original = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])) else {
@@ -97,8 +119,12 @@ struct ReceiveRecovery {
         return false
     }
 
-    /// Notes a received packet for NACK bookkeeping.
-    mutating func received(_ packet: RTPPacket, at now: Double) {
+    /// Notes a received packet (media, or a `retransmission` unwrapped from RTX) for NACK
+    /// bookkeeping and the RTX window.
+    mutating func received(_ packet: RTPPacket, retransmission: Bool, at now: Double) {
+        if !retransmission, newestSequence.map({ SequenceNumber.isNewer(packet.sequenceNumber, than: $0) }) ?? true {
+            newestSequence = packet.sequenceNumber
+        }
         nack?.received(sequenceNumber: packet.sequenceNumber, ssrc: packet.ssrc, at: now)
     }
 

@@ -29,6 +29,8 @@ public final class RTPReceiver: Sendable {
         var channels: Int
         /// Loss recovery and keyframe requests as negotiated (NACK, RTX, PLI, FIR).
         var recovery = RecoveryParameters()
+        /// The largest video picture decoded, in pixels (`PeerConnection.Configuration`).
+        var maximumDecodedPixels = RemoteInputLimits.maxDecodedPixels
     }
 
     /// The transport-thread side: used only on the transport thread, and briefly by stats.
@@ -53,6 +55,8 @@ public final class RTPReceiver: Sendable {
         var frames: AsyncStream<EncodedFrame>.Continuation?
         /// NACK, RTX and keyframe-request state (``RTPReceiver+Recovery.swift``).
         var recovery = ReceiveRecovery()
+        /// Limit hits of frame assemblers replaced by a new negotiation.
+        var retiredAssemblerLimits = LimitCounts()
     }
 
     /// The decoding side.
@@ -71,6 +75,8 @@ public final class RTPReceiver: Sendable {
         var fecRecovered: Int64 = 0
         /// Gaps between decoded video frames.
         var freezes = FreezeStatistics()
+        /// Video keyframes dropped for a picture larger than the limit.
+        var framesTooLarge: Int64 = 0
     }
 
     let path = Locked(Path())
@@ -78,7 +84,8 @@ public final class RTPReceiver: Sendable {
     let decoding = Mutex(Decoding())
     /// Set when the decoder needs a keyframe; the RTCP task sends a PLI and clears it.
     let keyframeNeeded = Atomic<Bool>(false)
-    /// Video frames the decoder's bounded buffer dropped (it fell behind).
+    /// Frames the decoder's bounded buffer dropped (it fell behind): for video the decoder
+    /// then waits for a keyframe.
     let framesLostBeforeDecoding = Atomic<Int>(0)
     /// Set when audio frames went undecoded (nobody took the track): the decoder starts afresh
     /// rather than conceal the gap.
@@ -103,11 +110,13 @@ public final class RTPReceiver: Sendable {
     func configure(_ parameters: Parameters, remoteSSRC: UInt32?) {
         // Room for two seconds of frames: a burst (media kept while SRTP was being keyed,
         // frames released together after a stall) waits for the decoder instead of losing one.
-        let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(kind == .audio ? 100 : 60))
+        let queue = kind == .audio ? RemoteInputLimits.decoderQueueAudioFrames : RemoteInputLimits.decoderQueueVideoFrames
+        let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(queue))
         let started: Bool = path.withLock { path in
             if let ssrc = remoteSSRC { path.remoteSSRC = ssrc }
             guard path.parameters != parameters else { return false }
             path.parameters = parameters
+            if let old = path.assembler { path.retiredAssemblerLimits.add(old) }
             path.assembler = ReceiveRecovery.makeAssembler(parameters)
             path.recovery.configure(parameters.recovery)
             sendsFeedback.store(kind == .video || parameters.recovery.nack, ordering: .relaxed)
@@ -163,7 +172,7 @@ public final class RTPReceiver: Sendable {
         }
         path.statistics?.record(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalSeconds: arrival,
                                 retransmission: retransmission)
-        path.recovery.received(packet, at: arrival)
+        path.recovery.received(packet, retransmission: retransmission, at: arrival)
         path.packetsReceived += 1
         path.bytesReceived += Int64(packet.payloadLength)
         path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
@@ -197,10 +206,9 @@ public final class RTPReceiver: Sendable {
             }
             // A decoder that falls behind loses the oldest buffered frame: the delta frames
             // after it are not decodable, the decoder waits for a keyframe (asked for).
-            let result = path.frames?.yield(frame)
-            if kind == .video, case .dropped? = result {
+            if case .dropped? = path.frames?.yield(frame) {
                 framesLostBeforeDecoding.add(1, ordering: .relaxed)
-                keyframeNeeded.store(true, ordering: .relaxed)
+                if kind == .video { keyframeNeeded.store(true, ordering: .relaxed) }
             }
         }
         // A frame lost to a missing packet: the decoder needs a keyframe (PLI).
@@ -289,7 +297,7 @@ public final class RTPReceiver: Sendable {
                 track.push(.audio(audio))
             }
         case .vp8:
-            guard let decoder = try? VP8Decoder() else { return }
+            guard let decoder = try? VP8Decoder(maximumPixels: parameters.maximumDecodedPixels) else { return }
             var picture = VideoFrame(width: 2, height: 2)
             var lostSeen = framesLostBeforeDecoding.load(ordering: .relaxed)
             for await frame in frames {
@@ -299,10 +307,18 @@ public final class RTPReceiver: Sendable {
                     decoder.frameLost()
                 }
                 let start = ContinuousClock.now
-                let decoded = (try? decoder.decode(frame, into: &picture)) ?? false
+                let decoded: Bool
+                var tooLarge = false
+                do { decoded = try decoder.decode(frame, into: &picture) } catch {
+                    decoded = false
+                    if case .frameTooLarge = error { tooLarge = true }
+                }
                 let elapsed = ContinuousClock.now - start
                 guard decoded else {
-                    decoding.withLock { $0.framesDropped += 1 }
+                    decoding.withLock {
+                        $0.framesDropped += 1
+                        if tooLarge { $0.framesTooLarge += 1 }
+                    }
                     if decoder.needsKeyframe { keyframeNeeded.store(true, ordering: .relaxed) }
                     continue
                 }

@@ -21,6 +21,14 @@ public enum RTXPacket {
                     payload: original.payload, osn: original.sequenceNumber, into: buffer)
     }
 
+    /// The original sequence number (OSN) an RTX packet carries, or nil when it has none
+    /// (a padding-only probe). It is the peer's word: check it against the stream before use.
+    @inlinable
+    public static func originalSequenceNumber(of rtx: RTPPacket) -> UInt16? {
+        let payload = rtx.payload
+        return payload.count >= 2 ? payload.u16(0) : nil
+    }
+
     /// Writes the original packet carried by `rtx` (with the original payload type and SSRC)
     /// into `buffer` and returns its length. Throws for padding-only RTX packets (probes).
     @inlinable
