@@ -98,4 +98,24 @@ import SwiftRTCSDP
         await offerer.close()
         await answerer.close()
     }
+
+    /// An offer with 500 sections, as a stranger may POST: refused before any transceiver,
+    /// transport or candidate is made for it, and the connection still takes a good offer.
+    @Test func offersWithHundredsOfSectionsAreRefused() async throws {
+        let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
+        try await offerer.addTrack(MediaStreamTrack(kind: .audio))
+        let offer = try await offerer.createOffer()
+        // The audio section repeated with new mids: everything but the count is honest.
+        let parts = offer.sdp.components(separatedBy: "m=audio")
+        let section = "m=audio" + parts[1]
+        let sections = (0 ..< 500).map { section.replacingOccurrences(of: "a=mid:0", with: "a=mid:\($0)") }.joined()
+        let hostile = SignalingDescription(type: .offer, sdp: parts[0].replacingOccurrences(of: "a=group:BUNDLE 0", with: "a=group:BUNDLE") + sections)
+        await #expect(throws: PeerConnectionError.self) { try await answerer.setRemoteDescription(hostile) }
+        #expect(await answerer.transceivers.isEmpty)
+        try await answerer.setRemoteDescription(offer)
+        #expect(await answerer.transceivers.count == 1)
+        await offerer.close()
+        await answerer.close()
+    }
 }
