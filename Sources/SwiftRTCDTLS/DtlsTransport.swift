@@ -1,6 +1,7 @@
 import CGnuTLS
 import Dispatch
 import Logging
+import Synchronization
 import SwiftRTCCore
 import SwiftRTCICE
 import SwiftRTCSRTP
@@ -81,6 +82,11 @@ public final class DtlsTransport: @unchecked Sendable {
     var inbox: [[UInt8]] = []
     /// Datagrams accepted before ``start()``; more are dropped.
     static let inboxLimit = 32
+    /// Datagrams dropped: not whole DTLS records, the inbox full, or the transport closed.
+    private let droppedCount = Atomic<Int>(0)
+    /// DTLS datagrams dropped unread (not whole records, more than the inbox holds, after the
+    /// transport closed or failed); for the transport stats.
+    public var droppedDatagrams: Int { droppedCount.load(ordering: .relaxed) }
     /// Set by the certificate check when it rejects the peer, reported instead of GnuTLS's code.
     var verificationFailure: DtlsError?
     var remoteFingerprint: DtlsFingerprint?
@@ -152,10 +158,16 @@ public final class DtlsTransport: @unchecked Sendable {
     /// and processed on the transport's queue. Datagrams that are not whole DTLS records are
     /// dropped here (RFC 6347 §4.1.2.7).
     public func receive(_ datagram: UnsafeRawBufferPointer) {
-        guard DtlsRecordFraming.isWellFramed(datagram) else { return }
+        guard DtlsRecordFraming.isWellFramed(datagram) else {
+            droppedCount.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
         let bytes = [UInt8](datagram)
         queue.async { [self] in
-            guard !currentState.isFinal, inbox.count < Self.inboxLimit else { return }
+            guard !currentState.isFinal, inbox.count < Self.inboxLimit else {
+                droppedCount.wrappingAdd(1, ordering: .relaxed)
+                return
+            }
             inbox.append(bytes)
             if case .new = currentState { return }
             pump()

@@ -43,9 +43,18 @@ extension PeerConnection {
             transportStats["srtpCipher"] = .string(negotiated.srtpProfile)
         }
         transportStats["rtpPacketsUnroutable"] = .int(counters.unroutable)
+        transportStats["packetsMalformed"] = .int(counters.malformed)
         transportStats["srtpBeforeKeyingDropped"] = .int(counters.earlyDropped)
-        for (limit, count) in limitHits.nonZero { transportStats["limitHits.\(limit.name)"] = .int(count) }
+        // Limits hit on remote input: the connection's own counts, its receivers' and senders'.
+        var hits: [RemoteInputLimit: Int64] = [:]
+        for (limit, count) in limitHits.nonZero { hits[limit, default: 0] += count }
+        for transceiver in transceiverList {
+            for (limit, count) in transceiver.receiver.limitCounts.hits { hits[limit, default: 0] += count }
+            for (limit, count) in transceiver.sender.limitHits { hits[limit, default: 0] += count }
+        }
+        for (limit, count) in hits { transportStats["limitHits.\(limit.name)"] = .int(count) }
         transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
+        if let dtls = transport.dtlsTransport { transportStats["dtlsDatagramsDropped"] = .int(Int64(dtls.droppedDatagrams)) }
         transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
         if let srtp = transport.srtpCounters {
             transportStats["srtpAuthenticationFailures"] = .int(Int64(srtp.authenticationFailures))

@@ -67,6 +67,9 @@ final class PeerTransport: @unchecked Sendable {
         var bytesReceived: Int64 = 0
         var rtcpPacketsReceived: Int64 = 0
         var unroutable: Int64 = 0
+        /// Authenticated RTP that does not parse, and RTCP packets (or the rest of a compound)
+        /// that do not.
+        var malformed: Int64 = 0
         /// SRTP/SRTCP that came before SRTP was keyed and found the early buffer full.
         var earlyDropped: Int64 = 0
         /// SRTCP packets over the budget (``RemoteInputLimits/maxRTCPPacketsPerSecond``).
@@ -257,7 +260,11 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     private func handleRTP(_ bytes: UnsafeRawBufferPointer, arrival: Double) {
-        guard let plain = unprotect(bytes, rtcp: false, arrival: arrival), let packet = try? RTPPacket(parsing: plain) else { return }
+        guard let plain = unprotect(bytes, rtcp: false, arrival: arrival) else { return }
+        guard let packet = try? RTPPacket(parsing: plain) else {
+            counters.withLock { $0.malformed += 1 }
+            return
+        }
         congestion.received(packet, arrival: arrival)
         let receiver: RTPReceiver? = routes.withLock { routes in
             if let known = routes.bySSRC[packet.ssrc] { return known }
@@ -309,8 +316,17 @@ final class PeerTransport: @unchecked Sendable {
         guard let plain = unprotect(bytes, rtcp: true, arrival: arrival) else { return }
         counters.withLock { $0.rtcpPacketsReceived += 1 }
         var iterator = RTCPCompoundIterator(plain)
-        while let view = try? iterator.next() {
-            guard let packet = try? RTCPPacket(view) else { continue }
+        while true {
+            let view: RTCPPacketView?
+            do { view = try iterator.next() } catch {
+                counters.withLock { $0.malformed += 1 }
+                break
+            }
+            guard let view else { break }
+            guard let packet = try? RTCPPacket(view) else {
+                counters.withLock { $0.malformed += 1 }
+                continue
+            }
             switch packet {
             case .senderReport(let report):
                 routes.withLock { $0.bySSRC[report.ssrc] }?.receivedSenderReport(ntp: report.ntpTimestamp, arrival: arrival)

@@ -122,11 +122,13 @@ import Testing
             return 3000
         }
         #expect(stats["limitHits.rtcpRate"]?.number ?? 0 >= 500)
+        // Garbage that authenticated but does not parse as RTCP is counted too.
+        #expect(stats["packetsMalformed"]?.number ?? 0 >= 1)
     }
 
     /// RTP of one stream whose sequence numbers jump by 32767 and timestamps anywhere.
     @Test func sequenceAndTimestampJumps() async throws {
-        _ = try await Self.underAttack("sequence and timestamp jumps") { peer in
+        let stats = try await Self.underAttack("sequence and timestamp jumps") { peer in
             var sequence: UInt16 = 0
             var generator = SystemRandomNumberGenerator()
             for i in 0 ..< 5000 {
@@ -138,12 +140,13 @@ import Testing
             }
             return 5000
         }
+        #expect(stats["limitHits.sequenceJump"]?.number ?? 0 >= 100)
     }
 
     /// NACKs for every sequence number of the victim's senders, again and again.
     @Test func nackStorm() async throws {
         var resent = 0.0
-        _ = try await Self.underAttack("NACK storm") { peer in
+        let stats = try await Self.underAttack("NACK storm") { peer in
             let before = await peer.victim.stats().all(.outboundRTP).reduce(0) { $0 + ($1.values["retransmittedPacketsSent"]?.number ?? 0) }
             var sent = 0
             for round in 0 ..< 4 {
@@ -164,6 +167,7 @@ import Testing
         print("Hostile peer, NACK storm: the victim resent \(Int(resent)) packets")
         // A second of the victim's own media at most (tone and 160x120 pattern: some 100 packets).
         #expect(resent <= 500)
+        #expect(stats["limitHits.nackResendBudget"]?.number ?? 0 >= 1)
     }
 
     /// PLI and FIR from the peer, 400 in a second: the victim's encoder makes keyframes at
@@ -190,7 +194,7 @@ import Testing
 
     /// VP8 keyframes that say 16383 x 16383 (libvpx would allocate 400 MB for each).
     @Test func oversizedKeyframes() async throws {
-        _ = try await Self.underAttack("oversized keyframes") { peer in
+        let stats = try await Self.underAttack("oversized keyframes") { peer in
             for i in 0 ..< 200 {
                 // Payload descriptor (S), key frame tag (show, first partition 100 bytes), start
                 // code, width and height 16383 with no scaling, then filler.
@@ -201,5 +205,6 @@ import Testing
             }
             return 200
         }
+        #expect(stats["limitHits.frameSize"]?.number ?? 0 >= 1)
     }
 }
