@@ -12,7 +12,6 @@
 //   apps           callbot, swiftrtc-bench
 //
 // SwiftRTCCore (logging level shared by the library and the bot) sits under all of them.
-import Foundation
 import PackageDescription
 
 let package = Package(
@@ -220,10 +219,13 @@ let package = Package(
 // a one-line entry point each, its body in FuzzTargets; seeds (corpus/) and findings
 // (regressions/) live beside it and are no sources.
 let fuzzers = [
-    "RTPFuzzer", "RTCPFuzzer", "VP8DepacketizerFuzzer", "SDPFuzzer",
+    "RTPFuzzer", "RTCPFuzzer", "VP8DepacketizerFuzzer", "SDPFuzzer", "NegotiationFuzzer", "CongestionFuzzer",
+    "ReceiverFuzzer", "RecorderFuzzer", "SignalingFuzzer", "WHIPFuzzer", "STUNFuzzer", "FileReaderFuzzer",
 ]
+// Both folders exist in every fuzzer (regressions/ holds a .gitkeep until its first finding).
 package.targets += fuzzers.map { name in
-    let folder = Context.packageDirectory + "/Fuzz/" + name
-    return .executableTarget(name: name, dependencies: ["FuzzTargets", "FuzzerSupport"], path: "Fuzz/" + name,
-                             exclude: ["corpus", "regressions"].filter { FileManager.default.fileExists(atPath: folder + "/" + $0) })
+    .executableTarget(name: name, dependencies: ["FuzzTargets", "FuzzerSupport"], path: "Fuzz/" + name,
+                      exclude: ["corpus", "regressions"])
 }
+// Replays every fuzzer's corpus and regressions through its body in `swift test`.
+package.targets.append(.testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling"]))

@@ -1,4 +1,3 @@
 import FuzzTargets
-import FuzzerSupport
 
-@main enum RTCPFuzzerMain { static func main() { FuzzerDriver.main(fuzzRTCP) } }
+@main enum RTCPFuzzerMain { static func main() { fuzzerMain(fuzzRTCP) } }

@@ -1,4 +1,3 @@
 import FuzzTargets
-import FuzzerSupport
 
-@main enum RTPFuzzerMain { static func main() { FuzzerDriver.main(fuzzRTP) } }
+@main enum RTPFuzzerMain { static func main() { fuzzerMain(fuzzRTP) } }

@@ -1,4 +1,3 @@
 import FuzzTargets
-import FuzzerSupport
 
-@main enum SDPFuzzerMain { static func main() { FuzzerDriver.main(fuzzSDP) } }
+@main enum SDPFuzzerMain { static func main() { fuzzerMain(fuzzSDP) } }

@@ -1,4 +1,3 @@
 import FuzzTargets
-import FuzzerSupport
 
-@main enum VP8DepacketizerFuzzerMain { static func main() { FuzzerDriver.main(fuzzVP8Depacketizer) } }
+@main enum VP8DepacketizerFuzzerMain { static func main() { fuzzerMain(fuzzVP8Depacketizer) } }

@@ -68,7 +68,8 @@ enum TurnProbe {
     }
 }
 
-/// The few STUN messages the probe needs (RFC 8489 section 5), built and read totally:
+/// The few STUN messages the probe needs (RFC 8489 section 5), built and read totally
+/// (`package`: the STUN fuzzer in Fuzz/ reads what a server could answer):
 ///
 /// ```
 ///  0                   1                   2                   3
@@ -83,42 +84,42 @@ enum TurnProbe {
 /// |         Type                  |            Length             |  attributes,
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+  padded to 4
 /// ```
-struct StunMessage {
-    static let allocateRequest: UInt16 = 0x0003
-    static let refreshRequest: UInt16 = 0x0004
-    static let username: UInt16 = 0x0006
-    static let messageIntegrity: UInt16 = 0x0008
-    static let errorCodeAttribute: UInt16 = 0x0009
-    static let lifetime: UInt16 = 0x000D
-    static let realm: UInt16 = 0x0014
-    static let nonce: UInt16 = 0x0015
-    static let requestedTransport: UInt16 = 0x0019
-    static let magicCookie: [UInt8] = [0x21, 0x12, 0xA4, 0x42]
+package struct StunMessage {
+    package static let allocateRequest: UInt16 = 0x0003
+    package static let refreshRequest: UInt16 = 0x0004
+    package static let username: UInt16 = 0x0006
+    package static let messageIntegrity: UInt16 = 0x0008
+    package static let errorCodeAttribute: UInt16 = 0x0009
+    package static let lifetime: UInt16 = 0x000D
+    package static let realm: UInt16 = 0x0014
+    package static let nonce: UInt16 = 0x0015
+    package static let requestedTransport: UInt16 = 0x0019
+    package static let magicCookie: [UInt8] = [0x21, 0x12, 0xA4, 0x42]
 
-    private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// A new request with a random transaction ID.
-    init(type: UInt16) {
+    package init(type: UInt16) {
         bytes = [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0] + Self.magicCookie
         for _ in 0..<12 { bytes.append(UInt8.random(in: 0...255)) }
     }
 
     /// A received message, if it is a well-formed STUN message.
-    init?(received: [UInt8]) {
+    package init?(received: [UInt8]) {
         guard received.count >= 20, Array(received[4..<8]) == Self.magicCookie, received[0] & 0xC0 == 0 else { return nil }
         let length = Int(received[2]) << 8 | Int(received[3])
         guard length % 4 == 0, received.count == 20 + length else { return nil }
         bytes = received
     }
 
-    var transactionID: ArraySlice<UInt8> { bytes[8..<20] }
+    package var transactionID: ArraySlice<UInt8> { bytes[8..<20] }
 
     private mutating func setLength(_ length: Int) {
         bytes[2] = UInt8(length >> 8)
         bytes[3] = UInt8(length & 0xFF)
     }
 
-    mutating func append(_ type: UInt16, _ value: [UInt8]) {
+    package mutating func append(_ type: UInt16, _ value: [UInt8]) {
         bytes += [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(value.count >> 8), UInt8(value.count & 0xFF)]
         bytes += value
         bytes += [UInt8](repeating: 0, count: (4 - value.count % 4) % 4)
@@ -127,7 +128,7 @@ struct StunMessage {
 
     /// MESSAGE-INTEGRITY: HMAC-SHA1 over the message so far, with the length already
     /// counting this attribute (RFC 8489 section 14.5).
-    mutating func appendMessageIntegrity(key: [UInt8]) {
+    package mutating func appendMessageIntegrity(key: [UInt8]) {
         setLength(bytes.count - 20 + 24)
         let hmac = g_hmac_new(G_CHECKSUM_SHA1, key, gsize(key.count))!
         defer { g_hmac_unref(hmac) }
@@ -139,7 +140,7 @@ struct StunMessage {
     }
 
     /// The value of the first attribute of `type`.
-    func attribute(_ type: UInt16) -> [UInt8]? {
+    package func attribute(_ type: UInt16) -> [UInt8]? {
         var offset = 20
         while offset + 4 <= bytes.count {
             let attributeType = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
@@ -153,7 +154,7 @@ struct StunMessage {
     }
 
     /// ERROR-CODE of an error response: class * 100 + number, and the reason phrase.
-    var errorCode: (Int, String)? {
+    package var errorCode: (Int, String)? {
         guard bytes[1] & 0x10 != 0, bytes[0] & 0x01 != 0, let value = attribute(Self.errorCodeAttribute), value.count >= 4 else {
             return nil
         }

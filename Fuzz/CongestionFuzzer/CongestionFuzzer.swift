@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum CongestionFuzzerMain { static func main() { fuzzerMain(fuzzCongestion) } }

@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum FileReaderFuzzerMain { static func main() { fuzzerMain(fuzzFileReaders) } }

@@ -1,0 +1,125 @@
+import Foundation
+import SwiftRTCSDP
+import SwiftRTCSignaling
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The WHIP endpoint's request handling, whole: Hummingbird's HTTP/1.1 server, the routes,
+/// the token check, content type, body limits, admission limits and the answerer's refusals,
+/// driven over a loopback TCP connection (the routes are private to `WHIPEndpoint` and
+/// Hummingbird's testing module is not among the package's dependencies).
+///
+/// Two endpoints run in the process, at `/whip` on 127.0.0.1: one without a token, one that
+/// wants `Authorization: Bearer fuzz-token`; both take offers of at most 4 KiB. The first
+/// input byte picks one (bit 0); the rest goes to it as the bytes of one connection, which
+/// is then half-closed, and the answer is read to its end. The answerer does what
+/// `callbot whip-server` does with the SDP short of making a peer connection (that path is
+/// `fuzzNegotiation`'s): parse (400 when it does not), answer with JSEP for an audio and a
+/// video transceiver, and refuse an offer with nothing to take (422). Its sessions report a
+/// failed connection at once, so the endpoint ends and frees them.
+///
+/// Checks: the endpoint keeps accepting connections; an answer, when one comes, is HTTP/1.1
+/// and never `500` (the answerer throws nothing but `WHIPOfferRejected`).
+public func fuzzWHIP(_ bytes: UnsafeRawBufferPointer) {
+    var input = FuzzInput(bytes)
+    let port = input.u8() & 1 == 0 ? WHIPServers.open : WHIPServers.withToken
+    let response = WHIPServers.exchange(input.rest(), port: port)
+    guard !response.isEmpty else { return }
+    guard response.starts(with: Array("HTTP/1.1 ".utf8)), response.count >= 12 else {
+        fatalError("the endpoint answered something other than HTTP/1.1: \(String(decoding: response.prefix(64), as: UTF8.self))")
+    }
+    if response[9 ..< 12].elementsEqual("500".utf8) {
+        fatalError("the endpoint answered 500:\n\(String(decoding: response.prefix(512), as: UTF8.self))")
+    }
+}
+
+enum WHIPServers {
+    static let open = start(token: nil)
+    static let withToken = start(token: "fuzz-token")
+
+    /// Starts an endpoint on a free loopback port and waits until it listens.
+    static func start(token: String?) -> UInt16 {
+        let configuration = WHIPEndpoint.Configuration(port: 0, maxOfferBytes: 4096, bearerToken: token, connectTimeout: .milliseconds(200))
+        let endpoint = WHIPEndpoint(configuration: configuration, answerer: answer)
+        let port = PortBox()
+        let listening = DispatchSemaphore(value: 0)
+        Task.detached {
+            try? await endpoint.run { url in
+                port.value = UInt16(url.port ?? 0)
+                listening.signal()
+            }
+            fatalError("the WHIP endpoint stopped")
+        }
+        guard listening.wait(timeout: .now() + 30) == .success, port.value != 0 else { fatalError("the WHIP endpoint did not start") }
+        return port.value
+    }
+
+    @Sendable static func answer(_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession) {
+        let description: SessionDescription
+        do { description = try SessionDescription(parsing: offer) } catch { throw WHIPOfferRejected("\(error)") }
+        let local = LocalParameters(iceUfrag: "fuzz", icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz",
+                                    fingerprints: [Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0xAB, count: 32))],
+                                    candidates: [IceCandidate(foundation: "1", component: 1, transport: "udp", priority: 1, address: "127.0.0.1", port: 9, type: .host)],
+                                    endOfCandidates: true, sessionId: 1, cname: "fuzz")
+        let transceivers = [LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 1),
+                            LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 2, rtxSsrc: 3)]
+        let answer: SessionDescription
+        do { answer = try JSEP.createAnswer(to: description, transceivers: transceivers, local: local) } catch { throw WHIPOfferRejected("\(error)") }
+        // As whip-server: an offer of which no audio or video section is accepted is unusable.
+        let negotiation = try? Negotiation(offer: description, answer: answer)
+        guard negotiation?.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) ?? false else {
+            throw WHIPOfferRejected("no audio or video section can be taken", kind: .unusable)
+        }
+        return (answer.sdp, FailedSession())
+    }
+
+    /// Sends `request` on a new connection to `port`, half-closes it and returns what came
+    /// back until the server closed it (or 5 s passed).
+    static func exchange(_ request: UnsafeRawBufferPointer, port: UInt16) -> [UInt8] {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { fatalError("socket: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { fatalError("the WHIP endpoint no longer accepts connections: errno \(errno)") }
+        var sent = 0
+        while sent < request.count {
+            let count = send(descriptor, request.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+            guard count > 0 else { break }  // the server closed early (a refusal before the body)
+            sent += count
+        }
+        shutdown(descriptor, Int32(SHUT_WR))
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, 100) >= 0 else { break }
+            guard waiting.revents != 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            response += buffer[..<count]
+        }
+        return response
+    }
+}
+
+/// A session whose connection has failed: the endpoint ends and frees it at once.
+private struct FailedSession: WHIPEndpointSession {
+    func end() async {}
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
+        AsyncStream { $0.yield(.failed); $0.finish() }
+    }
+}
+
+/// The port an endpoint reports from its task: written before the semaphore is signalled,
+/// read after the wait.
+private final class PortBox: @unchecked Sendable {
+    var value: UInt16 = 0
+}

@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum NegotiationFuzzerMain { static func main() { fuzzerMain(fuzzNegotiation) } }

@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum ReceiverFuzzerMain { static func main() { fuzzerMain(fuzzReceiver) } }

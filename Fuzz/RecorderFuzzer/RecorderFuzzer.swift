@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum RecorderFuzzerMain { static func main() { fuzzerMain(fuzzRecorders) } }

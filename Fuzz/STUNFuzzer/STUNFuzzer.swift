@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum STUNFuzzerMain { static func main() { fuzzerMain(fuzzSTUN) } }

@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum SignalingFuzzerMain { static func main() { fuzzerMain(fuzzSignaling) } }

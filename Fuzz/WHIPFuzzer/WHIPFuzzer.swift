@@ -1,0 +1,3 @@
+import FuzzTargets
+
+@main enum WHIPFuzzerMain { static func main() { fuzzerMain(fuzzWHIP) } }
