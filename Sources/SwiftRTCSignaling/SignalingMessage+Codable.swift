@@ -31,6 +31,46 @@ extension SignalingMessage: Codable {
         case .callLog: body = .callLog(try .init(from: decoder))
         case .error: body = .error(try .init(from: decoder))
         }
+        try Self.checkNumbers(of: body, at: decoder.codingPath)
+    }
+
+    /// The numbers a message carries, checked where they enter: a value outside its range
+    /// (``SignalingLimits``) fails the decoding with the field's path, so that no code after it
+    /// sees a number it could overflow on (an index of 2^63, a record ending in the year 10^300).
+    private static func checkNumbers(of body: SignalingBody, at path: [any CodingKey]) throws {
+        func refuse(_ keys: [NumberKey], _ reason: String) -> DecodingError {
+            .dataCorrupted(.init(codingPath: path + keys, debugDescription: reason))
+        }
+        switch body {
+        case .candidate(let candidate):
+            if let index = candidate.sdpMLineIndex, !SignalingLimits.mediaSectionIndexRange.contains(index) {
+                throw refuse([NumberKey("sdpMLineIndex")], "\(index), expected \(SignalingLimits.mediaSectionIndexRange)")
+            }
+        case .callLogQuery(let query):
+            if let limit = query.limit, !(1...SignalingLimits.maxCallLogLimit).contains(limit) {
+                throw refuse([NumberKey("limit")], "\(limit), expected 1...\(SignalingLimits.maxCallLogLimit)")
+            }
+        case .callLog(let log):
+            for (index, record) in log.records.enumerated() {
+                let times: [(String, Date?)] = [("started", record.started), ("answered", record.answered), ("ended", record.ended)]
+                for case let (name, time?) in times where !SignalingLimits.timeRange.contains(time.timeIntervalSince1970) {
+                    throw refuse([NumberKey("records"), NumberKey(index: index), NumberKey(name)],
+                                 "\(time.timeIntervalSince1970), expected Unix seconds in \(SignalingLimits.timeRange)")
+                }
+            }
+        case .hello, .welcome, .call, .accept, .reject, .hangUp, .offer, .answer, .mediaSettings, .customItems, .recording, .error:
+            break
+        }
+    }
+
+    /// A key of a refused number's path.
+    private struct NumberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int?
+        init(_ name: String) { stringValue = name }
+        init(index: Int) { stringValue = "\(index)"; intValue = index }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { self.init(index: intValue) }
     }
 
     /// Encodes the flat JSON form.

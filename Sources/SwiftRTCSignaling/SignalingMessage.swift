@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCore
 
 /// One message of the SwiftRTC signaling wire protocol (see `SwiftRTCSignaling.docc/SignalingProtocol.md` beside this
 /// file): a flat JSON object with a `type`, an optional message `id`, the sender (`from`, set by
@@ -422,4 +423,10 @@ public enum SignalingLimits {
     public static let maxCallLogLimit = 500
     /// The call-log `limit` when the query has none.
     public static let defaultCallLogLimit = 50
+    /// The range of a candidate's `sdpMLineIndex`: an index into a description's `m=`
+    /// sections, of which the SDP parser takes at most `RemoteInputLimits.maxMediaSections` (64).
+    public static let mediaSectionIndexRange = 0...(RemoteInputLimits.maxMediaSections - 1)
+    /// The range of a call record's times (`started`, `answered`, `ended`), in Unix seconds:
+    /// 1970 to the end of year 9999.
+    public static let timeRange = 0.0...253_402_300_799.0
 }

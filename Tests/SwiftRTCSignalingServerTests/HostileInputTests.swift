@@ -27,6 +27,8 @@ import SwiftRTCSignaling
         (.text(#"{"type":"welcome","user":"root"}"#), .malformed, "sent by the server"),
         (.text(#"{"type":"hello","token":"token-of-alice-0123456789"}"#), .malformed, "already authenticated"),
         (.text(#"{"type":"callLogQuery","limit":100000}"#), .malformed, "limit"),
+        (.text(#"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":9223372036854775807}"#), .malformed, "sdpMLineIndex"),
+        (.text(#"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":-1}"#), .malformed, "sdpMLineIndex"),
         (.binary(Array("{\"type\":\"callLogQuery\"}".utf8)), .malformed, "binary"),
         (.text(String(repeating: "x", count: SignalingLimits.maxMessageBytes + 1)), .tooLarge, "at most"),
         (.fragments(Array(repeating: String(repeating: "y", count: 30_000), count: 4)), .tooLarge, "at most"),

@@ -62,6 +62,14 @@ private let sampleMessages: [SignalingMessage] = [
     (#"{"type":"call","session":"s","to":["z"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b"],"userInfo":{}}"#, "recipient z"),
     (#"{"type":"callLogQuery","limit":0}"#, "field 'limit'"),
     (#"{"type":"error","code":418,"reason":"teapot"}"#, "field 'code'"),
+    // Numbers out of their range, refused where they enter (decoding).
+    (#"{"type":"candidate","session":"s","to":["b"],"candidate":"c","sdpMLineIndex":9223372036854775807}"#, "field 'sdpMLineIndex': 9223372036854775807, expected 0...63"),
+    (#"{"type":"candidate","session":"s","to":["b"],"candidate":"c","sdpMLineIndex":-1}"#, "field 'sdpMLineIndex': -1"),
+    (#"{"type":"callLogQuery","limit":-9223372036854775808}"#, "field 'limit'"),
+    (#"{"type":"callLog","records":[{"callId":"c","caller":"a","callees":["b"],"conferenceType":"audio","started":0,"ended":1e300,"result":"completed"}]}"#,
+     "field 'records[0].ended': 1e+300"),
+    (#"{"type":"callLog","records":[{"callId":"c","caller":"a","callees":["b"],"conferenceType":"audio","started":-5,"ended":1,"result":"completed"}]}"#,
+     "field 'records[0].started'"),
 ])
 func malformedMessagesAreRefusedWithWhere(json: String, expected: String) {
     #expect {
@@ -70,6 +78,16 @@ func malformedMessagesAreRefusedWithWhere(json: String, expected: String) {
         guard let error = error as? SignalingProtocolError else { return false }
         return error.code == .malformed && error.description.contains(expected)
     }
+}
+
+/// A client decodes the server's messages without `init(json:)` (a call log may be larger than
+/// a client's message): the numbers are checked by the decoding itself, so a hostile server's
+/// record cannot carry a talk time that overflows an `Int`.
+@Test func aServersRecordWithTimesOutOfRangeDoesNotDecode() {
+    let json = #"{"type":"callLog","records":[{"callId":"c","caller":"a","callees":["b"],"conferenceType":"audio","started":-1e300,"answered":-1e300,"ended":1e300,"result":"completed"}]}"#
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(SignalingMessage.self, from: Data(json.utf8)) }
+    let fine = #"{"type":"callLog","records":[{"callId":"c","caller":"a","callees":["b"],"conferenceType":"audio","started":10,"answered":12,"ended":20,"result":"completed"}]}"#
+    #expect(throws: Never.self) { try JSONDecoder().decode(SignalingMessage.self, from: Data(fine.utf8)) }
 }
 
 @Test func oversizedMessagesAreRefusedBeforeParsing() {
