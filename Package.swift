@@ -190,6 +190,8 @@ let package = Package(
         .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [
             "SwiftRTCSignalingServer", "SwiftRTCSignaling",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            // A call log database of an earlier schema, written by the migration tests.
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SwiftRTCCallsTests", dependencies: [
             "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",

@@ -35,6 +35,10 @@ public struct CallLogBuilder: Sendable {
     /// The calls not over yet.
     public var openCalls: Int { calls.count }
 
+    /// When the call of `sessionID` was first answered (an `accept` with SDP from an
+    /// opponent), while it is not over; nil when nobody answered yet or it is not open.
+    public func answered(session sessionID: String) -> Date? { calls[sessionID]?.answered }
+
     /// Takes one routed message (`from` must be the authenticated sender); returns the record
     /// of the call it ended, if it ended one.
     public mutating func observe(_ message: SignalingMessage, at time: Date = Date()) -> CallRecord? {

@@ -2,29 +2,40 @@ import Foundation
 import GRDB
 import SwiftRTCSignaling
 
-/// The signaling server's call log: one ``CallRecord`` per ended call, in an embedded SQLite
-/// database (GRDB), queryable per user by role, end result and count.
+/// The signaling server's call log: one row per call, written when the call starts, updated
+/// when it is answered and when it ends, in an embedded SQLite database (GRDB) in WAL mode;
+/// ended calls (``CallRecord``) are queryable per user by role, end result and count.
 ///
-/// Schema (migration `v1`):
+/// Schema (migrations `v1`, `v2`):
 ///
 ///     call(id TEXT PRIMARY KEY, caller TEXT, conferenceType TEXT, started REAL, answered REAL NULL,
-///          ended REAL, duration REAL, result TEXT, customItems TEXT /* JSON object */)
+///          updated REAL, ended REAL NULL, duration REAL NULL, result TEXT NULL,
+///          customItems TEXT /* JSON object */)
 ///     callParticipant(callId TEXT REFERENCES call ON DELETE CASCADE, user TEXT, role TEXT,
 ///                     position INTEGER, PRIMARY KEY(callId, user))
 ///
-/// Times are Unix seconds. `callParticipant` holds the caller (role `caller`) and each callee
-/// (role `callee`, in invitation order), so that "my calls as callee" is an indexed lookup.
+/// Times are Unix seconds. `updated` is the last moment the server wrote the row (start,
+/// answer or end). A row with no `ended` is a call in progress, or one a server that was
+/// killed never ended: ``closeInterruptedCalls()`` (run by ``SignalingServer/run(onListening:)``
+/// before it listens) ends those as `connection_lost` at their `updated` time. `callParticipant`
+/// holds the caller (role `caller`) and each callee (role `callee`, in invitation order), so
+/// that "my calls as callee" is an indexed lookup.
+///
+/// A call id is used once: ``callStarted(id:caller:callees:conferenceType:at:)`` and
+/// ``insert(_:)`` never replace a row (``CallLogError/duplicateCall(_:)``).
 public final class CallLogStore: Sendable {
-    private let database: DatabaseQueue
+    /// A `DatabasePool` (WAL: a commit survives the process being killed, and queries do not
+    /// wait for writes) for a file; a `DatabaseQueue` in memory.
+    private let database: any DatabaseWriter
 
-    /// Opens (creating if needed) the database file at `path`; the folder must exist.
+    /// Opens (creating if needed) the database file at `path` in WAL mode; the folder must exist.
     /// - Throws: ``CallLogError/cannotOpen(path:_:)`` with SQLite's reason.
     public init(path: String) throws(CallLogError) {
         do {
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             configuration.busyMode = .timeout(5)
-            database = try DatabaseQueue(path: path, configuration: configuration)
+            database = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
             throw .cannotOpen(path: path, "\(error)")
@@ -42,7 +53,8 @@ public final class CallLogStore: Sendable {
         }
     }
 
-    private static var migrator: DatabaseMigrator {
+    /// The schema's migrations (internal: the tests write a database of an earlier one).
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.create(table: "call") { table in
@@ -65,32 +77,150 @@ public final class CallLogStore: Sendable {
             }
             try db.create(index: "callParticipantByUser", on: "callParticipant", columns: ["user", "role"])
         }
+        // Calls in progress: a row from the start, so `ended`, `duration` and `result` may be
+        // null until the end; `updated` says when the row was last written. SQLite cannot drop
+        // a NOT NULL constraint: the table is rebuilt (foreign keys are off during migrations).
+        migrator.registerMigration("v2: calls in progress") { db in
+            try db.create(table: "callV2") { table in
+                table.primaryKey("id", .text)
+                table.column("caller", .text).notNull()
+                table.column("conferenceType", .text).notNull()
+                table.column("started", .double).notNull()
+                table.column("answered", .double)
+                table.column("updated", .double).notNull()
+                table.column("ended", .double)
+                table.column("duration", .double)
+                table.column("result", .text)
+                table.column("customItems", .text).notNull()
+            }
+            try db.execute(sql: """
+                INSERT INTO callV2 (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
+                SELECT id, caller, conferenceType, started, answered, ended, ended, duration, result, customItems FROM call
+                """)
+            try db.drop(table: "call")
+            try db.rename(table: "callV2", to: "call")
+            try db.create(index: "call_on_ended", on: "call", columns: ["ended"])
+        }
         return migrator
     }
 
-    /// Stores an ended call (replacing a record with the same call id).
+    /// Writes the row of a call that starts (no end yet), with its participants: a server
+    /// killed during the call leaves it in the log.
+    /// - Throws: ``CallLogError/duplicateCall(_:)`` when a call with this id is already in
+    ///   the log (ended or not): a call id is used once.
+    public func callStarted(id: String, caller: String, callees: [String], conferenceType: ConferenceType,
+                            at started: Date) async throws(CallLogError) {
+        do {
+            try await database.write { db in
+                guard try !Self.exists(id, db) else { throw CallLogError.duplicateCall(id) }
+                try db.execute(
+                    sql: """
+                    INSERT INTO call (id, caller, conferenceType, started, updated, customItems)
+                    VALUES (?, ?, ?, ?, ?, '{}')
+                    """,
+                    arguments: [id, caller, conferenceType.rawValue, started.timeIntervalSince1970, started.timeIntervalSince1970])
+                try Self.insertParticipants(id, caller: caller, callees: callees, db)
+            }
+        } catch let error as CallLogError {
+            throw error
+        } catch {
+            throw .failed("storing the start of call \(id): \(error)")
+        }
+    }
+
+    /// Records the first answer of a call in progress (a later answer, or a call already
+    /// ended, changes nothing).
+    public func callAnswered(id: String, at answered: Date) async throws(CallLogError) {
+        do {
+            try await database.write { db in
+                try db.execute(sql: "UPDATE call SET answered = coalesce(answered, ?), updated = ? WHERE id = ? AND ended IS NULL",
+                               arguments: [answered.timeIntervalSince1970, answered.timeIntervalSince1970, id])
+            }
+        } catch {
+            throw .failed("storing the answer of call \(id): \(error)")
+        }
+    }
+
+    /// Stores an ended call: completes the row ``callStarted(id:caller:callees:conferenceType:at:)``
+    /// wrote, or adds the whole call when it has none.
+    /// - Throws: ``CallLogError/duplicateCall(_:)`` when the call id is already in the log as
+    ///   an ended call: a record is never replaced.
     public func insert(_ record: CallRecord) async throws(CallLogError) {
         do {
             try await database.write { db in
-                try db.execute(sql: "DELETE FROM call WHERE id = ?", arguments: [record.callId])
                 let items = String(decoding: try JSONEncoder().encode(record.customItems), as: UTF8.self)
-                try db.execute(
-                    sql: """
-                    INSERT INTO call (id, caller, conferenceType, started, answered, ended, duration, result, customItems)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    arguments: [record.callId, record.caller, record.conferenceType.rawValue,
-                                record.started.timeIntervalSince1970, record.answered?.timeIntervalSince1970,
-                                record.ended.timeIntervalSince1970, record.duration, record.result.rawValue, items])
-                try db.execute(sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'caller', 0)",
-                               arguments: [record.callId, record.caller])
-                for (position, callee) in record.callees.enumerated() where callee != record.caller {
-                    try db.execute(sql: "INSERT OR IGNORE INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'callee', ?)",
-                                   arguments: [record.callId, callee, position + 1])
+                if let existing = try Row.fetchOne(db, sql: "SELECT ended FROM call WHERE id = ?", arguments: [record.callId]) {
+                    guard (existing["ended"] as Double?) == nil else { throw CallLogError.duplicateCall(record.callId) }
+                    // The row of the call's start: the end completes it (the participants are in).
+                    try db.execute(
+                        sql: """
+                        UPDATE call SET answered = ?, updated = ?, ended = ?, duration = ?, result = ?, customItems = ?
+                        WHERE id = ? AND ended IS NULL
+                        """,
+                        arguments: [record.answered?.timeIntervalSince1970, record.ended.timeIntervalSince1970,
+                                    record.ended.timeIntervalSince1970, record.duration, record.result.rawValue, items, record.callId])
+                } else {
+                    try db.execute(
+                        sql: """
+                        INSERT INTO call (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        arguments: [record.callId, record.caller, record.conferenceType.rawValue,
+                                    record.started.timeIntervalSince1970, record.answered?.timeIntervalSince1970,
+                                    record.ended.timeIntervalSince1970, record.ended.timeIntervalSince1970,
+                                    record.duration, record.result.rawValue, items])
+                    try Self.insertParticipants(record.callId, caller: record.caller, callees: record.callees, db)
                 }
             }
+        } catch let error as CallLogError {
+            throw error
         } catch {
             throw .failed("storing call \(record.callId): \(error)")
+        }
+    }
+
+    /// Ends every call a server left in progress (killed, or its machine stopped) as
+    /// `connection_lost`, at the last moment its row was written; returns how many.
+    /// ``SignalingServer/run(onListening:)`` calls it before it listens: do not call it while a
+    /// server writes calls into this store.
+    @discardableResult
+    public func closeInterruptedCalls() async throws(CallLogError) -> Int {
+        do {
+            return try await database.write { db in
+                try db.execute(sql: """
+                    UPDATE call SET ended = updated, result = ?,
+                        duration = CASE WHEN answered IS NULL THEN 0 ELSE max(0, updated - answered) END
+                    WHERE ended IS NULL
+                    """, arguments: [CallEndResult.connectionLost.rawValue])
+                return db.changesCount
+            }
+        } catch {
+            throw .failed("ending interrupted calls: \(error)")
+        }
+    }
+
+    /// The ids of the calls started and not ended: in progress, or left so by a server that
+    /// was killed (until ``closeInterruptedCalls()``), oldest first.
+    public func openCallIDs() async throws(CallLogError) -> [String] {
+        do {
+            return try await database.read { db in
+                try String.fetchAll(db, sql: "SELECT id FROM call WHERE ended IS NULL ORDER BY started, rowid")
+            }
+        } catch {
+            throw .failed("reading the calls in progress: \(error)")
+        }
+    }
+
+    private static func exists(_ id: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM call WHERE id = ?)", arguments: [id]) ?? false
+    }
+
+    private static func insertParticipants(_ id: String, caller: String, callees: [String], _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'caller', 0)",
+                       arguments: [id, caller])
+        for (position, callee) in callees.enumerated() where callee != caller {
+            try db.execute(sql: "INSERT OR IGNORE INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'callee', ?)",
+                           arguments: [id, callee, position + 1])
         }
     }
 
@@ -104,7 +234,7 @@ public final class CallLogStore: Sendable {
         let limit = min(max(limit, 1), SignalingLimits.maxCallLogLimit)
         do {
             return try await database.read { db in
-                var conditions = ["p.user = ?"]
+                var conditions = ["p.user = ?", "c.ended IS NOT NULL"]
                 var arguments: StatementArguments = [user]
                 if let role {
                     conditions.append("p.role = ?")
@@ -129,11 +259,13 @@ public final class CallLogStore: Sendable {
         }
     }
 
-    /// The call with this id, if it is in the log.
+    /// The ended call with this id, if it is in the log (a call in progress is not yet: see
+    /// ``openCallIDs()``).
     public func call(id: String) async throws(CallLogError) -> CallRecord? {
         do {
             return try await database.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM call WHERE id = ?", arguments: [id]).map { try Self.record(from: $0, db: db) }
+                try Row.fetchOne(db, sql: "SELECT * FROM call WHERE id = ? AND ended IS NOT NULL", arguments: [id])
+                    .map { try Self.record(from: $0, db: db) }
             }
         } catch let error as CallLogError {
             throw error
@@ -142,10 +274,10 @@ public final class CallLogStore: Sendable {
         }
     }
 
-    /// How many calls the log holds.
+    /// How many ended calls the log holds.
     public func count() async throws(CallLogError) -> Int {
         do {
-            return try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM call") ?? 0 }
+            return try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM call WHERE ended IS NOT NULL") ?? 0 }
         } catch {
             throw .failed("counting calls: \(error)")
         }
@@ -156,7 +288,7 @@ public final class CallLogStore: Sendable {
         let callees = try String.fetchAll(db, sql: "SELECT user FROM callParticipant WHERE callId = ? AND role = 'callee' ORDER BY position",
                                           arguments: [id])
         let typeText: String = row["conferenceType"]
-        let resultText: String = row["result"]
+        let resultText: String = row["result"] ?? ""
         guard let conferenceType = ConferenceType(rawValue: typeText), let result = CallEndResult(rawValue: resultText) else {
             throw CallLogError.failed("call \(id) has an unknown conference type '\(typeText)' or result '\(resultText)'")
         }
@@ -166,7 +298,7 @@ public final class CallLogStore: Sendable {
         return CallRecord(callId: id, caller: row["caller"], callees: callees, conferenceType: conferenceType,
                           started: Date(timeIntervalSince1970: row["started"]),
                           answered: answered.map(Date.init(timeIntervalSince1970:)),
-                          ended: Date(timeIntervalSince1970: row["ended"]), result: result, customItems: items)
+                          ended: Date(timeIntervalSince1970: row["ended"] ?? 0), result: result, customItems: items)
     }
 }
 
@@ -176,11 +308,14 @@ public enum CallLogError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotOpen(path: String, String)
     /// A read or write failed.
     case failed(String)
+    /// A call with this id is already in the log: a call id is used once, a record never replaced.
+    case duplicateCall(String)
 
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): "cannot open the call log database \(path): \(reason)"
         case let .failed(reason): "call log: \(reason)"
+        case let .duplicateCall(id): "call log: call \(id) is already in the log (a call id is used once)"
         }
     }
 }

@@ -30,6 +30,8 @@ struct ServerCallSession: Sendable {
     private(set) var customItems: [String: String] = [:]
     /// When the call log recorded the call's end.
     var ended: ContinuousClock.Instant?
+    /// The call log's row has the first answer.
+    var answerLogged = false
 
     /// Largest total size of the custom items (keys and values, in UTF-8 bytes).
     static let maxCustomItemsBytes = 16 * 1024

@@ -183,6 +183,7 @@ actor SignalingHub {
             return
         }
         let instant = ContinuousClock.now
+        let started = Date()
         if message.to.contains(user) {
             refuse(connection: id, code: .malformed, reason: "a message cannot be addressed to its sender", replyTo: message.id)
             return
@@ -213,10 +214,26 @@ actor SignalingHub {
                            replyTo: message.id)
                     return
                 }
+                // The id is taken in memory before the wait for the database, so that nothing
+                // creates the session meanwhile; the log's row makes it taken for good.
                 sessions[sessionID] = ServerCallSession(id: sessionID, initiator: user, opponents: call.opponents, started: instant)
+                do {
+                    try await callLog.callStarted(id: sessionID, caller: user, callees: call.opponents, conferenceType: call.conferenceType,
+                                                  at: started)
+                } catch {
+                    sessions[sessionID] = nil
+                    if case .duplicateCall = error {
+                        refuse(connection: id, code: .conflict, reason: "session id \(sessionID) was already used: a new call needs a new id",
+                               replyTo: message.id)
+                    } else {
+                        logger.error("signaling: \(error)")
+                        refuse(connection: id, code: .internalError, reason: "the call log cannot store the call", replyTo: message.id)
+                    }
+                    return
+                }
                 logger.info("signaling: \(user) calls \(call.opponents.joined(separator: ", ")) (\(call.conferenceType.rawValue), session \(sessionID))")
             }
-            _ = records.observe(message)
+            _ = records.observe(message, at: started)
             route(message, connection: id)
             return
         }
@@ -267,10 +284,20 @@ actor SignalingHub {
         // The record is stored before the recipients hear of the end, so that a query they
         // send on hearing it finds the call.
         if let record = records.observe(message) { await store(record) }
+        // The first answer goes into the call's row too (a killed server's call keeps it).
+        if case .accept = message.body, !session.answerLogged, let answered = records.answered(session: sessionID) {
+            sessions[sessionID]?.answerLogged = true
+            do {
+                try await callLog.callAnswered(id: sessionID, at: answered)
+            } catch {
+                logger.error("signaling: \(error)")
+            }
+        }
         route(message, connection: id)
     }
 
-    /// Stores a call that just ended and marks its session ended.
+    /// Stores a call that just ended (completing the row written at its start) and marks its
+    /// session ended.
     private func store(_ record: CallRecord) async {
         sessions[record.callId]?.ended = .now
         do {

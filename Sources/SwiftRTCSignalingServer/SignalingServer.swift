@@ -24,7 +24,8 @@ import SwiftRTCSignaling
 ///      refusals use 413's neighbour code `tooManyMessages` (see ``Configuration/messagesPerSecond``);
 ///    - 403 forbidden: not invited to that session, no longer in it, recipient not in it,
 ///      acting as another user, `call` naming another initiator;
-///    - 409 conflict: a session id used by another caller or already ended;
+///    - 409 conflict: a session id used by another caller, or used before (the call log keeps
+///      every call's id: a record is never replaced);
 ///    - 404 recipient unavailable: a recipient is not connected (the message still counts for
 ///      the session);
 /// 4. may send `callLogQuery` (role, result, limit) and gets `callLog` with its own calls only.
@@ -104,7 +105,11 @@ public final class SignalingServer: Sendable {
     }
 
     /// Serves until ``shutdown()`` or cancellation. `onListening` gets the WebSocket URL (with
-    /// the port actually bound) once the server accepts connections.
+    /// the port actually bound) once the server accepts connections. Before it listens, the
+    /// calls an earlier run left in progress (a killed server) are logged as `connection_lost`
+    /// (``CallLogStore/closeInterruptedCalls()``).
+    /// - Throws: ``CallLogError`` when the call log cannot be written, or Hummingbird's error
+    ///   when it cannot listen.
     public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
         let hub = self.hub
         let configuration = self.configuration
@@ -140,6 +145,11 @@ public final class SignalingServer: Sendable {
             },
             logger: httpLogger
         )
+        // Calls a killed server left in progress end now, as connection_lost.
+        let interrupted = try await hub.callLog.closeInterruptedCalls()
+        if interrupted > 0 {
+            logger.warning("signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost")
+        }
         let shutdownRequest = self.shutdownRequest
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.run() }

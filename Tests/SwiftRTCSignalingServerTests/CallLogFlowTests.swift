@@ -204,4 +204,60 @@ import SwiftRTCSignaling
         for peer in [alice, bob, carol] { await peer.close() }
         await server.stop()
     }
+
+    /// A session id names one call for good: once the ended session is forgotten (here after
+    /// 100 ms), a `call` reusing its id is refused (409) and the record stays as it was.
+    @Test func aSessionIdThatWasUsedIsRefused() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.endedSessionRetention = .milliseconds(100)
+        let server = try await RunningServer.start(configuration)
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        try await Self.dial("once", alice, [bob])
+        try await Self.send(bob, "once", to: ["alice"], .reject(.init()))
+        #expect(try await alice.next().type == .reject)
+        let first = try #require(try await server.server.callLog.call(id: "once"))
+        #expect(first.result == .declined)
+        // The server's sweep (every 250 ms) forgets the ended session.
+        try await Task.sleep(for: .milliseconds(800))
+        try await alice.send(.call("once", from: "alice", to: ["bob"]))
+        let refusal = try await alice.nextError()
+        #expect(refusal.code == .conflict)
+        #expect(refusal.reason.contains("already used"), "\(refusal.reason)")
+        #expect(try await bob.inbox.expectNothing() == nil)
+        // Bob cannot answer a call that was refused.
+        try await Self.send(bob, "once", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
+        #expect(try await bob.nextError().code == .forbidden)
+        #expect(try await server.server.callLog.call(id: "once") == first)
+        #expect(try await server.server.callLog.count() == 1)
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
+    /// The call's row is in the database file from the start (with the answer once given),
+    /// so that a server killed now would not lose it: another store on the same file (as the
+    /// next server would open it) reads it while the call goes on.
+    @Test func aCallInProgressIsInTheDatabaseFile() async throws {
+        let path = CallLogStoreTests.temporaryDatabase()
+        defer { CallLogStoreTests.removeDatabase(path) }
+        let server = try await RunningServer.start(callLog: try CallLogStore(path: path))
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        try await Self.dial("w1", alice, [bob])
+        try await Self.send(bob, "w1", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
+        #expect(try await alice.next().type == .accept)
+        let reader = try CallLogStore(path: path)
+        #expect(try await reader.openCallIDs() == ["w1"])
+        #expect(try await reader.call(id: "w1") == nil)
+        try await Self.send(alice, "w1", to: ["bob"], .hangUp(.init()))
+        #expect(try await bob.next().type == .hangUp)
+        let record = try #require(try await reader.call(id: "w1"))
+        #expect(record.result == .completed)
+        #expect(record.answered != nil)
+        #expect(try await reader.openCallIDs() == [])
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
 }

@@ -103,6 +103,68 @@ import SwiftRTCSignaling
         await alice.close()
     }
 
+    /// The next message on `channel` that `matches`, or a failure after `timeout`.
+    static func next(on channel: WebSocketSignalingChannel, timeout: Duration = .seconds(30),
+                     where matches: @escaping @Sendable (SignalingMessage) -> Bool) async throws -> SignalingMessage {
+        try await withThrowingTaskGroup(of: SignalingMessage?.self) { group in
+            group.addTask {
+                for await message in channel.messages where matches(message) { return message }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let message = try await group.next() ?? nil else { throw CLIFailure("no such message within \(timeout)") }
+            return message
+        }
+    }
+
+    /// A server killed (SIGKILL) during an answered call loses nothing: the call's row was
+    /// written at its start and at the answer (SQLite in WAL mode), and the next server on the
+    /// same database logs it as `connection_lost` before it listens.
+    @Test func aCallInProgressWhenTheServerIsKilledIsLoggedByTheNextServer() async throws {
+        let tokens = try Self.write("kill-tokens.txt", "alice:alice-token-0123456789\nbob:bob-token-0123456789\n")
+        let database = Self.folder.appendingPathComponent("killed-\(UUID().uuidString.prefix(8)).sqlite").path
+        let server = try Server(["--port", "0", "--tokens", tokens, "--database", database])
+        let url = try await server.ready()
+        let alice = try await WebSocketSignalingChannel.connect(to: url, token: "alice-token-0123456789")
+        let bob = try await WebSocketSignalingChannel.connect(to: url, token: "bob-token-0123456789")
+        try await alice.send(SignalingMessage(to: ["bob"], session: "killed-1", body: .call(.init(
+            sdp: "v=0\r\n", conferenceType: .video, initiator: "alice", opponents: ["bob"]))))
+        _ = try await Self.next(on: bob) { $0.type == .call }
+        try await bob.send(SignalingMessage(to: ["alice"], session: "killed-1", body: .accept(.init(sdp: "v=0\r\n"))))
+        // The server wrote the answer before it routed the accept.
+        _ = try await Self.next(on: alice) { $0.type == .accept }
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+        await alice.close()
+        await bob.close()
+
+        let next = try Server(["--port", "0", "--tokens", tokens, "--database", database])
+        let nextURL = try await next.ready()
+        #expect(next.errors.contains("an earlier run left 1 calls in progress: logged as connection_lost"), "\(next.errors)")
+        let again = try await WebSocketSignalingChannel.connect(to: nextURL, token: "alice-token-0123456789")
+        try await again.send(SignalingMessage(id: "q", body: .callLogQuery(.init())))
+        let reply = try await Self.next(on: again) { $0.type == .callLog }
+        guard case let .callLog(log) = reply.body else { throw CLIFailure("expected callLog, got \(reply)") }
+        #expect(log.records.map(\.callId) == ["killed-1"])
+        let record = try #require(log.records.first)
+        #expect(record.result == .connectionLost)
+        #expect(record.callees == ["bob"])
+        #expect(record.answered != nil)
+        // The call's id stays used.
+        try await again.send(SignalingMessage(id: "c", to: ["bob"], session: "killed-1", body: .call(.init(
+            sdp: "v=0\r\n", conferenceType: .video, initiator: "alice", opponents: ["bob"]))))
+        let refusal = try await Self.next(on: again) { $0.type == .error }
+        guard case let .error(error) = refusal.body else { throw CLIFailure("expected error, got \(refusal)") }
+        #expect(error.code == .conflict)
+        await again.close()
+        #expect(try await next.terminate() == 0)
+    }
+
     @Test func hashPasswordWritesAUsersFileLineThatServeAccepts() async throws {
         let hashed = try await Callbot.run(["serve", "--hash-password", "erin"], stdin: "erin's password\n")
         #expect(hashed.status == 0, "\(hashed.stderr)")
