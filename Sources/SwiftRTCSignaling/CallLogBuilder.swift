@@ -62,18 +62,23 @@ public struct CallLogBuilder: Sendable {
                 call.left.insert(sender)
             }
         case .hangUp(let hangUp):
-            // A no-answer hang up withdraws the request from its recipients; any other is the
-            // sender leaving.
-            if hangUp.result != .noAnswer { call.left.insert(sender) }
-            switch hangUp.result {
-            case .canceled?: call.canceled = true
-            case .noAnswer?: call.left.formUnion(message.to)
-            case let loss? where loss == .timedOut || loss == .connectionLost || loss == .failed:
-                if call.loss == nil { call.loss = loss }
-            default: break
+            if sender == call.initiator, hangUp.result == .noAnswer {
+                // Only the initiator's no-answer hang-up withdraws the request, and only from
+                // those of its recipients still being called (the signaling server's session
+                // rule): the initiator stays, an opponent who answered stays.
+                call.left.formUnion(message.to.filter { call.pending.contains($0) })
+            } else {
+                // Any other hang-up is the sender leaving, whatever its result says.
+                call.left.insert(sender)
+                switch hangUp.result {
+                case .canceled? where sender == call.initiator: call.canceled = true
+                case let loss? where loss == .timedOut || loss == .connectionLost || loss == .failed:
+                    if call.loss == nil { call.loss = loss }
+                default: break
+                }
+                // The initiator leaving withdraws the request from everyone who has not answered.
+                if sender == call.initiator { call.left.formUnion(call.pending) }
             }
-            // The initiator leaving withdraws the request from everyone who has not answered.
-            if sender == call.initiator, hangUp.result != .noAnswer { call.left.formUnion(call.pending) }
         case .customItems(let change):
             call.items.merge(change.updated) { _, new in new }
             for key in change.deleted { call.items[key] = nil }

@@ -260,4 +260,54 @@ import SwiftRTCSignaling
         await bob.close()
         await server.stop()
     }
+
+    /// Only the initiator's hang-up with `no_answer` withdraws a call (from those still being
+    /// called), in the session rules and in the call log alike: an opponent's is that opponent
+    /// leaving. Before, the call log took it as the end of the call for everyone it named.
+    @Test func anOpponentsNoAnswerHangUpIsOnlyItsLeaving() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        let carol = try await Peer.connect("carol", to: server)
+        try await Self.dial("n1", alice, [bob, carol])
+        try await Self.send(bob, "n1", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
+        _ = try await alice.next(.accept, from: "bob")
+        try await Self.send(bob, "n1", to: ["alice", "carol"], .hangUp(.init(result: .noAnswer)))
+        _ = try await alice.next(.hangUp, from: "bob")
+        _ = try await carol.next(.hangUp, from: "bob")
+        // The call goes on between alice and carol, who may still answer.
+        #expect(try await server.server.callLog.call(id: "n1") == nil)
+        try await Self.send(carol, "n1", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
+        _ = try await alice.next(.accept, from: "carol")
+        #expect(try await server.server.callLog.openCallIDs() == ["n1"])
+        try await Self.send(alice, "n1", to: ["carol"], .hangUp(.init()))
+        _ = try await carol.next(.hangUp, from: "alice")
+        #expect(try await server.server.callLog.call(id: "n1")?.result == .completed)
+        for peer in [alice, bob, carol] { await peer.close() }
+        await server.stop()
+    }
+
+    /// The initiator's `no_answer` withdraws the call only from the recipients still being
+    /// called: an opponent who answered stays in the call (and in the log's call).
+    @Test func theInitiatorsNoAnswerSparesTheOpponentsWhoAnswered() async throws {
+        let server = try await RunningServer.start()
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        let carol = try await Peer.connect("carol", to: server)
+        try await Self.dial("n2", alice, [bob, carol])
+        try await Self.send(bob, "n2", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
+        _ = try await alice.next(.accept, from: "bob")
+        try await Self.send(alice, "n2", to: ["bob", "carol"], .hangUp(.init(result: .noAnswer)))
+        _ = try await bob.next(.hangUp, from: "alice")
+        _ = try await carol.next(.hangUp, from: "alice")
+        #expect(try await server.server.callLog.call(id: "n2") == nil)
+        // Bob is still in the call with alice: his messages route.
+        try await Self.send(bob, "n2", to: ["alice"], .mediaSettings(.init(audioEnabled: false)))
+        _ = try await alice.next(.mediaSettings, from: "bob")
+        try await Self.send(bob, "n2", to: ["alice"], .hangUp(.init()))
+        _ = try await alice.next(.hangUp, from: "bob")
+        #expect(try await server.server.callLog.call(id: "n2")?.result == .completed)
+        for peer in [alice, bob, carol] { await peer.close() }
+        await server.stop()
+    }
 }

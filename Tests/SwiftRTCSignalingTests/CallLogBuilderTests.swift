@@ -28,6 +28,15 @@ private let scenarios: [(String, [SignalingMessage], [String], CallEndResult?)] 
                                             msg("c", ["a"], .hangUp(.init()))], [], .completed),
     ("mesh: one declines, one no answer", call(["b", "c"]) + [msg("b", ["a"], .reject(.init())), msg("a", ["c"], .hangUp(.init(result: .noAnswer)))], [], .noAnswer),
     ("stranger cannot answer", call(["b"]) + [msg("m", ["a"], answer), msg("b", ["a"], .reject(.init()))], [], .declined),
+    // Only the initiator's no_answer withdraws (and only from recipients still called); only
+    // its canceled counts: any other hang-up is the sender leaving.
+    ("an opponent's no_answer is its leaving", call(["b", "c"]) + [msg("b", ["a"], answer),
+                                                                 msg("b", ["a", "c"], .hangUp(.init(result: .noAnswer)))], [], nil),
+    ("an opponent's no_answer, then the rest leave", call(["b", "c"]) + [msg("b", ["a"], answer), msg("b", ["a", "c"], .hangUp(.init(result: .noAnswer))),
+                                                                       msg("a", ["c"], .hangUp(.init()))], [], .completed),
+    ("the initiator's no_answer spares who answered", call(["b", "c"]) + [msg("b", ["a"], answer),
+                                                                        msg("a", ["b", "c"], .hangUp(.init(result: .noAnswer)))], [], nil),
+    ("an opponent's canceled is a hang-up", call(["b"]) + [msg("b", ["a"], .hangUp(.init(result: .canceled)))], [], .noAnswer),
 ]
 
 @Test(arguments: scenarios.indices)
