@@ -37,6 +37,12 @@ let package = Package(
         // The signaling server's call log (SQLite) and password hashing.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // TLS: the WHIP endpoint and the signaling server serve https:// and wss:// (Hummingbird's
+        // HummingbirdTLS over NIOSSL); the WHIP client speaks HTTP/1.1 over NIO (NIOHTTP1),
+        // with NIOSSL for https://. Both were in the graph already (hummingbird-websocket's
+        // client builds NIOSSL and its BoringSSL).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -86,8 +92,11 @@ let package = Package(
         // MARK: Calls
         .target(name: "SwiftRTCSignaling", dependencies: [
             "SwiftRTCCore", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
         // target of its own so that clients of the protocol do not pull in GRDB.
@@ -184,7 +193,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "swiftrtc-record", "TestScheduling"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
-            "SwiftRTCSignaling", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
+            "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [

@@ -71,6 +71,7 @@ public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConverti
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
 /// - With ``Configuration/bearerToken`` set, requests without that token are `401` (the token
 ///   is compared in constant time and never logged).
+/// - With ``Configuration/tls`` set it serves `https://` only.
 ///
 /// Each refusal and each session the endpoint ends itself is counted in ``stats``.
 ///
@@ -109,13 +110,16 @@ public final class WHIPEndpoint: Sendable {
         public var maxSessionsPerAddress: Int
         /// How long a session may take to connect after its answer went out; it is ended then.
         public var connectTimeout: Duration
+        /// When set, the endpoint serves `https://` with this certificate and key (else plain
+        /// `http://`: put it behind a TLS proxy, or keep it on loopback).
+        public var tls: TLSIdentity?
 
         /// Listens on `host:port` at `path`.
         public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/whip",
                     maxOfferBytes: Int = Configuration.defaultMaxOfferBytes, bearerToken: String? = nil,
                     maxSessions: Int = Configuration.defaultMaxSessions,
                     maxSessionsPerAddress: Int = Configuration.defaultMaxSessionsPerAddress,
-                    connectTimeout: Duration = Configuration.defaultConnectTimeout) {
+                    connectTimeout: Duration = Configuration.defaultConnectTimeout, tls: TLSIdentity? = nil) {
             self.host = host
             self.port = port
             self.path = path
@@ -124,11 +128,12 @@ public final class WHIPEndpoint: Sendable {
             self.maxSessions = maxSessions
             self.maxSessionsPerAddress = maxSessionsPerAddress
             self.connectTimeout = connectTimeout
+            self.tls = tls
         }
 
         /// The configuration in one line; says whether a token is set, never the token.
         public var description: String {
-            "WHIP endpoint \(host):\(port)\(path), token \(bearerToken == nil ? "none" : "set"), offers up to \(maxOfferBytes) bytes, "
+            "WHIP endpoint \(tls == nil ? "http" : "https")://\(host):\(port)\(path)\(tls.map { " (\($0))" } ?? ""), token \(bearerToken == nil ? "none" : "set"), offers up to \(maxOfferBytes) bytes, "
                 + "\(maxSessions) sessions (\(maxSessionsPerAddress) per address), connect timeout \(connectTimeout)"
         }
     }
@@ -220,8 +225,9 @@ public final class WHIPEndpoint: Sendable {
         state.withLock { $0.stats }
     }
 
-    /// Runs the HTTP server until the calling task is cancelled. `onListening` gets the
-    /// endpoint's URL (with the port actually bound) once the server accepts connections.
+    /// Runs the HTTP server (HTTPS with ``Configuration/tls``) until the calling task is
+    /// cancelled. `onListening` gets the endpoint's URL (`http://` or `https://`, with the port
+    /// actually bound) once the server accepts connections.
     /// Sessions still open when it returns are not ended: call ``endAllSessions()``.
     public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
         let router = Router(context: WHIPRequestContext.self)
@@ -233,13 +239,15 @@ public final class WHIPEndpoint: Sendable {
             ? SwiftRTCLogging.logger("whip.http") : Logger(label: "swiftrtc.whip.http") { _ in SwiftLogNoOpLogHandler() }
         let host = configuration.host
         let path = configuration.path
+        let scheme = configuration.tls == nil ? "http" : "https"
         let app = Application(
             router: router,
+            server: try configuration.tls.map { try $0.serverBuilder(.http1()) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-                guard let url = URL(string: "http://\(authority)\(path)") else { return }
+                guard let url = URL(string: "\(scheme)://\(authority)\(path)") else { return }
                 await onListening(url)
             },
             logger: httpLogger

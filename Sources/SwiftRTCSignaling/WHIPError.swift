@@ -18,6 +18,9 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(method: String, url: URL, seconds: Double)
     /// The request did not get a response (connection refused, reset, bad URL...).
     case transport(method: String, url: URL, message: String)
+    /// The TLS connection to an `https://` endpoint failed: its certificate is not trusted (see
+    /// ``TLSTrust``), not for its host, or it does not speak TLS. Never ignored.
+    case tls(method: String, url: URL, message: String)
 
     /// The failure in one line, naming the request.
     public var description: String {
@@ -35,7 +38,7 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
             return "WHIP POST \(url.absoluteString): \(reason)"
         case let .timedOut(method, url, seconds):
             return "WHIP \(method) \(url.absoluteString): no response within \(seconds) s"
-        case let .transport(method, url, message):
+        case let .transport(method, url, message), let .tls(method, url, message):
             return "WHIP \(method) \(url.absoluteString): \(message)"
         }
     }
