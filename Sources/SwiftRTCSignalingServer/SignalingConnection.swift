@@ -10,10 +10,24 @@ struct SignalingConnection: Sendable {
     let hub: SignalingHub
     let configuration: SignalingServer.Configuration
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, clientAddress: String) async {
         let (queue, continuation) = AsyncStream.makeStream(of: SignalingHub.Outbound.self,
                                                            bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit))
-        guard let id = await hub.open(outbound: continuation) else {
+        let id: Int
+        switch await hub.open(outbound: continuation, address: clientAddress) {
+        case let .opened(opened):
+            id = opened
+        case let .refused(reason):
+            // The refusal answers the client's first message (its hello, sent at once by a
+            // client), or goes out after a second of silence: a frame that follows the
+            // upgrade's 101 response too closely can be lost by a client still switching
+            // protocols (HummingbirdWSClient loses it, and then waits for its timeout).
+            let replyTo = await Self.firstMessageID(of: inbound, within: Self.refusalWait)
+            let refusal = SignalingMessage(body: .error(.init(code: .tooManyMessages, reason: reason, replyTo: replyTo)))
+            try? await outbound.writeTextMessage(String(decoding: refusal.jsonData(), as: UTF8.self))
+            try? await outbound.close(.policyViolation, reason: "connection limit")
+            return
+        case .stopping:
             try? await outbound.close(.goingAway, reason: "server shutting down")
             return
         }
@@ -85,11 +99,13 @@ struct SignalingConnection: Sendable {
             guard frame.fin else { continue }
             inMessage = false
             guard limiter.allow() else {
+                hub.limits.hit(.messagesOverRateLimit, "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second")
                 await hub.refuse(connection: id, code: .tooManyMessages,
                                  reason: "more than \(Int(configuration.messagesPerSecond)) messages per second", replyTo: nil)
                 continue
             }
             if oversized > 0 {
+                hub.limits.hit(.messagesTooLarge, "a message of \(oversized) bytes from connection \(id), at most \(limit)")
                 await hub.refuse(connection: id, code: .tooLarge, reason: "message of \(oversized) bytes, at most \(limit)", replyTo: nil)
                 continue
             }
@@ -106,11 +122,53 @@ struct SignalingConnection: Sendable {
                 continue
             }
             if case let .hello(hello) = parsed.body {
-                let user = await hub.awaitsHello(connection: id) ? await hub.credentials.authenticateOffPool(token: hello.token) : nil
-                await hub.hello(user: user, messageID: parsed.id, connection: id)
+                await authenticate(hello, messageID: parsed.id, connection: id)
             } else {
                 await hub.receive(parsed, connection: id)
             }
+        }
+    }
+
+    /// Checks a hello's token and tells the hub who it names. A password check (PBKDF2) runs off
+    /// the cooperative pool and only if one of ``SignalingServer/Configuration/maxConcurrentPasswordChecks``
+    /// places is free; otherwise the hello is refused at once (429) and the connection closed.
+    private func authenticate(_ hello: SignalingBody.Hello, messageID: String?, connection id: Int) async {
+        guard await hub.awaitsHello(connection: id) else {
+            // Already authenticated (or closing): the hub answers that.
+            await hub.hello(user: nil, messageID: messageID, connection: id)
+            return
+        }
+        let credentials = hub.credentials
+        guard credentials.requiresPasswordCheck else {
+            await hub.hello(user: credentials.authenticate(token: hello.token), messageID: messageID, connection: id)
+            return
+        }
+        guard hub.passwordChecks.tryEnter() else {
+            await hub.refusePasswordCheck(connection: id, messageID: messageID)
+            return
+        }
+        let user = await credentials.authenticateOffPool(token: hello.token)
+        hub.passwordChecks.leave()
+        await hub.hello(user: user, messageID: messageID, connection: id)
+    }
+
+    /// How long a connection refused for a limit is kept waiting for its first message.
+    static let refusalWait: Duration = .seconds(1)
+
+    /// The `id` of the first frame's message (when it has one), once it arrives or after `wait`.
+    private static func firstMessageID(of inbound: WebSocketInboundStream, within wait: Duration) async -> String? {
+        await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var frames = inbound.makeAsyncIterator()
+                guard let frame = try? await frames.next(), frame.opcode == .text else { return nil }
+                return messageID(in: Data(frame.data.readableBytesView))
+            }
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
         }
     }
 

@@ -23,9 +23,21 @@ actor SignalingHub {
         case policyViolation
     }
 
+    /// Whether a new connection may stay.
+    enum Admission: Sendable {
+        /// Registered under this id.
+        case opened(Int)
+        /// Over a connection limit: the error reply to send before closing (1008).
+        case refused(String)
+        /// The server is stopping: close (1001).
+        case stopping
+    }
+
     private struct Connection {
         let outbound: AsyncStream<Outbound>.Continuation
         let opened: ContinuousClock.Instant
+        /// ``ClientAddress/key(forIP:)`` of the client.
+        let address: String
         var user: String?
         /// A close was queued: nothing more is expected of it.
         var closing = false
@@ -37,8 +49,13 @@ actor SignalingHub {
     private let configuration: SignalingServer.Configuration
     let credentials: SignalingCredentials
     let callLog: CallLogStore
+    /// What each limit refused (read by the connection tasks too).
+    nonisolated let limits: LimitCounters
+    /// Password checks running (taken by the connection tasks, off the actor).
+    nonisolated let passwordChecks: PasswordCheckGate
     private let logger = SwiftRTCLogging.logger("signaling")
     private var connections: [Int: Connection] = [:]
+    private var connectionsByAddress: [String: Int] = [:]
     private var connectionByUser: [String: Int] = [:]
     private var sessions: [String: ServerCallSession] = [:]
     /// The end-result rules of the protocol (SignalingProtocol.md), fed every routed message.
@@ -50,17 +67,31 @@ actor SignalingHub {
         self.configuration = configuration
         self.credentials = credentials
         self.callLog = callLog
+        limits = LimitCounters(logger: logger)
+        passwordChecks = PasswordCheckGate(limit: configuration.maxConcurrentPasswordChecks)
     }
 
     // MARK: - Connections
 
-    /// Registers a new (not yet authenticated) connection; nil once the server is stopping.
-    func open(outbound: AsyncStream<Outbound>.Continuation) -> Int? {
-        guard !stopping else { return nil }
+    /// Registers a new (not yet authenticated) connection from `address`, unless the server
+    /// is stopping or the connection limits (in total, per address) are reached.
+    func open(outbound: AsyncStream<Outbound>.Continuation, address: String) -> Admission {
+        guard !stopping else { return .stopping }
+        guard connections.count < configuration.maxConnections else {
+            limits.hit(.connectionsOverTotalLimit, "a connection from \(address): \(connections.count) open, at most \(configuration.maxConnections)")
+            return .refused("the server has \(configuration.maxConnections) connections open, its limit: try again later")
+        }
+        let fromAddress = connectionsByAddress[address, default: 0]
+        guard fromAddress < configuration.maxConnectionsPerAddress else {
+            limits.hit(.connectionsOverAddressLimit,
+                       "a connection from \(address): \(fromAddress) open from there, at most \(configuration.maxConnectionsPerAddress)")
+            return .refused("\(fromAddress) connections are open from your address, at most \(configuration.maxConnectionsPerAddress)")
+        }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(outbound: outbound, opened: .now)
-        return id
+        connections[id] = Connection(outbound: outbound, opened: .now, address: address)
+        connectionsByAddress[address] = fromAddress + 1
+        return .opened(id)
     }
 
     /// The connection closed: its user leaves the sessions it is in (as `connection_lost`),
@@ -68,6 +99,11 @@ actor SignalingHub {
     func closed(_ id: Int) async {
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.outbound.finish()
+        if let count = connectionsByAddress[connection.address], count > 1 {
+            connectionsByAddress[connection.address] = count - 1
+        } else {
+            connectionsByAddress[connection.address] = nil
+        }
         guard let user = connection.user, connectionByUser[user] == id else { return }
         connectionByUser[user] = nil
         logger.info("signaling: \(user) disconnected")
@@ -127,6 +163,16 @@ actor SignalingHub {
         case .call, .accept, .reject, .hangUp, .offer, .answer, .candidate, .mediaSettings, .customItems, .recording:
             await handleSessionMessage(message, from: user, connection: id)
         }
+    }
+
+    /// A hello that found every password check busy: refused (429) and closed, counted.
+    func refusePasswordCheck(connection id: Int, messageID: String?) {
+        guard let connection = connections[id], !connection.closing else { return }
+        let limit = configuration.maxConcurrentPasswordChecks
+        limits.hit(.passwordChecksOverLimit, "a hello from \(connection.address): \(limit) password checks running, at most \(limit)")
+        refuse(connection: id, code: .tooManyMessages, reason: "\(limit) logins are being checked, the server's limit: try again later",
+               replyTo: messageID)
+        close(id, code: .policyViolation, reason: "too many logins at once")
     }
 
     /// Whether connection `id` still needs a hello (false: already authenticated, or closing).
@@ -210,6 +256,7 @@ actor SignalingHub {
             } else {
                 let open = sessions.values.filter { $0.initiator == user && !$0.isEnded }.count
                 guard open < configuration.maxOpenCallsPerUser else {
+                    limits.hit(.callsOverOpenLimit, "a call of \(user): \(open) open, at most \(configuration.maxOpenCallsPerUser)")
                     refuse(connection: id, code: .conflict, reason: "\(open) calls of yours are still open (at most \(configuration.maxOpenCallsPerUser))",
                            replyTo: message.id)
                     return
@@ -223,6 +270,7 @@ actor SignalingHub {
                 } catch {
                     sessions[sessionID] = nil
                     if case .duplicateCall = error {
+                        limits.hit(.sessionIDsReused, "a call of \(user) with session id \(sessionID), used before")
                         refuse(connection: id, code: .conflict, reason: "session id \(sessionID) was already used: a new call needs a new id",
                                replyTo: message.id)
                     } else {

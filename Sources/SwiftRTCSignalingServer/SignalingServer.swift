@@ -12,10 +12,14 @@ import SwiftRTCSignaling
 /// which call session, and keeps the call log (``CallLogStore``). See README.md beside this file.
 ///
 /// A connection:
-/// 1. opens a WebSocket to `ws://HOST:PORT/signaling`;
+/// 1. opens a WebSocket to `ws://HOST:PORT/signaling`; over ``Configuration/maxConnections``
+///    open connections, or ``Configuration/maxConnectionsPerAddress`` from its address, it gets
+///    an `error` (429) and is closed (1008);
 /// 2. sends `{"type":"hello","token":"…"}` within ``Configuration/helloTimeout``; the server
 ///    answers `welcome` with the user id the token names (``SignalingCredentials``), or an
-///    `error` (401) and closes (1008);
+///    `error` (401) and closes (1008); with a users file, a hello that finds
+///    ``Configuration/maxConcurrentPasswordChecks`` password checks running gets an `error`
+///    (429) at once and is closed (1008);
 /// 3. sends messages with `to` (recipients) and `session`; the server sets `from` to the
 ///    connection's user (a message whose `from` names someone else is refused) and forwards
 ///    each message to every recipient's connection, or answers `error`:
@@ -30,9 +34,11 @@ import SwiftRTCSignaling
 ///      the session);
 /// 4. may send `callLogQuery` (role, result, limit) and gets `callLog` with its own calls only.
 ///
-/// Bad input never stops the server: every message is parsed totally, each connection has a
-/// frame limit (``Configuration/maxFrameBytes``: a larger frame closes that connection with
-/// 1009), a message limit (error reply), a rate limit and a bounded send queue.
+/// Bad input never stops the server: every message is parsed totally (numbers are range-checked
+/// as they are decoded), each connection has a frame limit (``Configuration/maxFrameBytes``: a
+/// larger frame closes that connection with 1009), a message limit (error reply), a rate limit
+/// and a bounded send queue. Every refusal for a limit is counted (``counters``) and logged at
+/// most once per 10 s per kind.
 ///
 /// ``run(onListening:)`` serves until ``shutdown()`` (graceful: ongoing calls are written to
 /// the log as ended, every connection is closed with 1001) or until its task is cancelled.
@@ -45,7 +51,8 @@ public final class SignalingServer: Sendable {
         public var port: Int
         /// The WebSocket path.
         public var path: String
-        /// The largest WebSocket frame; a larger one closes the connection (1009).
+        /// The largest WebSocket frame; a larger one closes the connection (1009). Hummingbird
+        /// buffers a whole frame before the server sees it: this bounds a connection's memory.
         public var maxFrameBytes: Int
         /// Messages per second a connection may send (refill rate of its token bucket).
         public var messagesPerSecond: Double
@@ -61,12 +68,35 @@ public final class SignalingServer: Sendable {
         public var endedSessionRetention: Duration
         /// Calls a user may have open as initiator at once.
         public var maxOpenCallsPerUser: Int
+        /// WebSocket connections open at once, authenticated or not; one more gets an `error`
+        /// (429) and is closed (1008). Keep it under the process's file descriptor limit.
+        public var maxConnections: Int
+        /// Connections open at once from one client address (an IPv4 address, or an IPv6 /64);
+        /// one more gets an `error` (429) and is closed (1008).
+        public var maxConnectionsPerAddress: Int
+        /// Password checks (``SignalingCredentials/users(_:)``: PBKDF2, about 0.3 s of a core
+        /// each) running at once; a `hello` that finds them all busy gets an `error` (429) and
+        /// its connection is closed (1008), so that strangers cannot occupy every core.
+        public var maxConcurrentPasswordChecks: Int
+
+        /// Default of ``maxFrameBytes``: twice ``SignalingLimits/maxMessageBytes`` (128 KiB), so
+        /// that a message somewhat over the limit is answered (413) rather than cut off.
+        public static let defaultMaxFrameBytes = 2 * SignalingLimits.maxMessageBytes
+        /// Default of ``maxConnections``: 1000.
+        public static let defaultMaxConnections = 1_000
+        /// Default of ``maxConnectionsPerAddress``: 32.
+        public static let defaultMaxConnectionsPerAddress = 32
+        /// Default of ``maxConcurrentPasswordChecks``: half the cores this process may use, at
+        /// least 1.
+        public static let defaultMaxConcurrentPasswordChecks = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
 
         /// A configuration; every limit has a default fit for bots and tests.
         public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/signaling",
-                    maxFrameBytes: Int = 1 << 20, messagesPerSecond: Double = 100, messageBurst: Int = 200,
+                    maxFrameBytes: Int = defaultMaxFrameBytes, messagesPerSecond: Double = 100, messageBurst: Int = 200,
                     sendQueueLimit: Int = 512, helloTimeout: Duration = .seconds(10), ringTimeout: Duration = .seconds(90),
-                    endedSessionRetention: Duration = .seconds(60), maxOpenCallsPerUser: Int = 16) {
+                    endedSessionRetention: Duration = .seconds(60), maxOpenCallsPerUser: Int = 16,
+                    maxConnections: Int = defaultMaxConnections, maxConnectionsPerAddress: Int = defaultMaxConnectionsPerAddress,
+                    maxConcurrentPasswordChecks: Int = defaultMaxConcurrentPasswordChecks) {
             self.host = host
             self.port = port
             self.path = path
@@ -78,6 +108,9 @@ public final class SignalingServer: Sendable {
             self.ringTimeout = ringTimeout
             self.endedSessionRetention = endedSessionRetention
             self.maxOpenCallsPerUser = maxOpenCallsPerUser
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.maxConcurrentPasswordChecks = maxConcurrentPasswordChecks
         }
     }
 
@@ -104,6 +137,9 @@ public final class SignalingServer: Sendable {
         get async { await hub.connectedUsers }
     }
 
+    /// How often each limit refused something so far.
+    public var counters: Counters { hub.limits.snapshot }
+
     /// Serves until ``shutdown()`` or cancellation. `onListening` gets the WebSocket URL (with
     /// the port actually bound) once the server accepts connections. Before it listens, the
     /// calls an earlier run left in progress (a killed server) are logged as `connection_lost`
@@ -113,9 +149,10 @@ public final class SignalingServer: Sendable {
     public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
         let hub = self.hub
         let configuration = self.configuration
-        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
-        webSocketRouter.ws(RouterPath(configuration.path)) { inbound, outbound, _ in
-            await SignalingConnection(hub: hub, configuration: configuration).serve(inbound: inbound, outbound: outbound)
+        let webSocketRouter = Router(context: SignalingRequestContext.self)
+        webSocketRouter.ws(RouterPath(configuration.path)) { inbound, outbound, context in
+            await SignalingConnection(hub: hub, configuration: configuration)
+                .serve(inbound: inbound, outbound: outbound, clientAddress: context.requestContext.clientAddress)
         }
         // Plain HTTP (no upgrade) on the same path says what the endpoint is.
         let router = Router(context: BasicWebSocketRequestContext.self)

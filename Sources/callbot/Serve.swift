@@ -39,6 +39,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Print the users-file line of USER for the password read from standard input, and exit.", valueName: "USER"))
     var hashPassword: String?
 
+    @Option(help: ArgumentHelp("WebSocket connections open at once, authenticated or not; more are refused (429).", valueName: "N"))
+    var maxConnections = SignalingServer.Configuration.defaultMaxConnections
+
+    @Option(help: ArgumentHelp("Connections open at once from one client address (IPv4 address or IPv6 /64); more are refused (429).",
+                               valueName: "N"))
+    var maxConnectionsPerAddress = SignalingServer.Configuration.defaultMaxConnectionsPerAddress
+
+    @Option(help: ArgumentHelp("--users password checks (PBKDF2, about 0.3 s of a core each) running at once; a login that finds them busy is refused (429). Default: half the cores, at least 1.",
+                               valueName: "N"))
+    var maxPasswordChecks = SignalingServer.Configuration.defaultMaxConcurrentPasswordChecks
+
     func validate() throws {
         if let hashPassword {
             guard SignalingCredentials.isValidUserID(hashPassword) else {
@@ -49,6 +60,10 @@ struct Serve: AsyncParsableCommand {
         guard let port else { throw ValidationError("Missing expected argument '--port <P>'") }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
         guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        for (name, value) in [("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
+                              ("--max-password-checks", maxPasswordChecks)] where value < 1 {
+            throw ValidationError("\(name) \(value) must be at least 1")
+        }
         switch (tokens, users) {
         case (nil, nil): throw ValidationError("give the users: --tokens FILE or --users FILE")
         case (.some, .some): throw ValidationError("--tokens and --users cannot be combined: give one")
@@ -83,7 +98,10 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         log("\(credentials.userIDs.count) users; call log \(database ?? "in memory")")
-        let server = SignalingServer(configuration: .init(host: host, port: port ?? 0), credentials: credentials, callLog: callLog)
+        let configuration = SignalingServer.Configuration(host: host, port: port ?? 0, maxConnections: maxConnections,
+                                                          maxConnectionsPerAddress: maxConnectionsPerAddress,
+                                                          maxConcurrentPasswordChecks: maxPasswordChecks)
+        let server = SignalingServer(configuration: configuration, credentials: credentials, callLog: callLog)
         let running = Task {
             try await server.run { url in printLine("READY \(url.absoluteString)") }
         }
@@ -100,6 +118,8 @@ struct Serve: AsyncParsableCommand {
             log("error: signaling server on \(host):\(port ?? 0): \(error)")
             throw ExitCode.failure
         }
+        let counters = server.counters
+        if counters != SignalingServer.Counters() { log("refused for limits: \(counters)") }
         log("signaling server stopped")
     }
 }

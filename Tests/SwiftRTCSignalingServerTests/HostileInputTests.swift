@@ -99,10 +99,31 @@ import SwiftRTCSignaling
         // The burst, less the token the hello took.
         #expect(answered >= configuration.messageBurst - 1)
         #expect(refused >= 10)
+        #expect(server.server.counters.messagesOverRateLimit == refused)
         // The bucket refills: the connection is served again.
         try await Task.sleep(for: .milliseconds(1_500))
         try await Self.stillServes(raw)
         await raw.close()
+        await server.stop()
+    }
+
+    /// By default a frame may be twice the largest message (128 KiB): Hummingbird buffers a
+    /// whole frame, so this bounds what a connection holds (it was 1 MiB).
+    @Test func aFrameOverTheDefaultLimitClosesTheConnection() async throws {
+        let server = try await RunningServer.start()
+        #expect(server.server.configuration.maxFrameBytes == 128 * 1024)
+        let raw = try await server.raw()
+        try await raw.login("alice")
+        raw.send(.text(String(repeating: "z", count: 128 * 1024 + 1)))
+        try await raw.inbox.waitFinished()
+        // A message over the message limit within the frame limit is answered (413) and counted.
+        let again = try await server.raw()
+        try await again.login("alice")
+        again.send(.text(String(repeating: "z", count: 100 * 1024)))
+        #expect(try await again.nextError().code == .tooLarge)
+        #expect(server.server.counters.messagesTooLarge == 1)
+        try await Self.stillServes(again)
+        await again.close()
         await server.stop()
     }
 

@@ -1,0 +1,160 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Synchronization
+
+extension SignalingServer {
+    /// How often the server refused something because a limit was reached, since it was made
+    /// (``SignalingServer/counters``). A stranger hitting a limit is counted here and logged at
+    /// most once per ``LimitCounters/logInterval`` per kind, with the number left unlogged.
+    public struct Counters: Sendable, Hashable, CustomStringConvertible {
+        /// Connections refused because ``Configuration/maxConnections`` were open.
+        public var connectionsOverTotalLimit = 0
+        /// Connections refused because ``Configuration/maxConnectionsPerAddress`` were open from
+        /// the same client address.
+        public var connectionsOverAddressLimit = 0
+        /// Hellos refused because ``Configuration/maxConcurrentPasswordChecks`` password checks
+        /// were running.
+        public var passwordChecksOverLimit = 0
+        /// Messages refused by a connection's rate limit (``Configuration/messagesPerSecond``).
+        public var messagesOverRateLimit = 0
+        /// Messages refused for their size (``SignalingLimits/maxMessageBytes``).
+        public var messagesTooLarge = 0
+        /// Calls refused because their initiator had ``Configuration/maxOpenCallsPerUser`` open.
+        public var callsOverOpenLimit = 0
+        /// Calls refused because their session id was used before (the call log keeps each id).
+        public var sessionIDsReused = 0
+
+        /// Every counter at 0.
+        public init() {}
+
+        /// `name=count` for every counter, in declaration order.
+        public var description: String {
+            LimitCounters.Kind.allCases.map { "\($0.name)=\(self[keyPath: $0.keyPath])" }.joined(separator: " ")
+        }
+    }
+}
+
+/// The server's ``SignalingServer/Counters`` and the rate-limited log line of each refusal.
+/// Shared by the hub and the connection tasks (one lock; refusals are rare for honest clients).
+final class LimitCounters: Sendable {
+    /// One kind of refusal.
+    enum Kind: CaseIterable, Sendable {
+        case connectionsOverTotalLimit, connectionsOverAddressLimit, passwordChecksOverLimit
+        case messagesOverRateLimit, messagesTooLarge, callsOverOpenLimit, sessionIDsReused
+
+        var keyPath: WritableKeyPath<SignalingServer.Counters, Int> {
+            switch self {
+            case .connectionsOverTotalLimit: \.connectionsOverTotalLimit
+            case .connectionsOverAddressLimit: \.connectionsOverAddressLimit
+            case .passwordChecksOverLimit: \.passwordChecksOverLimit
+            case .messagesOverRateLimit: \.messagesOverRateLimit
+            case .messagesTooLarge: \.messagesTooLarge
+            case .callsOverOpenLimit: \.callsOverOpenLimit
+            case .sessionIDsReused: \.sessionIDsReused
+            }
+        }
+
+        var name: String { String(describing: self) }
+    }
+
+    /// The shortest time between two log lines of the same kind.
+    static let logInterval: Duration = .seconds(10)
+
+    private struct State {
+        var counters = SignalingServer.Counters()
+        var lastLogged: [Kind: ContinuousClock.Instant] = [:]
+        var unlogged: [Kind: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// The counters now.
+    var snapshot: SignalingServer.Counters { state.withLock { $0.counters } }
+
+    /// Counts one refusal of `kind` and logs `detail` unless a line of this kind went out
+    /// within ``logInterval`` (then the next line says how many were not logged).
+    func hit(_ kind: Kind, _ detail: @autoclosure () -> String, now: ContinuousClock.Instant = .now) {
+        let unlogged: Int? = state.withLock { state in
+            state.counters[keyPath: kind.keyPath] += 1
+            if let last = state.lastLogged[kind], now - last < Self.logInterval {
+                state.unlogged[kind, default: 0] += 1
+                return nil
+            }
+            state.lastLogged[kind] = now
+            return state.unlogged.removeValue(forKey: kind) ?? 0
+        }
+        guard let unlogged else { return }
+        let more = unlogged > 0 ? " (and \(unlogged) more not logged in the last \(Self.logInterval))" : ""
+        logger.notice("signaling: refused: \(detail())\(more)")
+    }
+}
+
+/// Password checks running at once (PBKDF2 costs a fraction of a second of a core each):
+/// one more than the limit is refused at once rather than queued, so that strangers cannot
+/// occupy every core, nor pile up waiting work, with login attempts.
+final class PasswordCheckGate: Sendable {
+    let limit: Int
+    private let running = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Takes a place if one is free.
+    func tryEnter() -> Bool {
+        let (previous, _) = running.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        guard previous < limit else {
+            running.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            return false
+        }
+        return true
+    }
+
+    /// Gives back a place taken by ``tryEnter()``.
+    func leave() {
+        running.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Checks running now.
+    var count: Int { running.load(ordering: .acquiring) }
+}
+
+/// What the per-address connection limit counts as one client: an IPv4 address, an IPv6 /64
+/// (one host usually has a whole /64 to pick addresses from; an IPv4-mapped IPv6 address
+/// counts as its IPv4 address), or `local` for a Unix socket or an unknown peer.
+enum ClientAddress {
+    static func key(forIP ip: String?) -> String {
+        guard let ip, !ip.isEmpty else { return "local" }
+        guard ip.contains(":") else { return ip }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, ip, &address) == 1 else { return ip }
+        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+}
+
+/// The request context of the signaling endpoint: Hummingbird's, plus the client's address
+/// (the TCP peer) for the per-address connection limit.
+struct SignalingRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    /// ``ClientAddress/key(forIP:)`` of the TCP peer.
+    let clientAddress: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        clientAddress = ClientAddress.key(forIP: source.channel.remoteAddress?.ipAddress)
+    }
+}
