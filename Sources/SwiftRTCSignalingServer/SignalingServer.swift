@@ -74,7 +74,7 @@ public final class SignalingServer: Sendable {
         /// Connections open at once from one client address (an IPv4 address, or an IPv6 /64);
         /// one more gets an `error` (429) and is closed (1008).
         public var maxConnectionsPerAddress: Int
-        /// Password checks (``SignalingCredentials/users(_:)``: PBKDF2, about 0.3 s of a core
+        /// Password checks (``SignalingCredentials/users(_:)``: PBKDF2, about 0.2 s of a core
         /// each) running at once; a `hello` that finds them all busy gets an `error` (429) and
         /// its connection is closed (1008), so that strangers cannot occupy every core.
         public var maxConcurrentPasswordChecks: Int

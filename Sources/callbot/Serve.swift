@@ -46,7 +46,7 @@ struct Serve: AsyncParsableCommand {
                                valueName: "N"))
     var maxConnectionsPerAddress = SignalingServer.Configuration.defaultMaxConnectionsPerAddress
 
-    @Option(help: ArgumentHelp("--users password checks (PBKDF2, about 0.3 s of a core each) running at once; a login that finds them busy is refused (429). Default: half the cores, at least 1.",
+    @Option(help: ArgumentHelp("--users password checks (PBKDF2, about 0.2 s of a core each) running at once; a login that finds them busy is refused (429). Default: half the cores, at least 1.",
                                valueName: "N"))
     var maxPasswordChecks = SignalingServer.Configuration.defaultMaxConcurrentPasswordChecks
 

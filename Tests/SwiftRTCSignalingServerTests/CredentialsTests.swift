@@ -5,7 +5,7 @@ import SwiftRTCSignaling
 
 /// Password hashing (swift-crypto's PBKDF2, a hash made by Python's hashlib, today's minimum
 /// iteration count), credential files and their errors. Every derivation costs 600 000
-/// iterations (about 0.3 s): the tests share hashes (``TestPasswords``) and check few passwords.
+/// iterations (about 0.2 s): the tests share hashes (``TestPasswords``) and check few passwords.
 @Suite struct CredentialsTests {
     /// Python: `import hashlib,base64; s=b"python-made-salt"; print("pbkdf2-sha256$600000$" + base64.b64encode(s).decode()
     /// + "$" + base64.b64encode(hashlib.pbkdf2_hmac("sha256", "pässword".encode(), s, 600000)).decode())`

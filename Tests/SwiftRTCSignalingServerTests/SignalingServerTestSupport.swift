@@ -17,7 +17,7 @@ enum TestUsers {
 }
 
 /// A users-file password and its hash, written once (Python's hashlib, 600 000 iterations):
-/// each PBKDF2 derivation costs about 0.3 s (more in a debug build), so tests check few.
+/// each PBKDF2 derivation costs about 0.2 s, so tests check few.
 enum TestPasswords {
     static let erinPassword = "correct horse"
     // The literal is a valid hash: this cannot throw.
