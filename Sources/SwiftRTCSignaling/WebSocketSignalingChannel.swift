@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdWSClient
+import NIOCore
 import Logging
 import Synchronization
 import SwiftRTCCore
@@ -37,11 +38,16 @@ public final class WebSocketSignalingChannel: SignalingChannel {
         self.connection = connection
     }
 
-    /// Connects to a signaling server (`ws://host:port/signaling`) and authenticates with `token`
-    /// (a token of the server's tokens file, or `USER:PASSWORD` with a users file).
-    /// - Throws: ``SignalingChannelError/transport(_:)`` when the server cannot be reached, refuses
-    ///   the token (the server's reason is in the message) or does not answer within `timeout`.
-    public static func connect(to url: URL, token: String, timeout: Duration = .seconds(10)) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
+    /// Connects to a signaling server (`ws://host:port/signaling`, or `wss://` over TLS) and
+    /// authenticates with `token` (a token of the server's tokens file, or `USER:PASSWORD` with a
+    /// users file). A `wss://` server's certificate must verify against `trust` (the system's CA
+    /// certificates unless told otherwise) and name the URL's host; if it does not, nothing is
+    /// sent and the error says why.
+    /// - Throws: ``SignalingChannelError/transport(_:)`` when the server cannot be reached, fails
+    ///   TLS verification, refuses the token (the server's reason is in the message) or does not
+    ///   answer within `timeout`.
+    public static func connect(to url: URL, token: String, timeout: Duration = .seconds(10),
+                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
         let (messages, delivered) = AsyncStream.makeStream(of: SignalingMessage.self, bufferingPolicy: .unbounded)
         let (queue, outbound) = AsyncStream.makeStream(of: Outbound.self, bufferingPolicy: .unbounded)
         let handshake = Handshake()
@@ -49,12 +55,22 @@ public final class WebSocketSignalingChannel: SignalingChannel {
         let hello = SignalingMessage(body: .hello(.init(token: token)))
         outbound.yield(.text(String(decoding: hello.jsonData(), as: UTF8.self)))
         let urlString = url.absoluteString
+        let host = url.host ?? ""
+        let secure = url.scheme?.lowercased() == "wss"
+        var configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameBytes, closeTimeout: .seconds(2),
+                                                         autoPing: .enabled(timePeriod: .seconds(30)))
+        // The WebSocket client names the URL's host as the TLS server name, which NIOSSL refuses
+        // for an IP address ("cannot be used for SNI"). The same address as an absolute name
+        // (a trailing dot) passes: it matches no DNS name of the certificate, and its IP
+        // address entries are checked against the connected peer's address, as for any host.
+        if secure, Self.isIPAddress(host) { configuration.sniHostname = host + "." }
+        let tlsConfiguration = secure ? trust.clientConfiguration : nil
         let connection = Task {
             do {
                 try await WebSocketClient.connect(
                     url: urlString,
-                    configuration: WebSocketClientConfiguration(maxFrameSize: maxFrameBytes, closeTimeout: .seconds(2),
-                                                                autoPing: .enabled(timePeriod: .seconds(30))),
+                    configuration: configuration,
+                    tlsConfiguration: tlsConfiguration,
                     logger: quietLogger
                 ) { inbound, writer, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -92,7 +108,7 @@ public final class WebSocketSignalingChannel: SignalingChannel {
                 }
                 handshake.fail("the server closed the connection")
             } catch {
-                handshake.fail("\(error)")
+                handshake.fail(TLSFailure.describe(error, host: host) ?? "\(error)")
             }
             outbound.finish()
             delivered.finish()
@@ -136,6 +152,12 @@ public final class WebSocketSignalingChannel: SignalingChannel {
         outbound.yield(.close)
         outbound.finish()
         await connection.value
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address (not a name).
+    static func isIPAddress(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (try? SocketAddress(ipAddress: bare, port: 0)) != nil
     }
 
     private static let quietLogger = Logger(label: "swiftrtc.signaling.client.ws") { _ in SwiftLogNoOpLogHandler() }

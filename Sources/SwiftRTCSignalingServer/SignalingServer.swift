@@ -78,6 +78,9 @@ public final class SignalingServer: Sendable {
         /// each) running at once; a `hello` that finds them all busy gets an `error` (429) and
         /// its connection is closed (1008), so that strangers cannot occupy every core.
         public var maxConcurrentPasswordChecks: Int
+        /// When set, the server serves `wss://` with this certificate and key (else plain
+        /// `ws://`: put it behind a TLS proxy, or keep it on loopback).
+        public var tls: TLSIdentity? = nil
 
         /// Default of ``maxFrameBytes``: twice ``SignalingLimits/maxMessageBytes`` (128 KiB), so
         /// that a message somewhat over the limit is answered (413) rather than cut off.
@@ -166,18 +169,19 @@ public final class SignalingServer: Sendable {
             ? SwiftRTCLogging.logger("signaling.http") : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
         let host = configuration.host
         let path = configuration.path
+        let scheme = configuration.webSocketScheme
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
+            server: try configuration.serverBuilder(.http1WebSocketUpgrade(
                 webSocketRouter: webSocketRouter,
                 configuration: .init(ws: WebSocketServerConfiguration(
                     maxFrameSize: configuration.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)),
-                    closeTimeout: .seconds(2), validateUTF8: true))),
+                    closeTimeout: .seconds(2), validateUTF8: true)))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-                guard let url = URL(string: "ws://\(authority)\(path)") else { return }
+                guard let url = URL(string: "\(scheme)://\(authority)\(path)") else { return }
                 await onListening(url)
             },
             logger: httpLogger
