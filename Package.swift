@@ -206,7 +206,7 @@ let package = Package(
             "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
             "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
         ]),
-        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling"]),
+        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport"]),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.

@@ -126,29 +126,46 @@ struct MediaOptions: ParsableArguments {
     }
 }
 
-/// `--ice-server URL` (repeatable), `--ice-username`, `--ice-credential`, `--relay-only`.
+/// `--ice-server URL` (repeatable), `--ice-username`, `--ice-credential` (or
+/// `--ice-credential-file`, `$SWIFTRTC_ICE_CREDENTIAL`: never logged), `--relay-only`.
 struct IceOptions: ParsableArguments {
+    /// The environment variable the TURN credential is read from when neither option is given.
+    static let credentialVariable = "SWIFTRTC_ICE_CREDENTIAL"
+
     @Option(name: .customLong("ice-server"), help: ArgumentHelp("A STUN or TURN server (stun:, turn:, turns: URL); repeatable.", valueName: "URL"))
     var iceServerURLs: [String] = []
 
     @Option(help: ArgumentHelp("The username for the TURN servers.", valueName: "U"))
     var iceUsername: String?
 
-    @Option(help: ArgumentHelp("The credential (password) for the TURN servers.", valueName: "C"))
+    @Option(help: ArgumentHelp("The credential (password) for the TURN servers; better: --ice-credential-file or $\(Self.credentialVariable).", valueName: "C"))
     var iceCredential: String?
+
+    @Option(help: ArgumentHelp("Read the TURN credential from the first line of FILE.", valueName: "FILE"))
+    var iceCredentialFile: String?
 
     @Flag(help: "Use relayed (TURN) candidates only.")
     var relayOnly = false
 
+    /// The TURN credential: `--ice-credential`, else the first line of `--ice-credential-file`,
+    /// else `$SWIFTRTC_ICE_CREDENTIAL`; nil when none is given.
+    func credential(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
+        try Secret.read(option: "--ice-credential", value: iceCredential, fileOption: "--ice-credential-file", file: iceCredentialFile,
+                        variable: Self.credentialVariable, environment: environment, check: Secret.nonEmpty)
+    }
+
     /// The parsed servers; TURN servers get the username and credential.
     func servers() throws -> [IceServer] {
-        try iceServerURLs.map { url in
+        let credential = try iceServerURLs.contains { $0.lowercased().hasPrefix("turn") } ? self.credential() : nil
+        return try iceServerURLs.map { url in
             let isTurn = url.lowercased().hasPrefix("turn")
             do {
-                return try IceServer(url: url, username: isTurn ? iceUsername : nil, credential: isTurn ? iceCredential : nil)
+                return try IceServer(url: url, username: isTurn ? iceUsername : nil, credential: isTurn ? credential : nil)
             } catch {
                 var message = "--ice-server: \(error)"
-                if isTurn && (iceUsername == nil || iceCredential == nil) { message += " (give --ice-username and --ice-credential)" }
+                if isTurn && (iceUsername == nil || credential == nil) {
+                    message += " (give --ice-username and --ice-credential, --ice-credential-file or $\(Self.credentialVariable))"
+                }
                 throw ValidationError(message)
             }
         }
@@ -160,7 +177,8 @@ struct IceOptions: ParsableArguments {
         if relayOnly && relays.isEmpty {
             throw ValidationError("--relay-only needs a TURN server (--ice-server turn:HOST:PORT with --ice-username and --ice-credential)")
         }
-        if (iceUsername != nil || iceCredential != nil) && relays.isEmpty {
+        // The environment variable is ambient: only the options ask for a TURN server.
+        if (iceUsername != nil || iceCredential != nil || iceCredentialFile != nil) && relays.isEmpty {
             throw ValidationError("--ice-username and --ice-credential are for TURN servers, and no turn: or turns: --ice-server was given")
         }
     }

@@ -27,6 +27,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The address to listen on.", valueName: "ADDRESS"))
     var host = "127.0.0.1"
 
+    @OptionGroup var tls: TLSServerOptions
+
     @Option(help: ArgumentHelp("Users and their bearer tokens: USER:TOKEN lines.", valueName: "FILE"))
     var tokens: String?
 
@@ -60,6 +62,7 @@ struct Serve: AsyncParsableCommand {
         guard let port else { throw ValidationError("Missing expected argument '--port <P>'") }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
         guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        try tls.check(host: host)
         for (name, value) in [("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
                               ("--max-password-checks", maxPasswordChecks)] where value < 1 {
             throw ValidationError("\(name) \(value) must be at least 1")
@@ -98,9 +101,10 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         log("\(credentials.userIDs.count) users; call log \(database ?? "in memory")")
-        let configuration = SignalingServer.Configuration(host: host, port: port ?? 0, maxConnections: maxConnections,
+        var configuration = SignalingServer.Configuration(host: host, port: port ?? 0, maxConnections: maxConnections,
                                                           maxConnectionsPerAddress: maxConnectionsPerAddress,
                                                           maxConcurrentPasswordChecks: maxPasswordChecks)
+        configuration.tls = try tls.identity()
         let server = SignalingServer(configuration: configuration, credentials: credentials, callLog: callLog)
         let running = Task {
             try await server.run { url in printLine("READY \(url.absoluteString)") }

@@ -2,13 +2,22 @@ import ArgumentParser
 import Foundation
 import SwiftRTC
 
-/// `--server URL --token T`: the signaling server `call` and `answer` log in to.
+/// `--server URL --token T` (or `--token-file FILE`, `$SWIFTRTC_SIGNALING_TOKEN`: never logged)
+/// `[--ca-cert FILE]`: the signaling server `call` and `answer` log in to.
 struct SignalingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling).", valueName: "URL"))
+    /// The environment variable the token is read from when neither option is given.
+    static let tokenVariable = "SWIFTRTC_SIGNALING_TOKEN"
+
+    @Option(help: ArgumentHelp("The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling, or wss:// with TLS).", valueName: "URL"))
     var server: String
 
-    @Option(help: ArgumentHelp("The bearer token (or USER:PASSWORD) to log in with.", valueName: "T"))
-    var token: String
+    @Option(help: ArgumentHelp("The bearer token (or USER:PASSWORD) to log in with; better: --token-file or $\(Self.tokenVariable).", valueName: "T"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("Read the token (or USER:PASSWORD) from the first line of FILE.", valueName: "FILE"))
+    var tokenFile: String?
+
+    @OptionGroup var tls: TLSClientOptions
 
     var url: URL? {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
@@ -17,17 +26,29 @@ struct SignalingOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard url != nil else { throw ValidationError("--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling)") }
-        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+        guard url != nil else { throw ValidationError("--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)") }
+        _ = try loginToken()
     }
 
-    /// Logs in; a refused or unreachable server is a ``CallbotError``.
+    /// `--token`, else the first line of `--token-file`, else `$SWIFTRTC_SIGNALING_TOKEN`.
+    func loginToken() throws -> String {
+        let token = try Secret.read(option: "--token", value: token, fileOption: "--token-file", file: tokenFile,
+                                    variable: Self.tokenVariable, check: Secret.nonEmpty)
+        guard let token else { throw ValidationError("give the login token: --token T, --token-file FILE or $\(Self.tokenVariable)") }
+        return token
+    }
+
+    /// Logs in; a refused or unreachable server, or one whose certificate does not verify, is a
+    /// ``CallbotError``.
     func connect() async throws -> WebSocketSignalingChannel {
         guard let url else { throw ValidationError("--server '\(server)' is not a WebSocket URL") }
+        let token = try loginToken()
+        let trust = try tls.trust()
         do {
-            return try await WebSocketSignalingChannel.connect(to: url, token: token)
+            return try await WebSocketSignalingChannel.connect(to: url, token: token, trust: trust)
         } catch {
-            throw CallbotError("signaling \(server): \(error)")
+            let tlsFailure = "\(error)".contains("TLS")
+            throw CallbotError("signaling \(server): \(error)\(tlsFailure ? tls.hint : "")")
         }
     }
 

@@ -10,7 +10,8 @@ struct Whip: AsyncParsableCommand {
         discussion: """
         Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
         application/sdp (with the bearer token of --token, --token-file or \
-        $SWIFTRTC_WHIP_TOKEN, if any), applies the 201 answer and sends media until --duration ends or \
+        $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
+        system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
         SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
         without errors, 1 when it did not (the report is written either way).
         """
@@ -26,6 +27,7 @@ struct Whip: AsyncParsableCommand {
     @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
     @OptionGroup var token: WhipTokenOptions
+    @OptionGroup var tls: TLSClientOptions
 
     /// How long the HTTP requests, gathering and connecting may take.
     static let httpTimeout = Duration.seconds(30)
@@ -53,7 +55,7 @@ struct Whip: AsyncParsableCommand {
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
                                    video: media.noVideo ? nil : media.video ?? .pattern)
         defer { local.stop() }
-        let client = WHIPClient(endpoint: endpoint, bearerToken: try token.value(), timeout: Self.httpTimeout)
+        let client = WHIPClient(endpoint: endpoint, bearerToken: try token.value(), timeout: Self.httpTimeout, trust: try tls.trust())
         var session: WHIPSession?
         do {
             try await Self.addMedia(local, to: connection)
@@ -77,8 +79,9 @@ struct Whip: AsyncParsableCommand {
                 monitor.recordError("not connected within \(Self.connectTimeout)")
             }
         } catch {
-            monitor.recordError("\(error)")
-            log("error: \(error)")
+            let hint = if case WHIPError.tls = error { tls.hint } else { "" }
+            monitor.recordError("\(error)\(hint)")
+            log("error: \(error)\(hint)")
         }
         // As the harness peers do: final stats, close, then DELETE.
         var report = await monitor.finish()

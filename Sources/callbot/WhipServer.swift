@@ -4,7 +4,8 @@ import Synchronization
 import SwiftRTC
 
 /// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at
-/// `http://ADDRESS:P/whip`. Each POSTed offer gets a complete answer (all candidates); the
+/// `http://ADDRESS:P/whip` (`https://` with `--tls-cert`/`--tls-key`; an address that is not
+/// loopback needs them, or `--insecure`). Each POSTed offer gets a complete answer (all candidates); the
 /// received media is echoed back, or the `--audio`/`--video` sources are sent instead.
 /// `DELETE` on a session's Location ends that session; so does not connecting within
 /// `--connect-timeout`, or failing. With a token (`--token`, `--token-file` or
@@ -39,6 +40,7 @@ struct WhipServer: AsyncParsableCommand {
     @OptionGroup var options: RunOptions
 
     @OptionGroup var token: WhipTokenOptions
+    @OptionGroup var tls: TLSServerOptions
 
     @Option(help: ArgumentHelp("The most sessions open at once; a further offer gets 503.", valueName: "N"))
     var maxSessions = WHIPEndpoint.Configuration.defaultMaxSessions
@@ -60,6 +62,7 @@ struct WhipServer: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
         guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        try tls.check(host: host)
         if let record {
             guard URL(fileURLWithPath: record).pathExtension.lowercased() == "webm" else {
                 throw ValidationError("--record \(record): the recording is WebM, name it FILE.webm")
@@ -91,7 +94,8 @@ struct WhipServer: AsyncParsableCommand {
             trimming: trimSilence ? SilenceTrimming() : nil)
         let configuration = WHIPEndpoint.Configuration(
             host: host, port: port, bearerToken: try token.value(), maxSessions: maxSessions,
-            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: .milliseconds(Int((connectTimeout * 1000).rounded())))
+            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: .milliseconds(Int((connectTimeout * 1000).rounded())),
+            tls: try tls.identity())
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }

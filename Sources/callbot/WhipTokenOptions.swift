@@ -10,8 +10,6 @@ import Foundation
 struct WhipTokenOptions: ParsableArguments {
     /// The environment variable read when neither option is given.
     static let environmentVariable = "SWIFTRTC_WHIP_TOKEN"
-    /// The largest token file read (a token is a line; a larger file is a mistake).
-    static let maxFileBytes = 4096
 
     @Option(help: ArgumentHelp("The WHIP bearer token (whip sends it, whip-server requires it); better: --token-file or $\(Self.environmentVariable).", valueName: "T"))
     var token: String?
@@ -26,24 +24,8 @@ struct WhipTokenOptions: ParsableArguments {
     /// The token: `--token`, else the first line of `--token-file`, else the environment
     /// variable; nil when none is given.
     func value(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        if token != nil && tokenFile != nil { throw ValidationError("--token and --token-file cannot be combined: give one") }
-        if let token { return try Self.checked(token, from: "--token") }
-        if let tokenFile {
-            guard let handle = FileHandle(forReadingAtPath: tokenFile) else {
-                throw ValidationError("--token-file \(tokenFile): cannot read it (no such file, or no permission)")
-            }
-            defer { try? handle.close() }
-            let data = (try? handle.read(upToCount: Self.maxFileBytes + 1)) ?? Data()
-            guard data.count <= Self.maxFileBytes else {
-                throw ValidationError("--token-file \(tokenFile): over \(Self.maxFileBytes) bytes, not a token")
-            }
-            let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
-            return try Self.checked(line.trimmingCharacters(in: .whitespaces), from: "--token-file \(tokenFile)")
-        }
-        if let variable = environment[Self.environmentVariable] {
-            return try Self.checked(variable, from: "$\(Self.environmentVariable)")
-        }
-        return nil
+        try Secret.read(option: "--token", value: token, fileOption: "--token-file", file: tokenFile,
+                        variable: Self.environmentVariable, environment: environment, check: Self.checked)
     }
 
     /// `token` if it can go into an `Authorization` header (printable ASCII, no spaces); the

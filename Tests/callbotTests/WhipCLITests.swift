@@ -6,7 +6,7 @@ import Testing
 /// (non-zero exit) for bad input.
 @Suite struct WhipCLITests {
     static let sharedFlags = ["--audio", "--video", "--no-audio", "--no-video", "--duration", "--ice-server",
-                              "--ice-username", "--ice-credential", "--relay-only", "--report", "--stats-interval",
+                              "--ice-username", "--ice-credential", "--ice-credential-file", "--relay-only", "--report", "--stats-interval",
                               "--max-audio-kbps", "--max-video-kbps"]
 
     /// The long options a help text lists.
@@ -23,7 +23,7 @@ import Testing
         let help = try await Callbot.run(["whip", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip [<options>] <URL>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--token", "--token-file", "--log-level", "--help", "--version"]))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--token", "--token-file", "--ca-cert", "--log-level", "--help", "--version"]))
         #expect(help.stdout.contains("tone|silence|FILE"))
         #expect(help.stdout.contains("pattern|black|FILE"))
     }
@@ -34,6 +34,7 @@ import Testing
         #expect(help.stdout.contains("USAGE: callbot whip-server [<options>] --port <P>"))
         #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--port", "--host", "--record", "--trim-silence", "--token", "--token-file",
                                                                            "--max-sessions", "--max-sessions-per-address", "--connect-timeout",
+                                                                           "--tls-cert", "--tls-key", "--insecure",
                                                                            "--log-level", "--help", "--version"]))
     }
 
