@@ -111,8 +111,13 @@ import Testing
         let sessions = Mutex<[ScriptedSession]>([])
         let configuration = WHIPEndpoint.Configuration(maxSessions: 3, connectTimeout: .seconds(1))
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
-            let session = ScriptedSession("session \(sessions.withLock { $0.count })")
+            let index = sessions.withLock { $0.count }
+            let session = ScriptedSession("session \(index)")
             sessions.withLock { $0.append(session) }
+            // Each fate is set as the session is made: the first connects, the third fails.
+            // (Reported after all three POSTs, the first timed out when they took over 1 s.)
+            if index == 0 { session.report(.connected) }
+            if index == 2 { session.report(.failed) }
             return ("v=0\r\n", session)
         }
         try await withEndpoint(endpoint) { url in
@@ -121,8 +126,6 @@ import Testing
             let silent = try await client.publish(offer: WHIPTestSDP.offer)
             let fails = try await client.publish(offer: WHIPTestSDP.offer)
             let (connecting, neverConnecting, failing) = sessions.withLock { ($0[0], $0[1], $0[2]) }
-            connecting.report(.connected)
-            failing.report(.failed)
             #expect(await eventually { failing.endCount == 1 })
             #expect(endpoint.stats.failed == 1)
             // The one that never connects is ended once its second is over; the connected one
