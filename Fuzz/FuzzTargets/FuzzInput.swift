@@ -78,3 +78,44 @@ enum ScratchFiles {
         return path
     }
 }
+
+/// The process's open file descriptors, as a leak check for bodies that open sockets (ICE
+/// agents, HTTP connections): their teardown ends on other threads after the body returns, so
+/// LeakSanitizer's per-input check cannot be used there (see Fuzz/README.md), but every
+/// descriptor a run opens must be closed again. One-time setup (thread pools, servers) opens
+/// some for good, hence a margin over the count after the first run; a leak of one descriptor
+/// per run crosses it within a few hundred runs.
+enum Descriptors {
+    static let margin = 256
+    private static let first = Locked<Int?>(nil)
+
+    static var count: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+
+    /// Traps if the process holds more than ``margin`` descriptors beyond what it held after
+    /// the first run. Only under libFuzzer (`-DFUZZING`): a replay in `swift test` shares the
+    /// process with tests that open and close sockets of their own.
+    static func check(_ what: String) {
+        #if FUZZING
+        let now = count
+        let baseline = first.withLock { value in
+            if value == nil { value = now }
+            return value!
+        }
+        if now > baseline + margin {
+            fatalError("\(now) file descriptors open, \(baseline) after the first run: \(what) leaks descriptors")
+        }
+        #endif
+    }
+}
+
+/// A value behind a lock (for the few statics the bodies keep across runs).
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

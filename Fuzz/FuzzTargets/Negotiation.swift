@@ -52,7 +52,7 @@ enum NegotiationSetup {
 ///
 /// Bits 0 and 1 add an audio and a video `sendrecv` transceiver (no track) before that.
 /// Errors are fine; traps are not, and a description this side makes must parse back.
-/// Every connection is closed at the end of the run.
+/// Every connection is closed at the end of the run, and must have closed its sockets.
 public func fuzzNegotiation(_ bytes: UnsafeRawBufferPointer) {
     var input = FuzzInput(bytes)
     let flags = input.u8()
@@ -73,6 +73,7 @@ public func fuzzNegotiation(_ bytes: UnsafeRawBufferPointer) {
         _ = await pc.remoteDescription
         await pc.close()
     }
+    Descriptors.check("closing a negotiated PeerConnection")
 }
 
 private func answer(_ pc: PeerConnection, remoteOffer sdp: String, again: Bool) async {

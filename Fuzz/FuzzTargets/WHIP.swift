@@ -19,12 +19,14 @@ import Glibc
 /// video transceiver, and refuse an offer with nothing to take (422). Its sessions report a
 /// failed connection at once, so the endpoint ends and frees them.
 ///
-/// Checks: the endpoint keeps accepting connections; an answer, when one comes, is HTTP/1.1
-/// and never `500` (the answerer throws nothing but `WHIPOfferRejected`).
+/// Checks: the endpoint keeps accepting connections and closes them (descriptors do not pile
+/// up); an answer, when one comes, is HTTP/1.1 and never `500` (the answerer throws nothing
+/// but `WHIPOfferRejected`).
 public func fuzzWHIP(_ bytes: UnsafeRawBufferPointer) {
     var input = FuzzInput(bytes)
     let port = input.u8() & 1 == 0 ? WHIPServers.open : WHIPServers.withToken
     let response = WHIPServers.exchange(input.rest(), port: port)
+    Descriptors.check("the WHIP endpoint")
     guard !response.isEmpty else { return }
     guard response.starts(with: Array("HTTP/1.1 ".utf8)), response.count >= 12 else {
         fatalError("the endpoint answered something other than HTTP/1.1: \(String(decoding: response.prefix(64), as: UTF8.self))")

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds every fuzzer of Fuzz/ (release, libFuzzer + AddressSanitizer) in .build-fuzz and runs
+# each for SECONDS_PER_TARGET seconds on a copy of its corpus and regressions, one after the
+# other. Prints a line per target (runs, execs/s, coverage, corpus, time) and `N passed,
+# N failed`; exits 1 on any finding (crash, leak, timeout of 10 s, over 2 GB), printing where
+# libFuzzer left the reproducer. The committed corpus is never written: new inputs stay in the
+# run's folder under .build-fuzz/runs/.
+#
+# Usage: Scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]   (default: every fuzzer)
+#   e.g. Scripts/fuzz.sh 20                 # CI's short pass
+#        nice -n 19 Scripts/fuzz.sh 600 SDPFuzzer
+# Replay a reproducer in an ordinary build: swift run <Target> <file>  (see Fuzz/README.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+if (($# > 0)); then
+    targets=("$@")
+else
+    targets=()
+    for folder in Fuzz/*Fuzzer; do targets+=("$(basename "$folder")"); done
+fi
+for target in "${targets[@]}"; do
+    [[ -f "Fuzz/$target/$target.swift" ]] || { echo "fuzz.sh: no fuzzer $target (expected Fuzz/$target/$target.swift)" >&2; exit 2; }
+done
+
+scratch=.build-fuzz
+flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING)
+run="$scratch/runs/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$run"
+
+# One build per product in the same scratch path: the libraries compile once, each product
+# then costs its link. (SwiftPM also builds the benchmark plugin's tool, which cannot link with
+# these flags; that does not stop the fuzzer products, so a product is checked by its binary.)
+bin=$(swift build "${flags[@]}" --show-bin-path)
+started=$SECONDS
+for target in "${targets[@]}"; do
+    rm -f "$bin/$target"
+    swift build "${flags[@]}" --product "$target" >"$run/build-$target.log" 2>&1
+    if [[ ! -x "$bin/$target" ]]; then
+        echo "fuzz.sh: $target did not build; the end of $run/build-$target.log:" >&2
+        grep -E "error:" "$run/build-$target.log" | head -20 >&2 || tail -20 "$run/build-$target.log" >&2
+        exit 1
+    fi
+done
+echo "built ${#targets[@]} fuzzers in $((SECONDS - started)) s ($bin)"
+
+passed=0 failed=0
+for target in "${targets[@]}"; do
+    dir="$run/$target"
+    mkdir -p "$dir/corpus" "$dir/artifacts"
+    cp Fuzz/"$target"/corpus/* "$dir/corpus/" 2>/dev/null
+    cp Fuzz/"$target"/regressions/* "$dir/corpus/" 2>/dev/null
+    seeds=$(ls "$dir/corpus" | wc -l)
+    # The negotiation and WHIP bodies leave teardown running on other threads when they return
+    # (a closed transport is let go by the feedback ticker within 10 ms, an endpoint ends its
+    # sessions on tasks of its own): LeakSanitizer then takes live objects' weak-reference side
+    # tables for leaks. They check their descriptors instead (Fuzz/README.md).
+    leaks=1
+    case $target in NegotiationFuzzer | WHIPFuzzer) leaks=0 ;; esac
+    begin=$SECONDS
+    (cd "$dir" && ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$bin/$target" corpus -max_total_time="$seconds" \
+        -timeout=10 -rss_limit_mb=2048 -detect_leaks=$leaks -artifact_prefix=artifacts/ -print_final_stats=1 >log 2>&1)
+    status=$?
+    elapsed=$((SECONDS - begin))
+    # libFuzzer's last status line: "#<runs> <event> cov: <n> ft: <n> corp: <n>/<size> ... exec/s: <n> ...".
+    last=$(grep -E '^#[0-9]+' "$dir/log" | tail -1)
+    final_stat() { awk -v key="stat::$1:" '$1 == key { print $2 }' "$dir/log" | tail -1; }
+    runs=$(final_stat number_of_executed_units) rate=$(final_stat average_exec_per_sec) rss=$(final_stat peak_rss_mb)
+    cov=$(grep -oE 'cov: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || true)
+    ft=$(grep -oE 'ft: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || true)
+    corp=$(grep -oE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' <<<"$last" | cut -d' ' -f2 || true)
+    findings=$(find "$dir/artifacts" -type f ! -name 'slow-unit-*' | sort)
+    summary="runs ${runs:-?}, ${rate:-?} exec/s, cov ${cov:-?} ft ${ft:-?}, corpus ${corp:-?} (from $seeds seeds), peak RSS ${rss:-?} MB, ${elapsed} s"
+    if ((status == 0)) && [[ -z "$findings" ]]; then
+        passed=$((passed + 1))
+        echo "$target: passed: $summary"
+    else
+        failed=$((failed + 1))
+        echo "$target: FAILED (libFuzzer exit $status): $summary"
+        grep -E '^==[0-9]+==ERROR|^SUMMARY|Fatal error|fatal error|^ *#[0-9]+ 0x.* in ' "$dir/log" | head -25 | sed 's/^/    /'
+        for finding in $findings; do echo "    reproducer: $finding"; done
+        [[ -n "$findings" ]] || echo "    no reproducer written; the log: $dir/log"
+    fi
+done
+echo "$passed passed, $failed failed"
+((failed == 0))
