@@ -9,7 +9,7 @@ import NIOSSL
 ///
 /// ``WHIPEndpoint`` (``WHIPEndpoint/Configuration/tls``) and the signaling server
 /// (`SignalingServer.Configuration.tls`) serve `https://` and `wss://` with it (Hummingbird's
-/// TLS over swift-nio-ssl: TLS 1.2 and 1.3). The files are read, and the key checked against the
+/// TLS over swift-nio-ssl: TLS 1.2 and 1.3 only). The files are read, and the key checked against the
 /// certificate, when the identity is made, so that a wrong file is an error before the server
 /// listens. The key never appears in a description or an error.
 public struct TLSIdentity: Sendable, Hashable, CustomStringConvertible {
@@ -53,10 +53,13 @@ public struct TLSIdentity: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The server configuration: this chain and key, NIOSSL's defaults otherwise.
+    /// The server configuration: this chain and key, TLS 1.2 or 1.3 (NIOSSL's default would
+    /// take 1.0), NIOSSL's cipher suites.
     var serverConfiguration: TLSConfiguration {
-        TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain.map { .certificate($0) },
-                                                 privateKey: .privateKey(privateKey))
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain.map { .certificate($0) },
+                                                                     privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
     }
 
     /// `base` with TLS in front of it.
@@ -110,9 +113,10 @@ public struct TLSTrust: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The client configuration: full verification (chain and host name) against the system's
-    /// roots plus ours.
+    /// roots plus ours, TLS 1.2 or 1.3.
     package var clientConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
         configuration.certificateVerification = .fullVerification
         configuration.trustRoots = .default
         if !additionalRoots.isEmpty { configuration.additionalTrustRoots = [.certificates(additionalRoots)] }
