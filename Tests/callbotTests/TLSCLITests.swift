@@ -175,12 +175,28 @@ import TransportTestSupport
         }
     }
 
+    /// A coturn on loopback. Its port is free for UDP when picked but may be taken for TCP
+    /// (coturn listens on both) on a busy machine: then another port is tried.
+    static func startCoturn() throws -> Coturn {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let turn = try Coturn()
+            do {
+                try turn.waitUntilReady()
+                return turn
+            } catch {
+                turn.stop()
+                if attempt == 3 { throw error }
+            }
+        }
+    }
+
     /// The TURN credential from a file (the server) and from the environment (the client):
     /// a call relayed both ways through coturn connects, and the credential is in no output.
     @Test func iceCredentialFromAFileAndTheEnvironmentRelaysACall() async throws {
-        let turn = try Coturn()
+        let turn = try Self.startCoturn()
         defer { turn.stop() }
-        try turn.waitUntilReady()
         let credentialFile = try Self.write("turn-credential-\(UUID().uuidString.prefix(6)).txt", turn.password + "\n")
         let iceFlags = ["--ice-server", turn.url(), "--ice-username", turn.username, "--relay-only"]
         let server = try Background(["whip-server", "--port", "0", "--ice-credential-file", credentialFile, "--duration", "60",
