@@ -16,7 +16,7 @@ import Testing
         let callbot = FaultPaths.callbot.path
         try await FaultNetwork.with(.direct) { network in
             let server = try network.spawn(in: network.a, name: "serve", callbot,
-                                           ["serve", "--host", network.addressA, "--port", "0", "--tokens", tokens.path], folder: folder)
+                                           ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
             let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
             let bob = try network.spawn(in: network.a, name: "answer", callbot,
                                         ["answer", "--server", url, "--token", "bob-token-0123456789"], folder: folder)

@@ -22,7 +22,8 @@ struct FaultCall {
         switch peer {
         case .callbot:
             return (FaultPaths.callbot.path, [
-                "whip-server", "--host", network.addressA, "--port", "\(Self.port)", "--audio", "tone", "--video", "pattern",
+                // The namespaces' private link: plain HTTP on purpose (--insecure).
+                "whip-server", "--host", network.addressA, "--port", "\(Self.port)", "--insecure", "--audio", "tone", "--video", "pattern",
                 "--duration", "120", "--stats-interval", "2", "--report", report.path,
             ])
         case .chromium:
