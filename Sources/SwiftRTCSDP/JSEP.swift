@@ -202,7 +202,10 @@ public enum JSEP {
     /// rtcp-fb both support.
     static func intersect(offered: MediaDescription, capabilities: MediaCapabilities) -> [RtpCodec] {
         var result: [RtpCodec] = []
-        let offeredCodecs = offered.payloadTypes.map { pt in offered.attributes.codec(pt) ?? RtpCodec(payloadType: pt, name: nil, clockRate: nil) }
+        // A payload type the m= line lists twice is one codec: answered once.
+        var listed = Set<UInt8>()
+        let offeredCodecs = offered.payloadTypes.filter { listed.insert($0).inserted }
+            .map { pt in offered.attributes.codec(pt) ?? RtpCodec(payloadType: pt, name: nil, clockRate: nil) }
         for codec in offeredCodecs where codec.encodingName != "rtx" {
             guard let mine = capabilities.codecs.first(where: { $0.encodingName != "rtx" && $0.isSameFormat(as: codec) }) else { continue }
             var accepted = codec
