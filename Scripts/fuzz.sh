@@ -60,7 +60,8 @@ for target in "${targets[@]}"; do
     leaks=1
     case $target in NegotiationFuzzer | WHIPFuzzer) leaks=0 ;; esac
     begin=$SECONDS
-    (cd "$dir" && ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$bin/$target" corpus -max_total_time="$seconds" \
+    # Swift's own crash backtracer off: AddressSanitizer prints the stack of a trap.
+    (cd "$dir" && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$bin/$target" corpus -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -detect_leaks=$leaks -artifact_prefix=artifacts/ -print_final_stats=1 >log 2>&1)
     status=$?
     elapsed=$((SECONDS - begin))

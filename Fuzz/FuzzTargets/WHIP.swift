@@ -86,13 +86,18 @@ enum WHIPServers {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { fatalError("the WHIP endpoint no longer accepts connections: errno \(errno)") }
+        // libFuzzer's timeout alarm interrupts blocking calls (EINTR): they are made again.
+        var connected: Int32
+        repeat {
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        } while connected != 0 && errno == EINTR
+        guard connected == 0 || errno == EISCONN else { fatalError("the WHIP endpoint no longer accepts connections: errno \(errno)") }
         var sent = 0
         while sent < request.count {
             let count = send(descriptor, request.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+            if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }  // the server closed early (a refusal before the body)
             sent += count
         }
@@ -102,9 +107,12 @@ enum WHIPServers {
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
             var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&waiting, 1, 100) >= 0 else { break }
+            let ready = poll(&waiting, 1, 100)
+            if ready < 0, errno == EINTR { continue }
+            guard ready >= 0 else { break }
             guard waiting.revents != 0 else { continue }
             let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             response += buffer[..<count]
         }
