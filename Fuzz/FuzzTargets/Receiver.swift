@@ -1,5 +1,4 @@
 import SwiftRTCCodecs
-import SwiftRTCCore
 import SwiftRTCRTP
 
 /// A remote stream's RTP through the receive path as `RTPReceiver` runs it (internal to
@@ -90,8 +89,8 @@ public func fuzzReceiver(_ bytes: UnsafeRawBufferPointer) {
     while let frame = assembler.flush() { deliver(frame) }
 }
 
-/// The decoder of the stream: Opus (concealment for timestamp gaps, as RTPReceiver does, at
-/// most five frames), or VP8 into one reused picture.
+/// The decoder of the stream: Opus (concealment or FEC for a timestamp gap), or VP8 into one
+/// reused picture (with the decoder's default limit on the picture size).
 private final class Decoder {
     let opus: OpusDecoder?
     let vp8: VP8Decoder?
@@ -112,10 +111,7 @@ private final class Decoder {
             }
             if let audio = try? opus.decode(frame) { expected = frame.timestamp &+ UInt32(max(1, audio.samplesPerChannel)) }
         } else if let vp8 {
-            // libvpx allocates for whatever size a keyframe states; the peer connection's
-            // limit on decoded pixels applies before it.
-            if frame.isKeyframe, let header = frame.data.withUnsafeBytes({ try? VP8FrameHeader(parsing: $0) }),
-               let width = header.width, let height = header.height, width * height > RemoteInputLimits.maxDecodedPixels { return }
+            // The decoder drops keyframes above its picture size limit before libvpx.
             _ = try? vp8.decode(frame, into: &picture)
         }
     }
