@@ -239,4 +239,4 @@ package.targets += fuzzers.map { name in
                       exclude: ["corpus", "regressions"])
 }
 // Replays every fuzzer's corpus and regressions through its body in `swift test`.
-package.targets.append(.testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP"]))
+package.targets.append(.testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]))

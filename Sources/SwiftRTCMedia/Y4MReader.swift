@@ -67,10 +67,21 @@ public struct Y4MReader: MediaSource {
         let y = try file.read(width * height, format: Self.format, "Y plane of frame \(frameIndex)")
         let u = try file.read(chromaSize, format: Self.format, "U plane of frame \(frameIndex)")
         let v = try file.read(chromaSize, format: Self.format, "V plane of frame \(frameIndex)")
-        var frame = VideoFrame(width: 1, height: 1, timestamp: frameIndex * 90_000 * UInt64(frameRate.denominator) / UInt64(frameRate.numerator))
+        var frame = VideoFrame(width: 1, height: 1, timestamp: Self.timestamp(frame: frameIndex, rate: frameRate))
         (frame.width, frame.height, frame.yStride, frame.uvStride) = (width, height, width, (width + 1) / 2)
         (frame.y, frame.u, frame.v) = (y, u, v)
         frameIndex += 1
         return frame
+    }
+
+    /// `index * 90000 * den / num` (90 kHz), exact in 128 bits: the `F` tag's numbers come from
+    /// the file, and `F1:999999999999999` overflowed 64 bits at the second frame (a trap; the
+    /// input is in Fuzz/FileReaderFuzzer/regressions). A time beyond 64 bits stays at the largest.
+    static func timestamp(frame index: UInt64, rate: (numerator: Int, denominator: Int)) -> UInt64 {
+        let (ticks, overflow) = index.multipliedReportingOverflow(by: 90_000)
+        let numerator = UInt64(rate.numerator)
+        let product = ticks.multipliedFullWidth(by: UInt64(rate.denominator))
+        guard !overflow, product.high < numerator else { return .max }
+        return numerator.dividingFullWidth(product).quotient
     }
 }

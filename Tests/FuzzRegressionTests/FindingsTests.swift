@@ -1,4 +1,5 @@
 import Foundation
+@testable import SwiftRTCMedia
 import SwiftRTCSDP
 import Testing
 
@@ -25,5 +26,20 @@ import Testing
             #expect(Set(section.formats).count == section.formats.count, "\(section.formats)")
         }
         #expect(try SessionDescription(parsing: answer.sdp) == answer)
+    }
+
+    /// FileReaderFuzzer: a Y4M file whose frame rate is `F1:999999999999999` trapped on an
+    /// arithmetic overflow at its second frame (index × 90000 × denominator in 64 bits).
+    @Test func y4mTimestampsOfAnyFrameRate() throws {
+        let data = try Self.regression("FileReaderFuzzer", "y4m-frame-rate-denominator-overflows-the-timestamp")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-y4m-\(UUID().uuidString).y4m")
+        try data.dropFirst().write(to: url)  // the first byte chose the reader
+        defer { try? FileManager.default.removeItem(at: url) }
+        var reader = try Y4MReader(path: url.path)
+        var timestamps: [UInt64] = []
+        while let frame = try reader.readFrame() { timestamps.append(frame.timestamp) }
+        #expect(timestamps == [0, .max])
+        #expect(Y4MReader.timestamp(frame: 1, rate: (30000, 1001)) == 3003)
+        #expect(Y4MReader.timestamp(frame: 1_000_000, rate: (30, 1)) == 3_000_000_000)
     }
 }
