@@ -49,27 +49,35 @@ struct WHIPHTTPExchange {
                                                                   + Int64(timeout.components.attoseconds / 1_000_000_000))
         let expired = { ContinuousClock.now - started >= timeout }
 
-        let connection: (channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>)
-        do {
-            connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(deadline - .now())
-                .connect(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let sslContext {
-                            // An IP address goes in no SNI; the certificate must then name the
-                            // address (checked against the connected peer's address).
-                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : host)
-                            try channel.pipeline.syncOperations.addHandler(handler)
-                        }
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        // The deadline: closing the channel ends the exchange below.
-                        let closer = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
-                        let wrapped = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                        return (wrapped, closer)
-                    }
+        typealias Connection = (channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>)
+        let initialize: @Sendable (Channel) -> EventLoopFuture<Connection> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                if let sslContext {
+                    // An IP address goes in no SNI; the certificate must then name the
+                    // address (checked against the connected peer's address).
+                    let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : host)
+                    try channel.pipeline.syncOperations.addHandler(handler)
                 }
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                // The deadline: closing the channel ends the exchange below.
+                let closer = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+                let wrapped = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                return (wrapped, closer)
+            }
+        }
+        let connection: Connection
+        do {
+            let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(deadline - .now())
+            if isAddress {
+                // An address needs no resolver (NIO's getaddrinfo runs on Dispatch's global queue).
+                connection = try await bootstrap.connect(to: try SocketAddress(ipAddress: host, port: port), channelInitializer: initialize)
+            } else {
+                connection = try await bootstrap.connect(host: host, port: port, channelInitializer: initialize)
+            }
         } catch {
-            if expired() { throw .timedOut }
+            // What failed says whether it was the deadline, not the time this task resumed at: on a
+            // busy process a refused connection was once seen 10 s later, past the deadline.
+            if !isOperatingSystemError(error), expired() || isConnectTimeout(error) { throw .timedOut }
             throw .transport(describeConnectFailure(error, host: host, port: port))
         }
         defer { connection.closer.cancel() }
@@ -134,6 +142,21 @@ struct WHIPHTTPExchange {
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         return target
+    }
+
+    /// Whether a connect failed with an error of the operating system's (refused, unreachable...).
+    static func isOperatingSystemError(_ error: any Error) -> Bool {
+        if error is IOError { return true }
+        if let connection = error as? NIOConnectionError {
+            return !connection.connectionErrors.isEmpty && connection.connectionErrors.allSatisfy { $0.error is IOError }
+        }
+        return false
+    }
+
+    /// Whether a connect failed because its timeout passed.
+    static func isConnectTimeout(_ error: any Error) -> Bool {
+        if case .connectTimeout? = error as? ChannelError { return true }
+        return false
     }
 
     /// A connect failure in words: "connection refused" rather than NIO's structure.
