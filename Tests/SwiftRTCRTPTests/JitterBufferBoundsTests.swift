@@ -16,17 +16,6 @@ import Testing
         packet(sequence, timestamp: timestamp).withUnsafeBytes { buffer.insert($0, arrival: arrival) }
     }
 
-    static func events(_ buffer: JitterBuffer, now: Double) -> [String] {
-        var result: [String] = []
-        while let event = buffer.pop(now: now) {
-            switch event {
-            case let .packet(p): result.append("\(p.sequenceNumber)")
-            case let .gap(first, count): result.append("gap \(first)+\(count)")
-            }
-        }
-        return result
-    }
-
     /// Slots looked at by one insert and the pops after it.
     static func work(_ buffer: JitterBuffer, _ sequence: UInt16, at arrival: Double) -> Int {
         let before = buffer.visited
@@ -40,7 +29,7 @@ import Testing
     func aJumpCostsBoundedWorkAndRestartsAtTheNewPacket(jump: Int) {
         let buffer = JitterBuffer(capacity: 512, maximumWait: 0.1)
         for sequence: UInt16 in 100 ..< 110 { Self.insert(buffer, sequence, at: 0) }
-        #expect(Self.events(buffer, now: 0.1).count == 10)
+        #expect(events(buffer, now: 0.1).count == 10)
         var worst = 0
         var sequence: UInt16 = 109
         for n in 1 ... 20 {
@@ -54,16 +43,16 @@ import Testing
         #expect(buffer.count == 0, "each packet after a jump is delivered at once, no wait for the skipped numbers")
         // The stream goes on from the last jump.
         Self.insert(buffer, sequence &+ 1, at: 1)
-        #expect(Self.events(buffer, now: 1) == ["\(sequence &+ 1)"])
+        #expect(events(buffer, now: 1) == ["\(sequence &+ 1)"])
     }
 
     @Test func overflowWithinTheWindowIsNoRestart() {
         let buffer = JitterBuffer(capacity: 8, maximumWait: 10)
         Self.insert(buffer, 0, at: 0)
-        #expect(Self.events(buffer, now: 10) == ["0"])
+        #expect(events(buffer, now: 10) == ["0"])
         for sequence: UInt16 in 2 ... 12 { Self.insert(buffer, sequence, at: 10) }
         #expect(buffer.jumpsRestarted == 0)
-        #expect(Self.events(buffer, now: 10) == ["gap 1+4", "5", "6", "7", "8", "9", "10", "11", "12"])
+        #expect(events(buffer, now: 10) == ["gap 1+4", "5", "6", "7", "8", "9", "10", "11", "12"])
     }
 
     /// The extended sequence number of a packet before the first one can be -1: it is not
@@ -72,7 +61,7 @@ import Testing
         let buffer = JitterBuffer(capacity: 16, maximumWait: 0.1)
         #expect(Self.insert(buffer, 0, at: 0) == .accepted)
         #expect(Self.insert(buffer, 65535, at: 0.001) == .accepted)
-        #expect(Self.events(buffer, now: 0.2) == ["65535", "0"])
+        #expect(events(buffer, now: 0.2) == ["65535", "0"])
     }
 
     /// A timestamp jump back by much more than the playout delay: the packet before it is
@@ -84,18 +73,18 @@ import Testing
         var delivered: [String] = []
         for n in 0 ..< 10 {
             Self.insert(buffer, UInt16(n), timestamp: timestamp, at: Double(n) * 0.033)
-            delivered += Self.events(buffer, now: Double(n) * 0.033)
+            delivered += events(buffer, now: Double(n) * 0.033)
             timestamp &+= 3000
         }
         timestamp = timestamp &+ UInt32(truncatingIfNeeded: jump)
         var now = 0.33
         for n in 10 ..< 40 {
             Self.insert(buffer, UInt16(n), timestamp: timestamp, at: now)
-            delivered += Self.events(buffer, now: now)
+            delivered += events(buffer, now: now)
             timestamp &+= 3000
             now += 0.033
         }
-        delivered += Self.events(buffer, now: now + 0.6)
+        delivered += events(buffer, now: now + 0.6)
         #expect(delivered == (0 ..< 40).map { "\($0)" })
         #expect(buffer.jitter < 0.1, "the jump is no jitter sample: \(buffer.jitter)")
         #expect(buffer.timestampJumps >= 1)

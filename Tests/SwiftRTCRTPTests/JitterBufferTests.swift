@@ -8,16 +8,6 @@ import Testing
         }
     }
 
-    func events(_ buffer: JitterBuffer, now: Double) -> [String] {
-        var result: [String] = []
-        while let event = buffer.pop(now: now) {
-            switch event {
-            case let .packet(p): result.append("\(p.sequenceNumber)")
-            case let .gap(first, count): result.append("gap \(first)+\(count)")
-            }
-        }
-        return result
-    }
 
     @Test func reordersAcrossTheWrapAndDropsDuplicates() throws {
         let buffer = JitterBuffer(capacity: 16, maximumWait: 0.1)
@@ -101,4 +91,16 @@ import Testing
             #expect(audio.nextEventTime == .infinity)
         }
     }
+}
+
+/// What `buffer` releases at `now`, in order: sequence numbers, and `gap FIRST+COUNT`.
+func events(_ buffer: JitterBuffer, now: Double) -> [String] {
+    var result: [String] = []
+    while let event = buffer.pop(now: now) {
+        switch event {
+        case let .packet(p): result.append("\(p.sequenceNumber)")
+        case let .gap(first, count): result.append("gap \(first)+\(count)")
+        }
+    }
+    return result
 }
