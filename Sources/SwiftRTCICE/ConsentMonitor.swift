@@ -10,6 +10,9 @@ struct ConsentMonitor {
     private var lastCount: UInt64 = 0
     private var expired = false
     private var closed = false
+    /// After an ICE restart of a connection that was silent: stays `disconnected` until a
+    /// datagram arrives or libnice reports the new pair up (a restart is no proof of a path).
+    private var awaitingProof = false
 
     init(timing: IceAgent.ConsentTiming, now: ContinuousClock.Instant) {
         self.timing = timing
@@ -31,7 +34,10 @@ struct ConsentMonitor {
             return
         }
         // Connectivity was just proven by a check: the silence clock starts now.
-        if Self.isUp(state) && !Self.isUp(transportState) { lastActivity = now }
+        if Self.isUp(state) && !Self.isUp(transportState) {
+            lastActivity = now
+            awaitingProof = false
+        }
         transportState = state
     }
 
@@ -40,11 +46,13 @@ struct ConsentMonitor {
         if count != lastCount {
             lastCount = count
             lastActivity = now
+            awaitingProof = false
         }
     }
 
     /// An ICE restart: consent can be won again.
     mutating func restarted(now: ContinuousClock.Instant) {
+        if Self.isUp(transportState), now - lastActivity >= timing.disconnectedAfter { awaitingProof = true }
         expired = false
         lastActivity = now
     }
@@ -65,6 +73,7 @@ struct ConsentMonitor {
         if expired { return .failed }
         guard Self.isUp(transportState) else { return transportState }
         let silence = now - lastActivity
+        if awaitingProof { return silence >= timing.failedAfter ? .failed : .disconnected }
         if silence >= timing.failedAfter {
             expired = true
             return .failed

@@ -171,7 +171,12 @@ final class IceAgentCore: @unchecked Sendable {
     let state: Mutex<State>
 
     init(configuration: IceAgent.Configuration, thread: TransportThread, events: Events) throws(IceError) {
-        let options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue | NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue
+        // Not NICE_AGENT_OPTION_CONSENT_FRESHNESS: libnice 0.1.21 declares consent lost (and
+        // refuses to send) after 10 s without a consent response (later releases: RFC 7675's
+        // 30 s), so at 10-20% loss two lost exchanges in a row ended calls whose media still
+        // flowed both ways. ConsentMonitor keeps consent from the peer's datagrams instead;
+        // libnice still answers the peer's consent checks.
+        let options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue
         guard let agent = nice_agent_new_full(thread.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options)) else {
             throw .libnice(call: "nice_agent_new_full")
         }

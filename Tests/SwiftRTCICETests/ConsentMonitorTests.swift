@@ -57,3 +57,24 @@ import TransportTestSupport
     monitor.transportChanged(to: .failed, now: start + .milliseconds(30))
     #expect(monitor.state(now: start + .milliseconds(30)) == .failed)
 }
+
+/// An ICE restart of a silent connection is no proof of a path: it stays `disconnected` until
+/// a datagram arrives or libnice reports the new pair up (it reported `connected` at once, and
+/// a call session took that for a reconnection, again at every restart of a cut call).
+@Test func aRestartOfASilentConnectionWaitsForProof() {
+    let start = ContinuousClock.now
+    var monitor = ConsentMonitor(timing: .init(disconnectedAfter: .seconds(5), failedAfter: .seconds(10)), now: start)
+    monitor.transportChanged(to: .connected, now: start)
+    #expect(monitor.state(now: start + .seconds(6)) == .disconnected)
+    monitor.restarted(now: start + .seconds(6))
+    #expect(monitor.state(now: start + .seconds(6)) == .disconnected)
+    #expect(monitor.state(now: start + .seconds(9)) == .disconnected)
+    // Still nothing 10 s after the restart: failed.
+    #expect(monitor.state(now: start + .seconds(16)) == .failed)
+    // A datagram is the proof.
+    monitor.observe(receivedCount: 1, now: start + .seconds(17))
+    #expect(monitor.state(now: start + .seconds(17)) == .connected)
+    // A restart while traffic flows changes nothing.
+    monitor.restarted(now: start + .seconds(18))
+    #expect(monitor.state(now: start + .seconds(18)) == .connected)
+}
