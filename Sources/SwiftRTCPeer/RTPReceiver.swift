@@ -159,7 +159,12 @@ public final class RTPReceiver: Sendable {
     /// frame assembler; whole frames due for playout go to the decoder.
     func accept(_ packet: RTPPacket, arrival: Double, retransmission: Bool, path: inout Path) {
         guard let parameters = path.parameters, let assembler = path.assembler else { return }
+        let startedWithoutKeyframe = assembler.startsWithoutKeyframe
         let inserted = assembler.insert(packet.bytes, arrival: arrival, retransmission: retransmission)
+        // The first video packet does not begin a keyframe (its first packets were lost): ask
+        // for one now, not once the wait for them is over (a PLI costs a round trip and one
+        // frame; waiting cost the whole wait in undecodable frames).
+        if !startedWithoutKeyframe, assembler.startsWithoutKeyframe { keyframeNeeded.store(true, ordering: .relaxed) }
         // A retransmission of what already came (or was given up) repairs nothing: browsers
         // also resend old packets as RTX to probe bandwidth. Only repairs count as received.
         if retransmission, inserted != .accepted {

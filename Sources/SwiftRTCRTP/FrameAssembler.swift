@@ -14,6 +14,10 @@ public final class FrameAssembler {
     var vp8 = VP8Depacketizer()
     /// Gaps reported by the jitter buffer (runs of missing packets given up on).
     public private(set) var gaps = 0
+    /// VP8: whether the stream's first packet held so far does not begin a keyframe. Its
+    /// beginning was lost (or is late): the receiver asks for a keyframe at once rather than
+    /// after the jitter buffer's wait for earlier packets.
+    public private(set) var startsWithoutKeyframe = false
 
     /// - Parameters:
     ///   - codec: what the stream carries.
@@ -37,7 +41,25 @@ public final class FrameAssembler {
     /// Stores a received RTP packet (copied); a `retransmission` stays out of the jitter estimate.
     @discardableResult
     public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double, retransmission: Bool = false) -> JitterBuffer.InsertResult {
-        jitterBuffer.insert(bytes, arrival: arrival, retransmission: retransmission)
+        let result = jitterBuffer.insert(bytes, arrival: arrival, retransmission: retransmission)
+        if codec == .vp8, result == .accepted, !jitterBuffer.started { noteStart(bytes) }
+        return result
+    }
+
+    /// Before anything is delivered, the jitter buffer holds the first packets ``JitterBuffer/maximumWait``
+    /// in case earlier ones come late. A VP8 stream needs nothing before a keyframe: when the
+    /// packet at the start begins one, the start is fixed there and the frame leaves at once;
+    /// otherwise ``startsWithoutKeyframe`` says so.
+    func noteStart(_ bytes: UnsafeRawBufferPointer) {
+        guard let packet = try? RTPPacket(parsing: bytes), jitterBuffer.isStart(packet.sequenceNumber) else { return }
+        let payload = packet.payload
+        if let (descriptor, length) = try? VP8PayloadDescriptor.parse(payload), descriptor.startsFrame, length <= payload.count,
+           let header = try? VP8FrameHeader(parsing: payload.slice(length, payload.count - length)), header.isKeyframe {
+            jitterBuffer.fixStart()
+            startsWithoutKeyframe = false
+        } else {
+            startsWithoutKeyframe = true
+        }
     }
 
     /// The next complete frame at time `now`, or nil while waiting.

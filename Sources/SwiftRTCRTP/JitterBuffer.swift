@@ -186,6 +186,19 @@ public final class JitterBuffer {
     var started = false
     var firstArrival: Double?
 
+    /// Whether `sequenceNumber` is the stream's first packet held (the start, before
+    /// anything was delivered).
+    func isStart(_ sequenceNumber: UInt16) -> Bool {
+        guard !started, let next else { return false }
+        return UInt16(truncatingIfNeeded: next) == sequenceNumber && slots.holds(next)
+    }
+
+    /// Fixes the start at the first packet held: earlier packets are no longer waited for
+    /// (and are late if they come). For a start the codec knows needs nothing before it.
+    func fixStart() {
+        started = true
+    }
+
     /// Skips everything before `sequence`, counting what was missing as one pending gap.
     /// Work: the skipped numbers, at most the capacity (all packets held are within it).
     func advance(to sequence: Int64) {

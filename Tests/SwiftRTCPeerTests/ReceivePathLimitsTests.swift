@@ -87,7 +87,7 @@ import Testing
             let now = 1 + Double(tick) / 100
             if tick % 10 == 0 {
                 var packets: [[UInt8]] = []
-                try frame.data.withUnsafeBytes { data in
+                _ = try frame.data.withUnsafeBytes { data in
                     try buffer.withUnsafeMutableBytes { out in
                         try packetizer.packetize(data, timestamp: UInt32(tick * 900), into: out) { packets.append(Array($0)) }
                     }
