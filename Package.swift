@@ -150,15 +150,17 @@ let package = Package(
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
             "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        // MARK: Fuzzers (libFuzzer entry points with -DFUZZING; see Fuzz/README.md)
-        // The shared entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
+        // MARK: Fuzzers (libFuzzer with -DFUZZING; Fuzz/README.md, Scripts/fuzz.sh)
+        // The entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
         .target(name: "FuzzerSupport", path: "Fuzz/FuzzerSupport"),
-        // Every fuzzer's one-input body, one file each; the executables below only hand one
-        // to FuzzerSupport, and FuzzRegressionTests replays the corpora through them.
+        // Every fuzzer's one-input body, one file each; FuzzRegressionTests replays the corpora
+        // through them. Each fuzzer's seeds and findings (Fuzz/<Fuzzer>/) are data, not sources.
         .target(name: "FuzzTargets", dependencies: [
             "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
             "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
         ], path: "Fuzz/FuzzTargets"),
+        // `swiftrtc-fuzz <Fuzzer>`: every fuzzer in one executable (one link for all).
+        .executableTarget(name: "swiftrtc-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/swiftrtc-fuzz"),
         // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
         .executableTarget(name: "TransportBenchmarks", dependencies: [
             "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
@@ -215,6 +217,8 @@ let package = Package(
         // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
         .testTarget(name: "NetworkFaultTests", dependencies: ["TestScheduling", "swiftrtc-impair"], exclude: ["README.md"]),
+        // Replays every fuzzer's corpus and regressions through its body.
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]),
 
         // MARK: Benchmarks
         .executableTarget(name: "SRTPBenchmarks", dependencies: [
@@ -224,19 +228,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// MARK: Fuzzers
-// The libFuzzer targets (Fuzz/<name>/, see Fuzz/README.md; Scripts/fuzz.sh builds and runs them):
-// a one-line entry point each, its body in FuzzTargets; seeds (corpus/) and findings
-// (regressions/) live beside it and are no sources.
-let fuzzers = [
-    "RTPFuzzer", "RTCPFuzzer", "VP8DepacketizerFuzzer", "SDPFuzzer", "NegotiationFuzzer", "CongestionFuzzer",
-    "ReceiverFuzzer", "RecorderFuzzer", "SignalingFuzzer", "WHIPFuzzer", "STUNFuzzer", "FileReaderFuzzer",
-]
-// Both folders exist in every fuzzer (regressions/ holds a .gitkeep until its first finding).
-package.targets += fuzzers.map { name in
-    .executableTarget(name: name, dependencies: ["FuzzTargets", "FuzzerSupport"], path: "Fuzz/" + name,
-                      exclude: ["corpus", "regressions"])
-}
-// Replays every fuzzer's corpus and regressions through its body in `swift test`.
-package.targets.append(.testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]))

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Builds every fuzzer of Fuzz/ (release, libFuzzer + AddressSanitizer) in .build-fuzz and runs
-# each for SECONDS_PER_TARGET seconds on a copy of its corpus and regressions, one after the
-# other. Prints a line per target (runs, execs/s, coverage, corpus, time) and `N passed,
-# N failed`; exits 1 on any finding (crash, leak, timeout of 10 s, over 2 GB), printing where
-# libFuzzer left the reproducer. The committed corpus is never written: new inputs stay in the
-# run's folder under .build-fuzz/runs/.
+# Builds `swiftrtc-fuzz`, every fuzzer of Fuzz/ in one executable (release, libFuzzer +
+# AddressSanitizer) in .build-fuzz, and runs each fuzzer for SECONDS_PER_TARGET seconds on a
+# copy of its corpus and regressions, one after the other. Prints a line per fuzzer (runs,
+# execs/s, coverage, corpus, time) and `N passed, N failed`; exits 1 on any finding (crash,
+# leak, timeout of 10 s, over 2 GB), printing where libFuzzer left the reproducer. The committed
+# corpus is never written: new inputs stay in the run's folder under .build-fuzz/runs/.
 #
-# Usage: Scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]   (default: every fuzzer)
+# Usage: Scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [FUZZER...]   (default: every fuzzer)
+#        Scripts/fuzz.sh build     # only build (CI builds it on idle CPU while the tests run)
 #   e.g. Scripts/fuzz.sh 20                 # CI's short pass
 #        nice -n 19 Scripts/fuzz.sh 600 SDPFuzzer
-# Replay a reproducer in an ordinary build: swift run <Target> <file>  (see Fuzz/README.md).
+# Replay a reproducer in an ordinary build: swift run swiftrtc-fuzz <Fuzzer> <file>  (Fuzz/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=0
+if [[ ${1:-} == build ]]; then build_only=1; fi
 seconds=${1:-60}
 shift || true
 if (($# > 0)); then
@@ -22,29 +25,26 @@ else
     for folder in Fuzz/*Fuzzer; do targets+=("$(basename "$folder")"); done
 fi
 for target in "${targets[@]}"; do
-    [[ -f "Fuzz/$target/$target.swift" ]] || { echo "fuzz.sh: no fuzzer $target (expected Fuzz/$target/$target.swift)" >&2; exit 2; }
+    [[ -d "Fuzz/$target/corpus" ]] || { echo "fuzz.sh: no fuzzer $target (expected its seeds in Fuzz/$target/corpus)" >&2; exit 2; }
 done
 
 scratch=.build-fuzz
 flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING)
-run="$scratch/runs/$(date +%Y%m%d-%H%M%S)"
+run="$scratch/runs/$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$run"
 
-# One build per product in the same scratch path: the libraries compile once, each product
-# then costs its link. (SwiftPM also builds the benchmark plugin's tool, which cannot link with
-# these flags; that does not stop the fuzzer products, so a product is checked by its binary.)
-bin=$(swift build "${flags[@]}" --show-bin-path)
+# SwiftPM also builds the benchmark plugin's tool, which cannot link with these flags; that
+# does not stop the fuzzer's product, so the build is judged by SwiftPM's line for it.
 started=$SECONDS
-for target in "${targets[@]}"; do
-    rm -f "$bin/$target"
-    swift build "${flags[@]}" --product "$target" >"$run/build-$target.log" 2>&1
-    if [[ ! -x "$bin/$target" ]]; then
-        echo "fuzz.sh: $target did not build; the end of $run/build-$target.log:" >&2
-        grep -E "error:" "$run/build-$target.log" | head -20 >&2 || tail -20 "$run/build-$target.log" >&2
-        exit 1
-    fi
-done
-echo "built ${#targets[@]} fuzzers in $((SECONDS - started)) s ($bin)"
+swift build "${flags[@]}" --product swiftrtc-fuzz >"$run/build.log" 2>&1
+bin=$(swift build "${flags[@]}" --show-bin-path)
+if ! grep -q "Build of product 'swiftrtc-fuzz' complete" "$run/build.log" || [[ ! -x "$bin/swiftrtc-fuzz" ]]; then
+    echo "fuzz.sh: swiftrtc-fuzz did not build; from $run/build.log:" >&2
+    grep -E "error:" "$run/build.log" | head -20 >&2 || tail -20 "$run/build.log" >&2
+    exit 1
+fi
+echo "built swiftrtc-fuzz in $((SECONDS - started)) s ($bin)"
+((build_only == 0)) || exit 0
 
 passed=0 failed=0
 for target in "${targets[@]}"; do
@@ -67,7 +67,7 @@ for target in "${targets[@]}"; do
     esac
     begin=$SECONDS
     # Swift's own crash backtracer off: AddressSanitizer prints the stack of a trap.
-    (cd "$dir" && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=$at_exit${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$bin/$target" corpus -max_total_time="$seconds" \
+    (cd "$dir" && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=$at_exit${ASAN_OPTIONS:+:$ASAN_OPTIONS}" SWIFTRTC_FUZZER="$target" "$bin/swiftrtc-fuzz" corpus -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -detect_leaks=$per_input -artifact_prefix=artifacts/ -print_final_stats=1 >log 2>&1)
     status=$?
     elapsed=$((SECONDS - begin))

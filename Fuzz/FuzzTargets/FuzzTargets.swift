@@ -1,8 +1,9 @@
 import SwiftRTCCore
 import FuzzerSupport
 
-/// Every fuzzer's body by the name of its executable (`Fuzz/<name>/`), for the regression
-/// tests that replay the corpora and findings in ordinary builds.
+/// Every fuzzer's body by its name (its corpus and regressions are in `Fuzz/<name>/`): what
+/// `swiftrtc-fuzz <name>` runs, and what the regression tests replay the corpora and findings
+/// through in ordinary builds.
 public var fuzzTargets: [(name: String, body: FuzzTarget)] {
     [
         ("RTPFuzzer", fuzzRTP),
@@ -20,9 +21,9 @@ public var fuzzTargets: [(name: String, body: FuzzTarget)] {
     ]
 }
 
-/// The entry point of a fuzzer executable: the stack's logging off (a session log line per
-/// input would drown libFuzzer's own output and slow it down), then ``FuzzerDriver``.
-public func fuzzerMain(_ body: @escaping FuzzTarget) -> Never {
+/// The entry point of `swiftrtc-fuzz`: the stack's logging off (a session log line per input
+/// would drown libFuzzer's own output and slow it down), then ``FuzzerDriver``.
+public func fuzzerMain() -> Never {
     SwiftRTCLogging.level = .nothing
-    FuzzerDriver.main(body)
+    FuzzerDriver.main(fuzzTargets)
 }

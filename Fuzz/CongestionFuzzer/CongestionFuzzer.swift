@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum CongestionFuzzerMain { static func main() { fuzzerMain(fuzzCongestion) } }

@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum FileReaderFuzzerMain { static func main() { fuzzerMain(fuzzFileReaders) } }

@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum NegotiationFuzzerMain { static func main() { fuzzerMain(fuzzNegotiation) } }

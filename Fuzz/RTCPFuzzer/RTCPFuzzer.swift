@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum RTCPFuzzerMain { static func main() { fuzzerMain(fuzzRTCP) } }

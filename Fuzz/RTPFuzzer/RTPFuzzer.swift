@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum RTPFuzzerMain { static func main() { fuzzerMain(fuzzRTP) } }

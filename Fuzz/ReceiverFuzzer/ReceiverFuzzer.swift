@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum ReceiverFuzzerMain { static func main() { fuzzerMain(fuzzReceiver) } }

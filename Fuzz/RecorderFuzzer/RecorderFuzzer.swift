@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum RecorderFuzzerMain { static func main() { fuzzerMain(fuzzRecorders) } }

@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum SDPFuzzerMain { static func main() { fuzzerMain(fuzzSDP) } }

@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum STUNFuzzerMain { static func main() { fuzzerMain(fuzzSTUN) } }

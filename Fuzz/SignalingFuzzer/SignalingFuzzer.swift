@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum SignalingFuzzerMain { static func main() { fuzzerMain(fuzzSignaling) } }

@@ -1,3 +1,0 @@
-import FuzzTargets
-
-@main enum WHIPFuzzerMain { static func main() { fuzzerMain(fuzzWHIP) } }
