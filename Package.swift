@@ -3,7 +3,7 @@
 // SwiftRTC: a WebRTC media stack in Swift for Linux, and `callbot`, the headless call bot.
 // The targets follow the layer table of DESIGN.md; a layer depends only on layers below it:
 //
-//   C shims        CNice CSRTP CGnuTLS COpus CVPX (+ CSRTPNettle, libsrtp crypto callbacks)
+//   C shims        CNice CSRTP CGnuTLS COpus CVPX CAVFormat CSWResample (+ CSRTPNettle, libsrtp crypto callbacks)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
 //   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS runs over ICE and keys SRTP's profiles)
 //   media          SwiftRTCCodecs SwiftRTCMedia
@@ -66,6 +66,9 @@ let package = Package(
         // FFmpeg's libavformat: the WebM (Matroska) muxer used by SwiftRTCMedia's recorder.
         .systemLibrary(name: "CAVFormat", path: "Sources/CAVFormat", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev"])]),
+        // FFmpeg's libswresample: sample rate and channel conversion (SwiftRTCMedia's AudioResampler).
+        .systemLibrary(name: "CSWResample", path: "Sources/CSWResample", pkgConfig: "libswresample",
+                       providers: [.apt(["libswresample-dev"])]),
 
         // MARK: Core
         .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -81,7 +84,7 @@ let package = Package(
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
-        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat"]),
+        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]),
 
         // MARK: Peer
         .target(name: "SwiftRTCPeer", dependencies: [
@@ -191,8 +194,10 @@ let package = Package(
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
-        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "swiftrtc-record", "TestScheduling"]),
+        // Test signals and measurements (tones, Goertzel, PSNR) the codec and media tests share.
+        .target(name: "SignalTestSupport", dependencies: ["SwiftRTCCodecs"], path: "Tests/SignalTestSupport"),
+        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "SignalTestSupport", "swiftrtc-record", "TestScheduling"]),
         .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
             "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling", .product(name: "Hummingbird", package: "hummingbird"),

@@ -11,7 +11,7 @@ packages=(
   libgnutls28-dev nettle-dev
   libopus-dev
   libvpx-dev vpx-tools
-  libavformat-dev
+  libavformat-dev libswresample-dev
   # SQLite for GRDB (the signaling server's call log).
   libsqlite3-dev
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests (network

@@ -87,13 +87,6 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Resample 10 ms 44.1 kHz stereo to 48 kHz") { benchmark in
-        var resampler = try AudioResampler(inputRate: 44_100, channels: 2)
-        let input = (0..<882).map { Int16(truncatingIfNeeded: $0 &* 37) }
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(resampler.resample(input)) }
-    }
-
     for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] {
         Benchmark("VP8 encode \(width)x\(height) \(bitrate / 1000) kbit/s cpu-used -6",
                   configuration: .init(maxDuration: .seconds(5))) { benchmark in

@@ -23,6 +23,13 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
                                            maxDuration: .seconds(2))
 
+    Benchmark("Resample 10 ms 44.1 kHz stereo to 48 kHz (libswresample)") { benchmark in
+        let resampler = try AudioResampler(from: PCMFormat(sampleRate: 44_100, channels: 2), to: PCMFormat(sampleRate: 48_000, channels: 2))
+        let input = (0..<882).map { Int16(truncatingIfNeeded: $0 &* 37) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(resampler.convert(input)) }
+    }
+
     Benchmark("VAD 20 ms mono frame") { benchmark in
         let frames = speechFrames(count: 50)
         var detector = VoiceActivityDetector()

@@ -1,3 +1,4 @@
+import SignalTestSupport
 import Foundation
 import Testing
 import SwiftRTCRTP

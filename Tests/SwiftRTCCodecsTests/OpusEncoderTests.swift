@@ -1,3 +1,4 @@
+import SignalTestSupport
 import Testing
 import SwiftRTCRTP
 @testable import SwiftRTCCodecs

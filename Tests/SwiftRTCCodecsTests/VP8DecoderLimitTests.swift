@@ -1,3 +1,4 @@
+import SignalTestSupport
 import SwiftRTCCore
 import SwiftRTCRTP
 import Testing

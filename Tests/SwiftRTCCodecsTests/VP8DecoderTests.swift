@@ -1,3 +1,4 @@
+import SignalTestSupport
 import TestScheduling
 import Testing
 import SwiftRTCRTP

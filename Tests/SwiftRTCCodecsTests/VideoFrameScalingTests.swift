@@ -1,3 +1,4 @@
+import SignalTestSupport
 import Testing
 @testable import SwiftRTCCodecs
 

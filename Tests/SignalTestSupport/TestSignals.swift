@@ -1,12 +1,12 @@
 import Foundation
 @testable import SwiftRTCCodecs
 
-/// Signals and measurements the codec tests share (ToneGenerator lives in SwiftRTCMedia,
+/// Signals and measurements the codec and media tests share (ToneGenerator lives in SwiftRTCMedia,
 /// which this module cannot import).
-enum TestSignals {
+public enum TestSignals {
     /// `count` samples per channel of a sine at `frequency` hertz and `rate`, starting at
     /// sample `start`; per channel frequencies when stereo.
-    static func tone(_ frequencies: [Double], rate: Int = 48_000, count: Int, start: Int = 0, amplitude: Double = 0.3) -> [Int16] {
+    public static func tone(_ frequencies: [Double], rate: Int = 48_000, count: Int, start: Int = 0, amplitude: Double = 0.3) -> [Int16] {
         let channels = frequencies.count
         var out = [Int16](repeating: 0, count: count * channels)
         for i in 0..<count {
@@ -18,12 +18,12 @@ enum TestSignals {
     }
 
     /// One channel of interleaved samples.
-    static func channel(_ samples: [Int16], _ channel: Int, of channels: Int) -> [Double] {
+    public static func channel(_ samples: [Int16], _ channel: Int, of channels: Int) -> [Double] {
         stride(from: channel, to: samples.count, by: channels).map { Double(samples[$0]) }
     }
 
     /// Power of `frequency` in `x` (Goertzel), normalised by length.
-    static func goertzel(_ x: [Double], frequency: Double, rate: Double = 48_000) -> Double {
+    public static func goertzel(_ x: [Double], frequency: Double, rate: Double = 48_000) -> Double {
         let w = 2 * Double.pi * frequency / rate
         let coefficient = 2 * cos(w)
         var s1 = 0.0, s2 = 0.0
@@ -37,7 +37,7 @@ enum TestSignals {
     }
 
     /// Frequency from upward zero crossings (linearly interpolated), in hertz.
-    static func zeroCrossingFrequency(_ x: [Double], rate: Double = 48_000) -> Double {
+    public static func zeroCrossingFrequency(_ x: [Double], rate: Double = 48_000) -> Double {
         var crossings: [Double] = []
         for i in 1..<x.count where x[i - 1] < 0 && x[i] >= 0 {
             crossings.append(Double(i - 1) + (-x[i - 1]) / (x[i] - x[i - 1]))
@@ -46,13 +46,13 @@ enum TestSignals {
         return Double(crossings.count - 1) * rate / (last - first)
     }
 
-    static func rms(_ x: [Double]) -> Double {
+    public static func rms(_ x: [Double]) -> Double {
         x.isEmpty ? 0 : (x.reduce(0) { $0 + $1 * $1 } / Double(x.count)).squareRoot()
     }
 
     /// A moving test picture: smooth gradients, a textured band and a bright box that move
     /// with `index`, plus chroma gradients.
-    static func pattern(width: Int, height: Int, index: Int, timestamp: UInt64? = nil) -> VideoFrame {
+    public static func pattern(width: Int, height: Int, index: Int, timestamp: UInt64? = nil) -> VideoFrame {
         var frame = VideoFrame(width: width, height: height, timestamp: timestamp ?? UInt64(index) * 3000)
         let shift = index * 4
         let boxX = (index * 8) % max(1, width - width / 8), boxY = (index * 4) % max(1, height - height / 8)
@@ -76,7 +76,7 @@ enum TestSignals {
     }
 
     /// Luma PSNR in dB between two frames of the same size.
-    static func psnr(_ a: VideoFrame, _ b: VideoFrame) -> Double {
+    public static func psnr(_ a: VideoFrame, _ b: VideoFrame) -> Double {
         var sum = 0.0
         for row in 0..<a.height {
             for col in 0..<a.width {
