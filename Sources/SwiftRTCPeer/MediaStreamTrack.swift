@@ -27,7 +27,8 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Audio senders: each pushed frame goes to them at once, on the pushing thread.
     private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame, _ enabled: Bool) -> Void)]>([])
     private let sink = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
-    private let player = Mutex<Task<Void, Never>?>(nil)
+    private let player = Mutex<Task<Void, any Error>?>(nil)
+    private let pcmInput = Mutex<PCMSource?>(nil)
     private let ended = Atomic<Bool>(false)
 
     /// A local track of `kind`.
@@ -99,39 +100,100 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// Plays `source` into the track (replacing what played before) until it ends or the
     /// track stops.
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) where Source.Frame == AudioFrame {
-        start { [weak self] in
-            for try await frame in source.frames(pacing: pacing) {
-                guard let self, !self.isEnded else { return }
-                self.push(.audio(frame))
-            }
-        }
+    @discardableResult
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == AudioFrame {
+        start { source.frames(pacing: pacing) } wrap: { .audio($0) }
     }
 
     /// Plays a video `source` into the track (replacing what played before).
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) where Source.Frame == VideoFrame {
-        start { [weak self] in
-            for try await frame in source.frames(pacing: pacing) {
-                guard let self, !self.isEnded else { return }
-                self.push(.video(frame))
-            }
-        }
+    @discardableResult
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == VideoFrame {
+        start { source.frames(pacing: pacing) } wrap: { .video($0) }
     }
 
     /// Plays an encoded `source` (IVF, Ogg Opus...) into the track, frames passed through as
     /// they are.
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) where Source.Frame == EncodedFrame {
-        start { [weak self] in
-            for try await frame in source.frames(pacing: pacing) {
-                guard let self, !self.isEnded else { return }
-                self.push(.encoded(frame))
+    @discardableResult
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == EncodedFrame {
+        start { source.frames(pacing: pacing) } wrap: { .encoded($0) }
+    }
+
+    /// Plays audio the application pushes (``PushSource/push(_:)``) at its timestamps.
+    @discardableResult
+    public func play(_ source: PushSource<AudioFrame>, pacing: Pacing = .realTime) -> Playback {
+        start { source.frames(pacing: pacing) } wrap: { .audio($0) }
+    }
+
+    /// Plays video the application pushes (custom capture, a screen share) at its timestamps.
+    @discardableResult
+    public func play(_ source: PushSource<VideoFrame>, pacing: Pacing = .realTime) -> Playback {
+        start { source.frames(pacing: pacing) } wrap: { .video($0) }
+    }
+
+    /// Plays PCM the application writes (``PCMSource/write(_:)``) in real time. When the
+    /// playback ends (replaced, or the track stops) the source is cancelled, so a write
+    /// waiting for room does not wait for ever.
+    @discardableResult
+    public func play(_ source: PCMSource) -> Playback {
+        start({ source.frames(pacing: .realTime) }, wrap: { .audio($0) }, end: { source.cancel() })
+    }
+
+    /// Writes interleaved 16-bit PCM in `format` (any rate of ``AudioResampler/supportedRates``,
+    /// mono or stereo, any length) to a local audio track, in real time: through a
+    /// ``PCMSource`` the track keeps and plays (a new one when `format` changes, replacing
+    /// what played before). Suspends while more than a second of audio waits. For a voice
+    /// agent: `try await track.write(pcm: speech, format: PCMFormat(sampleRate: 24_000, channels: 1))`.
+    public func write(pcm samples: [Int16], format: PCMFormat) async throws {
+        guard kind == .audio, !isRemote else { throw MediaStreamTrackError.notALocalAudioTrack(id: id) }
+        let (source, isNew) = try pcmInput.withLock { input in
+            if let current = input, current.format == format { return (current, false) }
+            let source = try PCMSource(format: format)
+            input = source
+            return (source, true)
+        }
+        if isNew { play(source) }
+        try await source.write(samples)
+    }
+
+    /// The track's audio as interleaved 16-bit PCM in `format` (a rate of
+    /// ``AudioResampler/supportedRates``, mono or stereo), one chunk per frame, converted with
+    /// libswresample: for speech-to-text, `track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`.
+    /// On a remote track, subscribing makes it decode. Chunks are buffered up to a second; a
+    /// consumer slower than that loses the oldest.
+    public func pcm(_ format: PCMFormat) throws(AudioResamplerError) -> AsyncStream<PCMChunk> {
+        _ = try AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: 2), to: format)
+        let frames = frames()
+        return AsyncStream(bufferingPolicy: .bufferingNewest(50)) { continuation in
+            let task = Task {
+                var resampler: AudioResampler?
+                for await frame in frames {
+                    guard case .audio(let audio) = frame, (1 ... 2).contains(audio.channels) else { continue }
+                    if resampler?.input.channels != audio.channels {
+                        resampler = try? AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: audio.channels), to: format)
+                    }
+                    guard let resampler else { continue }
+                    let position = resampler.outputPosition
+                    continuation.yield(PCMChunk(samples: resampler.convert(audio.samples), format: format, position: position))
+                }
+                continuation.finish()
             }
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
-    private func start(_ body: @escaping @Sendable () async throws -> Void) {
-        let task = Task { _ = try? await body() }
+    private func start<Frames: AsyncSequence>(_ makeFrames: @escaping @Sendable () -> Frames,
+                                              wrap: @escaping @Sendable (Frames.Element) -> MediaFrame,
+                                              end: @escaping @Sendable () -> Void = {}) -> Playback
+    where Frames: SendableMetatype, Frames.AsyncIterator: SendableMetatype {
+        let task = Task { [weak self] in
+            defer { end() }
+            for try await frame in makeFrames() {
+                guard let self, !self.isEnded else { return }
+                self.push(wrap(frame))
+            }
+        }
         player.withLock { $0?.cancel(); $0 = task }
+        return Playback(task: task)
     }
 
     /// Ends the track: playing stops, streams finish.
@@ -141,4 +203,26 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         senders.withLock { $0 = [] }
         stream.finish()
     }
+}
+
+/// A source playing into a track (``MediaStreamTrack/play(_:pacing:)``).
+public struct Playback: Sendable {
+    let task: Task<Void, any Error>
+
+    /// Waits until the source has played to its end. Throws what stopped it early: a file that
+    /// could not be read further, or `CancellationError` when it was replaced, stopped, or the
+    /// track stopped.
+    public func finished() async throws {
+        try await task.value
+        if task.isCancelled { throw CancellationError() }
+    }
+
+    /// Stops playing (the track stays).
+    public func stop() { task.cancel() }
+}
+
+/// Why a track refused an operation.
+public enum MediaStreamTrackError: Error, Hashable, Sendable {
+    /// PCM can be written only to a local audio track.
+    case notALocalAudioTrack(id: String)
 }

@@ -106,6 +106,9 @@ extension PeerConnection {
                     if let fps = collector.rate(sourceId + "frames", count: Double(c.framesCaptured), now: now) { source["framesPerSecond"] = .double(fps) }
                 } else {
                     source["audioLevel"] = .double(c.audioLevel)
+                    // Pushed frames that are no audio (channel count not 1 or 2, samples not
+                    // whole channel groups): dropped, and counted here (not a W3C field).
+                    source["framesRejected"] = .int(c.audioFramesRejected)
                 }
                 report.add(source)
                 var out = StatsReport.Stats(id: "OT-\(sender.ssrc)", type: .outboundRTP)

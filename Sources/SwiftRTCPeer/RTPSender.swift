@@ -43,6 +43,8 @@ public final class RTPSender: Sendable {
         var encodedBytes: Int64 = 0
         var totalEncodeTime: Double = 0
         var framesCaptured: Int64 = 0
+        /// Raw audio frames dropped for being no audio (channels not 1 or 2, a partial channel group).
+        var audioFramesRejected: Int64 = 0
         var captureWidth = 0
         var captureHeight = 0
         var frameWidth = 0
@@ -211,6 +213,8 @@ final class SendPipeline {
     let timestampBase: UInt32
     var firstMediaTimestamp: UInt64?
     var audioSamples: UInt64 = 0
+    /// Raw audio pushed in lengths Opus does not take, cut into 20 ms frames.
+    var chunker = AudioChunker()
     var black: VideoFrame?
     /// Video rate control (the congestion controller's share for video) and pacing.
     var rate = VideoRateControl()
@@ -269,7 +273,32 @@ final class SendPipeline {
     func sendAudio(_ frame: MediaFrame, enabled: Bool) {
         guard transport.isKeyed else { return }
         switch (frame, parameters.codec) {
-        case (.audio(var audio), .opus):
+        case (.audio(let audio), .opus):
+            // Any length: frames of an Opus length go straight to the encoder, others are cut
+            // into 20 ms frames (the rest waits for the next push).
+            guard (1 ... 2).contains(audio.channels), audio.samples.count % audio.channels == 0 else {
+                sender.counters.withLock { $0.audioFramesRejected += 1 }
+                return
+            }
+            if !chunker.hasPartialFrame, OpusEncoder.frameSizes.contains(audio.samplesPerChannel) {
+                encodeAudio(audio, enabled: enabled)
+            } else {
+                audio.samples.withUnsafeBufferPointer { samples in
+                    chunker.append(samples, channels: audio.channels) { encodeAudio($0, enabled: enabled) }
+                }
+            }
+        case (.encoded(var encoded), .opus) where encoded.codec == .opus:
+            encoded.timestamp = rtpTimestamp(for: UInt64(encoded.timestamp))
+            countCaptured(encoded)
+            sendOpus(encoded, level: nil)
+        default:
+            return
+        }
+    }
+
+    /// One raw audio frame of an Opus length: encoded (silence when disabled) and sent.
+    private func encodeAudio(_ frame: AudioFrame, enabled: Bool) {
+            var audio = frame
             if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }
             sender.counters.withLock {
                 $0.framesCaptured += 1
@@ -298,13 +327,6 @@ final class SendPipeline {
                 $0.targetBitrate = opus.configuration.bitrate
             }
             sendOpus(encoded, level: level)
-        case (.encoded(var encoded), .opus) where encoded.codec == .opus:
-            encoded.timestamp = rtpTimestamp(for: UInt64(encoded.timestamp))
-            countCaptured(encoded)
-            sendOpus(encoded, level: nil)
-        default:
-            return
-        }
     }
 
     /// One raw video frame: rate control, encoding, then paced sending.

@@ -1,0 +1,124 @@
+import Synchronization
+import SwiftRTCCodecs
+
+/// Why a ``PCMSource`` refused samples.
+public enum PCMSourceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The sample count is not a whole number of channel groups (`count` samples, `channels` channels).
+    case partialSampleFrame(count: Int, channels: Int)
+    /// ``PCMSource/finish()`` was called, or the track playing it stopped.
+    case finished
+
+    public var description: String {
+        switch self {
+        case let .partialSampleFrame(count, channels): "\(count) samples are not whole frames of \(channels) channels"
+        case .finished: "the PCM source is finished"
+        }
+    }
+}
+
+/// Audio a program makes, written in pieces of any length and played into a track in real
+/// time: a voice agent's synthesized speech at 16 or 24 kHz, a phone line's 8 kHz, mono or
+/// stereo. What is written is converted to 48 kHz with ``AudioResampler`` (libswresample),
+/// cut into 20 ms frames (the rest waits for the next write; ``finish()`` pads it with
+/// silence) and queued; ``write(_:)`` suspends while the queue holds more than its
+/// capacity (a second by default), so a whole sentence can be written at once and plays out
+/// at its pace. Nothing is dropped: a wrong format is an error when the source is made, a
+/// sample count that is not whole channel groups an error when written.
+///
+/// ```swift
+/// let speech = try PCMSource(format: PCMFormat(sampleRate: 16_000, channels: 1))
+/// track.play(speech)
+/// try await speech.write(samples)   // any length
+/// await speech.finish()
+/// ```
+///
+/// Safe to use from any task; write from one at a time (pieces keep the order of the writes).
+public final class PCMSource: Sendable {
+    /// The format of what ``write(_:)`` takes.
+    public let format: PCMFormat
+
+    private struct State: ~Copyable {
+        var resampler: AudioResampler?
+        var chunker = AudioChunker()
+        var finished = false
+    }
+
+    private let state: Mutex<State>
+    private let queue: PushSource<AudioFrame>
+
+    /// A source taking PCM in `format` (a rate of ``AudioResampler/supportedRates``, 1 or 2
+    /// channels), queuing up to `bufferMilliseconds` of audio.
+    public init(format: PCMFormat, bufferMilliseconds: Int = 1000) throws(AudioResamplerError) {
+        let resampler: AudioResampler? = format.sampleRate == AudioFrame.sampleRate && (1 ... 2).contains(format.channels)
+            ? nil
+            : try AudioResampler(from: format, to: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: format.channels))
+        self.format = format
+        state = Mutex(State(resampler: resampler))
+        queue = PushSource(capacity: max(1, bufferMilliseconds / 20), overflow: .backpressure)
+    }
+
+    /// Queues interleaved `samples` in ``format``, waiting while the queue is full.
+    public func write(_ samples: [Int16]) async throws(PCMSourceError) {
+        guard samples.count % format.channels == 0 else { throw .partialSampleFrame(count: samples.count, channels: format.channels) }
+        let frames = try state.withLock { (state) throws(PCMSourceError) -> [AudioFrame] in
+            guard !state.finished else { throw .finished }
+            let converted = state.resampler?.convert(samples) ?? samples
+            var frames: [AudioFrame] = []
+            converted.withUnsafeBufferPointer { pcm in
+                state.chunker.append(pcm, channels: format.channels) { frames.append($0) }
+            }
+            return frames
+        }
+        try await send(frames)
+    }
+
+    /// Plays out what is held (the resampler's tail, the last partial frame padded with
+    /// silence), then ends the source.
+    public func finish() async {
+        let frames = state.withLock { state -> [AudioFrame] in
+            guard !state.finished else { return [] }
+            state.finished = true
+            var frames: [AudioFrame] = []
+            if let tail = state.resampler?.flush(), !tail.isEmpty {
+                tail.withUnsafeBufferPointer { pcm in state.chunker.append(pcm, channels: format.channels) { frames.append($0) } }
+            }
+            state.chunker.flush { frames.append($0) }
+            return frames
+        }
+        try? await send(frames)
+        queue.finish()
+    }
+
+    private func send(_ frames: [AudioFrame]) async throws(PCMSourceError) {
+        for frame in frames {
+            guard await queue.send(frame) else { throw .finished }
+        }
+    }
+
+    /// The 48 kHz frames as an `AsyncSequence` for the one consumer (a track playing it).
+    public func frames(pacing: Pacing = .realTime) -> PushedFrames<AudioFrame> { queue.frames(pacing: pacing) }
+
+    /// Ends the source at once: writes fail with ``PCMSourceError/finished`` from now on, and
+    /// a write waiting for room is released with it (the track playing it stopped).
+    public func cancel() {
+        state.withLock { $0.finished = true }
+        queue.finish()
+    }
+}
+
+/// A piece of PCM a track hands out (``MediaStreamTrack/pcm(_:)``).
+public struct PCMChunk: Sendable {
+    /// Interleaved 16-bit samples.
+    public var samples: [Int16]
+    /// Their rate and channels.
+    public var format: PCMFormat
+    /// Samples per channel before this chunk in the stream (its time is `position / rate`).
+    public var position: UInt64
+
+    /// A chunk of `samples` in `format` at `position`.
+    public init(samples: [Int16], format: PCMFormat, position: UInt64) {
+        self.samples = samples
+        self.format = format
+        self.position = position
+    }
+}
