@@ -10,7 +10,7 @@ import SwiftRTCRTP
 /// ```
 /// Timestamps are the frames' pts converted to the 90 kHz RTP clock; a frame is a keyframe
 /// when the VP8 frame tag's P bit is 0 (RFC 6386 section 9.1).
-public struct IVFReader: MediaSource {
+public struct IVFReader: MediaSource, Sendable {
     /// Picture width in pixels.
     public let width: Int
     /// Picture height in pixels.

@@ -1,3 +1,5 @@
+import CAVFormat
+
 /// Why a media file could not be read or written. Every case names the format and, for
 /// malformed input, the byte offset where reading stopped and what was expected there.
 public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -13,7 +15,7 @@ public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case io(path: String, operation: String, errno: Int32)
     /// A writer was used after it was closed, or fed a frame it cannot take.
     case unusable(format: String, reason: String)
-    /// The muxing library (libavformat) failed: the call, its error code and message.
+    /// libavformat (muxing or demuxing) failed: the call, its error code and message.
     case muxer(operation: String, code: Int32, message: String)
 
     /// The error in one line, for logs and the bot report.
@@ -34,5 +36,16 @@ public enum MediaFileError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .muxer(operation, code, message):
             return "libavformat \(operation) failed: \(message) (\(code))"
         }
+    }
+}
+
+extension MediaFileError {
+    /// Throws ``muxer(operation:code:message:)`` with FFmpeg's message when `result` is an
+    /// FFmpeg error (negative).
+    static func checkFFmpeg(_ result: Int32, _ operation: String) throws(MediaFileError) {
+        guard result < 0 else { return }
+        var buffer = [CChar](repeating: 0, count: 128)
+        av_strerror(result, &buffer, buffer.count)
+        throw .muxer(operation: operation, code: result, message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }

@@ -1,16 +1,23 @@
 import Foundation
+import Synchronization
 
 /// A buffered sequential reader for the streaming parsers (Y4M, IVF, Ogg), which read a file
 /// frame by frame instead of loading it. `offset` is the file position of the next byte, for
-/// error messages.
-final class MediaInputFile {
+/// error messages. Sendable (its state is behind a lock), so the readers built on it are
+/// too: a copy of a reader shares its file position, as two handles on one file would.
+final class MediaInputFile: Sendable {
     let path: String
     private let handle: FileHandle
-    private var buffer: [UInt8] = []
-    private var bufferStart = 0
-    private var reachedEnd = false
-    /// File offset of the next unread byte.
-    private(set) var offset = 0
+
+    private struct State: ~Copyable {
+        var buffer: [UInt8] = []
+        var bufferStart = 0
+        var reachedEnd = false
+        /// File offset of the next unread byte.
+        var offset = 0
+    }
+
+    private let state = Mutex(State())
 
     init(path: String) throws(MediaFileError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -22,45 +29,55 @@ final class MediaInputFile {
 
     deinit { try? handle.close() }
 
+    /// File offset of the next unread byte.
+    var offset: Int { state.withLock { $0.offset } }
+
     /// Makes at least `count` bytes available unless the file ends first; returns how many are.
-    private func fill(_ count: Int) throws(MediaFileError) -> Int {
-        while buffer.count - bufferStart < count, !reachedEnd {
+    private func fill(_ count: Int, _ state: inout State) throws(MediaFileError) -> Int {
+        while state.buffer.count - state.bufferStart < count, !state.reachedEnd {
             let chunk: Data?
             do { chunk = try handle.read(upToCount: 1 << 20) } catch { throw .io(path: path, operation: "read", errno: EIO) }
-            guard let chunk, !chunk.isEmpty else { reachedEnd = true; break }
-            if bufferStart > 0 { buffer.removeFirst(bufferStart); bufferStart = 0 }
-            buffer.append(contentsOf: chunk)
+            guard let chunk, !chunk.isEmpty else { state.reachedEnd = true; break }
+            if state.bufferStart > 0 { state.buffer.removeFirst(state.bufferStart); state.bufferStart = 0 }
+            state.buffer.append(contentsOf: chunk)
         }
-        return buffer.count - bufferStart
+        return state.buffer.count - state.bufferStart
     }
 
     /// Whether the file has no more bytes.
-    func isAtEnd() throws(MediaFileError) -> Bool { try fill(1) == 0 }
+    func isAtEnd() throws(MediaFileError) -> Bool {
+        try state.withLock { (state) throws(MediaFileError) in try fill(1, &state) == 0 }
+    }
 
     /// Exactly `count` bytes, or `.truncated` naming `what` (with `format`) if the file ends.
     func read(_ count: Int, format: String, _ what: String) throws(MediaFileError) -> [UInt8] {
-        guard count >= 0, try fill(count) >= count else {
-            throw .truncated(format: format, offset: offset + (buffer.count - bufferStart), expected: "\(what) (\(count) bytes at offset \(offset))")
+        try state.withLock { (state) throws(MediaFileError) in
+            guard count >= 0, try fill(count, &state) >= count else {
+                throw .truncated(format: format, offset: state.offset + (state.buffer.count - state.bufferStart),
+                                 expected: "\(what) (\(count) bytes at offset \(state.offset))")
+            }
+            defer { state.bufferStart += count; state.offset += count }
+            return Array(state.buffer[state.bufferStart ..< state.bufferStart + count])
         }
-        defer { bufferStart += count; offset += count }
-        return Array(buffer[bufferStart..<bufferStart + count])
     }
 
     /// Bytes up to (not including) the next `\n`, at most `limit` long.
     func readLine(limit: Int, format: String, _ what: String) throws(MediaFileError) -> [UInt8] {
-        var scanned = 0
-        while true {
-            let available = try fill(scanned + 1)
-            guard available > scanned else {
-                throw .truncated(format: format, offset: offset + available, expected: "\(what) ending in a newline")
-            }
-            if buffer[bufferStart + scanned] == 0x0A {
-                defer { bufferStart += scanned + 1; offset += scanned + 1 }
-                return Array(buffer[bufferStart..<bufferStart + scanned])
-            }
-            scanned += 1
-            guard scanned <= limit else {
-                throw .invalidField(format: format, offset: offset, field: what, value: "longer than \(limit) bytes")
+        try state.withLock { (state) throws(MediaFileError) in
+            var scanned = 0
+            while true {
+                let available = try fill(scanned + 1, &state)
+                guard available > scanned else {
+                    throw .truncated(format: format, offset: state.offset + available, expected: "\(what) ending in a newline")
+                }
+                if state.buffer[state.bufferStart + scanned] == 0x0A {
+                    defer { state.bufferStart += scanned + 1; state.offset += scanned + 1 }
+                    return Array(state.buffer[state.bufferStart ..< state.bufferStart + scanned])
+                }
+                scanned += 1
+                guard scanned <= limit else {
+                    throw .invalidField(format: format, offset: state.offset, field: what, value: "longer than \(limit) bytes")
+                }
             }
         }
     }

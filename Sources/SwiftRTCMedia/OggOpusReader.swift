@@ -6,7 +6,7 @@ import SwiftRTCRTP
 /// that starts at the beginning), i.e. including the ``OpusHead/preSkip`` samples a decoder
 /// drops. Packet durations come from
 /// the TOC byte; the granule position of each page is checked against them.
-public struct OggOpusReader: MediaSource {
+public struct OggOpusReader: MediaSource, Sendable {
     /// The stream's identification header.
     public let head: OpusHead
     /// The encoder's vendor string from `OpusTags`.
@@ -15,7 +15,7 @@ public struct OggOpusReader: MediaSource {
     public let comments: [String]
     /// Granule position of the last page read (end of the audio so far, pre-skip included).
     public private(set) var granulePosition: Int64 = 0
-    private let pages: OggPageReader
+    private var pages: OggPageReader
     private var position: Int64 = 0
     private var pending: [(packet: [UInt8], samples: Int, granule: Int64, offset: Int)] = []
     private var hasStart = false

@@ -1,7 +1,7 @@
 /// Reads Ogg pages one by one from a file, checking capture pattern, version and CRC, and
 /// reassembles the packets of one logical stream (the first one seen; pages of other
 /// streams are skipped).
-final class OggPageReader {
+struct OggPageReader {
     private let file: MediaInputFile
     private var serialNumber: UInt32?
     private var partialPacket: [UInt8] = []
@@ -19,7 +19,7 @@ final class OggPageReader {
     }
 
     /// The next page, `nil` at a clean end of file.
-    func readPage() throws(MediaFileError) -> (page: OggPage, offset: Int)? {
+    mutating func readPage() throws(MediaFileError) -> (page: OggPage, offset: Int)? {
         if try file.isAtEnd() { return nil }
         let offset = file.offset
         let headerBytes = try file.read(27, format: Self.format, "page header")
@@ -48,7 +48,7 @@ final class OggPageReader {
 
     /// The next packet of the stream with its page's granule position (-1 unless it is the
     /// last packet ending on its page), `nil` at the end of the file.
-    func readPacket() throws(MediaFileError) -> (packet: [UInt8], granule: Int64, offset: Int)? {
+    mutating func readPacket() throws(MediaFileError) -> (packet: [UInt8], granule: Int64, offset: Int)? {
         while ready.isEmpty {
             guard let (page, offset) = try readPage() else {
                 guard partialPacket.isEmpty else {

@@ -2,7 +2,7 @@ import SwiftRTCCodecs
 
 /// Plays headerless interleaved 16-bit little-endian PCM (`ffmpeg -f s16le`) at a rate and
 /// channel count the caller states, converted to 48 kHz frames like ``WAVReader``.
-public struct RawPCMReader: MediaSource {
+public struct RawPCMReader: MediaSource, Sendable {
     /// The format as stated by the caller (before conversion to 48 kHz).
     public let format: PCMFormat
     private var framer: PCMFramer

@@ -11,7 +11,7 @@ import SwiftRTCCodecs
 /// ```
 /// Reading stops at the end of the `data` chunk, so a file a crashed ``WAVWriter`` left behind
 /// plays up to its last header update.
-public struct WAVReader: MediaSource {
+public struct WAVReader: MediaSource, Sendable {
     /// The format as stored in the file (before conversion to 48 kHz).
     public let format: PCMFormat
     /// Duration of the audio in the file, in 48 kHz samples per channel.

@@ -262,9 +262,6 @@ public final class WebMRecorder {
     }
 
     private static func check(_ result: Int32, _ operation: String) throws(MediaFileError) {
-        guard result < 0 else { return }
-        var buffer = [CChar](repeating: 0, count: 128)
-        av_strerror(result, &buffer, buffer.count)
-        throw .muxer(operation: operation, code: result, message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        try MediaFileError.checkFFmpeg(result, operation)
     }
 }

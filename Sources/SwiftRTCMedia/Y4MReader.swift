@@ -8,7 +8,7 @@ import SwiftRTCCodecs
 /// FRAME[ params]\n  <Y width*height> <U cw*ch> <V cw*ch>      (repeated)
 /// ```
 /// Timestamps are `index * 90000 * den / num` (90 kHz).
-public struct Y4MReader: MediaSource {
+public struct Y4MReader: MediaSource, Sendable {
     /// Picture width in pixels.
     public let width: Int
     /// Picture height in pixels.

@@ -43,7 +43,7 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     let decodeErrors = try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-f", "null", "-"])
     #expect(decodeErrors.isEmpty)
     // 2 s in pages of 200 ms: header pages + about 10 audio pages, each with a valid CRC.
-    let pages = try OggPageReader(path: copy)
+    var pages = try OggPageReader(path: copy)
     var count = 0, eos = 0
     while let (page, _) = try pages.readPage() { count += 1; if page.flags.contains(.endOfStream) { eos += 1 } }
     #expect((11...13).contains(count) && eos == 1)
