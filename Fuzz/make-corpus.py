@@ -325,6 +325,8 @@ wav_stereo = ffmpeg("-f", "lavfi", "-i", "sine=f=440:d=0.03", "-ar", "44100", "-
 ogg = ffmpeg("-f", "lavfi", "-i", "sine=f=440:d=0.1", "-c:a", "libopus", "-b:a", "12k", "sine.opus")
 ivf = ffmpeg("-f", "lavfi", "-i", "testsrc=size=32x24:rate=10", "-t", "0.3", "-c:v", "libvpx", "-b:v", "20k", "-g", "2", "testsrc.ivf")
 y4m = ffmpeg("-f", "lavfi", "-i", "testsrc=size=16x8:rate=5", "-t", "0.4", "-pix_fmt", "yuv420p", "testsrc.y4m")
+webm = ffmpeg("-f", "lavfi", "-i", "testsrc=size=32x24:rate=10", "-f", "lavfi", "-i", "sine=f=440:d=0.2", "-t", "0.2",
+              "-c:v", "libvpx", "-b:v", "20k", "-c:a", "libopus", "-b:a", "12k", "testsrc.webm")
 shutil.rmtree(tmp)
 
 # WAVE_FORMAT_EXTENSIBLE by hand: fmt chunk of 40 bytes with the PCM sub-format.
@@ -337,6 +339,7 @@ seed("FileReaderFuzzer", "wav-extensible-16k.bin", b"\x00" + extensible)
 seed("FileReaderFuzzer", "ogg-opus-sine.bin", b"\x01" + ogg)
 seed("FileReaderFuzzer", "ivf-vp8-32x24.bin", b"\x02" + ivf)
 seed("FileReaderFuzzer", "y4m-16x8.bin", b"\x03" + y4m)
+seed("FileReaderFuzzer", "webm-vp8-opus.bin", b"\x05" + webm)
 seed("FileReaderFuzzer", "pcapng-gstreamer-opus.bin", b"\x04" + open(os.path.join(FIX, "rtp", "gstreamer-opus.pcapng"), "rb").read()[:6000])
 seed("FileReaderFuzzer", "pcapng-sll2-ffmpeg-opus.bin", b"\x04" + open(os.path.join(FIX, "rtp", "ffmpeg-opus-sll2.pcapng"), "rb").read()[:6000])
 seed("FileReaderFuzzer", "pcap-gstreamer-vp8-rtcp.bin", b"\x04" + open(os.path.join(FIX, "rtp", "gstreamer-1.22-vp8-rtp-rtcp.pcap"), "rb").read()[:8000])
