@@ -128,7 +128,7 @@ final class CallRecorder: Sendable {
                 var held: [EncodedFrame] = []
                 for await frame in frames {
                     if recorder == nil {
-                        guard frame.codec == .vp8, frame.isKeyframe, let size = Self.pictureSize(of: frame) else {
+                        guard frame.codec == .vp8, frame.isKeyframe, let size = MediaRecorder.pictureSize(of: frame) else {
                             if frame.codec == .opus, held.count < Self.maximumHeldFrames { held.append(frame) }
                             continue
                         }
@@ -173,13 +173,5 @@ final class CallRecorder: Sendable {
         for feeder in recording.feeders { feeder.cancel() }
         recording.continuation.finish()
         return await recording.writer.value
-    }
-
-    /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
-    static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
-        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
-        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
-        guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
-        return (width, height)
     }
 }

@@ -36,10 +36,15 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         self.init(kind: kind, id: id, isRemote: false)
     }
 
-    init(kind: MediaKind, id: String, isRemote: Bool) {
+    /// A remote track's received frames before decoding (its receiver's), for recording
+    /// without re-encoding.
+    let remoteEncodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)?
+
+    init(kind: MediaKind, id: String, isRemote: Bool, encodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)? = nil) {
         self.kind = kind
         self.id = id
         self.isRemote = isRemote
+        remoteEncodedFrames = encodedFrames
         // Local input: a little room for audio, video keeps only the newest frames (a slow
         // encoder skips frames rather than falling behind). Remote output: the same.
         stream = Broadcast(replaysLatest: false, buffering: .bufferingNewest(kind == .audio ? 16 : 4))
@@ -78,6 +83,19 @@ public final class MediaStreamTrack: Sendable, Identifiable {
             senders.removeAll { $0.id == id }
             senders.append((id, send))
         }
+    }
+
+    /// A remote video track's way to ask its sender for a keyframe (a PLI or FIR on the next
+    /// feedback tick, rate limited): a recorder starting mid-stream needs one to begin its file.
+    private let keyframeRequester = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func setKeyframeRequester(_ request: @escaping @Sendable () -> Void) {
+        keyframeRequester.withLock { $0 = request }
+    }
+
+    /// Asks the sender of a remote video track for a keyframe (nothing for other tracks).
+    func requestKeyframe() {
+        keyframeRequester.withLock { $0 }?()
     }
 
     /// Ends what ``attach(_:_:)`` started.

@@ -100,7 +100,9 @@ public final class RTPReceiver: Sendable {
 
     init(kind: MediaKind, trackId: String) {
         self.kind = kind
-        track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true)
+        let encoded = encoded
+        track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true, encodedFrames: { encoded.subscribe() })
+        if kind == .video { track.setKeyframeRequester { [weak self] in self?.keyframeNeeded.store(true, ordering: .relaxed) } }
     }
 
     /// The negotiated receive parameters, if negotiated.

@@ -157,10 +157,18 @@ struct WhipServer: AsyncParsableCommand {
             Task {
                 if await monitor.waitConnected(timeout: .seconds(30)) { local.send.start() }
             }
-            var recorder: SessionRecorder?
+            var recorder: MediaRecorder?
             if let recording = settings.recording {
-                recorder = SessionRecorder(folder: recording.folder, base: recording.base,
-                                           transceivers: await connection.transceivers, trimming: settings.trimming)
+                // What the peer sends: negotiated transceivers that receive (a track added for
+                // a kind the offer did not carry makes one that never gets media).
+                let receiving = await connection.transceivers.filter { $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives) }
+                do {
+                    let file = try recording.folder.createFile(base: recording.base, extension: "webm")
+                    recorder = try MediaRecorder(tracks: receiving.map(\.receiver.track), reservedFile: file, trimming: settings.trimming)
+                } catch {
+                    log("error: session \(number): \(error)")
+                    monitor.recordError("\(error)")
+                }
             }
             let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
             sessions.answered()
@@ -277,9 +285,9 @@ final class ServerSession: WHIPEndpointSession {
     let monitor: CallMonitor
     let media: CallMedia
     let sessions: SessionLog
-    let recorder: SessionRecorder?
+    let recorder: MediaRecorder?
 
-    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog, recorder: SessionRecorder?) {
+    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog, recorder: MediaRecorder?) {
         self.number = number
         self.monitor = monitor
         self.media = media
@@ -309,9 +317,13 @@ final class ServerSession: WHIPEndpointSession {
 
     func end() async {
         media.stop()
-        if let problem = await recorder?.finish() {
-            log("error: \(problem)")
-            monitor.recordError(problem)
+        if let recorder {
+            do {
+                for file in try await recorder.stop() { log("recorded \(file.path)") }
+            } catch {
+                log("error: \(error)")
+                monitor.recordError(error.description)
+            }
         }
         let report = await monitor.finish()
         sessions.ended(report)

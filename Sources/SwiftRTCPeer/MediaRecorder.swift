@@ -1,0 +1,308 @@
+import Foundation
+import Synchronization
+import SwiftRTCCodecs
+import SwiftRTCMedia
+import SwiftRTCRTP
+import SwiftRTCSDP
+
+/// Why a recording could not start or did not complete.
+public enum MediaRecorderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file's extension names no format a recorder writes (`.webm`, `.ogg`/`.opus`, `.wav`).
+    case unknownFormat(path: String)
+    /// The tracks do not fit the format (video into Ogg or WAV, no track at all).
+    case tracksDoNotFit(path: String, reason: String)
+    /// The file exists (a recording never replaces a file) or cannot be created.
+    case cannotCreate(path: String, errno: Int32)
+    /// Writing failed; what was written before stays playable.
+    case file(MediaFileError)
+    /// Nothing to record arrived (no audio, or no video keyframe): the empty file was removed.
+    case nothingRecorded(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownFormat(let path): "recording \(path): unknown format (use .webm, .ogg, .opus or .wav)"
+        case let .tracksDoNotFit(path, reason): "recording \(path): \(reason)"
+        case let .cannotCreate(path, errno): "recording \(path): cannot create the file (errno \(errno)\(errno == EEXIST ? ", it exists" : ""))"
+        case .file(let error): "recording: \(error)"
+        case let .nothingRecorded(path, reason): "recording \(path): \(reason), no file written"
+        }
+    }
+}
+
+/// Records tracks into files in one line, as aiortc's `MediaRecorder` does:
+///
+/// ```swift
+/// let recorder = try MediaRecorder(tracks: [remoteAudio, remoteVideo], path: "call.webm")
+/// ...
+/// let files = try await recorder.stop()
+/// ```
+///
+/// The extension picks the format. **WebM** (`.webm`) takes an audio and a video track (or
+/// either): Opus and VP8 as received, no re-encoding; a local track's raw frames are encoded
+/// (Opus, VP8). With video, the file starts at the first keyframe, and audio before it is
+/// held (at most ``maximumHeldFrames``). **Ogg Opus** (`.ogg`, `.opus`) takes an audio track
+/// (Opus as received, or encoded). **WAV** (`.wav`) takes an audio track's decoded 48 kHz
+/// PCM. More tracks than one file takes go to more files, named `<name>-2.<ext>`, ...
+/// (pairing the n-th audio with the n-th video track for WebM).
+///
+/// Works for any track: a `PeerConnection`'s remote tracks, a call session's, a local track
+/// being sent. Every file is created when recording starts and never replaces one that
+/// exists. Files are written as frames arrive and stay playable if the process dies.
+/// ``stop()`` returns the files written, and throws what went wrong (a write that failed, a
+/// file that got nothing: it is removed), so a failed recording reaches the caller.
+public final class MediaRecorder: Sendable {
+    /// Audio frames held before the first video keyframe of a WebM.
+    public static let maximumHeldFrames = 500
+
+    enum Format: Sendable {
+        case webm, oggOpus, wav
+    }
+
+    /// The files being written.
+    public let files: [URL]
+    private let recordings: [Recording]
+
+    private struct Recording: Sendable {
+        let url: URL
+        let feeders: [Task<Void, Never>]
+        let finish: @Sendable () -> Void
+        let writer: Task<Void, any Error>
+    }
+
+    /// Starts recording `tracks` into `path` (more files beside it if they do not fit one).
+    /// With `trimming`, leading and trailing silence is left out (audio; WebM and Ogg decode
+    /// the Opus once more to hear it).
+    public convenience init(tracks: [MediaStreamTrack], path: String, trimming: SilenceTrimming? = nil) throws(MediaRecorderError) {
+        try self.init(tracks: tracks, url: URL(fileURLWithPath: path), reserved: false, trimming: trimming)
+    }
+
+    /// Records into `file`, which the caller created empty for it (a ``RecordingFolder``'s
+    /// unique name, made with `O_EXCL`); more files beside it are created here.
+    package convenience init(tracks: [MediaStreamTrack], reservedFile file: URL, trimming: SilenceTrimming? = nil) throws(MediaRecorderError) {
+        try self.init(tracks: tracks, url: file, reserved: true, trimming: trimming)
+    }
+
+    private init(tracks: [MediaStreamTrack], url: URL, reserved: Bool, trimming: SilenceTrimming?) throws(MediaRecorderError) {
+        let path = url.path
+        let format: Format
+        switch url.pathExtension.lowercased() {
+        case "webm": format = .webm
+        case "ogg", "opus": format = .oggOpus
+        case "wav": format = .wav
+        default: throw .unknownFormat(path: path)
+        }
+        let audio = tracks.filter { $0.kind == .audio }, video = tracks.filter { $0.kind == .video }
+        guard !tracks.isEmpty else { throw .tracksDoNotFit(path: path, reason: "no track to record") }
+        guard format == .webm || video.isEmpty else { throw .tracksDoNotFit(path: path, reason: "\(url.pathExtension) holds no video") }
+        let groups: [[MediaStreamTrack]] = format == .webm
+            ? (0 ..< max(audio.count, video.count)).map { index in [audio, video].compactMap { index < $0.count ? $0[index] : nil } }
+            : audio.map { [$0] }
+        var recordings: [Recording] = []
+        do throws(MediaRecorderError) {
+            for (index, group) in groups.enumerated() {
+                let name = "\(url.deletingPathExtension().lastPathComponent)-\(index + 1).\(url.pathExtension)"
+                let file = index == 0 ? url : url.deletingLastPathComponent().appendingPathComponent(name)
+                if index > 0 || !reserved { try Self.create(file) }
+                recordings.append(Self.record(group, to: file, format: format, trimming: trimming))
+            }
+        } catch {
+            for recording in recordings { recording.finish(); recording.writer.cancel() }
+            throw error
+        }
+        self.recordings = recordings
+        files = recordings.map(\.url)
+    }
+
+    /// Stops recording, closes the files, and returns those written (in order). Throws the
+    /// first failure after closing every file: a file that got nothing is removed.
+    @discardableResult
+    public func stop() async throws(MediaRecorderError) -> [URL] {
+        var written: [URL] = []
+        var failure: MediaRecorderError?
+        for recording in recordings {
+            for feeder in recording.feeders { feeder.cancel() }
+            recording.finish()
+            do {
+                try await recording.writer.value
+                written.append(recording.url)
+            } catch let error as MediaRecorderError {
+                failure = failure ?? error
+                if case .nothingRecorded = error { try? FileManager.default.removeItem(at: recording.url) } else { written.append(recording.url) }
+            } catch {
+                failure = failure ?? .file(.unusable(format: recording.url.pathExtension, reason: "\(error)"))
+            }
+        }
+        if let failure { throw failure }
+        return written
+    }
+
+    /// Creates `url` empty, failing if it exists (`O_EXCL`): a recording never replaces a file.
+    static func create(_ url: URL) throws(MediaRecorderError) {
+        let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .cannotCreate(path: url.path, errno: errno) }
+        close(descriptor)
+    }
+
+    private static func record(_ tracks: [MediaStreamTrack], to url: URL, format: Format, trimming: SilenceTrimming?) -> Recording {
+        let (stream, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
+        var feeders: [Task<Void, Never>] = []
+        for track in tracks {
+            // A remote track's frames as received (no re-encoding), except for WAV, which
+            // takes the decoded audio; a local track's frames as pushed.
+            if format != .wav, let encoded = track.remoteEncodedFrames?() {
+                feeders.append(Task { for await frame in encoded { continuation.yield(.encoded(frame)) } })
+                // A file with video begins at a keyframe: ask for one rather than wait for the next.
+                track.requestKeyframe()
+            } else {
+                let frames = track.frames()
+                feeders.append(Task { for await frame in frames { continuation.yield(frame) } })
+            }
+        }
+        let hasVideo = tracks.contains { $0.kind == .video }, hasAudio = tracks.contains { $0.kind == .audio }
+        let writer = Task {
+            let missing: Nothing?
+            do throws(MediaFileError) {
+                switch format {
+                case .wav: missing = try await writeWAV(stream, to: url, trimming: trimming)
+                case .oggOpus: missing = try await writeOgg(stream, to: url, trimming: trimming)
+                case .webm: missing = try await writeWebM(stream, to: url, hasVideo: hasVideo, hasAudio: hasAudio, trimming: trimming)
+                }
+            } catch {
+                throw MediaRecorderError.file(error)
+            }
+            if let missing { throw MediaRecorderError.nothingRecorded(path: url.path, reason: missing.rawValue) }
+        }
+        return Recording(url: url, feeders: feeders, finish: { continuation.finish() }, writer: writer)
+    }
+
+    /// What a file that got nothing lacked (``MediaRecorderError/nothingRecorded(path:reason:)``).
+    enum Nothing: String {
+        case audio = "no audio was received"
+        case videoKeyframe = "no video keyframe was received"
+    }
+
+    private static func writeWAV(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+        var writer: WAVWriter?
+        var decoder: OpusDecoder?
+        for await frame in frames {
+            let pcm: AudioFrame
+            switch frame {
+            case .audio(let audio): pcm = audio
+            case .encoded(let encoded) where encoded.codec == .opus:
+                if decoder == nil { decoder = try? OpusDecoder(channels: 2) }
+                guard let decoded = try? decoder?.decode(encoded) else { continue }
+                pcm = decoded
+            default: continue
+            }
+            if writer == nil { writer = try WAVWriter(path: url.path, channels: pcm.channels, trimming: trimming) }
+            try writer?.write(pcm)
+        }
+        guard let writer else { return .audio }
+        try writer.close()
+        return nil
+    }
+
+    private static func writeOgg(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+        var writer: OggOpusWriter?
+        var codec = AudioCodec(trimming: trimming)
+        for await frame in frames {
+            for (opus, pcm) in codec.opus(frame) {
+                if writer == nil { writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: codec.channels), trimming: trimming) }
+                try writer?.write(opus, pcm: pcm)
+            }
+        }
+        guard let writer else { return .audio }
+        try writer.close()
+        return nil
+    }
+
+    private static func writeWebM(_ frames: AsyncStream<MediaFrame>, to url: URL, hasVideo: Bool, hasAudio: Bool,
+                                  trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+        var recorder: WebMRecorder?
+        var held: [(EncodedFrame, AudioFrame?)] = []
+        var audioCodec = AudioCodec(trimming: trimming)
+        var vp8: VP8Encoder?
+        for await frame in frames {
+            var items: [(EncodedFrame, AudioFrame?)]
+            switch frame {
+            case .video(let picture):
+                // A local track's raw video, encoded at the first frame's size (the file's).
+                if vp8 == nil { vp8 = try? VP8Encoder(configuration: .init(width: picture.width, height: picture.height, targetBitrate: 1_500_000)) }
+                guard vp8?.configuration.width == picture.width, vp8?.configuration.height == picture.height,
+                      let encoded = try? vp8?.encode(picture) else { continue }
+                items = [(encoded, nil)]
+            case .encoded(let encoded) where encoded.codec == .vp8:
+                items = [(encoded, nil)]
+            default:
+                items = audioCodec.opus(frame)
+            }
+            for item in items {
+                if recorder == nil {
+                    if hasVideo {
+                        guard item.0.codec == .vp8, item.0.isKeyframe, let size = pictureSize(of: item.0) else {
+                            if item.0.codec == .opus, held.count < maximumHeldFrames { held.append(item) }
+                            continue
+                        }
+                        recorder = try WebMRecorder(path: url.path, audio: hasAudio ? OpusHead(channels: 2) : nil,
+                                                    video: .init(width: size.width, height: size.height), trimming: trimming)
+                    } else {
+                        recorder = try WebMRecorder(path: url.path, audio: OpusHead(channels: 2), video: nil, trimming: trimming)
+                    }
+                    for early in held { try recorder?.write(early.0, pcm: early.1) }
+                    held = []
+                }
+                try recorder?.write(item.0, pcm: item.1)
+            }
+        }
+        guard let recorder else { return hasVideo ? .videoKeyframe : .audio }
+        try recorder.close()
+        return nil
+    }
+
+    /// Audio into Opus for Ogg and WebM: encoded frames as they are, raw ones cut into 20 ms
+    /// frames and encoded; with trimming, the PCM the recorder's voice activity detector
+    /// hears (decoded again).
+    struct AudioCodec {
+        let trimming: SilenceTrimming?
+        var encoder: OpusEncoder?
+        var decoder: OpusDecoder?
+        var chunker = AudioChunker()
+        var channels = 2
+
+        init(trimming: SilenceTrimming?) { self.trimming = trimming }
+
+        mutating func opus(_ frame: MediaFrame) -> [(EncodedFrame, AudioFrame?)] {
+            switch frame {
+            case .encoded(let encoded) where encoded.codec == .opus:
+                guard trimming != nil else { return [(encoded, nil)] }
+                if decoder == nil { decoder = try? OpusDecoder(channels: 2) }
+                return [(encoded, try? decoder?.decode(encoded))]
+            case .audio(let audio):
+                guard (1 ... 2).contains(audio.channels) else { return [] }
+                if encoder == nil || encoder?.configuration.channels != audio.channels {
+                    encoder = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
+                    channels = audio.channels
+                }
+                var out: [(EncodedFrame, AudioFrame?)] = []
+                audio.samples.withUnsafeBufferPointer { samples in
+                    chunker.append(samples, channels: audio.channels) { chunk in
+                        guard var encoded = try? encoder?.encode(chunk) else { return }
+                        encoded.timestamp = UInt32(truncatingIfNeeded: chunk.timestamp)
+                        out.append((encoded, trimming == nil ? nil : chunk))
+                    }
+                }
+                return out
+            default:
+                return []
+            }
+        }
+    }
+
+    /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
+    public static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
+        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
+        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+}

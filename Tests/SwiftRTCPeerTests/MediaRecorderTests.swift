@@ -1,0 +1,134 @@
+import Foundation
+import SwiftRTCCodecs
+import SwiftRTCMedia
+import Testing
+@testable import SwiftRTCPeer
+
+/// `MediaRecorder`: tracks into WebM, Ogg Opus or WAV in one line, over a real call; each
+/// recording is played back to its end by ffmpeg and holds what was sent (the offerer's
+/// 440 Hz tone and its test pattern). Errors are errors: an existing file is never replaced,
+/// video does not go into audio formats, a recording that got nothing is removed and said.
+@Suite(.serialized, .realTime) struct MediaRecorderTests {
+    static func folder(_ name: String = #function) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-recorder-\(getpid())-\(name.prefix { $0 != "(" })").path
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs a tool, returning its standard output and exit status.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    }
+
+    /// ffmpeg decodes the whole file (every stream) without an error; ffprobe's codecs and duration.
+    static func playsToTheEnd(_ path: String) throws -> (codecs: [String], seconds: Double) {
+        let decode = try run("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+        #expect(decode.status == 0, "ffmpeg could not decode \(path) to its end")
+        let codecs = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]).output
+        let duration = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]).output
+        return (codecs.split(separator: "\n").map(String.init).sorted(), Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
+    }
+
+    @Test func aCallsRemoteTracksIntoWebMAndWAV() async throws {
+        let folder = try Self.folder()
+        let call = try await LoopbackCall.start(frequencies: (440, 660), width: 320, height: 240, framesPerSecond: 15)
+        defer { Task { await call.close() } }
+        try #require(call.connectedAfter != nil)
+        try #require(await call.waitForMedia())
+        let remote = await call.answerer.transceivers.map(\.receiver.track)
+        let audio = try #require(remote.first { $0.kind == .audio })
+        let webm = try MediaRecorder(tracks: remote, path: folder + "/call.webm")
+        let wav = try MediaRecorder(tracks: [audio], path: folder + "/call.wav")
+        try await Task.sleep(for: .seconds(2))
+        let webmFiles = try await webm.stop(), wavFiles = try await wav.stop()
+        #expect(webmFiles.map(\.lastPathComponent) == ["call.webm"] && wavFiles.map(\.lastPathComponent) == ["call.wav"])
+
+        let video = try Self.playsToTheEnd(folder + "/call.webm")
+        print("MediaRecorder: call.webm \(video.codecs), \(video.seconds) s")
+        #expect(video.codecs == ["opus", "vp8"])
+        #expect(video.seconds > 1.5 && video.seconds < 2.6)
+        let sound = try Self.playsToTheEnd(folder + "/call.wav")
+        #expect(sound.codecs == ["pcm_s16le"] && sound.seconds > 1.6 && sound.seconds < 2.4)
+        // The offerer's tone is in it: 440 Hz by zero crossings over the middle second.
+        var reader = try WAVReader(path: folder + "/call.wav")
+        var samples: [Double] = []
+        while let frame = reader.readFrame() {
+            for index in stride(from: 0, to: frame.samples.count, by: frame.channels) { samples.append(Double(frame.samples[index])) }
+        }
+        let middle = Array(samples[samples.count / 4 ..< samples.count / 4 + 48_000])
+        var crossings = 0
+        for i in 1 ..< middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
+        #expect(abs(Double(crossings) / 2 - 440) < 5, "\(Double(crossings) / 2) Hz recorded")
+    }
+
+    /// A local track's raw audio, encoded with Opus into Ogg as it is sent.
+    @Test func aLocalTrackIntoOggOpus() async throws {
+        let folder = try Self.folder()
+        let track = MediaStreamTrack(kind: .audio)
+        let recorder = try MediaRecorder(tracks: [track], path: folder + "/mine.ogg")
+        try await track.play(FiniteTone(frequency: 300, frames: 50)).finished()
+        let files = try await recorder.stop()
+        #expect(files.map(\.lastPathComponent) == ["mine.ogg"])
+        let played = try Self.playsToTheEnd(folder + "/mine.ogg")
+        #expect(played.codecs == ["opus"] && abs(played.seconds - 1) < 0.1, "\(played)")
+    }
+
+    @Test func errorsAreErrors() async throws {
+        let folder = try Self.folder()
+        let audio = MediaStreamTrack(kind: .audio), video = MediaStreamTrack(kind: .video)
+        _ = FileManager.default.createFile(atPath: folder + "/taken.webm", contents: Data("keep me".utf8))
+        #expect(throws: MediaRecorderError.cannotCreate(path: folder + "/taken.webm", errno: EEXIST)) {
+            try MediaRecorder(tracks: [audio], path: folder + "/taken.webm")
+        }
+        #expect(try String(contentsOfFile: folder + "/taken.webm", encoding: .utf8) == "keep me")
+        #expect(throws: MediaRecorderError.self) { try MediaRecorder(tracks: [video], path: folder + "/video.wav") }
+        #expect(throws: MediaRecorderError.unknownFormat(path: folder + "/x.mp3")) { try MediaRecorder(tracks: [audio], path: folder + "/x.mp3") }
+        // Nothing arrives: stop says so and leaves no empty file behind.
+        let idle = try MediaRecorder(tracks: [audio, video], path: folder + "/idle.webm")
+        await #expect(throws: MediaRecorderError.nothingRecorded(path: folder + "/idle.webm", reason: "no video keyframe was received")) {
+            try await idle.stop()
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/idle.webm"))
+    }
+
+    /// Two audio tracks into Ogg: one file each, the second named `-2`.
+    @Test func moreTracksThanAFileTakesGoToMoreFiles() async throws {
+        let folder = try Self.folder()
+        let first = MediaStreamTrack(kind: .audio), second = MediaStreamTrack(kind: .audio)
+        let recorder = try MediaRecorder(tracks: [first, second], path: folder + "/both.ogg")
+        #expect(recorder.files.map(\.lastPathComponent) == ["both.ogg", "both-2.ogg"])
+        async let a: Void = first.play(FiniteTone(frequency: 300, frames: 25)).finished()
+        async let b: Void = second.play(FiniteTone(frequency: 500, frames: 25)).finished()
+        _ = try await (a, b)
+        let files = try await recorder.stop()
+        #expect(files.count == 2)
+        for file in files { #expect(try Self.playsToTheEnd(file.path).codecs == ["opus"]) }
+    }
+}
+
+/// `frames` 20 ms frames of a tone, then the end.
+struct FiniteTone: MediaSource, Sendable {
+    var tone: ToneGenerator
+    var frames: Int
+
+    init(frequency: Double, frames: Int) {
+        tone = ToneGenerator(frequency: frequency, amplitude: 0.3)
+        self.frames = frames
+    }
+
+    mutating func readFrame() -> AudioFrame? {
+        guard frames > 0 else { return nil }
+        frames -= 1
+        return tone.nextFrame()
+    }
+}
