@@ -1,6 +1,8 @@
 import SwiftRTCCodecs
 
-/// Records 48 kHz ``AudioFrame``s to a WAV file (PCM 16-bit, mono or stereo).
+/// Records 48 kHz ``AudioFrame``s to a WAV file (PCM 16-bit, mono or stereo), at 48 kHz or
+/// at the rate the file is made for (16 kHz for speech-to-text...): frames of another rate
+/// or channel count than the file's are converted with ``AudioResampler``.
 ///
 /// Crash-safe: a complete 44-byte header goes out before any audio, and its RIFF and data
 /// sizes are rewritten every `headerUpdateInterval` of audio and on ``close()``, so a file
@@ -15,6 +17,10 @@ import SwiftRTCCodecs
 public final class WAVWriter {
     /// 1 or 2.
     public let channels: Int
+    /// The file's sample rate.
+    public let sampleRate: Int
+    /// Converts frames whose format is not the file's (made for the first such frame).
+    private var converter: AudioResampler?
     private let file: MediaOutputFile
     private let headerUpdateBytes: Int
     private var bytesSinceUpdate = 0
@@ -24,12 +30,16 @@ public final class WAVWriter {
 
     static let headerSize = 44
 
-    /// Creates (truncating) the file at `path` and writes its header.
-    public init(path: String, channels: Int, trimming: SilenceTrimming? = nil, headerUpdateInterval: Duration = .seconds(1)) throws(MediaFileError) {
+    /// Creates (truncating) the file at `path` for `channels` channels at `sampleRate` (one of
+    /// ``AudioResampler/supportedRates``) and writes its header.
+    public init(path: String, channels: Int, sampleRate: Int = AudioFrame.sampleRate, trimming: SilenceTrimming? = nil,
+                headerUpdateInterval: Duration = .seconds(1)) throws(MediaFileError) {
         guard channels == 1 || channels == 2 else { throw .invalidField(format: "WAV", offset: 22, field: "channel count", value: "\(channels)") }
+        guard AudioResampler.supportedRates.contains(sampleRate) else { throw .invalidField(format: "WAV", offset: 24, field: "sample rate", value: "\(sampleRate)") }
         self.channels = channels
+        self.sampleRate = sampleRate
         let seconds = Double(headerUpdateInterval.components.seconds) + Double(headerUpdateInterval.components.attoseconds) / 1e18
-        headerUpdateBytes = max(1, Int(seconds * Double(AudioFrame.sampleRate))) * channels * 2
+        headerUpdateBytes = max(1, Int(seconds * Double(sampleRate))) * channels * 2
         if let trimming {
             self.trimming = (trimming, VoiceActivityDetector(), LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000))
         }
@@ -37,10 +47,10 @@ public final class WAVWriter {
         try file.append(header(dataSize: 0))
     }
 
-    /// Appends a frame (its channel count must match the writer's).
+    /// Appends a frame (converted to the file's rate and channels when they differ).
     public func write(_ frame: AudioFrame) throws(MediaFileError) {
         guard file.isOpen else { throw .unusable(format: "WAV", reason: "writer is closed") }
-        guard frame.channels == channels else { throw .unusable(format: "WAV", reason: "frame has \(frame.channels) channels, file has \(channels)") }
+        guard (1 ... 2).contains(frame.channels) else { throw .unusable(format: "WAV", reason: "frame has \(frame.channels) channels") }
         guard var trimming else { return try append(frame) }
         let speech = trimming.detector.isSpeech(frame)
         let released = trimming.gate.admit(frame, samples: frame.samplesPerChannel, isSpeech: speech)
@@ -52,8 +62,9 @@ public final class WAVWriter {
     /// Writes the final sizes (after cutting trailing silence when trimming) and closes the file.
     public func close() throws(MediaFileError) {
         guard file.isOpen else { return }
+        if let tail = converter?.flush(), !tail.isEmpty { try file.append(tail.littleEndianBytes) }
         if let trimming {
-            let keep = speechEnd + trimming.settings.postRollMilliseconds * AudioFrame.sampleRate / 1000 * channels * 2
+            let keep = speechEnd + trimming.settings.postRollMilliseconds * sampleRate / 1000 * channels * 2
             if keep < file.size { try file.truncate(to: keep) }
         }
         try updateHeader()
@@ -63,7 +74,19 @@ public final class WAVWriter {
     deinit { try? close() }
 
     private func append(_ frame: AudioFrame) throws(MediaFileError) {
-        let bytes = frame.samples.littleEndianBytes
+        var samples = frame.samples
+        if sampleRate != AudioFrame.sampleRate || frame.channels != channels {
+            if converter?.input.channels != frame.channels {
+                do {
+                    converter = try AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: frame.channels),
+                                                   to: PCMFormat(sampleRate: sampleRate, channels: channels))
+                } catch {
+                    throw .unusable(format: "WAV", reason: "\(error)")
+                }
+            }
+            samples = converter?.convert(frame.samples) ?? []
+        }
+        let bytes = samples.littleEndianBytes
         try file.append(bytes)
         bytesSinceUpdate += bytes.count
         if bytesSinceUpdate >= headerUpdateBytes { try updateHeader() }
@@ -79,7 +102,7 @@ public final class WAVWriter {
         header.reserveCapacity(Self.headerSize)
         header.appendASCII("RIFF"); header.appendLE32(UInt32(truncatingIfNeeded: 36 + dataSize)); header.appendASCII("WAVE")
         header.appendASCII("fmt "); header.appendLE32(16); header.appendLE16(1); header.appendLE16(UInt16(channels))
-        header.appendLE32(UInt32(AudioFrame.sampleRate)); header.appendLE32(UInt32(AudioFrame.sampleRate * channels * 2))
+        header.appendLE32(UInt32(sampleRate)); header.appendLE32(UInt32(sampleRate * channels * 2))
         header.appendLE16(UInt16(channels * 2)); header.appendLE16(16)
         header.appendASCII("data"); header.appendLE32(UInt32(truncatingIfNeeded: dataSize))
         return header

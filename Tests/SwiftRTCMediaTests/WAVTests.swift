@@ -122,3 +122,25 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     #expect(reader.readFrame() == frame)
     #expect(reader.readFrame() == nil)
 }
+
+/// A 48 kHz stereo call written as a 16 kHz mono WAV (speech-to-text's format): the header
+/// says 16 kHz mono, the length is the audio's, the tone keeps its frequency, and ffprobe
+/// agrees.
+@Test func wavWriterConvertsToTheFilesRateAndChannels() async throws {
+    let path = try temporaryDirectory() + "/speech-16k.wav"
+    var tone = ToneGenerator(frequency: 700, amplitude: 0.3, channels: 2)
+    let writer = try WAVWriter(path: path, channels: 1, sampleRate: 16_000)
+    for _ in 0 ..< 50 { try writer.write(tone.nextFrame()) }
+    try writer.close()
+    var reader = try WAVReader(path: path)
+    #expect(reader.format == PCMFormat(sampleRate: 16_000, channels: 1))
+    #expect(abs(reader.sampleCount - 48_000) <= 48, "1 s at 16 kHz, read back as 48 kHz samples: \(reader.sampleCount)")
+    var samples: [Double] = []
+    while let frame = reader.readFrame() { samples += frame.samples.map(Double.init) }
+    let middle = Array(samples[4_800 ..< 43_200])
+    var crossings = 0
+    for i in 1 ..< middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
+    #expect(abs(Double(crossings) / 2 / 0.8 - 700) < 3)
+    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=sample_rate,channels", "-of", "csv=p=0", path])
+    #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "16000,1")
+}
