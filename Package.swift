@@ -129,6 +129,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // MARK: Examples: five bots of a few lines each (Examples/README.md)
+        .executableTarget(name: "recorder-bot", dependencies: ["SwiftRTC"], path: "Examples/recorder-bot"),
+        .executableTarget(name: "announcer-bot", dependencies: ["SwiftRTC"], path: "Examples/announcer-bot"),
+        .executableTarget(name: "transcriber-tap", dependencies: ["SwiftRTC"], path: "Examples/transcriber-tap"),
+        .executableTarget(name: "whip-publisher", dependencies: ["SwiftRTC"], path: "Examples/whip-publisher"),
+        .executableTarget(name: "call-responder", dependencies: ["SwiftRTC"], path: "Examples/call-responder"),
+
         // MARK: Benchmarks
         .executableTarget(name: "CodecsBenchmarks", dependencies: [
             "SwiftRTCCodecs", "SwiftRTCRTP", "COpus", .product(name: "Benchmark", package: "benchmark"),
@@ -213,7 +220,11 @@ let package = Package(
             "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
             "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
         ]),
-        .testTarget(name: "callbotTests", dependencies: ["SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport"]),
+        // The example bots run as processes too (ExampleBotsTests): listed so that they are built.
+        .testTarget(name: "callbotTests", dependencies: [
+            "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport",
+            "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder",
+        ]),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.

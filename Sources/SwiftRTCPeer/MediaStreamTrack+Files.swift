@@ -41,6 +41,16 @@ extension MediaStreamTrack {
     }
 }
 
+extension MediaStreamTrack {
+    /// The kinds of track `path` can be played into (``play(file:loop:)``): audio for WAV and
+    /// Ogg Opus, video for IVF and Y4M, those a WebM has tracks of.
+    public static func kinds(inFile path: String) throws(MediaFileError) -> Set<MediaKind> {
+        let format = try MediaFileKind(path: path)
+        guard format == .webm else { return format.kinds }
+        return Set(try WebMReader.tracks(in: path).map { $0 == .audio ? MediaKind.audio : .video })
+    }
+}
+
 /// The media files a track plays, told by their first bytes.
 enum MediaFileKind {
     case wav, oggOpus, ivf, y4m, webm

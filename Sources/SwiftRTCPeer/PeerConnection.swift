@@ -46,8 +46,17 @@ public actor PeerConnection {
         /// The DTLS certificate; one is generated per connection if nil.
         public var certificate: DtlsCertificate?
         /// Where to gather host candidates: IP literals or interface names. Empty means
-        /// every interface except loopback; give `127.0.0.1` for loopback.
+        /// every interface except loopback; give `127.0.0.1` for loopback, or
+        /// ``gatherAddresses(toReach:)``.
         public var gatherAddresses: [String]
+
+        /// Where to gather host candidates to reach a server at `host` (a WHIP endpoint, a
+        /// signaling server's peers): loopback for a loopback host (libnice gathers there
+        /// only when asked), every interface otherwise.
+        public static func gatherAddresses(toReach host: String) -> [String] {
+            let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+            return loopback ? ["127.0.0.1"] : []
+        }
         /// ICE check pacing (Ta); decides connect time.
         public var checkPacing: Duration
         /// The transport threads the connection's ICE agent runs on.

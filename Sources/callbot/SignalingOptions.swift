@@ -53,7 +53,7 @@ struct SignalingOptions: ParsableArguments {
     }
 
     /// Where calls gather candidates: loopback for a server on loopback, else every interface.
-    var gatherAddresses: [String] { Whip.gatherAddresses(forHost: url?.host ?? "") }
+    var gatherAddresses: [String] { PeerConnection.Configuration.gatherAddresses(toReach: url?.host ?? "") }
 }
 
 /// `--record DIR --record-option OPTION`.

@@ -49,7 +49,7 @@ struct Whip: AsyncParsableCommand {
         let started = ContinuousClock.now
         let connection = try PeerConnection(configuration: bandwidth.apply(to: PeerConnection.Configuration(
             iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
-            gatherAddresses: Self.gatherAddresses(forHost: endpoint.host ?? ""))))
+            gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? ""))))
         let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
                                         statsInterval: .seconds(options.statsInterval), label: "")
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
@@ -109,13 +109,6 @@ struct Whip: AsyncParsableCommand {
             group.cancelAll()
             return first
         }
-    }
-
-    /// Where to gather host candidates to reach `host`: loopback for a loopback host (libnice
-    /// gathers there only when asked), every interface otherwise.
-    static func gatherAddresses(forHost host: String) -> [String] {
-        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-        return loopback ? ["127.0.0.1"] : []
     }
 }
 

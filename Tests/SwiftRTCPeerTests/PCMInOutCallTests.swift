@@ -87,3 +87,19 @@ import Testing
         Int(await pc.stats().first(.outboundRTP, kind: "audio")?.number("framesEncoded") ?? -1)
     }
 }
+
+/// `StatsReport` as JSON in the shape of W3C `getStats()`, and back.
+@Test func statsReportsRoundTripThroughJSON() throws {
+    var outbound = StatsReport.Stats(id: "OT-1", type: .outboundRTP)
+    outbound["packetsSent"] = .int(512)
+    outbound["targetBitrate"] = .double(301_500.5)
+    outbound["kind"] = .string("video")
+    let report = StatsReport(timestamp: 1234.5, stats: ["OT-1": outbound])
+    let json = try JSONEncoder().encode(report)
+    let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    let stats = try #require((object["stats"] as? [String: Any])?["OT-1"] as? [String: Any])
+    #expect(stats["type"] as? String == "outbound-rtp" && stats["packetsSent"] as? Int == 512 && stats["kind"] as? String == "video")
+    let back = try JSONDecoder().decode(StatsReport.self, from: json)
+    #expect(back.timestamp == 1234.5)
+    #expect(back.stats["OT-1"]?.values == outbound.values && back.stats["OT-1"]?.type == .outboundRTP)
+}

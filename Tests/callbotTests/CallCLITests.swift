@@ -13,13 +13,21 @@ import Testing
         let stdout: URL
         let stderr: URL
 
-        init(_ arguments: [String]) throws {
+        /// Runs callbot, or another built `executable` (an example bot), in `folder`, its output
+        /// line-buffered (through `stdbuf -oL`, as for a terminal).
+        init(_ arguments: [String], executable: URL = Callbot.executable, folder: URL? = nil) throws {
             stdout = ServeCLITests.folder.appendingPathComponent("bot-\(UUID().uuidString.prefix(8)).out")
             stderr = stdout.deletingPathExtension().appendingPathExtension("err")
             _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
             _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-            process.executableURL = Callbot.executable
-            process.arguments = arguments
+            if executable == Callbot.executable {
+                process.executableURL = executable
+                process.arguments = arguments
+            } else {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+                process.arguments = ["-oL", executable.path] + arguments
+            }
+            if let folder { process.currentDirectoryURL = folder }
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)
             process.standardInput = FileHandle.nullDevice

@@ -4,13 +4,16 @@ import Testing
 
 /// Runs the built `callbot` executable, as a user would.
 enum Callbot {
-    static var executable: URL {
-        // The test bundle sits in the build products folder, beside the executable.
+    static var executable: URL { product("callbot") }
+
+    /// A built executable of the package (callbot, an example bot).
+    static func product(_ name: String) -> URL {
+        // The test bundle sits in the build products folder, beside the executables.
         var url = Bundle.main.bundleURL
-        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("callbot").path) {
+        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
             url.deleteLastPathComponent()
         }
-        return url.appendingPathComponent("callbot")
+        return url.appendingPathComponent(name)
     }
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
