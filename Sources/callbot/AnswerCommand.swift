@@ -29,6 +29,7 @@ struct AnswerCommand: AsyncParsableCommand {
     var userInfo: [String] = []
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
+    @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
     @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when the others leave).", valueName: "SECONDS"))
     var duration: Double?
@@ -45,7 +46,7 @@ struct AnswerCommand: AsyncParsableCommand {
         global.apply()
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
-        let configuration = CallConfiguration(iceServers: try ice.servers(), gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel)
+        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel)
         let client = CallClient(channel: channel, configuration: configuration)
         let clientEvents = await client.events()
         printLine("READY \(channel.userID)")
@@ -86,6 +87,8 @@ struct AnswerCommand: AsyncParsableCommand {
         do {
             try await session.acceptCall(userInfo: info)
             printLine("answer: accepted")
+            let items = (try? call.items()) ?? [:]
+            if !items.isEmpty { await session.updateCustomItems(items) }
         } catch {
             printLine("answer: cannot accept: \(error)")
         }

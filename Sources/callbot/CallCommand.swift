@@ -29,6 +29,7 @@ struct CallCommand: AsyncParsableCommand {
     var dialingInterval: Double = 5
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
+    @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
     @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when interrupted or everyone left).", valueName: "SECONDS"))
     var duration: Double?
@@ -49,10 +50,8 @@ struct CallCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
         printLine("call: logged in as \(channel.userID)")
-        let configuration = CallConfiguration(
-            iceServers: try ice.servers(), gatherAddresses: signaling.gatherAddresses,
-            dialingTimeInterval: .milliseconds(Int(dialingInterval * 1000)), answerTimeInterval: .milliseconds(Int(answerTimeout * 1000)),
-            logLevel: global.logLevel)
+        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel,
+                                                   dialing: dialingInterval, answer: answerTimeout)
         let client = CallClient(channel: channel, configuration: configuration)
         let session = try await client.createSession(opponents: users, conferenceType: audioOnly ? .audio : .video)
         let events = await session.events()
@@ -63,6 +62,8 @@ struct CallCommand: AsyncParsableCommand {
         if media.noVideo { session.localVideoTrack?.isEnabled = false }
         try await session.startCall(userInfo: try SessionPrinter.userInfo(userInfo))
         printLine("call: calling \(users.joined(separator: ",")) in session \(session.id)")
+        let items = try call.items()
+        if !items.isEmpty { await session.updateCustomItems(items) }
 
         let printer = SessionPrinter(prefix: "call", statsInterval: statsInterval, record: record)
         let following = Task { await printer.follow(session, events: events) }

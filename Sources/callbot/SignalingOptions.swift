@@ -135,11 +135,11 @@ struct SessionPrinter: Sendable {
     }
 
     /// `KEY=VALUE` arguments as a dictionary.
-    static func userInfo(_ pairs: [String]) throws -> [String: String] {
+    static func userInfo(_ pairs: [String], option: String = "--user-info") throws -> [String: String] {
         var info: [String: String] = [:]
         for pair in pairs {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw ValidationError("--user-info '\(pair)': expected KEY=VALUE")
+                throw ValidationError("\(option) '\(pair)': expected KEY=VALUE")
             }
             info[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }

@@ -1,0 +1,31 @@
+import ArgumentParser
+import SwiftRTC
+
+/// What `call` and `answer` set on their call sessions beyond media: the ICE policy
+/// (`--relay-only` of ``IceOptions``), bandwidth caps, how long a connection may stay
+/// disconnected, and custom items.
+struct CallSessionOptions: ParsableArguments {
+    @OptionGroup var bandwidth: BandwidthOptions
+
+    @Option(help: ArgumentHelp("Seconds a connection may stay disconnected before the call gives up on it (at least 10).", valueName: "SECONDS"))
+    var disconnectTimeout: Double = 30
+
+    @Option(name: .customLong("custom-item"), help: ArgumentHelp("A custom item of the call, set once the call starts (or is accepted); repeatable.", valueName: "KEY=VALUE"))
+    var customItems: [String] = []
+
+    func validate() throws {
+        guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else { throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds") }
+        _ = try items()
+    }
+
+    /// The custom items as a dictionary.
+    func items() throws -> [String: String] { try SessionPrinter.userInfo(customItems, option: "--custom-item") }
+
+    /// The call configuration of these options with the ICE servers and policy of `ice`.
+    func configuration(ice: IceOptions, gatherAddresses: [String], logLevel: LogLevel, dialing: Double = 5, answer: Double = 45) throws -> CallConfiguration {
+        CallConfiguration(iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all, gatherAddresses: gatherAddresses,
+                          audioBandwidthCap: bandwidth.maxAudioKbps, videoBandwidthCap: bandwidth.maxVideoKbps,
+                          dialingTimeInterval: .milliseconds(Int(dialing * 1000)), answerTimeInterval: .milliseconds(Int(answer * 1000)),
+                          disconnectTimeInterval: .milliseconds(Int(disconnectTimeout * 1000)), logLevel: logLevel)
+    }
+}
