@@ -10,8 +10,9 @@ struct AnswerCommand: AsyncParsableCommand {
         commandName: "answer",
         abstract: "Answer calls from a signaling server: accept (after a delay) or reject; media, live stats, recording.",
         discussion: """
-        Prints READY USER once logged in. Handles --calls calls (default 1), then exits 0; \
-        SIGINT/SIGTERM hangs up and exits.
+        Prints READY USER once logged in. Takes --calls calls (default 1); a call that comes in \
+        during another is rejected as busy. Exits 0 when every call taken ended completed, 1 \
+        otherwise; SIGINT/SIGTERM hangs up and exits.
         """
     )
 
@@ -52,32 +53,48 @@ struct AnswerCommand: AsyncParsableCommand {
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
         let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record)
-        let work = Task {
-            var handled = 0
-            for await event in clientEvents {
-                guard case .incomingSession(let session, let callerInfo) = event else { continue }
-                printLine("answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))")
-                handled += 1
-                if mode == .reject {
-                    try? await session.rejectCall(userInfo: info)
-                    printLine("answer: rejected")
-                } else {
-                    await answer(session, info: info, printer: printer)
+        // Each call is answered in a task of its own, so that a call coming in during another
+        // one is rejected as busy (the library says so: this user is in a call) rather than
+        // queued; once --calls calls are taken, later ones are refused as busy until those
+        // have ended, and then the command exits.
+        let taken = TakenCalls()
+        let work = Task { () -> Bool in
+            let (allTaken, signal) = AsyncStream.makeStream(of: Void.self)
+            let listener = Task {
+                for await event in clientEvents {
+                    guard case .incomingSession(let session, let callerInfo) = event else { continue }
+                    printLine("answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))")
+                    let inCall = await client.activeSession() != nil
+                    let count = await taken.count
+                    if mode == .reject || count >= calls || inCall {
+                        try? await session.rejectCall(userInfo: info)
+                        printLine("answer: rejected\(mode == .accept ? " (busy)" : "")")
+                        if mode == .reject { await taken.add(Task { nil }) }
+                    } else {
+                        await taken.add(Task { await answer(session, info: info, printer: printer) })
+                    }
+                    if await taken.count >= calls { signal.yield() }
                 }
-                if handled >= calls { return }
             }
+            for await _ in allTaken { break }
+            let completed = await taken.allCompleted()
+            listener.cancel()
+            return completed
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await signals.wait(upTo: nil) }
+        let completed = await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await signals.wait(upTo: nil); return nil }
             group.addTask { await work.value }
-            await group.next()
+            let first = await group.next() ?? nil
             group.cancelAll()
+            return first
         }
         work.cancel()
         await client.disconnect()
+        if completed == false { throw ExitCode(1) }
     }
 
-    private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async {
+    /// Accepts `session` and follows it to its end; returns how it ended.
+    private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async -> CallRecord? {
         let events = await session.events()
         if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
@@ -101,12 +118,32 @@ struct AnswerCommand: AsyncParsableCommand {
             await session.hangUp(userInfo: ["reason": "duration"])
         }
         let following = Task { await printer.follow(session, events: events) }
-        await withTaskCancellationHandler {
-            _ = await following.value
+        let record = await withTaskCancellationHandler {
+            await following.value
         } onCancel: {
             Task { await session.hangUp(userInfo: ["reason": "signal"]) }
         }
         hangUp.cancel()
         local.stop()
+        return record
+    }
+}
+
+/// The calls `answer` took, each followed in its own task to its end.
+actor TakenCalls {
+    private var calls: [Task<CallRecord?, Never>] = []
+
+    var count: Int { calls.count }
+
+    func add(_ call: Task<CallRecord?, Never>) { calls.append(call) }
+
+    /// Waits for every call taken to end; whether each ended completed (a rejected one counts
+    /// as done, not failed).
+    func allCompleted() async -> Bool {
+        var completed = true
+        for call in calls {
+            if let record = await call.value, record.result != .completed { completed = false }
+        }
+        return completed
     }
 }

@@ -49,3 +49,47 @@ import TransportTestSupport
         #expect(items.status != 0 && items.stderr.contains("--custom-item 'novalue': expected KEY=VALUE"), "\(items.stderr)")
     }
 }
+
+extension CallSessionCLITests {
+    static func threeUsers() async throws -> (ServeCLITests.Server, String) {
+        let tokens = try ServeCLITests.write("three-tokens-\(UUID().uuidString.prefix(8)).txt",
+                                             "alice:alice-token-0123456789\nbob:bob-token-0123456789\ncarol:carol-token-0123456789\n")
+        let server = try ServeCLITests.Server(["--port", "0", "--tokens", tokens])
+        return (server, try await server.ready().absoluteString)
+    }
+
+    /// A call coming in while `answer` is in one is rejected as busy (the caller's call ends
+    /// `busy`, exit 1), and the call taken goes on to its end (exit 0).
+    @Test func aSecondCallIsRejectedAsBusy() async throws {
+        let (server, url) = try await Self.threeUsers()
+        defer { Task { _ = try? await server.terminate() } }
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--stats-interval", "10", "--no-video"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let alice = try Background(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--duration", "5", "--stats-interval", "10"])
+        #expect(await alice.wait(for: "call: connected with bob"), "\(alice.output)")
+        let carol = try await Callbot.run(["call", "bob", "--server", url, "--token", "carol-token-0123456789", "--audio-only", "--stats-interval", "10"])
+        #expect(carol.status == 1 && carol.stdout.contains("call: bob rejected (busy)") && carol.stdout.contains("call: ended busy"),
+                "\(carol.stdout)\n\(carol.stderr)\nbob: \(bob.output)")
+        #expect(await alice.exit() == 0, "\(alice.output)")
+        #expect(await bob.exit() == 0 && bob.output.contains("answer: rejected (busy)"), "\(bob.output)")
+    }
+
+    /// The caller vanishes mid-call (SIGKILL): the server reports her gone, the call ends
+    /// `connection_lost`, and `answer` exits 1.
+    @Test func aCallThatFailsMakesAnswerExitWithFailure() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--stats-interval", "30", "--no-video"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let alice = try Background(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--stats-interval", "30"])
+        #expect(await alice.wait(for: "call: connected with bob"), "\(alice.output)")
+        let killed = ContinuousClock.now
+        kill(alice.process.processIdentifier, SIGKILL)
+        let status = await bob.exit(timeout: .seconds(40))
+        let after = ContinuousClock.now - killed
+        let ended = bob.output.split(separator: "\n").first { $0.hasPrefix("answer: ended ") } ?? ""
+        print("answer after the caller vanished: \(ended), exit \(status.map(String.init) ?? "none") after \(after)")
+        #expect(status == 1, "\(bob.output)")
+        #expect(ended.hasPrefix("answer: ended connection_lost"), "\(bob.output)")
+    }
+}
