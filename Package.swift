@@ -18,9 +18,16 @@ let package = Package(
     name: "SwiftRTC",
     platforms: [.macOS(.v15)],
     products: [
+        // Everything (`import SwiftRTC`), or a layer and what it stands on: a WHIP bot takes
+        // SwiftRTCPeer and SwiftRTCSignaling, and no signaling server comes with either.
         .library(name: "SwiftRTC", targets: ["SwiftRTC"]),
         .library(name: "SwiftRTCSDP", targets: ["SwiftRTCSDP"]),
         .library(name: "SwiftRTCRTP", targets: ["SwiftRTCRTP"]),
+        .library(name: "SwiftRTCCodecs", targets: ["SwiftRTCCodecs"]),
+        .library(name: "SwiftRTCMedia", targets: ["SwiftRTCMedia"]),
+        .library(name: "SwiftRTCPeer", targets: ["SwiftRTCPeer"]),
+        .library(name: "SwiftRTCSignaling", targets: ["SwiftRTCSignaling"]),
+        .library(name: "SwiftRTCCalls", targets: ["SwiftRTCCalls"]),
         .library(name: "SwiftRTCSignalingServer", targets: ["SwiftRTCSignalingServer"]),
         .executable(name: "callbot", targets: ["callbot"]),
     ],
