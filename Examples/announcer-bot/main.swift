@@ -8,9 +8,8 @@
 import Foundation
 import SwiftRTC
 
-let (server, token, user, file) = (URL(string: CommandLine.arguments[1])!, CommandLine.arguments[2], CommandLine.arguments[3], CommandLine.arguments[4])
-let channel = try await WebSocketSignalingChannel.connect(to: server, token: token)
-let client = CallClient(channel: channel, configuration: CallConfiguration(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: server.host!)))
+let (user, file) = (CommandLine.arguments[3], CommandLine.arguments[4])
+let client = try await CallClient.connect(to: URL(string: CommandLine.arguments[1])!, token: CommandLine.arguments[2])
 let session = try await client.createSession(opponents: [user], conferenceType: .audio)
 let events = await session.events()
 try await session.startCall()

@@ -8,10 +8,8 @@
 import Foundation
 import SwiftRTC
 
-let server = URL(string: CommandLine.arguments[1])!
-let channel = try await WebSocketSignalingChannel.connect(to: server, token: CommandLine.arguments[2])
-let configuration = CallConfiguration(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: server.host!), statsInterval: .seconds(1))
-let client = CallClient(channel: channel, configuration: configuration)
+let client = try await CallClient.connect(to: URL(string: CommandLine.arguments[1])!, token: CommandLine.arguments[2],
+                                          configuration: CallConfiguration(statsInterval: .seconds(1)))
 print("READY")
 for await case .incomingSession(let session, _) in await client.events() {
     let events = await session.events()

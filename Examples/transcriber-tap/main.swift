@@ -8,9 +8,7 @@
 import Foundation
 import SwiftRTC
 
-let server = URL(string: CommandLine.arguments[1])!
-let channel = try await WebSocketSignalingChannel.connect(to: server, token: CommandLine.arguments[2])
-let client = CallClient(channel: channel, configuration: CallConfiguration(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: server.host!)))
+let client = try await CallClient.connect(to: URL(string: CommandLine.arguments[1])!, token: CommandLine.arguments[2])
 print("READY")
 for await case .incomingSession(let session, _) in await client.events() {
     let events = await session.events()

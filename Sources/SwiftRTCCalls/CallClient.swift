@@ -39,7 +39,6 @@ public actor CallClient {
         self.channel = channel
         self.configuration = configuration
         self.clock = clock
-        SwiftRTCLogging.level = configuration.logLevel
         let messages = channel.messages
         // Runs until the channel's messages finish (``disconnect()`` closes the channel).
         Task { [weak self] in
@@ -192,5 +191,21 @@ extension CallSession {
         setState(.pending)
         setUserState(initiator, .pending)
         for user in opponents where user != currentUser { setUserState(user, .pending) }
+    }
+}
+
+extension CallClient {
+    /// Connects to a signaling server (`ws://` or `wss://`) and logs in with `token`
+    /// (``WebSocketSignalingChannel/connect(to:token:timeout:trust:)``): a client for that
+    /// user, in one line. Unless `configuration` says where, host candidates are gathered
+    /// where the server's users can be reached (loopback for a server on loopback).
+    public static func connect(to server: URL, token: String, configuration: CallConfiguration = CallConfiguration(),
+                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> CallClient {
+        let channel = try await WebSocketSignalingChannel.connect(to: server, token: token, trust: trust)
+        var configuration = configuration
+        if configuration.gatherAddresses.isEmpty {
+            configuration.gatherAddresses = PeerConnection.Configuration.gatherAddresses(toReach: server.host ?? "")
+        }
+        return CallClient(channel: channel, configuration: configuration)
     }
 }

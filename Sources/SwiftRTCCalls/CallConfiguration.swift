@@ -32,8 +32,6 @@ public struct CallConfiguration: Sendable {
     public var disconnectTimeInterval: Duration { didSet { disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval) } }
     /// How often stats reports are made per user, or nil for none.
     public var statsInterval: Duration?
-    /// The library's log level.
-    public var logLevel: LogLevel
 
     /// The audio codecs.
     public enum AudioCodec: String, Sendable, Hashable, CaseIterable { case opus }
@@ -53,8 +51,7 @@ public struct CallConfiguration: Sendable {
                 preferredAudioCodec: AudioCodec = .opus, preferredVideoCodec: VideoCodec = .vp8,
                 audioBandwidthCap: Int? = nil, videoBandwidthCap: Int? = nil,
                 dialingTimeInterval: Duration = .seconds(5), answerTimeInterval: Duration = .seconds(45),
-                disconnectTimeInterval: Duration = .seconds(30), statsInterval: Duration? = nil,
-                logLevel: LogLevel = .basic) {
+                disconnectTimeInterval: Duration = .seconds(30), statsInterval: Duration? = nil) {
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy
         self.gatherAddresses = gatherAddresses
@@ -66,7 +63,6 @@ public struct CallConfiguration: Sendable {
         self.answerTimeInterval = max(answerTimeInterval, Self.minimumAnswerTimeInterval)
         self.disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval)
         self.statsInterval = statsInterval
-        self.logLevel = logLevel
     }
 
     var peerConfiguration: PeerConnection.Configuration {

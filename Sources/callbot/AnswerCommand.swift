@@ -47,7 +47,7 @@ struct AnswerCommand: AsyncParsableCommand {
         global.apply()
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
-        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel)
+        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses)
         let client = CallClient(channel: channel, configuration: configuration)
         let clientEvents = await client.events()
         printLine("READY \(channel.userID)")

@@ -50,7 +50,7 @@ struct CallCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
         printLine("call: logged in as \(channel.userID)")
-        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses, logLevel: global.logLevel,
+        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses,
                                                    dialing: dialingInterval, answer: answerTimeout)
         let client = CallClient(channel: channel, configuration: configuration)
         let session = try await client.createSession(opponents: users, conferenceType: audioOnly ? .audio : .video)

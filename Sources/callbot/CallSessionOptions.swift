@@ -22,10 +22,10 @@ struct CallSessionOptions: ParsableArguments {
     func items() throws -> [String: String] { try SessionPrinter.userInfo(customItems, option: "--custom-item") }
 
     /// The call configuration of these options with the ICE servers and policy of `ice`.
-    func configuration(ice: IceOptions, gatherAddresses: [String], logLevel: LogLevel, dialing: Double = 5, answer: Double = 45) throws -> CallConfiguration {
+    func configuration(ice: IceOptions, gatherAddresses: [String], dialing: Double = 5, answer: Double = 45) throws -> CallConfiguration {
         CallConfiguration(iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all, gatherAddresses: gatherAddresses,
-                          audioBandwidthCap: bandwidth.maxAudioKbps, videoBandwidthCap: bandwidth.maxVideoKbps,
+                          audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 }, videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
                           dialingTimeInterval: .milliseconds(Int(dialing * 1000)), answerTimeInterval: .milliseconds(Int(answer * 1000)),
-                          disconnectTimeInterval: .milliseconds(Int(disconnectTimeout * 1000)), logLevel: logLevel)
+                          disconnectTimeInterval: .milliseconds(Int(disconnectTimeout * 1000)))
     }
 }

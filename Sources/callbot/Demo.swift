@@ -41,8 +41,7 @@ struct Demo: AsyncParsableCommand {
         print("demo: signaling \(signaling.description) (users alice, bob)")
         let configuration = CallConfiguration(gatherAddresses: ["127.0.0.1"],
                                               audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
-                                              videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
-                                              logLevel: global.logLevel)
+                                              videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 })
         let alice = CallClient(channel: try await signaling.channel(for: "alice"), configuration: configuration)
         let bob = CallClient(channel: try await signaling.channel(for: "bob"), configuration: configuration)
 

@@ -15,7 +15,7 @@ import TransportTestSupport
     static func relayConfiguration(_ coturn: Coturn) throws -> CallConfiguration {
         CallConfiguration(iceServers: [try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)],
                           iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                          answerTimeInterval: .seconds(600), disconnectTimeInterval: .seconds(10), logLevel: .nothing)
+                          answerTimeInterval: .seconds(600), disconnectTimeInterval: .seconds(10))
     }
 
     /// Starts coturn and waits for it off the cooperative pool (the wait blocks).

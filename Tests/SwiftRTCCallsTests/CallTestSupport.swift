@@ -14,11 +14,11 @@ let testClock = CallClock.accelerated(by: 20)
 /// Loopback calls; stats every (accelerated) 2 s. Calls that are answered get 600 s (30 s at
 /// test speed) to answer: a loaded machine takes its time to set up a connection.
 let testConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                                          answerTimeInterval: .seconds(600), statsInterval: .seconds(2), logLevel: .nothing)
+                                          answerTimeInterval: .seconds(600), statsInterval: .seconds(2))
 
 /// The minimum answer timeout (500 ms at test speed), for calls nobody answers.
 let shortAnswerConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                                                 answerTimeInterval: .seconds(10), logLevel: .nothing)
+                                                 answerTimeInterval: .seconds(10))
 
 /// A bot: a call client on a hub channel, with every event it saw.
 final class Bot: Sendable {
