@@ -155,9 +155,10 @@ public actor CallClient {
     ///   - role: only calls made (`caller`) or received (`callee`); nil for both.
     ///   - result: only calls that ended this way.
     ///   - limit: at most this many (1...500; the server's default is 50).
-    public func callLog(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil) async throws -> [CallRecord] {
+    ///   - offset: after skipping this many newer ones (the next page: `offset + limit`).
+    public func callLog(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil, offset: Int? = nil) async throws -> [CallRecord] {
         let id = UUID().uuidString
-        let message = SignalingMessage(id: id, body: .callLogQuery(.init(role: role, result: result, limit: limit)))
+        let message = SignalingMessage(id: id, body: .callLogQuery(.init(role: role, result: result, limit: limit, offset: offset)))
         return try await withCheckedThrowingContinuation { continuation in
             queries[id] = continuation
             Task {

@@ -76,7 +76,7 @@ public final class InProcessSignalingHub: Sendable {
                 let role: CallRole? = record.caller == user ? .caller : record.callees.contains(user) ? .callee : nil
                 return role != nil && (query.role == nil || query.role == role) && (query.result == nil || query.result == record.result)
             }
-            let limited = Array(records.prefix(query.limit ?? SignalingLimits.defaultCallLogLimit))
+            let limited = Array(records.dropFirst(query.offset ?? 0).prefix(query.limit ?? SignalingLimits.defaultCallLogLimit))
             return sender.deliver(SignalingMessage(body: .callLog(.init(replyTo: replyTo, records: limited))))
         default:
             break

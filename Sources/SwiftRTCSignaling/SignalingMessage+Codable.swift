@@ -50,6 +50,9 @@ extension SignalingMessage: Codable {
             if let limit = query.limit, !(1...SignalingLimits.maxCallLogLimit).contains(limit) {
                 throw refuse([NumberKey("limit")], "\(limit), expected 1...\(SignalingLimits.maxCallLogLimit)")
             }
+            if let offset = query.offset, !(0...SignalingLimits.maxCallLogOffset).contains(offset) {
+                throw refuse([NumberKey("offset")], "\(offset), expected 0...\(SignalingLimits.maxCallLogOffset)")
+            }
         case .callLog(let log):
             for (index, record) in log.records.enumerated() {
                 let times: [(String, Date?)] = [("started", record.started), ("answered", record.answered), ("ended", record.ended)]
@@ -171,6 +174,9 @@ extension SignalingMessage {
         case .callLogQuery(let query):
             if let limit = query.limit, !(1...SignalingLimits.maxCallLogLimit).contains(limit) {
                 throw .invalidField(path: "limit", reason: "\(limit), expected 1...\(SignalingLimits.maxCallLogLimit)")
+            }
+            if let offset = query.offset, !(0...SignalingLimits.maxCallLogOffset).contains(offset) {
+                throw .invalidField(path: "offset", reason: "\(offset), expected 0...\(SignalingLimits.maxCallLogOffset)")
             }
         case .hello, .welcome, .offer, .answer, .candidate, .mediaSettings, .recording, .callLog, .error:
             break

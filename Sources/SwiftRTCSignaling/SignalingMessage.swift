@@ -299,7 +299,7 @@ extension SignalingBody {
         }
     }
 
-    /// `callLogQuery`: `{"role"?, "result"?, "limit"?}`.
+    /// `callLogQuery`: `{"role"?, "result"?, "limit"?, "offset"?}`.
     public struct CallLogQuery: Sendable, Hashable, Codable {
         /// Calls the user made (`caller`), received (`callee`), or both (absent).
         public var role: CallRole?
@@ -307,11 +307,15 @@ extension SignalingBody {
         public var result: CallEndResult?
         /// At most this many records, newest first (server default 50, at most 500).
         public var limit: Int?
+        /// Skip this many of the newest matching records first (paging: the next page's
+        /// offset is this one's plus its limit), at most ``SignalingLimits/maxCallLogOffset``.
+        public var offset: Int?
         /// A query.
-        public init(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil) {
+        public init(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil, offset: Int? = nil) {
             self.role = role
             self.result = result
             self.limit = limit
+            self.offset = offset
         }
     }
 
@@ -423,6 +427,8 @@ public enum SignalingLimits {
     public static let maxCallLogLimit = 500
     /// The call-log `limit` when the query has none.
     public static let defaultCallLogLimit = 50
+    /// The largest call-log `offset` (a deeper page is refused as malformed).
+    public static let maxCallLogOffset = 100_000
     /// The range of a candidate's `sdpMLineIndex`: an index into a description's `m=`
     /// sections, of which the SDP parser takes at most `RemoteInputLimits.maxMediaSections` (64).
     public static let mediaSectionIndexRange = 0...(RemoteInputLimits.maxMediaSections - 1)

@@ -229,9 +229,11 @@ public final class CallLogStore: Sendable {
     ///   - role: only calls the user made (`caller`) or received (`callee`); nil: both.
     ///   - result: only calls that ended this way; nil: any.
     ///   - limit: at most this many (clamped to 1...``SignalingLimits/maxCallLogLimit``).
+    ///   - offset: after skipping this many newer ones (clamped to 0...``SignalingLimits/maxCallLogOffset``).
     public func calls(of user: String, role: CallRole? = nil, result: CallEndResult? = nil,
-                      limit: Int = SignalingLimits.defaultCallLogLimit) async throws(CallLogError) -> [CallRecord] {
+                      limit: Int = SignalingLimits.defaultCallLogLimit, offset: Int = 0) async throws(CallLogError) -> [CallRecord] {
         let limit = min(max(limit, 1), SignalingLimits.maxCallLogLimit)
+        let offset = min(max(offset, 0), SignalingLimits.maxCallLogOffset)
         do {
             return try await database.read { db in
                 var conditions = ["p.user = ?", "c.ended IS NOT NULL"]
@@ -244,11 +246,11 @@ public final class CallLogStore: Sendable {
                     conditions.append("c.result = ?")
                     _ = arguments.append(contentsOf: [result.rawValue])
                 }
-                _ = arguments.append(contentsOf: [limit])
+                _ = arguments.append(contentsOf: [limit, offset])
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT c.* FROM call c JOIN callParticipant p ON p.callId = c.id
                     WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY c.ended DESC, c.rowid DESC LIMIT ?
+                    ORDER BY c.ended DESC, c.rowid DESC LIMIT ? OFFSET ?
                     """, arguments: arguments)
                 return try rows.map { row in try Self.record(from: row, db: db) }
             }

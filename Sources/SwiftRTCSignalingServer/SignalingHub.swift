@@ -209,7 +209,7 @@ actor SignalingHub {
     private func answer(_ query: SignalingBody.CallLogQuery, from user: String, messageID: String?, connection id: Int) async {
         do {
             var records = try await callLog.calls(of: user, role: query.role, result: query.result,
-                                                  limit: query.limit ?? SignalingLimits.defaultCallLogLimit)
+                                                  limit: query.limit ?? SignalingLimits.defaultCallLogLimit, offset: query.offset ?? 0)
             // An answer stays well under a client's frame limit: the oldest records give way.
             while records.count > 1,
                   SignalingMessage(body: .callLog(.init(replyTo: messageID, records: records))).jsonData().count > Self.maxCallLogReplyBytes {

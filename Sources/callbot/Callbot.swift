@@ -8,7 +8,7 @@ struct Callbot: AsyncParsableCommand {
         commandName: "callbot",
         abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP, plays and records media.",
         version: "callbot \(SwiftRTCInfo.version)",
-        subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self]
+        subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self, LogCommand.self]
     )
 }
 
