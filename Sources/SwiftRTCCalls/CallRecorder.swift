@@ -38,8 +38,12 @@ final class CallRecorder: Sendable {
     private let withVideo: Bool
     private let recordings = Mutex<[String: Recording]>([:])
     private let local: Task<URL?, Never>?
+    /// Told what failed when a file cannot be written (the session's ``CallSessionEvent/recordingFailed(reason:)``).
+    private let onFailure: @Sendable (String) -> Void
 
-    init(option: RecordingOption, folder: RecordingFolder, name: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool) {
+    init(option: RecordingOption, folder: RecordingFolder, name: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool,
+         onFailure: @escaping @Sendable (String) -> Void) {
+        self.onFailure = onFailure
         self.option = option
         self.folder = folder
         self.name = name
@@ -63,6 +67,7 @@ final class CallRecorder: Sendable {
                         if let packet = try? encoder?.encode(audio) { try writer?.write(packet) }
                     } catch {
                         SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
+                        onFailure("recording \(url?.path ?? base): \(error)")
                         return nil
                     }
                 }
@@ -93,6 +98,8 @@ final class CallRecorder: Sendable {
     func add(user: String, receiver: RTPReceiver) {
         guard receiver.kind == .audio || (withVideo && receiver.kind == .video) else { return }
         let encoded = receiver.encodedFrames()
+        // The file starts at a keyframe: ask for one rather than wait for the next.
+        if receiver.kind == .video { receiver.track.requestKeyframe() }
         recordings.withLock { recordings in
             if recordings[user] == nil {
                 let (frames, continuation) = AsyncStream.makeStream(of: EncodedFrame.self, bufferingPolicy: .bufferingNewest(256))
@@ -107,7 +114,7 @@ final class CallRecorder: Sendable {
 
     private func writer(for user: String, frames: AsyncStream<EncodedFrame>) -> Task<URL?, Never> {
         let base = Self.fileBase(name, user)
-        let (folder, withVideo) = (folder, withVideo)
+        let (folder, withVideo, onFailure) = (folder, withVideo, onFailure)
         return Task {
             var url: URL?
             do {
@@ -144,6 +151,7 @@ final class CallRecorder: Sendable {
                 return recorder == nil ? nil : url
             } catch {
                 SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
+                onFailure("recording \(url?.path ?? base): \(error)")
                 return nil
             }
         }

@@ -56,6 +56,17 @@ extension CallSession {
             await outbox(request)
             startDialing(link)
         }
+        await announceLocalState(to: opponents)
+    }
+
+    /// What was set before the call began, muted media and custom items, goes out with it
+    /// (later changes are sent as they are made).
+    func announceLocalState(to users: [String]) async {
+        let audio = localAudioTrack.isEnabled, video = localVideoTrack?.isEnabled
+        if !audio || video == false {
+            await message(to: users, .mediaSettings(.init(audioEnabled: audio, videoEnabled: video)))
+        }
+        if !items.isEmpty { await message(to: users, .customItems(.init(updated: items))) }
     }
 
     func startDialing(_ link: PeerLink) {
@@ -116,6 +127,7 @@ extension CallSession {
         await message(to: [initiator], .accept(.init(sdp: answer, userInfo: userInfo)))
         let others = opponents.filter { $0 != currentUser && userStates[$0].map { !$0.isFinal } ?? false }
         await message(to: others, .accept(.init(userInfo: userInfo)))
+        await announceLocalState(to: [initiator] + others)
         for user in joined.sorted() { await connectMesh(with: user) }
     }
 
@@ -179,10 +191,15 @@ extension CallSession {
             try? await links[sender]?.connection.addIceCandidate(
                 IceCandidateInit(candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex))
         case .mediaSettings(let settings):
+            var known = remoteMedia[sender] ?? RemoteMediaSettings()
+            if let audio = settings.audioEnabled { known.audioEnabled = audio }
+            if let video = settings.videoEnabled { known.videoEnabled = video }
+            remoteMedia[sender] = known
             emit(.remoteMediaSettingsChanged(user: sender, audioEnabled: settings.audioEnabled, videoEnabled: settings.videoEnabled))
         case .customItems(let change):
             apply(change, by: sender)
         case .recording(let recording):
+            remoteRecordings[sender] = recording.active ? recording.option : nil
             emit(.remoteRecordingChanged(user: sender, active: recording.active, option: recording.option))
         case .hello, .welcome, .callLogQuery, .callLog, .error:
             break

@@ -244,6 +244,21 @@ extension CallSession {
         await message(to: connectedParticipants, .customItems(.init(deleted: keys)))
     }
 
+    /// Removes every custom item of the call and tells the others.
+    public func deleteAllCustomItems() async {
+        await deleteCustomItems(items.keys.sorted())
+    }
+
+    // MARK: What the others said
+
+    /// Whether `user` sends audio and video, as they last said (both on until they say
+    /// otherwise; ``CallSessionEvent/remoteMediaSettingsChanged(user:audioEnabled:videoEnabled:)``
+    /// tells each change).
+    public func remoteMediaSettings(for user: String) -> RemoteMediaSettings { remoteMedia[user] ?? RemoteMediaSettings() }
+
+    /// How `user` is recording the call, or nil when they are not (as they last said).
+    public func remoteRecording(for user: String) -> RecordingOption? { remoteRecordings[user] }
+
     func apply(_ change: SignalingBody.CustomItems, by user: String) {
         items.merge(change.updated) { _, new in new }
         for key in change.deleted { items[key] = nil }

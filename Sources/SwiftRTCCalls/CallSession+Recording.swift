@@ -16,7 +16,9 @@ extension CallSession {
         let folder: RecordingFolder
         do { folder = try RecordingFolder(directory) } catch { throw .recording(error.description) }
         let recorder = CallRecorder(option: option, folder: folder, name: CallRecorder.recordingName(startedAt: Date()),
-                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video)
+                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video) { [weak self] reason in
+            Task { await self?.emit(.recordingFailed(reason: reason)) }
+        }
         self.recorder = recorder
         for link in links.values {
             for receiver in link.receivers { recorder.add(user: link.user, receiver: receiver) }

@@ -63,6 +63,9 @@ public actor CallSession {
     var startedAt = Date()
     var answeredAt: Date?
     var items: [String: String] = [:]
+    /// What each other participant said of their media and their recording.
+    var remoteMedia: [String: RemoteMediaSettings] = [:]
+    var remoteRecordings: [String: RecordingOption] = [:]
     var speaking: Set<String> = []
     var localHangUp = false
     /// Why users left, for the call record.

@@ -41,6 +41,9 @@ public enum CallSessionEvent: Sendable {
     case customItemsChanged(by: String, updated: [String: String], deleted: [String], items: [String: String])
     /// A user started or stopped recording the call.
     case remoteRecordingChanged(user: String, active: Bool, option: RecordingOption)
+    /// This side's recording could not write a file (`reason` names it and what failed); what
+    /// it wrote before stays playable, and the call goes on.
+    case recordingFailed(reason: String)
     /// The session ended; the record of the call.
     case ended(CallRecord)
 }
@@ -56,4 +59,18 @@ public enum CallClientEvent: Sendable {
     case signalingError(SignalingBody.ErrorReply)
     /// The signaling channel closed.
     case disconnected
+}
+
+/// What another participant said of the media they send (``CallSession/remoteMediaSettings(for:)``).
+public struct RemoteMediaSettings: Sendable, Hashable {
+    /// Whether they send audio (false: muted, silence comes).
+    public var audioEnabled = true
+    /// Whether they send video (false: black frames come).
+    public var videoEnabled = true
+
+    /// Both on, as until a participant says otherwise.
+    public init(audioEnabled: Bool = true, videoEnabled: Bool = true) {
+        self.audioEnabled = audioEnabled
+        self.videoEnabled = videoEnabled
+    }
 }

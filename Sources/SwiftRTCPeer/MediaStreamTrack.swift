@@ -94,7 +94,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     }
 
     /// Asks the sender of a remote video track for a keyframe (nothing for other tracks).
-    func requestKeyframe() {
+    package func requestKeyframe() {
         keyframeRequester.withLock { $0 }?()
     }
 

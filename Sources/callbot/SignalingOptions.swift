@@ -119,6 +119,7 @@ struct SessionPrinter: Sendable {
                 printLine("\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")")
             case .customItemsChanged(let by, _, _, let items): printLine("\(prefix): custom items by \(by): \(Self.text(items))")
             case let .remoteRecordingChanged(user, active, option): printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
+            case .recordingFailed(let reason): printLine("\(prefix): error: \(reason)")
             case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
             case .ended(let record):
                 for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }

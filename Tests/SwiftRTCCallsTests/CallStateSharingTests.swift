@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import SwiftRTCMedia
+import SwiftRTCSignaling
+@testable import SwiftRTCCalls
+
+/// What the mobile call SDKs lack, done: custom items and a mute set before dialing reach the
+/// callee, every item can be deleted at once, the other side's mute and recording are kept
+/// and read (not only seen as events), and a recording that cannot write its file says so
+/// as an event.
+@Suite(.serialized) struct CallStateSharingTests {
+    @Test func itemsAndMuteSetBeforeTheCallReachTheCallee() async throws {
+        let hub = InProcessSignalingHub()
+        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
+        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .video)
+        await alice.follow(outgoing)
+        playMedia(outgoing, frequency: 440)
+        await outgoing.updateCustomItems(["topic": "budget", "room": "7"])
+        await outgoing.setLocalAudioEnabled(false)
+        try await outgoing.startCall()
+        let (incoming, _) = try #require(await bob.incoming())
+        playMedia(incoming, frequency: 660)
+        try await incoming.acceptCall()
+        #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
+        #expect(await bob.wait(incoming, "items and mute") { _ in true })
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let items = await incoming.customItems, settings = await incoming.remoteMediaSettings(for: "alice")
+            if !items.isEmpty, !settings.audioEnabled { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await incoming.customItems == ["topic": "budget", "room": "7"])
+        #expect(await incoming.remoteMediaSettings(for: "alice") == RemoteMediaSettings(audioEnabled: false, videoEnabled: true))
+        #expect(await outgoing.remoteMediaSettings(for: "bob") == RemoteMediaSettings())
+
+        // Delete all, and the other side's recording as state.
+        await outgoing.deleteAllCustomItems()
+        #expect(await bob.wait(incoming, "deleted all") { events in
+            events.contains { if case .customItemsChanged("alice", [:], let deleted, [:]) = $0 { Set(deleted) == ["topic", "room"] } else { false } }
+        })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await incoming.startRecording(.remoteAudio, directory: directory)
+        #expect(await alice.wait(outgoing, "recording") { events in
+            events.contains { if case .remoteRecordingChanged("bob", true, .remoteAudio) = $0 { true } else { false } }
+        })
+        #expect(await outgoing.remoteRecording(for: "bob") == .remoteAudio)
+        _ = await incoming.stopRecording()
+        #expect(await alice.wait(outgoing, "recording stopped") { events in
+            events.contains { if case .remoteRecordingChanged("bob", false, _) = $0 { true } else { false } }
+        })
+        #expect(await outgoing.remoteRecording(for: "bob") == nil)
+        await outgoing.hangUp()
+        #expect(await bob.wait(incoming, "end") { $0.record != nil })
+    }
+
+    /// The folder goes away before the first frame: the file cannot be created, and the
+    /// session says so (before, only the log did).
+    @Test func aRecordingThatCannotWriteSaysSo() async throws {
+        let hub = InProcessSignalingHub()
+        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
+        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .audio)
+        await alice.follow(outgoing)
+        try await outgoing.startCall()
+        let (incoming, _) = try #require(await bob.incoming())
+        try await incoming.acceptCall()
+        #expect(await alice.wait(outgoing, "connected") { $0.contains(connectedTo: "bob") })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-gone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try await outgoing.startRecording(.localAndRemoteAudio, directory: directory)
+        try FileManager.default.removeItem(at: directory)
+        playMedia(outgoing, frequency: 440)
+        #expect(await alice.wait(outgoing, "recording failed") { events in
+            events.contains { if case .recordingFailed(let reason) = $0 { reason.contains(directory.path) } else { false } }
+        })
+        await outgoing.hangUp()
+    }
+}
