@@ -199,6 +199,25 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         }
     }
 
+    /// The next picture of a video track, to look at or save (``VideoFrame/writePNG(to:)``):
+    /// a remote track's next decoded frame, a local track's next raw frame. Nil when none
+    /// comes within `timeout` (the track ended or is disabled, nothing is sent, or it sends
+    /// encoded frames as they are).
+    public func snapshot(timeout: Duration = .seconds(2)) async -> VideoFrame? {
+        guard kind == .video else { return nil }
+        let frames = frames()
+        return await withTaskGroup(of: VideoFrame?.self) { group in
+            group.addTask {
+                for await frame in frames { if case .video(let picture) = frame { return picture } }
+                return nil
+            }
+            group.addTask { try? await Task.sleep(for: timeout); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
     private func start<Frames: AsyncSequence>(_ makeFrames: @escaping @Sendable () -> Frames,
                                               wrap: @escaping @Sendable (Frames.Element) -> MediaFrame,
                                               end: @escaping @Sendable () -> Void = {}) -> Playback

@@ -1,0 +1,45 @@
+import Foundation
+import SwiftRTCCodecs
+@testable import SwiftRTCMedia
+import Testing
+@testable import SwiftRTCPeer
+
+/// A snapshot of a remote video track over a real call: a decoded 320x240 picture of the
+/// peer's test pattern (its frame counter readable), saved as a PNG that ffmpeg decodes back
+/// to exactly the RGB of the picture.
+@Suite(.serialized, .realTime) struct SnapshotTests {
+    @Test func aRemoteTracksSnapshotAsAPNG() async throws {
+        let call = try await LoopbackCall.start(width: 320, height: 240, framesPerSecond: 15)
+        defer { Task { await call.close() } }
+        try #require(call.connectedAfter != nil)
+        try #require(await call.waitForMedia())
+        let remote = try #require(await call.answerer.transceivers.first { $0.kind == .video }?.receiver.track)
+        let picture = try #require(await remote.snapshot())
+        #expect(picture.width == 320 && picture.height == 240)
+        #expect(TestPatternSource.readFrameCounter(from: picture) != nil, "a decoded frame of the peer's test pattern")
+        #expect(await MediaStreamTrack(kind: .audio).snapshot() == nil)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(getpid()).png").path
+        try picture.writePNG(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let raw = path + ".rgb"
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        #expect(ffmpeg.terminationStatus == 0)
+        let decoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        try #require(decoded.count == 320 * 240 * 3)
+        var expected: [UInt8] = []
+        for row in 0 ..< 240 {
+            for column in 0 ..< 320 {
+                let (r, g, b) = VideoFrame.rgb(y: picture.y[row * picture.yStride + column], u: picture.u[(row / 2) * picture.uvStride + column / 2],
+                                              v: picture.v[(row / 2) * picture.uvStride + column / 2])
+                expected += [r, g, b]
+            }
+        }
+        #expect(decoded == expected, "the PNG holds the picture, losslessly")
+    }
+}
