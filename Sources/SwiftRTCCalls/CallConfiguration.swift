@@ -1,3 +1,4 @@
+import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCICE
 import SwiftRTCPeer
@@ -14,10 +15,11 @@ public struct CallConfiguration: Sendable {
     /// Where to gather host candidates (IP literals or interface names); empty is every
     /// interface but loopback, `["127.0.0.1"]` for loopback calls.
     public var gatherAddresses: [String]
-    /// The audio codec to prefer (SwiftRTC sends Opus).
-    public var preferredAudioCodec: AudioCodec
-    /// The video codec to prefer (SwiftRTC sends VP8).
-    public var preferredVideoCodec: VideoCodec
+    /// The picture size video is sent at (nil: the source's own; see
+    /// ``PeerConnection/Configuration/videoSendSize``).
+    public var videoSendSize: VideoSize?
+    /// The most frames per second video is sent at (1 to 60; default 30).
+    public var maxVideoFrameRate: Int
     /// The most bits per second to send audio with (also written as `b=AS`/`b=TIAS`), or nil
     /// for no cap beyond the bandwidth estimate.
     public var audioBandwidthCap: Int?
@@ -33,11 +35,6 @@ public struct CallConfiguration: Sendable {
     /// How often stats reports are made per user, or nil for none.
     public var statsInterval: Duration?
 
-    /// The audio codecs.
-    public enum AudioCodec: String, Sendable, Hashable, CaseIterable { case opus }
-    /// The video codecs.
-    public enum VideoCodec: String, Sendable, Hashable, CaseIterable { case vp8 }
-
     /// The smallest dialing interval.
     public static let minimumDialingTimeInterval = Duration.seconds(3)
     /// The smallest answer timeout.
@@ -48,15 +45,15 @@ public struct CallConfiguration: Sendable {
     /// A configuration; intervals below their minimums are raised to them.
     public init(iceServers: [IceServer] = [], iceTransportPolicy: PeerConnection.Configuration.IceTransportPolicy = .all,
                 gatherAddresses: [String] = [],
-                preferredAudioCodec: AudioCodec = .opus, preferredVideoCodec: VideoCodec = .vp8,
+                videoSendSize: VideoSize? = nil, maxVideoFrameRate: Int = 30,
                 audioBandwidthCap: Int? = nil, videoBandwidthCap: Int? = nil,
                 dialingTimeInterval: Duration = .seconds(5), answerTimeInterval: Duration = .seconds(45),
                 disconnectTimeInterval: Duration = .seconds(30), statsInterval: Duration? = nil) {
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy
         self.gatherAddresses = gatherAddresses
-        self.preferredAudioCodec = preferredAudioCodec
-        self.preferredVideoCodec = preferredVideoCodec
+        self.videoSendSize = videoSendSize
+        self.maxVideoFrameRate = maxVideoFrameRate
         self.audioBandwidthCap = audioBandwidthCap
         self.videoBandwidthCap = videoBandwidthCap
         self.dialingTimeInterval = max(dialingTimeInterval, Self.minimumDialingTimeInterval)
@@ -66,8 +63,11 @@ public struct CallConfiguration: Sendable {
     }
 
     var peerConfiguration: PeerConnection.Configuration {
-        PeerConnection.Configuration(iceServers: iceServers, iceTransportPolicy: iceTransportPolicy, gatherAddresses: gatherAddresses,
-                                     maxAudioBitrateKbps: audioBandwidthCap.map { max(1, $0 / 1000) },
-                                     maxVideoBitrateKbps: videoBandwidthCap.map { max(1, $0 / 1000) })
+        var configuration = PeerConnection.Configuration(iceServers: iceServers, iceTransportPolicy: iceTransportPolicy, gatherAddresses: gatherAddresses,
+                                                         maxAudioBitrateKbps: audioBandwidthCap.map { max(1, $0 / 1000) },
+                                                         maxVideoBitrateKbps: videoBandwidthCap.map { max(1, $0 / 1000) })
+        configuration.videoSendSize = videoSendSize
+        configuration.maxVideoFrameRate = maxVideoFrameRate
+        return configuration
     }
 }

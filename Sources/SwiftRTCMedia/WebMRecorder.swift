@@ -32,14 +32,7 @@ import SwiftRTCRTP
 /// and the cue index. Not thread-safe: feed one recorder from one place at a time.
 public final class WebMRecorder {
     /// The video track's picture size (as in the VP8 keyframes).
-    public struct VideoFormat: Sendable, Hashable {
-        /// Picture width in pixels.
-        public var width: Int
-        /// Picture height in pixels.
-        public var height: Int
-        /// A picture size.
-        public init(width: Int, height: Int) { self.width = width; self.height = height }
-    }
+    public typealias VideoFormat = VideoSize
 
     /// Where each track begins on the recording's timeline.
     public enum TrackStart: Sendable, Hashable {

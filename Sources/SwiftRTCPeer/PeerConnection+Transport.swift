@@ -168,7 +168,8 @@ extension PeerConnection {
                 transport.route(transceiver.sender)
                 transceiver.sender.start(RTPSender.Parameters(
                     payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids, recovery: recovery.send), transport: transport)
+                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids, recovery: recovery.send,
+                    videoSize: configuration.videoSendSize, maxFrameRate: Double(configuration.maxVideoFrameRate)), transport: transport)
             } else {
                 transceiver.sender.stop()
             }

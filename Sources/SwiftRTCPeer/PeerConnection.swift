@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCDTLS
 import SwiftRTCICE
@@ -73,6 +74,13 @@ public actor PeerConnection {
         /// counted (`limitHits.frameSize`). Default ``RemoteInputLimits/maxDecodedPixels``
         /// (3840×2160).
         public var maxDecodedPixels = RemoteInputLimits.maxDecodedPixels
+        /// The picture size video is sent at: every frame is scaled to it (nil: each frame's
+        /// own size; a source whose size changes, a screen share after the camera, makes the
+        /// encoder start over at the new size with a keyframe).
+        public var videoSendSize: VideoSize?
+        /// The most frames per second video is sent at (1 to 60; default 30); the bandwidth
+        /// estimate may lower it further.
+        public var maxVideoFrameRate = 30 { didSet { maxVideoFrameRate = min(max(maxVideoFrameRate, 1), 60) } }
 
         /// Creates a configuration.
         public init(iceServers: [IceServer] = [], iceTransportPolicy: IceTransportPolicy = .all,

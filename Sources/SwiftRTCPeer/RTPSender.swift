@@ -30,6 +30,9 @@ public final class RTPSender: Sendable {
         var extensions: RTPHeaderExtensionIDs
         /// NACK answering, RTX and Opus FEC as negotiated.
         var recovery = SendRecoveryParameters()
+        /// Video: the size frames are scaled to (nil: their own) and the most frames per second.
+        var videoSize: VideoSize?
+        var maxFrameRate = 30.0
     }
 
     /// Counters behind outbound-rtp, media-source and the RTCP SR.
@@ -203,8 +206,6 @@ final class SendPipeline {
     static let slotCount = 256
     static let slotSize = 1500
     static let mtu = 1200
-    /// Frames per second video is sent at most.
-    static let maximumFrameRate = 30.0
 
     var opus: OpusEncoder?
     var vp8: VP8Encoder?
@@ -343,13 +344,17 @@ final class SendPipeline {
             $0.captureHeight = video.height
         }
         let target = transport.congestion.targetBitrate(for: .video)
-        if vp8 == nil {
-            vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: video.width, height: video.height,
+        // The encoder runs at the configured size, or the frame's: a source of another size
+        // (a screen share after the camera) starts it over there, with a keyframe, rather than
+        // being scaled to the first frame's size.
+        let size = parameters.videoSize ?? VideoSize(width: video.width, height: video.height)
+        if vp8 == nil || vp8?.configuration.width != size.width || vp8?.configuration.height != size.height {
+            vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: size.width, height: size.height,
                                                                          targetBitrate: VideoRateControl.encoderBitrate(target)))
         }
         guard let vp8 else { return }
         // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
-        guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: Self.maximumFrameRate) else { return }
+        guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: parameters.maxFrameRate) else { return }
         if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
         let start = ContinuousClock.now
         guard let encodedFrame = try? vp8.encode(picture), var encoded = Optional(encodedFrame) else { return }

@@ -29,9 +29,9 @@ struct VideoRateControl {
             next.frameRate = frameRate
             try? encoder.apply(next)
         }
-        // Skip frames that come sooner than the frame rate allows (10% slack for jitter).
-        if let last = lastTimestamp, frameRate < maximumFrameRate,
-           Double(frame.timestamp &- last) < 90_000 / frameRate * 0.9 {
+        // Skip frames that come sooner than the frame rate allows (10% slack for jitter): the
+        // estimate's rate, or the configured most.
+        if let last = lastTimestamp, Double(frame.timestamp &- last) < 90_000 / frameRate * 0.9 {
             return false
         }
         lastTimestamp = frame.timestamp
