@@ -100,7 +100,7 @@ struct BotReport: Codable, Sendable, Equatable {
 
     /// `callbot`.
     var peer = "callbot"
-    /// `whip-client` or `whip-server`.
+    /// `whip-client`, `whip-server`, or for a call session `caller` or `callee`.
     var role: String
     /// Whether the connection reached `connected` (ICE and DTLS).
     var connected = false
@@ -128,6 +128,11 @@ struct BotReport: Codable, Sendable, Equatable {
     /// `SRTP_AES128_CM_HMAC_SHA1_80` and `TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`.
     var srtpCipher: String?
     var dtlsCipher: String?
+    /// For `call` and `answer`: the call session's id, the other users, and how it ended
+    /// (the call record's result).
+    var callId: String?
+    var callUsers: [String]?
+    var callResult: String?
 
     enum CodingKeys: String, CodingKey {
         case peer, role, connected, audio, video, errors, sessions
@@ -137,6 +142,7 @@ struct BotReport: Codable, Sendable, Equatable {
         case bandwidthEstimateKbps = "bandwidth_estimate_kbps"
         case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
         case whipEndpoint = "whip_endpoint"
+        case callId = "call_id", callUsers = "call_users", callResult = "call_result"
     }
 
     /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
@@ -179,6 +185,9 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(srtpCipher, forKey: .srtpCipher)
         try c.encode(dtlsCipher, forKey: .dtlsCipher)
         try c.encode(whipEndpoint, forKey: .whipEndpoint)
+        try c.encode(callId, forKey: .callId)
+        try c.encode(callUsers, forKey: .callUsers)
+        try c.encode(callResult, forKey: .callResult)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

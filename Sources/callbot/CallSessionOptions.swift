@@ -13,6 +13,9 @@ struct CallSessionOptions: ParsableArguments {
     @Option(name: .customLong("custom-item"), help: ArgumentHelp("A custom item of the call, set once the call starts (or is accepted); repeatable.", valueName: "KEY=VALUE"))
     var customItems: [String] = []
 
+    @Option(help: ArgumentHelp("Write the bot report (JSON, DESIGN.md) of the call with the first other user to FILE when it ends (answer: of the last call).", valueName: "FILE"))
+    var report: String?
+
     func validate() throws {
         guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else { throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds") }
         _ = try items()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import SwiftRTC
 
 /// `--server URL --token T` (or `--token-file FILE`, `$SWIFTRTC_SIGNALING_TOKEN`: never logged)
@@ -76,18 +77,31 @@ struct RecordOptions: ParsableArguments {
 extension RecordingOption: ExpressibleByArgument {}
 
 /// Prints what happens in a session (one line per event, `PREFIX: ...`), statsString per user
-/// every interval once connected, and starts the recording once connected.
+/// every interval once connected, starts the recording once connected, and with a report
+/// path writes the bot report (DESIGN.md) of the call with the first other user when it ends.
 struct SessionPrinter: Sendable {
     let prefix: String
     let statsInterval: Double
     let record: RecordOptions
+    var reportPath: String?
 
     /// Follows `session` until it ends; returns its record.
     func follow(_ session: CallSession, events: AsyncStream<CallSessionEvent>) async -> CallRecord? {
         let prefix = prefix
+        let started = ContinuousClock.now
+        let peer = session.otherParticipants.first ?? ""
+        // The newest stats of the connection with `peer`, every second, for the report.
+        let lastStats = Mutex<StatsReport?>(nil)
         let stats = Task {
+            var sinceText = 0.0
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int(statsInterval * 1000)))
+                try? await Task.sleep(for: .milliseconds(Int(min(1, statsInterval) * 1000)))
+                sinceText += min(1, statsInterval)
+                if await session.connectionState(for: peer) == .connected, let report = await session.stats(for: peer) {
+                    lastStats.withLock { $0 = report }
+                }
+                guard sinceText >= statsInterval - 0.001 else { continue }
+                sinceText = 0
                 for user in session.otherParticipants {
                     guard await session.connectionState(for: user) == .connected, let text = await session.statsString(for: user) else { continue }
                     printLine("--- \(prefix) stats with \(user) ---\n\(text)")
@@ -95,8 +109,22 @@ struct SessionPrinter: Sendable {
             }
         }
         defer { stats.cancel() }
+        var report = BotReport(role: session.isIncoming ? "callee" : "caller")
+        report.callId = session.id
+        report.callUsers = session.otherParticipants
         var recording = false
         for await event in events {
+            switch event {
+            case .connected(let user) where user == peer:
+                report.connected = true
+                report.dtlsConnectedMs = CallMonitor.milliseconds(ContinuousClock.now - started)
+            case .connectionFailed(let user) where user == peer:
+                report.errors.append("the connection with \(user) failed")
+            case .recordingFailed(let reason):
+                report.errors.append(reason)
+            default:
+                break
+            }
             switch event {
             case .accepted(let user, let info): printLine("\(prefix): \(user) accepted \(Self.text(info))")
             case let .rejected(user, info, busy): printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
@@ -124,6 +152,12 @@ struct SessionPrinter: Sendable {
             case .ended(let record):
                 for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }
                 printLine("\(prefix): ended \(record.result.rawValue) after \(String(format: "%.1f", record.duration)) s")
+                if let reportPath {
+                    report.callResult = record.result.rawValue
+                    report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
+                    if let last = lastStats.withLock({ $0 }) { CallMonitor.fill(&report, from: last) }
+                    do { try report.write(to: reportPath) } catch { log("error: cannot write the report to \(reportPath): \(error.localizedDescription)") }
+                }
                 return record
             default: break
             }

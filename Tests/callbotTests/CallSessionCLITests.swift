@@ -93,3 +93,34 @@ extension CallSessionCLITests {
         #expect(ended.hasPrefix("answer: ended connection_lost"), "\(bob.output)")
     }
 }
+
+extension CallSessionCLITests {
+    /// `--report FILE` on both sides: the bot report's fields for a call session, from what
+    /// each side measured.
+    @Test func bothSidesWriteTheBotReport() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let folder = ServeCLITests.folder
+        let calleeReport = folder.appendingPathComponent("callee-\(UUID().uuidString.prefix(6)).json")
+        let callerReport = folder.appendingPathComponent("caller-\(UUID().uuidString.prefix(6)).json")
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--stats-interval", "30", "--report", calleeReport.path])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let call = try await Callbot.run(["call", "bob", "--server", url, "--token", Self.alice, "--duration", "3", "--stats-interval", "30",
+                                          "--report", callerReport.path])
+        #expect(call.status == 0, "\(call.stdout)\n\(call.stderr)")
+        #expect(await bob.exit() == 0, "\(bob.output)")
+        var ids: [String] = []
+        for (file, role, other) in [(callerReport, "caller", "bob"), (calleeReport, "callee", "alice")] {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any], "\(file.path)")
+            #expect(json["role"] as? String == role && json["peer"] as? String == "callbot")
+            #expect(json["connected"] as? Bool == true && json["call_result"] as? String == "completed")
+            #expect(json["call_users"] as? [String] == [other])
+            #expect((json["dtls_connected_ms"] as? Int ?? 0) > 0 && (json["duration_ms"] as? Int ?? 0) > 2500)
+            let audio = try #require(json["audio"] as? [String: Any]), video = try #require(json["video"] as? [String: Any])
+            #expect((audio["rtp_packets_received"] as? Int ?? 0) > 50 && (video["frames_decoded"] as? Int ?? 0) > 20, "\(json)")
+            #expect(json["srtp_cipher"] as? String == "SRTP_AES128_CM_HMAC_SHA1_80")
+            ids.append(json["call_id"] as? String ?? "")
+        }
+        #expect(ids.count == 2 && ids[0] == ids[1] && !ids[0].isEmpty)
+    }
+}
