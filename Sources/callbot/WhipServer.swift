@@ -51,7 +51,7 @@ struct WhipServer: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds a session may take to connect before it is ended.", valueName: "S"))
     var connectTimeout = Double(WHIPEndpoint.Configuration.defaultConnectTimeout.components.seconds)
 
-    @Option(help: ArgumentHelp("Record what each session receives to FILE.webm (the next to FILE-2.webm...; an existing file is never replaced).", valueName: "FILE.webm"))
+    @Option(help: ArgumentHelp("Record what each session receives into DIR: whip-YYYYMMDD-HHMMSS.webm (UTC, when it was answered; -2... after it; an existing file is never replaced).", valueName: "DIR"))
     var record: String?
 
     @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
@@ -64,16 +64,12 @@ struct WhipServer: AsyncParsableCommand {
         guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
         try tls.check(host: host)
         if let record {
-            guard URL(fileURLWithPath: record).pathExtension.lowercased() == "webm" else {
-                throw ValidationError("--record \(record): the recording is WebM, name it FILE.webm")
-            }
-            let directory = URL(fileURLWithPath: record).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--record \(record): the folder \(directory) does not exist")
+            guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--record \(record): no such folder")
             }
         }
-        if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record FILE.webm") }
+        if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
         guard maxSessionsPerAddress >= 1 else { throw ValidationError("--max-sessions-per-address must be at least 1") }
         guard connectTimeout > 0, connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)") }
@@ -163,7 +159,7 @@ struct WhipServer: AsyncParsableCommand {
                 // a kind the offer did not carry makes one that never gets media).
                 let receiving = await connection.transceivers.filter { $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives) }
                 do {
-                    let file = try recording.folder.createFile(base: recording.base, extension: "webm")
+                    let file = try recording.folder.createFile(base: SessionSettings.Recording.base(answeredAt: Date()), extension: "webm")
                     recorder = try MediaRecorder(tracks: receiving.map(\.receiver.track), reservedFile: file, trimming: settings.trimming)
                 } catch {
                     log("error: session \(number): \(error)")
@@ -224,17 +220,23 @@ struct SessionSettings: Sendable {
     var recording: Recording?
     var trimming: SilenceTrimming?
 
-    /// Where the sessions record (`--record FILE.webm`): files named from that option alone,
-    /// `FILE.webm`, `FILE-2.webm`... in its folder, the first name that is free (nothing from
-    /// the offer or the client goes into a name).
+    /// Where the sessions record (`--record DIR`, as for `call` and `answer`): one file per
+    /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered),
+    /// `-2`... when that name is taken (nothing from the offer or the client goes into a name).
     struct Recording: Sendable {
         var folder: RecordingFolder
-        var base: String
 
         init(_ record: String) throws {
-            let url = URL(fileURLWithPath: record)
-            do { folder = try RecordingFolder(url.deletingLastPathComponent()) } catch { throw CallbotError("--record \(record): \(error)") }
-            base = url.deletingPathExtension().lastPathComponent
+            do { folder = try RecordingFolder(URL(fileURLWithPath: record)) } catch { throw CallbotError("--record \(record): \(error)") }
+        }
+
+        /// A session's file name without its extension, for a session answered at `date`.
+        static func base(answeredAt date: Date) -> String {
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.timeZone = TimeZone(identifier: "UTC")
+            format.dateFormat = "yyyyMMdd-HHmmss"
+            return "whip-" + format.string(from: date)
         }
     }
 

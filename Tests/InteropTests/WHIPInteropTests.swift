@@ -110,7 +110,7 @@ import Testing
         let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
         let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
             "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "1", "--report", serverReport.path,
-            "--record", folder.appendingPathComponent("echo.webm").path,
+            "--record", try Self.subfolder(folder, "echo").path,
         ], folder: folder)
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
@@ -128,7 +128,7 @@ import Testing
         try await Self.expectDecodedOnBothEnds((serverReport, clientReport))
         let report = try PeerReport.load(serverReport)
         #expect(report.role == "whip-server")
-        try Self.expectWebM(folder.appendingPathComponent("echo.webm"), minimumBytes: 30_000)
+        try Self.expectWebM(try Self.recording(in: folder.appendingPathComponent("echo")), minimumBytes: 30_000)
     }
 
     /// Also records what aiortc sent (`--record`): a WebM with its VP8 and Opus frames.
@@ -215,9 +215,9 @@ import Testing
         let padded = try await ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error", "-i", speech.path,
                                                      "-af", "adelay=1500,apad=pad_dur=4", "-ar", "48000", call.path], timeout: .seconds(60))
         #expect(padded.status == 0, "ffmpeg: \(padded.stderr)")
-        let recording = folder.appendingPathComponent("trimmed.webm"), clientReport = folder.appendingPathComponent("client.json")
+        let recordings = try Self.subfolder(folder, "trimmed"), clientReport = folder.appendingPathComponent("client.json")
         let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recording.path, "--trim-silence",
+            "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recordings.path, "--trim-silence",
         ], folder: folder)
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
@@ -229,6 +229,7 @@ import Testing
         server.terminate()
         #expect(try await server.wait(timeout: .seconds(20)) == 0, "callbot whip-server: \(server.stderrTail())")
 
+        let recording = try Self.recording(in: recordings)
         let sent = Double(try PeerReport.load(clientReport).audio.rtp_packets_sent ?? 0) * 0.020
         let probe = try await ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path], timeout: .seconds(30))
         let recorded = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe: \(probe.stdout) \(probe.stderr)")
@@ -243,13 +244,27 @@ import Testing
     @Test func callbotAnswersAiortc() async throws {
         try await Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")
-        let recording = folder.appendingPathComponent("received.webm")
-        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder, ourFlags: ["--record", recording.path])
+        let recordings = try Self.subfolder(folder, "received")
+        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder, ourFlags: ["--record", recordings.path])
         try await Self.expectDecodedOnBothEnds(reports)
-        try Self.expectWebM(recording, minimumBytes: 50_000)
+        try Self.expectWebM(try Self.recording(in: recordings), minimumBytes: 50_000)
     }
 
     /// A WebM file (EBML header, doctype webm) with a VP8 and an Opus track and some media.
+    /// A new folder `name` in `folder`, for `whip-server --record DIR`.
+    static func subfolder(_ folder: URL, _ name: String) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The one session recording `whip-server --record DIR` wrote in `folder` (`whip-...webm`).
+    static func recording(in folder: URL) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("whip-") && $0.hasSuffix(".webm") }
+        try #require(names.count == 1, "recordings in \(folder.path): \(names)")
+        return folder.appendingPathComponent(names[0])
+    }
+
     static func expectWebM(_ url: URL, minimumBytes: Int) throws {
         let data = try Data(contentsOf: url)
         #expect(data.count >= minimumBytes, "\(url.lastPathComponent) has \(data.count) bytes")

@@ -100,8 +100,9 @@ import Testing
         #expect(try await Self.tool("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=15:duration=3",
                                                         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",
                                                         "-c:v", "libvpx", "-b:v", "300k", "-g", "15", "-c:a", "libopus", clip]).status == 0)
-        let recording = folder.appendingPathComponent("in.webm").path
-        let server = try Background(["whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30", "--record", recording])
+        let recordings = folder.appendingPathComponent("received")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let server = try Background(["whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30", "--record", recordings.path])
         #expect(await server.wait(for: "READY "), "\(server.errors)")
         let endpoint = try #require(server.output.split(separator: "\n").first { $0.hasPrefix("READY ") }.map { String($0.dropFirst("READY ".count)) })
         let publisher = try await runToEnd(Callbot.product("whip-publisher"), [endpoint, clip])
@@ -109,8 +110,9 @@ import Testing
                 "\(publisher.stdout)\n\(publisher.stderr)")
         // whip-server logs on standard error: `callbot: recorded <file>` once the session ended.
         let deadline = ContinuousClock.now + .seconds(20)
-        while !server.errors.contains("recorded \(recording)"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(server.errors.contains("recorded \(recording)"), "\(server.errors)")
+        while !server.errors.contains("recorded \(recordings.path)/whip-"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let line = try #require(server.errors.split(separator: "\n").first { $0.contains("recorded \(recordings.path)/whip-") }, "\(server.errors)")
+        let recording = String(line[line.range(of: recordings.path)!.lowerBound...])
         let received = try await Self.played(recording)
         print("whip-publisher: whip-server recorded \(received)")
         #expect(received.codecs == ["opus", "vp8"] && received.seconds > 2.3 && received.seconds < 4)

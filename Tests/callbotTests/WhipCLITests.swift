@@ -73,9 +73,8 @@ import Testing
         (["whip-server"], "Missing expected argument '--port <P>'"),
         (["whip-server", "--port", "70000"], "--port 70000 is not a TCP port"),
         (["whip-server", "--port", "http"], "http"),
-        (["whip-server", "--port", "0", "--record", "@/out.mp4"], "name it FILE.webm"),
-        (["whip-server", "--port", "0", "--record", "/nonexistent-folder/out.webm"], "does not exist"),
-        (["whip-server", "--port", "0", "--trim-silence"], "add --record FILE.webm"),
+        (["whip-server", "--port", "0", "--record", "/nonexistent-folder"], "--record /nonexistent-folder: no such folder"),
+        (["whip-server", "--port", "0", "--trim-silence"], "add --record DIR"),
         (["whip-server", "--port", "0", "--no-audio", "--audio", "silence"], "cannot be combined"),
         (["whip-server", "--port", "0", "--relay-only"], "--relay-only needs a TURN server"),
     ])
