@@ -17,16 +17,14 @@ import SwiftRTCSignaling
 ///
 /// `<name>` is made here (``recordingName(startedAt:)``), never taken from the session id,
 /// which the caller chose; `<user>` is the user id through ``RecordingFolder/safeName(_:)``.
-/// Each file is created when its first frame arrives, under a name no file has yet (a second
-/// recording in the same call, or a participant who comes back, gets `-2`...).
-///
-/// A WebM with video starts at the first VP8 keyframe (audio before it is held, at most
-/// ``maximumHeldFrames``).
+/// Each file takes a name no file has yet when its participant's recording starts (a second
+/// recording in the same call, or a participant who comes back, gets `-2`...); a file that
+/// got nothing is removed. The writing is ``MediaRecorder``'s: a WebM with video starts at
+/// the first VP8 keyframe (audio before it held), and with `trimming` leading and trailing
+/// silence is left out.
 final class CallRecorder: Sendable {
-    static let maximumHeldFrames = 500
-
     private struct Recording {
-        let continuation: AsyncStream<EncodedFrame>.Continuation
+        let continuation: AsyncStream<MediaFrame>.Continuation
         let writer: Task<URL?, Never>
         var feeders: [Task<Void, Never>] = []
     }
@@ -36,46 +34,49 @@ final class CallRecorder: Sendable {
     /// The first part of every file name of this recording, made here.
     let name: String
     private let withVideo: Bool
+    private let trimming: SilenceTrimming?
     private let recordings = Mutex<[String: Recording]>([:])
     private let local: Task<URL?, Never>?
     /// Told what failed when a file cannot be written (the session's ``CallSessionEvent/recordingFailed(reason:)``).
     private let onFailure: @Sendable (String) -> Void
 
     init(option: RecordingOption, folder: RecordingFolder, name: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool,
-         onFailure: @escaping @Sendable (String) -> Void) {
+         trimming: SilenceTrimming? = nil, onFailure: @escaping @Sendable (String) -> Void) {
         self.onFailure = onFailure
         self.option = option
         self.folder = folder
         self.name = name
+        self.trimming = trimming
         withVideo = videoCall && (option == .remoteAudioVideo || option == .localAudioRemoteAudioVideo)
         if option == .localAndRemoteAudio || option == .localAudioRemoteAudioVideo {
             let base = Self.fileBase(name, localUser)
             let frames = localAudio.frames()
-            local = Task {
-                var writer: OggOpusWriter?
-                var encoder: OpusEncoder?
-                var url: URL?
-                for await frame in frames {
-                    guard case .audio(let audio) = frame else { continue }
-                    do {
-                        if encoder == nil {
-                            encoder = try OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
-                            let file = try folder.createFile(base: base, extension: "ogg")
-                            url = file
-                            writer = try OggOpusWriter(path: file.path, head: OpusHead(channels: audio.channels))
-                        }
-                        if let packet = try? encoder?.encode(audio) { try writer?.write(packet) }
-                    } catch {
-                        SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
-                        onFailure("recording \(url?.path ?? base): \(error)")
-                        return nil
-                    }
-                }
-                try? writer?.close()
-                return writer == nil ? nil : url
+            local = Self.write(base: base, extension: "ogg", folder: folder, onFailure: onFailure) { url throws(MediaFileError) in
+                try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
             }
         } else {
             local = nil
+        }
+    }
+
+    /// Reserves `<base>.<extension>` (or the next free name) and runs `write` into it: the
+    /// file if it got something, nil (removed) if not or if it failed (told to `onFailure`).
+    private static func write(base: String, extension ext: String, folder: RecordingFolder, onFailure: @escaping @Sendable (String) -> Void,
+                              _ write: @escaping @Sendable (URL) async throws(MediaFileError) -> MediaRecorder.Nothing?) -> Task<URL?, Never> {
+        Task {
+            let url: URL
+            do { url = try folder.createFile(base: base, extension: ext) } catch {
+                onFailure("recording \(folder.url.appendingPathComponent(base).path).\(ext): \(error)")
+                return nil
+            }
+            do {
+                if try await write(url) == nil { return url }
+            } catch {
+                SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
+                onFailure("recording \(url.path): \(error)")
+            }
+            try? FileManager.default.removeItem(at: url)
+            return nil
         }
     }
 
@@ -102,58 +103,19 @@ final class CallRecorder: Sendable {
         if receiver.kind == .video { receiver.track.requestKeyframe() }
         recordings.withLock { recordings in
             if recordings[user] == nil {
-                let (frames, continuation) = AsyncStream.makeStream(of: EncodedFrame.self, bufferingPolicy: .bufferingNewest(256))
-                recordings[user] = Recording(continuation: continuation, writer: writer(for: user, frames: frames))
+                let (frames, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
+                let (withVideo, trimming) = (withVideo, trimming)
+                let writer = Self.write(base: Self.fileBase(name, user), extension: withVideo ? "webm" : "ogg", folder: folder,
+                                        onFailure: onFailure) { url throws(MediaFileError) in
+                    withVideo ? try await MediaRecorder.writeWebM(frames, to: url, hasVideo: true, hasAudio: true, trimming: trimming)
+                              : try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
+                }
+                recordings[user] = Recording(continuation: continuation, writer: writer)
             }
             let continuation = recordings[user]!.continuation
             recordings[user]!.feeders.append(Task {
-                for await frame in encoded { continuation.yield(frame) }
+                for await frame in encoded { continuation.yield(.encoded(frame)) }
             })
-        }
-    }
-
-    private func writer(for user: String, frames: AsyncStream<EncodedFrame>) -> Task<URL?, Never> {
-        let base = Self.fileBase(name, user)
-        let (folder, withVideo, onFailure) = (folder, withVideo, onFailure)
-        return Task {
-            var url: URL?
-            do {
-                if !withVideo {
-                    var writer: OggOpusWriter?
-                    for await frame in frames where frame.codec == .opus {
-                        if writer == nil {
-                            let file = try folder.createFile(base: base, extension: "ogg")
-                            url = file
-                            writer = try OggOpusWriter(path: file.path, head: OpusHead(channels: 2))
-                        }
-                        try writer?.write(frame)
-                    }
-                    try writer?.close()
-                    return writer == nil ? nil : url
-                }
-                var recorder: WebMRecorder?
-                var held: [EncodedFrame] = []
-                for await frame in frames {
-                    if recorder == nil {
-                        guard frame.codec == .vp8, frame.isKeyframe, let size = MediaRecorder.pictureSize(of: frame) else {
-                            if frame.codec == .opus, held.count < Self.maximumHeldFrames { held.append(frame) }
-                            continue
-                        }
-                        let file = try folder.createFile(base: base, extension: "webm")
-                        url = file
-                        recorder = try WebMRecorder(path: file.path, audio: OpusHead(channels: 2), video: .init(width: size.width, height: size.height))
-                        for early in held { try recorder?.write(early) }
-                        held = []
-                    }
-                    try recorder?.write(frame)
-                }
-                try recorder?.close()
-                return recorder == nil ? nil : url
-            } catch {
-                SwiftRTCLogging.logger("calls").warning("recording \(url?.path ?? base): \(error)")
-                onFailure("recording \(url?.path ?? base): \(error)")
-                return nil
-            }
         }
     }
 

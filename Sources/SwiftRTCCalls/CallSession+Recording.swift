@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCMedia
 import SwiftRTCSignaling
 
 extension CallSession {
@@ -10,13 +11,15 @@ extension CallSession {
     /// side, the user id with only ASCII letters, digits, `-` and `_` kept: nothing else from
     /// the network, never the session id) and lie directly in `directory`; an existing file
     /// is never replaced (the next is `...-2.ogg`), so recording again in the same call keeps
-    /// the first recording.
-    public func startRecording(_ option: RecordingOption, directory: URL) async throws(CallError) {
+    /// the first recording. With `trimming`, leading and trailing silence is left out of each
+    /// file (voice activity on its audio).
+    public func startRecording(_ option: RecordingOption, directory: URL, trimming: SilenceTrimming? = nil) async throws(CallError) {
         guard state != .closed, recorder == nil else { throw .invalidState(operation: "startRecording", state: state) }
         let folder: RecordingFolder
         do { folder = try RecordingFolder(directory) } catch { throw .recording(error.description) }
         let recorder = CallRecorder(option: option, folder: folder, name: CallRecorder.recordingName(startedAt: Date()),
-                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video) { [weak self] reason in
+                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video,
+                                    trimming: trimming) { [weak self] reason in
             Task { await self?.emit(.recordingFailed(reason: reason)) }
         }
         self.recorder = recorder

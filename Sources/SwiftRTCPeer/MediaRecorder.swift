@@ -176,7 +176,7 @@ public final class MediaRecorder: Sendable {
     }
 
     /// What a file that got nothing lacked (``MediaRecorderError/nothingRecorded(path:reason:)``).
-    enum Nothing: String {
+    package enum Nothing: String {
         case audio = "no audio was received"
         case videoKeyframe = "no video keyframe was received"
     }
@@ -202,7 +202,9 @@ public final class MediaRecorder: Sendable {
         return nil
     }
 
-    private static func writeOgg(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+    /// Writes the Opus of `frames` (encoded as it came, raw audio encoded) to an Ogg file at
+    /// `url` once the first arrives; what was missing when nothing did.
+    package static func writeOgg(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
         var writer: OggOpusWriter?
         var codec = AudioCodec(trimming: trimming)
         for await frame in frames {
@@ -216,7 +218,9 @@ public final class MediaRecorder: Sendable {
         return nil
     }
 
-    private static func writeWebM(_ frames: AsyncStream<MediaFrame>, to url: URL, hasVideo: Bool, hasAudio: Bool,
+    /// Writes `frames` to a WebM file at `url`, beginning at the first VP8 keyframe when
+    /// `hasVideo` (audio before it held); what was missing when nothing could be written.
+    package static func writeWebM(_ frames: AsyncStream<MediaFrame>, to url: URL, hasVideo: Bool, hasAudio: Bool,
                                   trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
         var recorder: WebMRecorder?
         var held: [(EncodedFrame, AudioFrame?)] = []

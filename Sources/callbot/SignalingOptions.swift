@@ -65,7 +65,11 @@ struct RecordOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What to record: remote_audio_video, remote_audio, local_and_remote_audio, local_audio_remote_audio_video.", valueName: "OPTION"))
     var recordOption: RecordingOption = .remoteAudioVideo
 
+    @Flag(help: "Leave leading and trailing silence out of the --record recordings (voice activity on their audio).")
+    var trimSilence = false
+
     func validate() throws {
+        if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
         guard let record else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -135,7 +139,8 @@ struct SessionPrinter: Sendable {
                 if !recording, let directory = record.record {
                     recording = true
                     do {
-                        try await session.startRecording(record.recordOption, directory: URL(fileURLWithPath: directory))
+                        try await session.startRecording(record.recordOption, directory: URL(fileURLWithPath: directory),
+                                                         trimming: record.trimSilence ? SilenceTrimming() : nil)
                         printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
                     } catch {
                         log("recording: \(error)")

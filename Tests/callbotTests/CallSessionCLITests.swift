@@ -124,3 +124,30 @@ extension CallSessionCLITests {
         #expect(ids.count == 2 && ids[0] == ids[1] && !ids[0].isEmpty)
     }
 }
+
+extension CallSessionCLITests {
+    /// `answer --record DIR --trim-silence`: the caller sends speech between 1.5 s of silence
+    /// before and 4 s after; the recording of her holds the speech, not the silence.
+    @Test func trimSilenceLeavesTheSilenceOut() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let folder = ServeCLITests.folder.appendingPathComponent("trim-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let speech = folder.appendingPathComponent("speech.wav").path, padded = folder.appendingPathComponent("padded.wav").path
+        #expect(try await ExampleBotsTests.tool("/usr/bin/espeak-ng", ["-w", speech, "Hello, this is the call recording speaking."]).status == 0)
+        #expect(try await ExampleBotsTests.tool("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", speech, "-af", "adelay=1500,apad=pad_dur=4",
+                                                                    "-ar", "48000", padded]).status == 0)
+        let spoken = try await ExampleBotsTests.played(speech).seconds, sent = try await ExampleBotsTests.played(padded).seconds
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--stats-interval", "30", "--no-video",
+                                  "--record", folder.path, "--record-option", "remote_audio", "--trim-silence"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let call = try await Callbot.run(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--audio", padded,
+                                          "--duration", "\(Int(sent.rounded(.up)) + 1)", "--stats-interval", "30"])
+        #expect(call.status == 0, "\(call.stdout)\n\(call.stderr)")
+        #expect(await bob.exit() == 0, "\(bob.output)")
+        let recorded = try #require(bob.output.split(separator: "\n").first { $0.hasPrefix("answer: recorded ") }.map { String($0.dropFirst("answer: recorded ".count)) })
+        let kept = try await ExampleBotsTests.played(recorded)
+        print("trim-silence: sent \(sent) s with \(spoken) s of speech, recorded \(kept.seconds) s")
+        #expect(kept.codecs == ["opus"] && kept.seconds > spoken - 0.5 && kept.seconds < spoken + 1.0)
+    }
+}
