@@ -10,15 +10,11 @@ import SwiftRTCSignaling
 /// as an event.
 @Suite(.serialized) struct CallStateSharingTests {
     @Test func itemsAndMuteSetBeforeTheCallReachTheCallee() async throws {
-        let hub = InProcessSignalingHub()
-        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
-        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .video)
-        await alice.follow(outgoing)
-        playMedia(outgoing, frequency: 440)
-        await outgoing.updateCustomItems(["topic": "budget", "room": "7"])
-        await outgoing.setLocalAudioEnabled(false)
-        try await outgoing.startCall()
-        let (incoming, _) = try #require(await bob.incoming())
+        let (alice, bob, outgoing, incoming) = try await aliceCallsBob(.video) { outgoing in
+            playMedia(outgoing, frequency: 440)
+            await outgoing.updateCustomItems(["topic": "budget", "room": "7"])
+            await outgoing.setLocalAudioEnabled(false)
+        }
         playMedia(incoming, frequency: 660)
         try await incoming.acceptCall()
         #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
@@ -58,12 +54,7 @@ import SwiftRTCSignaling
     /// The folder goes away before the first frame: the file cannot be created, and the
     /// session says so (before, only the log did).
     @Test func aRecordingThatCannotWriteSaysSo() async throws {
-        let hub = InProcessSignalingHub()
-        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
-        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .audio)
-        await alice.follow(outgoing)
-        try await outgoing.startCall()
-        let (incoming, _) = try #require(await bob.incoming())
+        let (alice, _, outgoing, incoming) = try await aliceCallsBob(.audio)
         try await incoming.acceptCall()
         #expect(await alice.wait(outgoing, "connected") { $0.contains(connectedTo: "bob") })
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-gone-\(UUID().uuidString)")

@@ -135,3 +135,17 @@ extension Array where Element == CallSessionEvent {
         compactMap { if case .connectionStateChanged(user, let state) = $0 { state } else { nil } }
     }
 }
+
+/// Alice calls bob through a new in-process hub: her outgoing session (followed) and his
+/// incoming one, not yet accepted. `before` runs on her session before she dials.
+func aliceCallsBob(_ type: ConferenceType, before: (CallSession) async -> Void = { _ in }) async throws
+    -> (alice: Bot, bob: Bot, outgoing: CallSession, incoming: CallSession) {
+    let hub = InProcessSignalingHub()
+    let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
+    let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: type)
+    await alice.follow(outgoing)
+    await before(outgoing)
+    try await outgoing.startCall()
+    let (incoming, _) = try #require(await bob.incoming())
+    return (alice, bob, outgoing, incoming)
+}
