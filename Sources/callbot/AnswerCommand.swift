@@ -52,7 +52,7 @@ struct AnswerCommand: AsyncParsableCommand {
         let clientEvents = await client.events()
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
-        let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record, reportPath: call.report)
+        let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record, reportPath: call.report, statsJSON: global.statsJSON)
         // Each call is answered in a task of its own, so that a call coming in during another
         // one is rejected as busy (the library says so: this user is in a call) rather than
         // queued; once --calls calls are taken, later ones are refused as busy until those

@@ -65,7 +65,7 @@ struct CallCommand: AsyncParsableCommand {
         let items = try call.items()
         if !items.isEmpty { await session.updateCustomItems(items) }
 
-        let printer = SessionPrinter(prefix: "call", statsInterval: statsInterval, record: record, reportPath: call.report)
+        let printer = SessionPrinter(prefix: "call", statsInterval: statsInterval, record: record, reportPath: call.report, statsJSON: global.statsJSON)
         let following = Task { await printer.follow(session, events: events) }
         // Hang up after --duration from the first connection, or on a signal.
         let hangUp = Task {

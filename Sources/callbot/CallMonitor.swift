@@ -12,6 +12,7 @@ final class CallMonitor: Sendable {
     private let started: ContinuousClock.Instant
     private let statsInterval: Duration
     private let label: String
+    private let statsJSON: Bool
 
     private struct State {
         var iceConnected: Duration?
@@ -27,7 +28,9 @@ final class CallMonitor: Sendable {
     private let state = Mutex(State())
 
     /// Starts watching `connection` (call before negotiating: times count from `started`).
-    init(connection: PeerConnection, role: String, started: ContinuousClock.Instant, statsInterval: Duration, label: String) async {
+    init(connection: PeerConnection, role: String, started: ContinuousClock.Instant, statsInterval: Duration, label: String,
+         statsJSON: Bool = false) async {
+        self.statsJSON = statsJSON
         self.connection = connection
         self.role = role
         self.started = started
@@ -81,10 +84,14 @@ final class CallMonitor: Sendable {
             }
             state.withLock { $0.tasks.append(task) }
         }
-        let stats = Task { [connection, statsInterval, label] in
+        let stats = Task { [connection, statsInterval, label, statsJSON] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: statsInterval)
                 guard !Task.isCancelled else { return }
+                if statsJSON {
+                    printLine(statsJSONLine(await connection.stats()))
+                    continue
+                }
                 let text = await connection.statsString()
                 printLine(label.isEmpty ? text : text.split(separator: "\n").map { "\(label) \($0)" }.joined(separator: "\n"))
             }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import SwiftRTC
 
@@ -17,6 +18,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "How much to log: nothing, basic or verbose (verbose includes the media stack's internals).")
     var logLevel: LogLevel = .basic
 
+    @Flag(help: "Print the live stats as JSON lines, `STATS [USER ]{...}` (the W3C getStats shape), instead of statsString.")
+    var statsJSON = false
+
     /// Applies the options to the library.
     func apply() {
         SwiftRTCLogging.level = logLevel
@@ -24,3 +28,12 @@ struct GlobalOptions: ParsableArguments {
 }
 
 extension LogLevel: ExpressibleByArgument {}
+
+/// The live stats line of `--stats-json`: `STATS ` (then the other user, for call sessions)
+/// and the report as one JSON object.
+func statsJSONLine(_ report: StatsReport, user: String? = nil) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let json = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    return "STATS " + (user.map { $0 + " " } ?? "") + json
+}

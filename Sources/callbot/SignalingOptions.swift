@@ -88,6 +88,7 @@ struct SessionPrinter: Sendable {
     let statsInterval: Double
     let record: RecordOptions
     var reportPath: String?
+    var statsJSON = false
 
     /// Follows `session` until it ends; returns its record.
     func follow(_ session: CallSession, events: AsyncStream<CallSessionEvent>) async -> CallRecord? {
@@ -106,9 +107,12 @@ struct SessionPrinter: Sendable {
                 }
                 guard sinceText >= statsInterval - 0.001 else { continue }
                 sinceText = 0
-                for user in session.otherParticipants {
-                    guard await session.connectionState(for: user) == .connected, let text = await session.statsString(for: user) else { continue }
-                    printLine("--- \(prefix) stats with \(user) ---\n\(text)")
+                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
+                    if statsJSON {
+                        if let report = await session.stats(for: user) { printLine(statsJSONLine(report, user: user)) }
+                    } else if let text = await session.statsString(for: user) {
+                        printLine("--- \(prefix) stats with \(user) ---\n\(text)")
+                    }
                 }
             }
         }

@@ -51,7 +51,7 @@ struct Whip: AsyncParsableCommand {
             iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
             gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? ""))))
         let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
-                                        statsInterval: .seconds(options.statsInterval), label: "")
+                                        statsInterval: .seconds(options.statsInterval), label: "", statsJSON: global.statsJSON)
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
                                    video: media.noVideo ? nil : media.video ?? .pattern)
         defer { local.stop() }

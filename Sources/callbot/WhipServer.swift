@@ -86,7 +86,7 @@ struct WhipServer: AsyncParsableCommand {
                 gatherAddresses: Self.gatherAddresses(forHost: host))),
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
-            statsInterval: .seconds(options.statsInterval), recording: try record.map(SessionSettings.Recording.init),
+            statsInterval: .seconds(options.statsInterval), statsJSON: global.statsJSON, recording: try record.map(SessionSettings.Recording.init),
             trimming: trimSilence ? SilenceTrimming() : nil)
         let configuration = WHIPEndpoint.Configuration(
             host: host, port: port, bearerToken: try token.value(), maxSessions: maxSessions,
@@ -131,7 +131,7 @@ struct WhipServer: AsyncParsableCommand {
         let number = sessions.begin()
         let connection = try PeerConnection(configuration: settings.configuration)
         let monitor = await CallMonitor(connection: connection, role: "whip-server", started: started,
-                                        statsInterval: settings.statsInterval, label: number == 1 ? "" : "[\(number)]")
+                                        statsInterval: settings.statsInterval, label: number == 1 ? "" : "[\(number)]", statsJSON: settings.statsJSON)
         let local = settings.makeMedia()
         do {
             do {
@@ -217,6 +217,7 @@ struct SessionSettings: Sendable {
     var audio: Send
     var video: Send
     var statsInterval: Duration
+    var statsJSON = false
     var recording: Recording?
     var trimming: SilenceTrimming?
 

@@ -151,3 +151,25 @@ extension CallSessionCLITests {
         #expect(kept.codecs == ["opus"] && kept.seconds > spoken - 0.5 && kept.seconds < spoken + 1.0)
     }
 }
+
+extension CallSessionCLITests {
+    /// `--stats-json`: the live stats as JSON lines, `STATS bob {...}`, in the W3C getStats
+    /// shape, with what the call moved.
+    @Test func statsAsJSONLines() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--stats-interval", "30", "--no-video"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let call = try await Callbot.run(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--duration", "3",
+                                          "--stats-interval", "1", "--stats-json"])
+        #expect(call.status == 0, "\(call.stdout)\n\(call.stderr)")
+        let lines = call.stdout.split(separator: "\n").filter { $0.hasPrefix("STATS bob {") }
+        #expect(lines.count >= 2 && !call.stdout.contains("--- call stats"), "\(call.stdout)")
+        let last = try #require(lines.last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(last.dropFirst("STATS bob ".count).utf8)) as? [String: Any])
+        let stats = try #require(json["stats"] as? [String: [String: Any]])
+        let outbound = stats.values.first { $0["type"] as? String == "outbound-rtp" && $0["kind"] as? String == "audio" }
+        #expect((outbound?["packetsSent"] as? Int ?? 0) > 50, "\(stats.keys.sorted())")
+        #expect(json["timestamp"] as? Double != nil)
+    }
+}

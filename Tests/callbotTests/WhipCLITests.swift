@@ -7,7 +7,7 @@ import Testing
 @Suite struct WhipCLITests {
     static let sharedFlags = ["--audio", "--video", "--no-audio", "--no-video", "--duration", "--ice-server",
                               "--ice-username", "--ice-credential", "--ice-credential-file", "--relay-only", "--report", "--stats-interval",
-                              "--max-audio-kbps", "--max-video-kbps"]
+                              "--max-audio-kbps", "--max-video-kbps", "--stats-json"]
 
     /// The long options a help text lists.
     static func flags(inHelp help: String) -> Set<String> {
