@@ -49,6 +49,44 @@ import Testing
     }
 }
 
+extension CallNetworkCutTests {
+    /// `--disconnect-timeout 10` on both sides: a cut that never ends ends the call
+    /// `connection_lost` about 10 s after the connection dropped (the default waits 30 s),
+    /// both commands exiting 1.
+    @Test func aCutLongerThanTheDisconnectTimeoutEndsTheCall() async throws {
+        try FaultNetwork.requireTools()
+        let folder = try FaultPaths.workFolder("call-disconnect-timeout")
+        let tokens = folder.appendingPathComponent("tokens.txt")
+        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let callbot = FaultPaths.callbot.path
+        try await CallSlots.shared.with {
+            try await FaultNetwork.with(.direct) { network in
+                let server = try network.spawn(in: network.a, name: "serve", callbot,
+                                               ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
+                let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
+                let bob = try network.spawn(in: network.a, name: "answer", callbot,
+                                            ["answer", "--server", url, "--token", "bob-token-0123456789", "--disconnect-timeout", "10"], folder: folder)
+                _ = try await bob.waitForLine(prefix: "READY bob", timeout: .seconds(30))
+                let alice = try network.spawn(in: network.b, name: "call", callbot, [
+                    "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
+                    "--duration", "60", "--stats-interval", "30", "--disconnect-timeout", "10",
+                ], folder: folder)
+                _ = try await alice.waitForLine(prefix: "call: connected with bob", timeout: .seconds(30))
+                try await network.cutUDP()
+                let cut = ContinuousClock.now
+                let ended = try await alice.waitForLine(prefix: "call: ended ", timeout: .seconds(40))
+                let after = ContinuousClock.now - cut
+                print("disconnect timeout 10 s: \(ended) \(after) after the cut")
+                #expect(ended.hasPrefix("connection_lost"), "\(alice.stdout)")
+                // Noticing the drop takes a few seconds (consent: 5 s), then the 10 s timeout.
+                #expect(after > .seconds(10) && after < .seconds(25), "ended \(after) after the cut")
+                #expect(try await alice.wait(timeout: .seconds(20)) == 1)
+                #expect(try await bob.wait(timeout: .seconds(30)) == 1, "\(bob.stdout)")
+            }
+        }
+    }
+}
+
 extension FaultNetwork {
     /// Drops every UDP packet arriving in either endpoint namespace (TCP goes on).
     func cutUDP() async throws {
