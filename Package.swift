@@ -190,6 +190,7 @@ let package = Package(
         .executableTarget(name: "swiftrtc-bench", dependencies: [
             "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
             "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/swiftrtc-bench"),
         .executableTarget(name: "swiftrtc-bench-limit", dependencies: ["CSRTP"], path: "Benchmarks/swiftrtc-bench-limit"),
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SwiftRTCBenchReport
 import SwiftRTCCore
 
@@ -15,6 +16,12 @@ struct SwiftRTCBench: AsyncParsableCommand {
         abstract: "SwiftRTC throughput, connections, setup time and memory, against the limits.",
         subcommands: [All.self, Throughput.self, Connections.self, Setup.self, Memory.self],
         defaultSubcommand: All.self)
+
+    /// Log records go to standard error: standard output carries the results.
+    static func main() async {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        await main(nil)
+    }
 
     /// Runs `scenarios` in order, printing each result as a JSON line as it comes, or the
     /// table (with the ratios to the limits) at the end.

@@ -82,7 +82,7 @@ public actor CallClient {
             configuration: configuration, clock: clock,
             outbox: { message in
                 do { try await channel.send(message) } catch {
-                    SwiftRTCLogging.logger("calls").warning("session \(id): \(message.type.rawValue) not sent: \(error)")
+                    SwiftRTCLogging.logger("calls").warning("\(message.type.rawValue) not sent: \(error)", metadata: ["session": "\(id)"])
                 }
             },
             onEnded: { [weak self] session, record in await self?.sessionEnded(session, record) },

@@ -44,7 +44,7 @@ extension CallSession {
                 link = try await makeLink(user, isOfferer: true)
                 offer = try await makeOffer(link.connection, iceRestart: false)
             } catch {
-                logger.warning("session \(id): cannot call \(user): \(error)")
+                logger.warning("cannot call: \(error)", metadata: ["user": "\(user)"])
                 lossResults.append(.failed)
                 await hangUp()
                 throw .connection(error.description)
@@ -86,7 +86,7 @@ extension CallSession {
 
     func redial(_ user: String) async {
         guard userStates[user] == .pending, let request = links[user]?.callRequest else { return }
-        logger.debug("session \(id): dialing \(user) again")
+        logger.debug("dialing again", metadata: ["user": "\(user)"])
         await outbox(request)
     }
 
@@ -117,7 +117,7 @@ extension CallSession {
             let link = try await makeLink(initiator, isOfferer: false)
             answer = try await makeAnswer(link.connection, offer: offer)
         } catch {
-            logger.warning("session \(id): cannot answer \(initiator): \(error)")
+            logger.warning("cannot answer: \(error)", metadata: ["user": "\(initiator)"])
             lossResults.append(.failed)
             setUserState(initiator, .failed)
             await message(to: [initiator], .hangUp(.init(result: .failed)))
@@ -220,7 +220,7 @@ extension CallSession {
             do {
                 try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: sdp))
             } catch {
-                logger.warning("session \(id): answer of \(sender) refused: \(error)")
+                logger.warning("answer refused: \(error)", metadata: ["user": "\(sender)"])
                 await fail(link)
             }
         } else {
@@ -242,7 +242,7 @@ extension CallSession {
             let offer = try await makeOffer(link.connection, iceRestart: false)
             await message(to: [user], .offer(.init(sdp: offer)))
         } catch {
-            logger.warning("session \(id): mesh connection to \(user) failed: \(error)")
+            logger.warning("mesh connection failed: \(error)", metadata: ["user": "\(user)"])
             if let link = links[user] { await fail(link) }
         }
     }
@@ -265,7 +265,7 @@ extension CallSession {
                 await message(to: [sender], .answer(.init(sdp: answer)))
             }
         } catch {
-            logger.warning("session \(id): offer of \(sender) refused: \(error)")
+            logger.warning("offer refused: \(error)", metadata: ["user": "\(sender)"])
             guard let link = links[sender] else { return }
             if link.everConnected {
                 // A bad renegotiation does not end a call that works: back to the last good state.
@@ -281,7 +281,7 @@ extension CallSession {
         do {
             try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
         } catch {
-            logger.warning("session \(id): answer of \(sender) refused: \(error)")
+            logger.warning("answer refused: \(error)", metadata: ["user": "\(sender)"])
             if link.everConnected {
                 try? await link.connection.setLocalDescription(SignalingDescription(type: .rollback, sdp: ""))
             } else {

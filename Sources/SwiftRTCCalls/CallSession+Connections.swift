@@ -130,10 +130,10 @@ extension CallSession {
         }
         do throws(PeerConnectionError) {
             let offer = try await makeOffer(connection, iceRestart: true)
-            logger.info("session \(id): ICE restart with \(user)")
+            logger.info("ICE restart", metadata: ["user": "\(user)"])
             await message(to: [user], .offer(.init(sdp: offer, iceRestart: true)))
         } catch {
-            logger.warning("session \(id): ICE restart with \(user) failed: \(error)")
+            logger.warning("ICE restart failed: \(error)", metadata: ["user": "\(user)"])
         }
         return true
     }

@@ -44,7 +44,8 @@ public actor CallSession {
 
     let configuration: CallConfiguration
     let clock: CallClock
-    let logger = SwiftRTCLogging.logger("calls")
+    /// Records carry the session id as `session` metadata.
+    let logger: Logger
     let outbox: @Sendable (SignalingMessage) async -> Void
     let onEnded: @Sendable (CallSession, CallRecord) async -> Void
     let isBusyElsewhere: @Sendable (CallSession) async -> Bool
@@ -95,6 +96,9 @@ public actor CallSession {
         self.outbox = outbox
         self.onEnded = onEnded
         self.isBusyElsewhere = isBusyElsewhere
+        var logger = SwiftRTCLogging.logger("calls")
+        logger[metadataKey: "session"] = "\(id)"
+        self.logger = logger
         localAudioTrack = MediaStreamTrack(kind: .audio)
         localVideoTrack = conferenceType == .video ? MediaStreamTrack(kind: .video) : nil
         for user in ([initiator] + opponents) where user != currentUser { userStates[user] = .new }
@@ -123,14 +127,14 @@ public actor CallSession {
     func setState(_ next: CallSessionState) {
         guard state.canMove(to: next) else { return }
         state = next
-        logger.info("session \(id): \(next.rawValue)")
+        logger.info("call \(next.rawValue)")
         emit(.stateChanged(next))
     }
 
     func setUserState(_ user: String, _ next: CallConnectionState) {
         guard let current = userStates[user], current != next, !current.isFinal else { return }
         userStates[user] = next
-        logger.info("session \(id): \(user) \(next.rawValue)")
+        logger.info("participant \(next.rawValue)", metadata: ["user": "\(user)"])
         emit(.connectionStateChanged(user: user, state: next))
     }
 

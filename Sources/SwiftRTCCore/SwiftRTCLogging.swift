@@ -11,12 +11,16 @@ import Synchronization
 /// let logger = SwiftRTCLogging.logger("ice")   // label "swiftrtc.ice"
 /// ```
 ///
-/// Output goes to the handler that ``setOutput(_:)`` installed (standard error by default).
-/// The data plane never logs per packet above trace level (DESIGN.md, "Two planes").
+/// Output goes to the handler the application bootstrapped with swift-log's
+/// `LoggingSystem.bootstrap` (swift-log's default, standard output, when it did not): the
+/// application chooses the handler and sets ``level``; no library call changes either. Ids
+/// (sessions, users) go in each record's metadata, not in its message. The data plane never
+/// logs per packet above trace level (DESIGN.md, "Control plane and data plane").
 public enum SwiftRTCLogging {
     private struct State {
         var level: LogLevel = .basic
-        var output: @Sendable (String) -> any LogHandler = { StreamLogHandler.standardError(label: $0) }
+        /// Tests replace it (``setOutput(_:)``); otherwise the bootstrapped handler.
+        var output: (@Sendable (String) -> any LogHandler)?
         var observers: [@Sendable (LogLevel) -> Void] = []
     }
 
@@ -34,8 +38,9 @@ public enum SwiftRTCLogging {
         }
     }
 
-    /// Replaces where log records go (standard error by default), e.g. to feed an app's logger.
-    public static func setOutput(_ factory: @escaping @Sendable (String) -> any LogHandler) {
+    /// Replaces where log records go, for tests that capture them (applications bootstrap
+    /// swift-log instead).
+    static func setOutput(_ factory: @escaping @Sendable (String) -> any LogHandler) {
         state.withLock { $0.output = factory }
     }
 
@@ -52,7 +57,7 @@ public enum SwiftRTCLogging {
     /// A logger labelled `swiftrtc.<subsystem>` that follows ``level``.
     public static func logger(_ subsystem: String) -> Logger {
         let label = "swiftrtc.\(subsystem)"
-        let upstream = state.withLock { $0.output }(label)
+        let upstream = state.withLock { $0.output }?(label) ?? Logger(label: label).handler
         return Logger(label: label) { _ in SharedLevelLogHandler(upstream: upstream) }
     }
 }

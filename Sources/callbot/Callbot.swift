@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import Logging
 import SwiftRTC
 
 /// `callbot`: the headless call bot built on SwiftRTC.
@@ -11,6 +12,13 @@ struct Callbot: AsyncParsableCommand {
         version: "callbot \(SwiftRTCInfo.version)",
         subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self, LogCommand.self]
     )
+
+    /// The application sets up logging, as swift-log wants: records go to standard error
+    /// (standard output carries what the commands print); `--log-level` sets the level.
+    static func main() async {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        await main(nil)
+    }
 }
 
 /// Options every subcommand shares.
