@@ -361,7 +361,7 @@ public final class WHIPEndpoint: Sendable {
             state.stats.sessionsCreated += 1
             return state.sessions.count
         }
-        logger.info("WHIP session \(id) created (\(open) open)")
+        logger.info("WHIP session created (\(open) open)", metadata: ["session": "\(id)"])
         return Response(
             status: .created,
             headers: [.contentType: "application/sdp", .location: "\(configuration.path)/\(id)", .eTag: "\"\(id)\""],
@@ -437,8 +437,8 @@ public final class WHIPEndpoint: Sendable {
         guard let entry else { return }
         await entry.session.end()
         switch outcome {
-        case .timedOut: logger.info("WHIP session \(id) ended: not connected within \(timeout)")
-        case .failed: logger.info("WHIP session \(id) ended: its connection failed")
+        case .timedOut: logger.info("WHIP session ended: not connected within \(timeout)", metadata: ["session": "\(id)"])
+        case .failed: logger.info("WHIP session ended: its connection failed", metadata: ["session": "\(id)"])
         }
     }
 
@@ -462,7 +462,7 @@ public final class WHIPEndpoint: Sendable {
         }
         entry.watcher.cancel()
         await entry.session.end()
-        logger.info("WHIP session \(id) ended by DELETE")
+        logger.info("WHIP session ended by DELETE", metadata: ["session": "\(id)"])
         return Response(status: .ok)
     }
 

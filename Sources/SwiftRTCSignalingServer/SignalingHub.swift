@@ -106,7 +106,7 @@ actor SignalingHub {
         }
         guard let user = connection.user, connectionByUser[user] == id else { return }
         connectionByUser[user] = nil
-        logger.info("signaling: \(user) disconnected")
+        logger.info("signaling: disconnected", metadata: ["user": "\(user)"])
         for (sessionID, session) in sessions where !session.isEnded && session.isActive(user) {
             // The others learn it from the server, as a hang-up of the user that lost its
             // connection (and the call log counts it as one).
@@ -202,7 +202,7 @@ actor SignalingHub {
         }
         connections[id]?.user = user
         connectionByUser[user] = id
-        logger.info("signaling: \(user) connected")
+        logger.info("signaling: connected", metadata: ["user": "\(user)"])
         reply(to: id, .welcome(.init(user: user)))
     }
 
@@ -279,7 +279,8 @@ actor SignalingHub {
                     }
                     return
                 }
-                logger.info("signaling: \(user) calls \(call.opponents.joined(separator: ", ")) (\(call.conferenceType.rawValue), session \(sessionID))")
+                logger.info("signaling: call \(call.conferenceType.rawValue)",
+                            metadata: ["user": "\(user)", "opponents": "\(call.opponents.joined(separator: ","))", "session": "\(sessionID)"])
             }
             _ = records.observe(message, at: started)
             route(message, connection: id)
