@@ -89,8 +89,13 @@ struct DtlsOpenSSLInteropTests {
         socket.run(delivering: server)
         server.start()
 
+        // -nbio: our server resends its last flight (every 500 ms, ten times) until an
+        // authenticated packet comes, and s_client sends none; a blocking s_client takes a resend
+        // into SSL_read and then waits in recv for a record that never comes, never seeing its
+        // input end (the test hung in CI when closeInput came more than 500 ms after the
+        // handshake). Non-blocking, it goes back to select and sees it.
         let client = try OpenSSLProcess(
-            ["s_client", "-connect", "127.0.0.1:\(socket.port)"]
+            ["s_client", "-connect", "127.0.0.1:\(socket.port)", "-nbio"]
                 + Self.opensslArguments(certificate: certificateFile, key: keyFile))
         defer { client.terminate() }
         let info = try await server.connected()
@@ -104,11 +109,24 @@ struct DtlsOpenSSLInteropTests {
         #expect(client.output.contains("Server Temp Key: ECDH, prime256v1, 256 bits"))
         #expect(client.output.contains(ours.certificatePEM.trimmingCharacters(in: .whitespacesAndNewlines)))
 
-        // s_client sends close_notify when its input ends.
+        // s_client sends close_notify when its input ends; the server closes (within 10 s,
+        // or the test fails saying so rather than waiting for ever).
+        // Past the server's first resends of its last flight (every 500 ms), which a blocking
+        // s_client got stuck on: the run no longer depends on how fast this line is reached.
+        try await Task.sleep(for: .seconds(1))
         client.closeInput()
-        var states: [DtlsState] = []
-        for await state in server.stateUpdates { states.append(state) }
-        #expect(states.last == .closed)
+        let states = await withTaskGroup(of: [DtlsState]?.self) { group in
+            group.addTask {
+                var states: [DtlsState] = []
+                for await state in server.stateUpdates { states.append(state) }
+                return states
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(states?.last == .closed, "the server did not close within 10 s of s_client's input ending: \(client.output.suffix(400))")
     }
 
     /// WebRTC needs a certificate from both ends: a client that sends none is refused.

@@ -60,15 +60,20 @@ final class OpenSSLProcess: Sendable {
     init(_ arguments: [String]) throws {
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
+        // Close-on-exec: a process another test spawns meanwhile must not inherit the write
+        // end of this child's input, or the child never sees it end (it kept s_client from
+        // sending close_notify, and `openSSLClientAgainstOurServer` waited for ever, when CI
+        // ran it beside tests that spawn callbot and ffmpeg).
+        // (pipe2 is not visible to Swift's Glibc: pipe, then the flag at once.)
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
+        for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 gives the child its own copies, without close-on-exec.
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        posix_spawn_file_actions_addclose(&actions, input[1])
-        posix_spawn_file_actions_addclose(&actions, output[0])
         let argv = ([OpenSSL.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // The test runner's threads block some signals; give the child a clean mask.
