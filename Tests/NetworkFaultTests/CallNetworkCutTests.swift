@@ -11,16 +11,9 @@ import Testing
     @Test func callReconnectsWithAnICERestartAfterANetworkCut() async throws {
         try FaultNetwork.requireTools()
         let folder = try FaultPaths.workFolder("call-network-cut")
-        let tokens = folder.appendingPathComponent("tokens.txt")
-        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
         let callbot = FaultPaths.callbot.path
         try await FaultNetwork.with(.direct) { network in
-            let server = try network.spawn(in: network.a, name: "serve", callbot,
-                                           ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
-            let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
-            let bob = try network.spawn(in: network.a, name: "answer", callbot,
-                                        ["answer", "--server", url, "--token", "bob-token-0123456789"], folder: folder)
-            _ = try await bob.waitForLine(prefix: "READY bob", timeout: .seconds(30))
+            let (url, _) = try await Self.serveAndAnswer(network, folder: folder)
             let alice = try network.spawn(in: network.b, name: "call", callbot, [
                 "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
                 "--duration", "40", "--stats-interval", "1",
@@ -56,17 +49,10 @@ extension CallNetworkCutTests {
     @Test func aCutLongerThanTheDisconnectTimeoutEndsTheCall() async throws {
         try FaultNetwork.requireTools()
         let folder = try FaultPaths.workFolder("call-disconnect-timeout")
-        let tokens = folder.appendingPathComponent("tokens.txt")
-        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
         let callbot = FaultPaths.callbot.path
         try await CallSlots.shared.with {
             try await FaultNetwork.with(.direct) { network in
-                let server = try network.spawn(in: network.a, name: "serve", callbot,
-                                               ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
-                let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
-                let bob = try network.spawn(in: network.a, name: "answer", callbot,
-                                            ["answer", "--server", url, "--token", "bob-token-0123456789", "--disconnect-timeout", "10"], folder: folder)
-                _ = try await bob.waitForLine(prefix: "READY bob", timeout: .seconds(30))
+                let (url, bob) = try await Self.serveAndAnswer(network, folder: folder, answerFlags: ["--disconnect-timeout", "10"])
                 let alice = try network.spawn(in: network.b, name: "call", callbot, [
                     "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
                     "--duration", "60", "--stats-interval", "30", "--disconnect-timeout", "10",
@@ -84,6 +70,23 @@ extension CallNetworkCutTests {
                 #expect(try await bob.wait(timeout: .seconds(30)) == 1, "\(bob.stdout)")
             }
         }
+    }
+}
+
+extension CallNetworkCutTests {
+    /// `callbot serve` in namespace `a` with alice's and bob's tokens, and `callbot answer` as
+    /// bob there (with `answerFlags`), ready: the server's URL and bob's process.
+    static func serveAndAnswer(_ network: FaultNetwork, folder: URL, answerFlags: [String] = []) async throws -> (url: String, bob: FaultProcess) {
+        let tokens = folder.appendingPathComponent("tokens.txt")
+        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let callbot = FaultPaths.callbot.path
+        let server = try network.spawn(in: network.a, name: "serve", callbot,
+                                       ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
+        let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
+        let bob = try network.spawn(in: network.a, name: "answer", callbot,
+                                    ["answer", "--server", url, "--token", "bob-token-0123456789"] + answerFlags, folder: folder)
+        _ = try await bob.waitForLine(prefix: "READY bob", timeout: .seconds(30))
+        return (url, bob)
     }
 }
 
