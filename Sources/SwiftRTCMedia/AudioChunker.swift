@@ -21,8 +21,6 @@ package struct AudioChunker {
 
     /// Whether part of a frame waits for more samples.
     package var hasPartialFrame: Bool { filled > 0 }
-    /// The channel count of what is being cut (set by the first samples, or a change).
-    package var channels: Int { frame.channels }
 
     /// Appends interleaved `samples` of `channels` channels, calling `body` with each whole
     /// frame. A change of channel count first pads a partial frame of the old count with

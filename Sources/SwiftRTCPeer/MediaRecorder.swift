@@ -303,7 +303,7 @@ public final class MediaRecorder: Sendable {
     }
 
     /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
-    public static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
+    static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
         if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
         let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
         guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
