@@ -1,4 +1,4 @@
-"""Shared pieces of the SwiftRTC interop peers (aiortc_peer.py, chromium_peer.py).
+"""Shared pieces of the SwiftRTC interop peers (aiortc_peer.py, browser_peer.py).
 
 Only the Python standard library is used here: the WHIP HTTP endpoint (RFC 9725) and client
 calls, the bot report JSON of DESIGN.md, loopback-only candidate filtering and dependency checks.
@@ -98,20 +98,49 @@ def add_address_flag(parser) -> None:
                         help="keep only candidates on this address (repeatable; default 127.0.0.1)")
 
 
-_CANDIDATE_RE = re.compile(r"^a=candidate:\S+ \d+ \S+ \d+ (\S+) \d+ typ (\S+)")
+# a=candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type> [...]
+# Firefox writes TCP candidates as "... TCP 2105327871 127.0.0.1 9 typ host tcptype active",
+# IPv6 ones as "... UDP 2122121471 ::1 55070 typ host"; the address is matched whatever it is.
+_CANDIDATE_RE = re.compile(r"^a=candidate:\S+ (\d+) (\S+) \d+ (\S+) \d+ typ (\S+)(.*)$")
+
+
+class Candidate:
+    def __init__(self, m: "re.Match[str]") -> None:
+        self.component = int(m.group(1))
+        self.transport = m.group(2).lower()
+        self.address = m.group(3)
+        self.type = m.group(4)
+        rest = m.group(5).split()
+        self.tcptype = rest[rest.index("tcptype") + 1] if "tcptype" in rest[:-1] else None
+
+    @property
+    def usable(self) -> bool:
+        """Whether the harness's peers can use it: callbot and aiortc do ICE over UDP only,
+        on component 1 (rtcp-mux). A TCP candidate, e.g. Firefox's "tcptype active" ones on
+        port 9, is kept in the SDP but cannot carry the call on its own."""
+        return self.transport == "udp" and self.component == 1
+
+    def __str__(self) -> str:
+        tcp = f" tcptype {self.tcptype}" if self.tcptype else ""
+        return f"{self.transport.upper()} {self.address} typ {self.type}{tcp} (component {self.component})"
+
+
+def candidates(sdp: str) -> list[Candidate]:
+    return [Candidate(m) for m in (_CANDIDATE_RE.match(l.rstrip("\r")) for l in sdp.splitlines()) if m]
 
 
 def keep_allowed_candidates(sdp: str) -> str:
     """Drops every a=candidate line whose connection address is not an allowed one.
 
     The harness only ever talks over loopback (or the fault tests' own namespace addresses):
-    no check is ever sent to another address, whatever interfaces the machine has.
+    no check is ever sent to another address, whatever interfaces the machine has. UDP and
+    TCP candidates alike: only the address decides (::1 is not 127.0.0.1, and is dropped).
     """
     lines = sdp.replace("\r\n", "\n").split("\n")
     kept = []
     for line in lines:
         m = _CANDIDATE_RE.match(line)
-        if m and m.group(1) not in allowed_addresses:
+        if m and m.group(3) not in allowed_addresses:
             continue
         kept.append(line)
     out = "\r\n".join(kept)
@@ -119,15 +148,29 @@ def keep_allowed_candidates(sdp: str) -> str:
 
 
 def candidate_types(sdp: str) -> list[str]:
-    return [m.group(2) for m in (_CANDIDATE_RE.match(l) for l in sdp.splitlines()) if m]
+    """The types of the usable (UDP, component 1) candidates."""
+    return [c.type for c in candidates(sdp) if c.usable]
 
 
-def candidate_problem(sdp: str, whose: str) -> Optional[str]:
-    """An error message when an SDP (after candidate filtering) carries no candidate at all."""
-    if candidate_types(sdp):
+def candidate_problem(sdp: str, whose: str, original: Optional[str] = None) -> Optional[str]:
+    """An error message when an SDP (after candidate filtering) carries no usable candidate:
+    none at all, or only TCP (or component 2) ones. `original`, the SDP before filtering,
+    lets the message say what was dropped."""
+    found = candidates(sdp)
+    if any(c.usable for c in found):
         return None
-    return (f"{whose} SDP has no candidate on {', '.join(allowed_addresses)} (none gathered there, or the TURN "
-            f"allocation failed: check the TURN server and credentials)")
+    where = ", ".join(allowed_addresses)
+    if found:
+        message = (f"{whose} SDP has no usable candidate on {where}: only {'; '.join(map(str, found))} "
+                   f"(the peers here need a UDP candidate on component 1)")
+    else:
+        message = (f"{whose} SDP has no candidate on {where} (none gathered there, or the TURN "
+                   f"allocation failed: check the TURN server and credentials)")
+    if original is not None:
+        dropped = sorted({c.address for c in candidates(original)} - set(allowed_addresses))
+        if dropped:
+            message += f"; dropped the candidates on {', '.join(dropped)}"
+    return message
 
 
 # --- WHIP client ------------------------------------------------------------------------------
@@ -184,7 +227,7 @@ class WhipEndpoint:
     POST (any path not under /whip/session/) with an application/sdp offer calls
     `on_offer(offer_sdp) -> (session_id, answer_sdp)` and answers 201 with the answer and
     `Location: /whip/session/<id>`. DELETE on that Location calls `on_delete(session_id)`.
-    GET / serves `page_html` when given (the Chromium driver page). Callbacks run on the
+    GET / serves `page_html` when given (the browser driver page). Callbacks run on the
     server's threads and may block; exceptions become a 500 with the message.
     """
 
