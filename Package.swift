@@ -119,7 +119,9 @@ let package = Package(
             // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["README.md"]),
+        ], exclude: ["README.md"],
+        // The web client served at `/` (HTML, CSS, JavaScript modules; no build step).
+        resources: [.copy("WebClient")]),
         .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
 
         // MARK: Umbrella

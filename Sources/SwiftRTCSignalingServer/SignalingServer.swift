@@ -163,6 +163,10 @@ public final class SignalingServer: Sendable {
             Response(status: .upgradeRequired, headers: [.upgrade: "websocket", .contentType: "text/plain; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: "SwiftRTC signaling: open a WebSocket here\n")))
         }
+        // The web client, at `/`, on the WebSocket's origin.
+        let webClient = WebClientAssets.load()
+        if webClient.assets.isEmpty { logger.warning("signaling: the web client's files are missing; nothing is served at /") }
+        webClient.addRoutes(to: router)
         // Hummingbird logs each connection at debug and a stop by cancellation as an error:
         // quiet unless verbose logging is on.
         let httpLogger = SwiftRTCLogging.level == .verbose
