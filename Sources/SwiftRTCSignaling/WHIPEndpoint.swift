@@ -69,6 +69,9 @@ public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConverti
 ///   or whose connection failed, is ended and forgotten (a `DELETE` for it then gets `404`).
 /// - `DELETE <path>/<id>` ends that session and replies `200 OK`; an unknown id is `404`.
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
+/// - CORS: a preflight from a page on another origin is answered without a token, and every
+///   reply to such a page carries `Access-Control-Allow-Origin: *` and exposes `Location`
+///   (`WHIPCORSMiddleware`), so that a page can publish with `fetch`.
 /// - With ``Configuration/bearerToken`` set, requests without that token are `401` (the token
 ///   is compared in constant time and never logged).
 /// - With ``Configuration/tls`` set it serves `https://` only.
@@ -231,6 +234,7 @@ public final class WHIPEndpoint: Sendable {
     /// Sessions still open when it returns are not ended: call ``endAllSessions()``.
     public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
         let router = Router(context: WHIPRequestContext.self)
+        router.add(middleware: WHIPCORSMiddleware())
         addRoutes(to: router)
         // Hummingbird logs every request at debug, its start at info and its stop by
         // cancellation as an error: quiet unless verbose logging is on (failures to listen
