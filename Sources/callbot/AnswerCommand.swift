@@ -117,6 +117,7 @@ struct AnswerCommand: AsyncParsableCommand {
             guard !Task.isCancelled else { return }
             await session.hangUp(userInfo: ["reason": "duration"])
         }
+        let mute = call.muteLater(session, prefix: "answer")
         let following = Task { await printer.follow(session, events: events) }
         let record = await withTaskCancellationHandler {
             await following.value
@@ -124,6 +125,7 @@ struct AnswerCommand: AsyncParsableCommand {
             Task { await session.hangUp(userInfo: ["reason": "signal"]) }
         }
         hangUp.cancel()
+        mute?.cancel()
         local.stop()
         return record
     }

@@ -77,8 +77,10 @@ struct CallCommand: AsyncParsableCommand {
             guard !Task.isCancelled else { return }
             await session.hangUp(userInfo: ["reason": signals.signal == nil ? "duration" : "signal"])
         }
+        let mute = call.muteLater(session, prefix: "call")
         let result = await following.value
         hangUp.cancel()
+        mute?.cancel()
         local.stop()
         await client.disconnect()
         guard result?.result == .completed else { throw ExitCode(1) }

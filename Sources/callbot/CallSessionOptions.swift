@@ -13,12 +13,30 @@ struct CallSessionOptions: ParsableArguments {
     @Option(name: .customLong("custom-item"), help: ArgumentHelp("A custom item of the call, set once the call starts (or is accepted); repeatable.", valueName: "KEY=VALUE"))
     var customItems: [String] = []
 
+    @Option(help: ArgumentHelp("Mute the audio and video this many seconds after connecting (the others get a media settings notice).", valueName: "SECONDS"))
+    var muteAfter: Double?
+
     @Option(help: ArgumentHelp("Write the bot report (JSON, DESIGN.md) of the call with the first other user to FILE when it ends (answer: of the last call).", valueName: "FILE"))
     var report: String?
 
     func validate() throws {
         guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else { throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds") }
         _ = try items()
+        if let muteAfter, !(muteAfter >= 0) { throw ValidationError("--mute-after must be 0 or more seconds") }
+    }
+
+    /// With `--mute-after`: mutes the session's audio and video that long after its first
+    /// connection, and prints `PREFIX: muted`. Cancel the task when the call ends.
+    func muteLater(_ session: CallSession, prefix: String) -> Task<Void, Never>? {
+        guard let muteAfter else { return nil }
+        return Task {
+            for await event in await session.events() { if case .connected = event { break } }
+            try? await Task.sleep(for: .milliseconds(Int(muteAfter * 1000)))
+            guard !Task.isCancelled else { return }
+            await session.setLocalAudioEnabled(false)
+            await session.setLocalVideoEnabled(false)
+            printLine("\(prefix): muted")
+        }
     }
 
     /// The custom items as a dictionary.

@@ -117,6 +117,8 @@ struct SessionPrinter: Sendable {
             }
         }
         defer { stats.cancel() }
+        // The level of what `peer` says, from the decoded audio, for the report's `rms`.
+        let meter = Mutex(AudioLevelMeter())
         var report = BotReport(role: session.isIncoming ? "callee" : "caller")
         report.callId = session.id
         report.callUsers = session.otherParticipants
@@ -150,6 +152,8 @@ struct SessionPrinter: Sendable {
                         log("recording: \(error)")
                     }
                 }
+            case .receivedRemoteAudioTrack(let user, let track) where user == peer && reportPath != nil:
+                track.setAudioSink { frame in meter.withLock { $0.analyze(frame) } }
             case .connectionFailed(let user): printLine("\(prefix): connection with \(user) failed")
             case .reconnectionStateChanged(let user, let state): printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
             case .remoteMediaSettingsChanged(let user, let audio, let video):
@@ -165,6 +169,7 @@ struct SessionPrinter: Sendable {
                     report.callResult = record.result.rawValue
                     report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
                     if let last = lastStats.withLock({ $0 }) { CallMonitor.fill(&report, from: last) }
+                    if report.audio.rtpPacketsReceived != nil { report.audio.rms = meter.withLock { $0.rms } }
                     do { try report.write(to: reportPath) } catch { log("error: cannot write the report to \(reportPath): \(error.localizedDescription)") }
                 }
                 return record
