@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Proves the interop harness by running its two real peers against each other over WHIP on
-# 127.0.0.1, and asserts from both bot reports that audio and video were decoded on both ends:
+# Proves the interop harness by running its real peers (aiortc, and Chromium and Firefox ESR
+# through browser_peer.py) against each other over WHIP on 127.0.0.1, and asserts from both bot
+# reports that audio and video were decoded on both ends:
 #   1. aiortc whip-server   <- Chromium whip-client
 #   2. Chromium whip-server <- aiortc whip-client
-#   3. aiortc whip-server   <- Chromium whip-client, both relay-only through a real coturn
-#   4. Chromium whip-server (relay-only through coturn) <- aiortc whip-client (host candidates)
+#   3. aiortc whip-server   <- Firefox whip-client
+#   4. Firefox whip-server  <- Chromium whip-client
+#   5. aiortc whip-server   <- Chromium whip-client, both relay-only through a real coturn
+#   6. Chromium whip-server (relay-only through coturn) <- aiortc whip-client (host candidates)
+#   7. aiortc whip-server   <- Firefox whip-client, both relay-only through coturn
 # Usage: Interop/selfcheck.sh [--duration SECONDS] [--keep DIR]
 # Exits 0 when every pairing passed, 1 when one failed, 2 when a dependency is missing.
 set -uo pipefail
@@ -25,13 +29,15 @@ command -v python3 >/dev/null || missing python3 "apt-get install -y python3"
 python3 -c 'import aiortc' 2>/dev/null || missing "aiortc" "python3 -m pip install 'aiortc==1.16.*'"
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing chromium "apt-get install -y chromium"
 command -v chromedriver >/dev/null || missing chromedriver "apt-get install -y chromium-driver"
+command -v firefox-esr >/dev/null || command -v firefox >/dev/null || missing "Firefox ESR" "apt-get install -y firefox-esr"
+python3 -c 'import marionette_driver' 2>/dev/null || missing "marionette_driver (Python)" "python3 -m pip install marionette-driver"
 command -v turnserver >/dev/null || missing "turnserver (coturn)" "apt-get install -y coturn"
 
 keep_out=1
 if [ -n "$out" ]; then mkdir -p "$out"; else out="$(mktemp -d -t swiftrtc-selfcheck.XXXXXX)"; keep_out=0; fi
 
-# Every background child is recorded here; the trap ends each of them by its pid (TERM, so the
-# Chromium peer can close its browser; KILL after a grace period), even on failure or ^C.
+# Every background child is recorded here; the trap ends each of them by its pid (TERM, so a
+# browser peer can close its browser; KILL after a grace period), even on failure or ^C.
 children=()
 cleanup() {
   local pid
@@ -65,27 +71,37 @@ wait_ready() {
 failures=0
 summary=()
 
-# pairing NAME SERVER_SCRIPT CLIENT_SCRIPT, with extra flags for each side in the arrays
+# peer_command PEER: the script and flags that run PEER (aiortc, chromium or firefox).
+peer_command() {
+  case "$1" in
+    aiortc) echo aiortc_peer.py ;;
+    chromium|firefox) echo "browser_peer.py --browser $1" ;;
+  esac
+}
+
+# pairing NAME SERVER_PEER CLIENT_PEER, with extra flags for each side in the arrays
 # server_flags and client_flags (a side with --relay-only must end up on a relay pair).
 server_flags=()
 client_flags=()
 pairing() {
-  local name="$1" server="$2" client="$3"
+  local name="$1" server client
+  read -r -a server <<<"$(peer_command "$2")"
+  read -r -a client <<<"$(peer_command "$3")"
   local dir="$out/$name" port url server_pid start end rc_client rc_server
   mkdir -p "$dir"
   port="$(free_port)"
   start="$(now_ms)"
-  timeout -k 10 120 python3 "$here/$server" whip-server --port "$port" --once --duration 90 \
+  timeout -k 10 120 python3 "$here/${server[0]}" "${server[@]:1}" whip-server --port "$port" --once --duration 90 \
     --report "$dir/server.json" "${server_flags[@]}" >"$dir/server.out" 2>"$dir/server.err" &
   server_pid=$!
   children+=("$server_pid")
   if ! url="$(wait_ready "$dir/server.out" "$server_pid")"; then
-    echo "selfcheck: $name: $server did not become ready; its stderr:" >&2
+    echo "selfcheck: $name: $2 did not become ready; its stderr:" >&2
     tail -20 "$dir/server.err" >&2
     failures=$((failures + 1)); summary+=("$name: FAILED (server not ready)")
     return
   fi
-  timeout -k 10 120 python3 "$here/$client" whip-client "$url" --duration "$duration" \
+  timeout -k 10 120 python3 "$here/${client[0]}" "${client[@]:1}" whip-client "$url" --duration "$duration" \
     --report "$dir/client.json" "${client_flags[@]}" >"$dir/client.out" 2>"$dir/client.err"
   rc_client=$?
   # The client's DELETE ends the --once server; wait for it to write its report.
@@ -120,8 +136,10 @@ else
   summary+=("checker rejects silence and undecoded video: ok")
 fi
 
-pairing aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
-pairing chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
+pairing aiortc-server-chromium-client aiortc chromium
+pairing chromium-server-aiortc-client chromium aiortc
+pairing aiortc-server-firefox-client aiortc firefox
+pairing firefox-server-chromium-client firefox chromium
 
 # coturn on loopback only; long-term credentials user:pass in realm swiftrtc.
 turn_port="$(free_port)"
@@ -136,9 +154,11 @@ children+=("$turn_pid")
 for _ in $(seq 100); do grep -q "Relay ports initialization done" "$out/turn/turnserver.log" 2>/dev/null && break; sleep 0.1; done
 turn=(--ice-server "turn:127.0.0.1:$turn_port" --ice-username user --ice-credential pass --relay-only)
 server_flags=("${turn[@]}"); client_flags=("${turn[@]}")
-pairing turn-relay-both-aiortc-server-chromium-client aiortc_peer.py chromium_peer.py
+pairing turn-relay-both-aiortc-server-chromium-client aiortc chromium
 server_flags=("${turn[@]}"); client_flags=()
-pairing turn-relay-chromium-server-aiortc-client chromium_peer.py aiortc_peer.py
+pairing turn-relay-chromium-server-aiortc-client chromium aiortc
+server_flags=("${turn[@]}"); client_flags=("${turn[@]}")
+pairing turn-relay-both-aiortc-server-firefox-client aiortc firefox
 server_flags=(); client_flags=()
 sleep 1
 # Bytes coturn relayed to and from peers (logged when an allocation is released).
