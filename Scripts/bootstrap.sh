@@ -21,8 +21,9 @@ packages=(
   ffmpeg tshark iproute2 nftables ethtool gdb
   # Real speech for the voice activity tests.
   espeak-ng
-  # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests).
-  coturn chromium chromium-driver openssl
+  # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests;
+  # firefox-esr is driven over Marionette by marionette_driver, below: Debian has no geckodriver).
+  coturn chromium chromium-driver firefox-esr openssl
 )
 
 missing=()
@@ -47,4 +48,10 @@ fi
 if ! python3 -c 'import aiortc' 2>/dev/null; then
   echo "bootstrap: installing aiortc"
   python3 -m pip install -q 'aiortc==1.16.*'
+fi
+
+# The Firefox interop peer's driver (Interop/browsers.py talks Marionette through it).
+if ! python3 -c 'import marionette_driver' 2>/dev/null; then
+  echo "bootstrap: installing marionette-driver"
+  python3 -m pip install -q marionette-driver
 fi
