@@ -40,6 +40,9 @@ import SwiftRTCSignaling
 /// and a bounded send queue. Every refusal for a limit is counted (``counters``) and logged at
 /// most once per 10 s per kind.
 ///
+/// On the same port, `GET /` serves the web client (`WebClient/`: a page in which a person
+/// logs in and calls, or answers, users and bots; see ``WebClientAssets``).
+///
 /// ``run(onListening:)`` serves until ``shutdown()`` (graceful: ongoing calls are written to
 /// the log as ended, every connection is closed with 1001) or until its task is cancelled.
 public final class SignalingServer: Sendable {
