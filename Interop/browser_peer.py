@@ -179,6 +179,19 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
         return report
 
     def on_offer(sdp: str) -> tuple[str, str]:
+        try:
+            return answer_offer(sdp)
+        except Exception as e:
+            # The client gets a 500 with the message. With --once, a session that could not
+            # even start is the one session: end now, with the reason in the report.
+            if args.once:
+                report = empty_report(browser.name, "whip-server")
+                report["errors"].append(f"offer failed: {e}")
+                finished.append(report)
+                changed.set()
+            raise
+
+    def answer_offer(sdp: str) -> tuple[str, str]:
         if not ready.wait(STARTUP_TIMEOUT_S):
             raise RuntimeError("browser not ready")
         received = sdp

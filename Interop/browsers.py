@@ -77,11 +77,16 @@ def kill_group(proc: Optional[subprocess.Popen], grace_s: float = 5.0) -> None:
         pass
 
 
-# Awaits window.peer.<method>(...args) and hands back {ok: value} or {error: message}.
+# Awaits window.peer.<method>(...args) and hands back {ok: value} or {error: message}. The
+# message is the error's name and message, then its stack: Chromium's stack starts with the
+# message, Firefox's is the frames only.
 _CALL_SCRIPT = (
     "const done = arguments[arguments.length - 1];"
     "Promise.resolve().then(() => window.peer[arguments[0]](...arguments[1]))"
-    ".then((v) => done({ok: v}), (e) => done({error: String(e && e.stack || e)}));"
+    ".then((v) => done({ok: v}), (e) => {"
+    "  const message = String(e), stack = String(e && e.stack || '');"
+    "  done({error: stack.startsWith(message) ? stack : message + (stack ? '\\n' + stack : '')});"
+    "});"
 )
 
 
