@@ -4,7 +4,7 @@ chromedriver's W3C HTTP API (standard library only) and Firefox ESR through Mari
 
   browser = make("firefox")      # or "chromium"; exits 2 naming what to install if missing
   browser.start()                # browser up, driver session open
-  browser.open(url)              # loads the page, waits for window.peerReady
+  browser.open(url)              # loads the page, waits for window.peerReady (or `ready=`)
   browser.run(script, *args)     # runs a synchronous script in the page, returns its value
   browser.call(method, *args)    # awaits window.peer.<method>(...args) in the page
   browser.screenshot(path)       # writes a PNG of the page
@@ -90,6 +90,10 @@ _CALL_SCRIPT = (
 )
 
 
+# What open() waits for by default: the WHIP driver page (browser_peer.html) is ready.
+PEER_READY = "window.peerReady === true"
+
+
 class Browser:
     """The common interface. Always call close(), also when start() failed."""
 
@@ -98,7 +102,8 @@ class Browser:
     def start(self) -> None:
         raise NotImplementedError
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, ready: str = PEER_READY) -> None:
+        """Loads `url` and waits until the JavaScript expression `ready` is true there."""
         raise NotImplementedError
 
     def run(self, script: str, *args: Any) -> Any:
@@ -116,9 +121,9 @@ class Browser:
     def version(self) -> Optional[str]:
         return None
 
-    def wait_page_ready(self, url: str) -> None:
+    def wait_page_ready(self, url: str, ready: str) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not self.run("return window.peerReady === true"):
+        while not self.run(f"return ({ready});"):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"driver page did not load from {url}")
             time.sleep(0.1)
@@ -145,6 +150,8 @@ CHROMIUM_FLAGS = [
     "--no-default-browser-check",
     "--disable-dev-shm-usage",
     "--mute-audio",
+    # Room for a page of tiles in screenshots (headless default: 800x600).
+    "--window-size=1280,960",
 ]
 
 
@@ -225,10 +232,10 @@ class Chromium(Browser):
             raise RuntimeError(f"chromedriver {method} {path}: {e}") from None
         return payload.get("value") if isinstance(payload, dict) else None
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, ready: str = PEER_READY) -> None:
         with self.lock:
             self._http("POST", f"/session/{self.session}/url", {"url": url}, timeout=STARTUP_TIMEOUT_S)
-        self.wait_page_ready(url)
+        self.wait_page_ready(url, ready)
 
     def run(self, script: str, *args: Any) -> Any:
         """execute_script: the script's return value."""
@@ -445,11 +452,11 @@ class Firefox(Browser):
             finally:
                 self.client.set_context(self.client.CONTEXT_CONTENT)
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, ready: str = PEER_READY) -> None:
         self.grant_media(url)
         with self.lock:
             self.client.navigate(url)
-        self.wait_page_ready(url)
+        self.wait_page_ready(url, ready)
 
     def run(self, script: str, *args: Any) -> Any:
         """A synchronous script in the page's own global (not Marionette's sandbox, which sees

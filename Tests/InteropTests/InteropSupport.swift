@@ -57,7 +57,7 @@ enum Interop {
     }
 
     /// The interop peers' dependencies; a missing one fails the test with what to install.
-    enum Dependency { case aiortc, chromium, coturn, ffmpeg, espeak }
+    enum Dependency { case aiortc, chromium, firefox, coturn, ffmpeg, espeak }
 
     static func require(_ dependencies: Dependency...) async throws {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
@@ -77,6 +77,14 @@ enum Interop {
                 }
                 guard which("chromedriver") != nil else {
                     throw InteropFailure("chromedriver is missing; install it with: apt-get install -y chromium-driver")
+                }
+            case .firefox:
+                guard which("firefox-esr") != nil || which("firefox") != nil else {
+                    throw InteropFailure("firefox-esr is missing; install it with: apt-get install -y firefox-esr")
+                }
+                let probe = try await ChildProcess.run("python3", ["-c", "import marionette_driver"], timeout: .seconds(30))
+                guard probe.status == 0 else {
+                    throw InteropFailure("marionette_driver is missing; install it with: python3 -m pip install marionette-driver")
                 }
             case .ffmpeg:
                 guard which("ffmpeg") != nil else {

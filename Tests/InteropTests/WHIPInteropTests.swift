@@ -3,8 +3,8 @@ import TestScheduling
 import Testing
 
 /// callbot against real third-party WebRTC peers over WHIP on 127.0.0.1, in both roles:
-/// aiortc 1.16 and headless Chromium (Interop/*.py), and once relay-only through a real
-/// coturn. Each call runs about 5 s of audio and video; both bot reports (ours from
+/// aiortc 1.16, headless Chromium and headless Firefox ESR (Interop/*.py), and relay-only
+/// through a real coturn (with aiortc, and with Firefox). Each call runs about 5 s of audio and video; both bot reports (ours from
 /// `--report`, the peer's) must show audio and video sent, received and decoded.
 /// A missing peer or tool fails the test naming what to install.
 @Suite(.serialized, .realTime) struct WHIPInteropTests {
@@ -284,15 +284,44 @@ import Testing
     @Test func callbotAnswersChromium() async throws {
         try await Interop.require(.chromium)
         let folder = try Interop.workFolder("answer-chromium")
-        let reports = try await Self.weAnswer(peer: "chromium_peer.py", folder: folder, clientTimeout: .seconds(150))
+        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, clientTimeout: .seconds(150))
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
     @Test func callbotOffersToChromium() async throws {
         try await Interop.require(.chromium)
         let folder = try Interop.workFolder("offer-chromium")
-        let reports = try await Self.weOffer(peer: "chromium_peer.py", folder: folder)
+        let reports = try await Self.weOffer(peer: "browser_peer.py", folder: folder)
         try await Self.expectDecodedOnBothEnds(reports)
+    }
+
+    @Test func callbotAnswersFirefox() async throws {
+        try await Interop.require(.firefox)
+        let folder = try Interop.workFolder("answer-firefox")
+        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, theirFlags: ["--browser", "firefox"],
+                                              clientTimeout: .seconds(150))
+        try await Self.expectDecodedOnBothEnds(reports)
+    }
+
+    @Test func callbotOffersToFirefox() async throws {
+        try await Interop.require(.firefox)
+        let folder = try Interop.workFolder("offer-firefox")
+        let reports = try await Self.weOffer(peer: "browser_peer.py", folder: folder, theirFlags: ["--browser", "firefox"])
+        try await Self.expectDecodedOnBothEnds(reports)
+    }
+
+    /// Both sides relay-only through a coturn the test starts: Firefox whip-client → callbot whip-server.
+    @Test func relayOnlyThroughCoturnWithFirefox() async throws {
+        try await Interop.require(.firefox, .coturn)
+        let folder = try Interop.workFolder("turn-firefox")
+        let turn = try await TurnServer(folder: folder)
+        defer { turn.child.stop() }
+        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
+                                              theirFlags: ["--browser", "firefox"] + turn.relayOnlyFlags, clientTimeout: .seconds(150))
+        try await Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
+        try await Task.sleep(for: .seconds(1))
+        #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
+        print("coturn relayed \(turn.relayedBytes) bytes (Firefox)")
     }
 
     /// Both sides relay-only through a coturn the test starts: callbot whip → aiortc whip-server.

@@ -3,7 +3,7 @@ import TestScheduling
 import Testing
 
 /// The 10% loss condition of ``NetworkFaultTests`` with headless Chromium (Interop/
-/// chromium_peer.py, Debian `chromium` + `chromium-driver`) in the namespaces:
+/// browser_peer.py, Debian `chromium` + `chromium-driver`) in the namespaces:
 ///
 /// - `chromiumReference`: Chromium against Chromium, the reference. Its figures must reach
 ///   loose thresholds (if they do not, the harness is broken, not the stack under test).

@@ -28,7 +28,7 @@ struct FaultCall {
             ])
         case .chromium:
             return ("python3", [
-                FaultPaths.scripts.appendingPathComponent("chromium_peer.py").path, "whip-server", "--host", network.addressA,
+                FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-server", "--host", network.addressA,
                 "--port", "\(Self.port)", "--once", "--duration", "120", "--report", report.path,
             ] + allowedAddresses)
         }
@@ -41,7 +41,7 @@ struct FaultCall {
             return (FaultPaths.callbot.path, ["whip", url, "--duration", "\(seconds)", "--stats-interval", "2", "--report", report.path])
         case .chromium:
             return ("python3", [
-                FaultPaths.scripts.appendingPathComponent("chromium_peer.py").path, "whip-client", url,
+                FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-client", url,
                 "--duration", "\(seconds)", "--report", report.path,
             ] + allowedAddresses)
         }

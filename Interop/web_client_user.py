@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A person in a browser using SwiftRTC's web client (served by `callbot serve` at `/`).
+
+  web_client_user.py BROWSER PAGE_URL --token T (--call USERS | --answer | --reject | --ignore) [options]
+
+BROWSER is chromium or firefox (headless, fake camera and microphone; browsers.py). The
+script drives the page as a person would, through its form fields and buttons: logs in, calls
+or waits for the phone to ring, accepts (with --user-info) or rejects or lets it ring, mutes,
+sets custom items, hangs up, refreshes the call log. It prints `READY USER` once logged in,
+`EVENT {json}` for every event the page shows, and at the end `REPORT {json}`: the events, the
+ended call's record, the page's getStats figures per other user, the call log rows and what
+went wrong (`errors`). Exit 0 when the script could play its part, 1 otherwise (the report
+says why), 2 when a dependency is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import browsers  # noqa: E402
+
+RING_TIMEOUT_S = 60.0
+CONNECT_TIMEOUT_S = 45.0
+
+
+def out(line: str) -> None:
+    print(line, flush=True)
+
+
+class User:
+    """The page in one browser, and the events it showed so far."""
+
+    def __init__(self, browser: browsers.Browser) -> None:
+        self.browser = browser
+        self.seen = 0
+        self.events: list[dict] = []
+
+    def js(self, script: str, *args):
+        return self.browser.run(script, *args)
+
+    def fill(self, element: str, value: str) -> None:
+        self.js("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
+                "e.dispatchEvent(new Event('input', {bubbles: true}));", element, value)
+
+    def click(self, element: str) -> None:
+        ok = self.js("const e = document.getElementById(arguments[0]);"
+                     "if (!e || e.disabled || e.closest('[hidden]')) return false; e.click(); return true;", element)
+        if not ok:
+            raise RuntimeError(f"the button #{element} is not there to click")
+
+    def poll(self) -> list[dict]:
+        """New page events since the last poll (also printed as EVENT lines)."""
+        new = self.js("return window.callApp.events.slice(arguments[0]);", self.seen) or []
+        self.seen += len(new)
+        for event in new:
+            out("EVENT " + json.dumps(event, sort_keys=True))
+        self.events += new
+        return new
+
+    def wait_for(self, what: str, predicate, timeout: float, stop: threading.Event) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not stop.is_set():
+            self.poll()
+            for event in self.events:
+                if predicate(event):
+                    return event
+            time.sleep(0.2)
+        raise RuntimeError(f"no {what} within {timeout:.0f} s")
+
+    def visible(self, element: str) -> bool:
+        return bool(self.js("const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]');", element))
+
+    def snapshot(self) -> dict:
+        return self.js("return JSON.parse(JSON.stringify(window.callApp.snapshot()));")
+
+
+def ended(event: dict) -> bool:
+    return event["name"] == "ended"
+
+
+def run(user: User, args: argparse.Namespace, stop: threading.Event) -> dict:
+    report: dict = {"browser": user.browser.name, "version": user.browser.version(), "errors": []}
+    user.browser.open(args.page, ready="window.callApp !== undefined")
+    if args.user:
+        user.fill("login-user", args.user)
+    user.fill("login-secret", args.token)
+    user.click("login")
+    me = user.wait_for("login", lambda e: e["name"] == "loggedIn", 20, stop)["user"]
+    report["user"] = me
+    out(f"READY {me}")
+    if args.user_info:
+        user.fill("user-info", ", ".join(args.user_info))
+
+    if args.call:
+        user.fill("call-users", args.call)
+        if args.audio_only:
+            user.js("document.getElementById('call-video').checked = false;")
+        started = time.monotonic()
+        user.click("call")
+        expected = [name.strip() for name in args.call.split(",") if name.strip()]
+    else:
+        user.wait_for("incoming call", lambda e: e["name"] == "incoming", RING_TIMEOUT_S, stop)
+        if not user.visible("incoming"):
+            raise RuntimeError("the page showed no ringing call")
+        started = time.monotonic()
+        if args.reject:
+            user.click("reject")
+        elif args.answer:
+            user.click("accept")
+        expected = []
+
+    if args.answer or args.call:
+        # Connected with everyone expected (the caller: the users called; the callee: whoever).
+        def connected_with(name: str) -> bool:
+            return any(e["name"] == "connected" and e["user"] == name for e in user.events)
+
+        deadline = time.monotonic() + CONNECT_TIMEOUT_S
+        while time.monotonic() < deadline and not stop.is_set():
+            user.poll()
+            if any(ended(e) for e in user.events):
+                break
+            if (expected and all(connected_with(n) for n in expected)) or (not expected and any(e["name"] == "connected" for e in user.events)):
+                report["connected_s"] = round(time.monotonic() - started, 2)
+                break
+            time.sleep(0.2)
+        else:
+            report["errors"].append(f"not connected within {CONNECT_TIMEOUT_S:.0f} s")
+        for item in args.item:
+            key, _, value = item.partition("=")
+            user.fill("item-key", key)
+            user.fill("item-value", value)
+            user.click("item-set")
+        # In the call: mute after --mute-after, a screenshot before leaving, hang up after --duration.
+        in_call = time.monotonic()
+        muted = args.mute_after is None
+        shot = args.screenshot is None
+        until = in_call + (args.duration if args.hang_up_after is None else args.hang_up_after)
+        # The screenshot: shortly before hanging up, or (when the others end the call) 3 s in.
+        shoot_at = until - 1.5 if args.hang_up_after is not None else in_call + 3
+        while not stop.is_set() and not any(ended(e) for e in user.events):
+            now = time.monotonic()
+            if not muted and now - in_call >= args.mute_after:
+                user.click("mute-audio")
+                muted = True
+                out("MUTED")
+            if not shot and now >= shoot_at:
+                user.js("window.scrollTo(0, 0);")
+                user.browser.screenshot(args.screenshot)
+                shot = True
+                out(f"SCREENSHOT {args.screenshot}")
+            if args.hang_up_after is not None and now >= until:
+                user.click("hang-up")
+                break
+            if args.hang_up_after is None and now >= until:
+                report["errors"].append(f"the call did not end within {args.duration:.0f} s")
+                break
+            user.poll()
+            time.sleep(0.2)
+
+    end = user.wait_for("end of the call", ended, 60, stop)
+    report["record"] = end["record"]
+    # The call log, as the page shows it once refreshed (the server writes the record when the
+    # session has ended on its side too).
+    time.sleep(1.5)
+    logs_before = sum(1 for e in user.events if e["name"] == "callLog")
+    user.click("refresh-log")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and sum(1 for e in user.poll() + [] if e["name"] == "callLog") == 0:
+        if sum(1 for e in user.events if e["name"] == "callLog") > logs_before:
+            break
+        time.sleep(0.2)
+    snapshot = user.snapshot()
+    report["stats"] = user.js("return JSON.parse(JSON.stringify(window.callApp.lastStats || {}));")
+    report["call_log"] = snapshot["callLog"]
+    report["events"] = user.events
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("browser", choices=["chromium", "firefox"])
+    parser.add_argument("page", help="the web client's URL (http://HOST:PORT/ as `callbot serve` serves it)")
+    parser.add_argument("--token", required=True, help="the token, or the password with --user")
+    parser.add_argument("--user", help="log in with this user and --token as the password")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--call", metavar="USERS", help="call these users (comma-separated)")
+    action.add_argument("--answer", action="store_true", help="accept the first call that rings")
+    action.add_argument("--reject", action="store_true", help="reject the first call that rings")
+    action.add_argument("--ignore", action="store_true", help="let the first call ring until the caller gives up")
+    parser.add_argument("--audio-only", action="store_true", help="with --call: an audio call")
+    parser.add_argument("--user-info", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--item", action="append", default=[], metavar="KEY=VALUE", help="set a custom item once connected")
+    parser.add_argument("--mute-after", type=float, metavar="S", help="press Mute S seconds after connecting")
+    parser.add_argument("--hang-up-after", type=float, metavar="S", help="press Hang up S seconds after connecting")
+    parser.add_argument("--duration", type=float, default=60, metavar="S",
+                        help="without --hang-up-after: seconds the call may last before the others end it")
+    parser.add_argument("--screenshot", metavar="PNG", help="a screenshot of the page in the call, shortly before it ends")
+    parser.add_argument("--report", metavar="FILE", help="write the report JSON here too")
+    args = parser.parse_args()
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    browser = browsers.make(args.browser)  # exits 2 when the browser is not installed
+    report: dict = {"browser": args.browser, "errors": []}
+    try:
+        browser.start()
+        report = run(User(browser), args, stop)
+    except RuntimeError as e:
+        report["errors"].append(str(e))
+    finally:
+        browser.close()
+    text = json.dumps(report, sort_keys=True)
+    out("REPORT " + text)
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(text + "\n")
+    return 0 if not report["errors"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
