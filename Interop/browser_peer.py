@@ -128,7 +128,11 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
         offer_sdp = keep_allowed_candidates(offer["sdp"])
         dump("offer-sent", offer_sdp)
         note_candidates(report["errors"], offer_sdp, "local", offer["sdp"])
-        answer, location = whip_post(args.url, offer_sdp)
+        if args.in_page:
+            posted = browser.call("whipPost", args.url, args.token, offer_sdp)
+            answer, location = posted["sdp"], posted["location"]
+        else:
+            answer, location = whip_post(args.url, offer_sdp, args.token)
         log(f"201 Created, Location {location}")
         dump("answer-received", answer)
         received = answer
@@ -149,8 +153,11 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
             report["errors"].append(str(e))
     if location:
         try:
-            whip_delete(location)
-        except WhipError as e:
+            if args.in_page:
+                browser.call("whipDelete", location, args.token)
+            else:
+                whip_delete(location, args.token)
+        except (WhipError, RuntimeError) as e:
             report["errors"].append(str(e))
     page.stop()
     report["role"] = "whip-client"
@@ -259,6 +266,9 @@ def main() -> int:
     sub = parser.add_subparsers(dest="role", required=True)
     client = sub.add_parser("whip-client", help="dial a WHIP endpoint")
     client.add_argument("url")
+    client.add_argument("--token", help="the endpoint's bearer token (Authorization: Bearer)")
+    client.add_argument("--in-page", action="store_true",
+                        help="POST and DELETE with fetch() from the page, a page on another origin (CORS)")
     server = sub.add_parser("whip-server", help="be a WHIP endpoint")
     server.add_argument("--port", type=int, required=True)
     server.add_argument("--host", default="127.0.0.1")

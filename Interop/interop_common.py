@@ -179,13 +179,17 @@ class WhipError(Exception):
     pass
 
 
-def whip_post(url: str, offer_sdp: str) -> tuple[str, str]:
+def bearer(token: Optional[str]) -> dict:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def whip_post(url: str, offer_sdp: str, token: Optional[str] = None) -> tuple[str, str]:
     """POSTs an offer; returns (answer SDP, absolute Location URL). Raises WhipError."""
     req = urllib.request.Request(
         url,
         data=offer_sdp.encode(),
         method="POST",
-        headers={"Content-Type": "application/sdp", "Accept": "application/sdp"},
+        headers={"Content-Type": "application/sdp", "Accept": "application/sdp", **bearer(token)},
     )
     try:
         with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
@@ -207,8 +211,8 @@ def whip_post(url: str, offer_sdp: str) -> tuple[str, str]:
     return body, urllib.parse.urljoin(url, location)
 
 
-def whip_delete(location: str) -> None:
-    req = urllib.request.Request(location, method="DELETE")
+def whip_delete(location: str, token: Optional[str] = None) -> None:
+    req = urllib.request.Request(location, method="DELETE", headers=bearer(token))
     try:
         with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
             if resp.status not in (200, 202, 204):

@@ -295,6 +295,18 @@ import Testing
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
+    /// A page on another origin publishes to `whip-server` with `fetch` (CORS): the preflight
+    /// is answered without the bearer token, the POST carries it, the page reads `Location`
+    /// and DELETEs it.
+    @Test func aPageOnAnotherOriginPublishes() async throws {
+        try await Interop.require(.chromium)
+        let folder = try Interop.workFolder("cross-origin-chromium")
+        let token = "whip-token-0123456789abcdef"
+        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: ["--token", token],
+                                              theirFlags: ["--in-page", "--token", token], clientTimeout: .seconds(150))
+        try await Self.expectDecodedOnBothEnds(reports)
+    }
+
     @Test func callbotAnswersFirefox() async throws {
         try await Interop.require(.firefox)
         let folder = try Interop.workFolder("answer-firefox")
