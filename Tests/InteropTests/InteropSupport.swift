@@ -194,6 +194,18 @@ final class ChildProcess: @unchecked Sendable {
         Thread.detachNewThread { [self] in stopAndWait(grace: grace) }
     }
 
+    /// SIGTERM, SIGKILL after `grace`, and returns once the process is gone. For the end of a
+    /// test: ``stop(grace:)`` in a `defer` finishes on a thread of its own, which the test
+    /// process may not outlive when it was the last test (a coturn was left running so).
+    func end(grace: Duration = .seconds(5)) async {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
     /// SIGTERM, SIGKILL after `grace`, and waits until the process is gone. Blocks.
     private func stopAndWait(grace: Duration) {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }

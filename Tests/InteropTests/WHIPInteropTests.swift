@@ -334,6 +334,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
         print("coturn relayed \(turn.relayedBytes) bytes (Firefox)")
+        await turn.child.end()
     }
 
     /// Both sides relay-only through a coturn the test starts: callbot whip → aiortc whip-server.
@@ -349,5 +350,6 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
         print("coturn relayed \(turn.relayedBytes) bytes")
+        await turn.child.end()
     }
 }

@@ -31,6 +31,8 @@ private let expectedAnswers: [ExpectedAnswer] = [
     .init(offer: "firefox-153-offer-datachannel-only-trickle.sdp", sections: [nil], bundle: []),
     .init(offer: "firefox-58-offer-datachannel-legacy-dtls-sctp.sdp", sections: [nil], bundle: []),
     .init(offer: "firefox-153-to-aiortc.offer.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
+    // Firefox's WHIP offer: video bundle-only on port 0, directions on a=extmap, ::1 and TCP candidates.
+    .init(offer: "firefox-153-whip-offer-to-callbot.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
     .init(offer: "aiortc-1.16-offer-audio-video-full-candidates-host-srflx-relay.sdp", sections: [[96], [97, 98]], bundle: ["0", "1"]),
     .init(offer: "aiortc-1.16-offer-audio-video-candidates.sdp", sections: [[96], [97, 98]], bundle: ["0", "1"]),
     .init(offer: "aiortc-1.16-offer-datachannel-only.sdp", sections: [nil], bundle: []),
@@ -210,4 +212,17 @@ func recordedPairsNegotiate(offer: String, answer: String, firstPayloadTypes: [U
     #expect(answer.media[0].payloadTypes == [111])
     let negotiation = try Negotiation(offer: offer, answer: answer)
     #expect(negotiation.media.map(\.mid) == ["0"] && negotiation.media[0].accepted)
+}
+
+/// Firefox may write `a=rtcp-fb` for a payload type its m-line does not list; such a line is
+/// ignored (RFC 4585 §4.2 ties feedback to the formats of the m-line), the offer is answered.
+@Test func feedbackForAPayloadTypeNotInTheMLineIsIgnored() throws {
+    let text = try SDPFixtures.text("firefox-153-whip-offer-to-callbot.sdp")
+        .replacingOccurrences(of: "a=rtcp-fb:120 nack\r\n", with: "a=rtcp-fb:126 nack\r\na=rtcp-fb:126 nack pli\r\na=rtcp-fb:120 nack\r\n")
+    #expect(text.contains("a=rtcp-fb:126 nack pli"))
+    let offer = try SessionDescription(parsing: text)
+    let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
+    let video = try Negotiation(offer: offer, answer: answer).media[1]
+    #expect(video.accepted && video.codecs.map(\.payloadType) == [120, 124])
+    #expect(!answer.sdp.contains(":126 "))
 }

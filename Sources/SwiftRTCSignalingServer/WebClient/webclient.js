@@ -391,3 +391,9 @@ async function refreshCallLog() {
 }
 
 $("refresh-log").addEventListener("click", refreshCallLog);
+
+// Closing or leaving the page leaves the call: the others learn it at once, not when the
+// server notices the closed connection.
+window.addEventListener("pagehide", () => {
+  if (app.session && app.session.state !== "closed") app.session.hangUp(userInfo());
+});
