@@ -23,8 +23,6 @@ from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interop_common import (  # noqa: E402
-    EXIT_FAILED,
-    EXIT_OK,
     WhipEndpoint,
     WhipError,
     candidate_problem,
@@ -33,7 +31,7 @@ from interop_common import (  # noqa: E402
     keep_allowed_candidates,
     whip_delete,
     whip_post,
-    write_report,
+    finish,
     add_address_flag,
     allowed_addresses,
     set_allowed_addresses,
@@ -457,11 +455,7 @@ def main() -> int:
         return await run_server(args, stop)
 
     report = asyncio.run(run())
-    write_report(report, args.report)
-    if not report["connected"]:
-        print(f"aiortc_peer: FAILED: {'; '.join(report['errors']) or 'not connected'}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+    return finish(report, args.report, "aiortc_peer")
 
 
 if __name__ == "__main__":

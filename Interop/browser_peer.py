@@ -27,8 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from browsers import NAMES, STARTUP_TIMEOUT_S, Browser, make  # noqa: E402
 from interop_common import (  # noqa: E402
-    EXIT_FAILED,
-    EXIT_OK,
     WhipEndpoint,
     WhipError,
     candidate_problem,
@@ -36,7 +34,7 @@ from interop_common import (  # noqa: E402
     keep_allowed_candidates,
     whip_delete,
     whip_post,
-    write_report,
+    finish,
     add_address_flag,
     set_allowed_addresses,
 )
@@ -314,11 +312,7 @@ def main() -> int:
         report["errors"].append(f"browser: {e}")
     finally:
         browser.close()
-    write_report(report, args.report)
-    if not report["connected"]:
-        print(f"browser_peer: FAILED: {'; '.join(report['errors']) or 'not connected'}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+    return finish(report, args.report, "browser_peer")
 
 
 if __name__ == "__main__":

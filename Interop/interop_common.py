@@ -72,6 +72,15 @@ def empty_report(peer: str, role: str) -> dict:
     }
 
 
+def finish(report: dict, path: Optional[str], script: str) -> int:
+    """Writes the report and says why a call failed; the script's exit code."""
+    write_report(report, path)
+    if not report["connected"]:
+        print(f"{script}: FAILED: {'; '.join(report['errors']) or 'not connected'}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def write_report(report: dict, path: Optional[str]) -> None:
     text = json.dumps(report, indent=2, sort_keys=True)
     print("REPORT " + json.dumps(report, sort_keys=True), flush=True)
