@@ -322,18 +322,23 @@ import Testing
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
-    /// Both sides relay-only through a coturn the test starts: Firefox whip-client → callbot whip-server.
-    @Test func relayOnlyThroughCoturnWithFirefox() async throws {
+    /// Both sides relay-only through a coturn the test starts, in both directions: Firefox
+    /// dials `callbot whip-server`, and `callbot whip` dials Firefox.
+    @Test(arguments: [false, true])
+    func relayOnlyThroughCoturnWithFirefox(callbotDials: Bool) async throws {
         try await Interop.require(.firefox, .coturn)
-        let folder = try Interop.workFolder("turn-firefox")
+        let folder = try Interop.workFolder("turn-firefox-\(callbotDials ? "offer" : "answer")")
         let turn = try await TurnServer(folder: folder)
         defer { turn.child.stop() }
-        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
-                                              theirFlags: ["--browser", "firefox"] + turn.relayOnlyFlags, clientTimeout: .seconds(150))
+        let firefox = ["--browser", "firefox"] + turn.relayOnlyFlags
+        let reports = callbotDials
+            ? try await Self.weOffer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags, theirFlags: firefox)
+            : try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags, theirFlags: firefox,
+                                      clientTimeout: .seconds(150))
         try await Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
         try await Task.sleep(for: .seconds(1))
         #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
-        print("coturn relayed \(turn.relayedBytes) bytes (Firefox)")
+        print("coturn relayed \(turn.relayedBytes) bytes (Firefox, callbot \(callbotDials ? "dials" : "answers"))")
         await turn.child.end()
     }
 
