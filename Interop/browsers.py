@@ -90,6 +90,14 @@ _CALL_SCRIPT = (
 )
 
 
+def program(given: Optional[str], names: list[str], what: str, install: str) -> str:
+    """`given`, else the first of `names` on PATH; exits naming what to install when none is."""
+    found = given or next((path for path in map(shutil.which, names) if path), None)
+    if not found:
+        die_missing(what, install)
+    return found
+
+
 # What open() waits for by default: the WHIP driver page (browser_peer.html) is ready.
 PEER_READY = "window.peerReady === true"
 
@@ -161,12 +169,8 @@ class Chromium(Browser):
     name = "chromium"
 
     def __init__(self, binary: Optional[str] = None) -> None:
-        self.binary = binary or shutil.which("chromium") or shutil.which("chromium-browser")
-        if not self.binary:
-            die_missing("Chromium", "apt-get install -y chromium")
-        self.chromedriver = shutil.which("chromedriver")
-        if not self.chromedriver:
-            die_missing("chromedriver", "apt-get install -y chromium-driver")
+        self.binary = program(binary, ["chromium", "chromium-browser"], "Chromium", "apt-get install -y chromium")
+        self.chromedriver = program(None, ["chromedriver"], "chromedriver", "apt-get install -y chromium-driver")
         self.tmp = tempfile.mkdtemp(prefix="swiftrtc-chromium-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -363,9 +367,7 @@ class Firefox(Browser):
     name = "firefox"
 
     def __init__(self, binary: Optional[str] = None) -> None:
-        self.binary = binary or shutil.which("firefox-esr") or shutil.which("firefox")
-        if not self.binary:
-            die_missing("Firefox ESR", "apt-get install -y firefox-esr")
+        self.binary = program(binary, ["firefox-esr", "firefox"], "Firefox ESR", "apt-get install -y firefox-esr")
         try:
             from marionette_driver import marionette  # noqa: F401
         except ImportError:

@@ -170,16 +170,18 @@ def run(user: User, args: argparse.Namespace, stop: threading.Event) -> dict:
     # The call log, as the page shows it once refreshed (the server writes the record when the
     # session has ended on its side too).
     time.sleep(1.5)
-    logs_before = sum(1 for e in user.events if e["name"] == "callLog")
+    def call_logs() -> int:
+        return sum(1 for e in user.events if e["name"] == "callLog")
+
+    user.poll()
+    before = call_logs()
     user.click("refresh-log")
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and sum(1 for e in user.poll() + [] if e["name"] == "callLog") == 0:
-        if sum(1 for e in user.events if e["name"] == "callLog") > logs_before:
-            break
+    while call_logs() == before and time.monotonic() < deadline:
         time.sleep(0.2)
-    snapshot = user.snapshot()
+        user.poll()
     report["stats"] = user.js("return JSON.parse(JSON.stringify(window.callApp.lastStats || {}));")
-    report["call_log"] = snapshot["callLog"]
+    report["call_log"] = user.snapshot()["callLog"]
     report["events"] = user.events
     return report
 

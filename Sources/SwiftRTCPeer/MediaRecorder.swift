@@ -248,7 +248,7 @@ public final class MediaRecorder: Sendable {
                             continue
                         }
                         recorder = try WebMRecorder(path: url.path, audio: hasAudio ? OpusHead(channels: 2) : nil,
-                                                    video: .init(width: size.width, height: size.height), trimming: trimming)
+                                                    video: size, trimming: trimming)
                     } else {
                         recorder = try WebMRecorder(path: url.path, audio: OpusHead(channels: 2), video: nil, trimming: trimming)
                     }
@@ -303,10 +303,10 @@ public final class MediaRecorder: Sendable {
     }
 
     /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
-    static func pictureSize(of frame: EncodedFrame) -> (width: Int, height: Int)? {
-        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return (width, height) }
+    static func pictureSize(of frame: EncodedFrame) -> VideoSize? {
+        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return VideoSize(width: width, height: height) }
         let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
         guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
-        return (width, height)
+        return VideoSize(width: Int(width), height: Int(height))
     }
 }

@@ -46,33 +46,33 @@ export function compactStats(report, previous) {
   const now = performance.now();
   const ms = previous ? now - previous.takenAt : 0;
   const before = (entries, field) => (previous ? sum(entries.map((e) => previous.get(e.id) || {}), field) : undefined);
+  // What audio and video both have: packets, rates and codec, received (inbound) and sent.
+  const stream = (inbound, outbound) => ({
+    packetsReceived: sum(inbound, "packetsReceived"),
+    packetsLost: sum(inbound, "packetsLost"),
+    packetsSent: sum(outbound, "packetsSent"),
+    receivedKbps: kbps(sum(inbound, "bytesReceived"), before(inbound, "bytesReceived"), ms),
+    sentKbps: kbps(sum(outbound, "bytesSent"), before(outbound, "bytesSent"), ms),
+    codec: codec(report, inbound[0] || outbound[0]),
+  });
+  const largest = (entries, field) => (entries.length ? Math.max(...entries.map((e) => e[field] || 0)) : 0);
   const stats = {
     audio: {
-      packetsReceived: sum(audioIn, "packetsReceived"),
-      packetsLost: sum(audioIn, "packetsLost"),
+      ...stream(audioIn, audioOut),
       samplesReceived: sum(audioIn, "totalSamplesReceived"),
       concealedSamples: sum(audioIn, "concealedSamples"),
-      audioLevel: audioIn.length ? Math.max(...audioIn.map((e) => e.audioLevel || 0)) : 0,
+      audioLevel: largest(audioIn, "audioLevel"),
       totalAudioEnergy: sum(audioIn, "totalAudioEnergy"),
-      packetsSent: sum(audioOut, "packetsSent"),
-      receivedKbps: kbps(sum(audioIn, "bytesReceived"), before(audioIn, "bytesReceived"), ms),
-      sentKbps: kbps(sum(audioOut, "bytesSent"), before(audioOut, "bytesSent"), ms),
-      codec: codec(report, audioIn[0] || audioOut[0]),
     },
     video: {
-      packetsReceived: sum(videoIn, "packetsReceived"),
-      packetsLost: sum(videoIn, "packetsLost"),
+      ...stream(videoIn, videoOut),
       framesDecoded: sum(videoIn, "framesDecoded"),
-      frameWidth: videoIn.length ? Math.max(...videoIn.map((e) => e.frameWidth || 0)) : 0,
-      frameHeight: videoIn.length ? Math.max(...videoIn.map((e) => e.frameHeight || 0)) : 0,
-      framesPerSecond: videoIn.length ? Math.max(...videoIn.map((e) => e.framesPerSecond || 0)) : 0,
+      frameWidth: largest(videoIn, "frameWidth"),
+      frameHeight: largest(videoIn, "frameHeight"),
+      framesPerSecond: largest(videoIn, "framesPerSecond"),
       nackCount: sum(videoIn, "nackCount"),
       pliCount: sum(videoIn, "pliCount"),
-      packetsSent: sum(videoOut, "packetsSent"),
       framesEncoded: sum(videoOut, "framesEncoded"),
-      receivedKbps: kbps(sum(videoIn, "bytesReceived"), before(videoIn, "bytesReceived"), ms),
-      sentKbps: kbps(sum(videoOut, "bytesSent"), before(videoOut, "bytesSent"), ms),
-      codec: codec(report, videoIn[0] || videoOut[0]),
     },
     pair: {
       rttMs: selected?.currentRoundTripTime === undefined ? null : Math.round(selected.currentRoundTripTime * 1000),
