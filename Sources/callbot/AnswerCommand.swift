@@ -38,8 +38,10 @@ struct AnswerCommand: AsyncParsableCommand {
     var statsInterval: Double = 5
 
     func validate() throws {
-        guard delay >= 0, calls >= 1, statsInterval > 0 else { throw ValidationError("--delay must be 0 or more, --calls and --stats-interval above 0") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
+        guard calls >= 1 else { throw ValidationError("--calls must be 1 or more") }
+        try Seconds.check(delay, "--delay", above: 0, orEqual: true)
+        try Seconds.check(duration, "--duration")
+        try Seconds.check(statsInterval, "--stats-interval")
         _ = try SessionPrinter.userInfo(userInfo)
     }
 
@@ -96,7 +98,7 @@ struct AnswerCommand: AsyncParsableCommand {
     /// Accepts `session` and follows it to its end; returns how it ended.
     private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async -> CallRecord? {
         let events = await session.events()
-        if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+        if delay > 0 { try? await Task.sleep(for: Seconds.duration(delay)) }
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
                                    video: session.localVideoTrack == nil || media.noVideo ? nil : media.video ?? .pattern,
                                    audioTrack: session.localAudioTrack, videoTrack: session.localVideoTrack)
@@ -113,7 +115,7 @@ struct AnswerCommand: AsyncParsableCommand {
             guard let duration else { return }
             let connected = await session.events()
             for await event in connected { if case .connected = event { break } }
-            try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+            try? await Task.sleep(for: Seconds.duration(duration))
             guard !Task.isCancelled else { return }
             await session.hangUp(userInfo: ["reason": "duration"])
         }

@@ -39,10 +39,10 @@ struct CallCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...3).contains(Set(users).count) else { throw ValidationError("give 1 to 3 users to call") }
         _ = try SessionPrinter.userInfo(userInfo)
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
-        guard statsInterval > 0, answerTimeout > 0, dialingInterval > 0 else {
-            throw ValidationError("--stats-interval, --answer-timeout and --dialing-interval must be above 0")
-        }
+        try Seconds.check(duration, "--duration")
+        try Seconds.check(statsInterval, "--stats-interval")
+        try Seconds.check(answerTimeout, "--answer-timeout")
+        try Seconds.check(dialingInterval, "--dialing-interval")
     }
 
     func run() async throws {
@@ -73,7 +73,7 @@ struct CallCommand: AsyncParsableCommand {
             if duration != nil {
                 for await event in connectedEvents { if case .connected = event { break } }
             }
-            await signals.wait(upTo: duration.map { .milliseconds(Int($0 * 1000)) })
+            await signals.wait(upTo: duration.map(Seconds.duration))
             guard !Task.isCancelled else { return }
             await session.hangUp(userInfo: ["reason": signals.signal == nil ? "duration" : "signal"])
         }

@@ -196,12 +196,8 @@ struct RunOptions: ParsableArguments {
     var statsInterval: Double = 5
 
     func validate() throws {
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a number of seconds above 0, not \(duration)")
-        }
-        if !(statsInterval > 0 && statsInterval.isFinite) {
-            throw ValidationError("--stats-interval must be a number of seconds above 0, not \(statsInterval)")
-        }
+        try Seconds.check(duration, "--duration")
+        try Seconds.check(statsInterval, "--stats-interval")
         if let report {
             let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false

@@ -22,7 +22,7 @@ struct CallSessionOptions: ParsableArguments {
     func validate() throws {
         guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else { throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds") }
         _ = try items()
-        if let muteAfter, !(muteAfter >= 0) { throw ValidationError("--mute-after must be 0 or more seconds") }
+        try Seconds.check(muteAfter, "--mute-after", above: 0, orEqual: true)
     }
 
     /// With `--mute-after`: mutes the session's audio and video that long after its first
@@ -31,7 +31,7 @@ struct CallSessionOptions: ParsableArguments {
         guard let muteAfter else { return nil }
         return Task {
             for await event in await session.events() { if case .connected = event { break } }
-            try? await Task.sleep(for: .milliseconds(Int(muteAfter * 1000)))
+            try? await Task.sleep(for: Seconds.duration(muteAfter))
             guard !Task.isCancelled else { return }
             await session.setLocalAudioEnabled(false)
             await session.setLocalVideoEnabled(false)
@@ -46,7 +46,7 @@ struct CallSessionOptions: ParsableArguments {
     func configuration(ice: IceOptions, gatherAddresses: [String], dialing: Double = 5, answer: Double = 45) throws -> CallConfiguration {
         CallConfiguration(iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all, gatherAddresses: gatherAddresses,
                           audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 }, videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
-                          dialingTimeInterval: .milliseconds(Int(dialing * 1000)), answerTimeInterval: .milliseconds(Int(answer * 1000)),
-                          disconnectTimeInterval: .milliseconds(Int(disconnectTimeout * 1000)))
+                          dialingTimeInterval: Seconds.duration(dialing), answerTimeInterval: Seconds.duration(answer),
+                          disconnectTimeInterval: Seconds.duration(disconnectTimeout))
     }
 }

@@ -30,7 +30,8 @@ struct Demo: AsyncParsableCommand {
     @OptionGroup var bandwidth: BandwidthOptions
 
     func validate() throws {
-        guard duration > 0, statsInterval > 0 else { throw ValidationError("--duration and --stats-interval must be positive") }
+        try Seconds.check(duration, "--duration")
+        try Seconds.check(statsInterval, "--stats-interval")
         guard width >= 16, height >= 16, width <= 4096, height <= 4096 else { throw ValidationError("--width/--height must be 16...4096") }
         guard (1...60).contains(fps) else { throw ValidationError("--fps must be 1...60") }
     }
@@ -80,7 +81,7 @@ struct Demo: AsyncParsableCommand {
         // One statsString per interval; a custom item half way.
         let prints = connected ? max(1, Int(duration / statsInterval)) : 0
         for index in 0..<prints {
-            try await Task.sleep(for: .milliseconds(Int(statsInterval * 1000)))
+            try await Task.sleep(for: Seconds.duration(statsInterval))
             print("--- caller (alice), \(String(format: "%g", Double(index + 1) * statsInterval)) s ---")
             print(await call.statsString(for: "bob") ?? "-")
             print("--- callee (bob) ---")
@@ -88,7 +89,7 @@ struct Demo: AsyncParsableCommand {
             if index == prints / 2 { await call.updateCustomItems(["topic": "SwiftRTC demo", "stage": "halfway"]) }
         }
         let rest = duration - Double(prints) * statsInterval
-        if connected, rest > 0 { try await Task.sleep(for: .milliseconds(Int(rest * 1000))) }
+        if connected, rest > 0 { try await Task.sleep(for: Seconds.duration(rest)) }
 
         await call.hangUp(userInfo: ["bye": "see you"])
         _ = await Self.waitClosed(incoming, timeout: .seconds(5))

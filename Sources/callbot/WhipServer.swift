@@ -90,7 +90,7 @@ struct WhipServer: AsyncParsableCommand {
             trimming: trimSilence ? SilenceTrimming() : nil)
         let configuration = WHIPEndpoint.Configuration(
             host: host, port: port, bearerToken: try token.value(), maxSessions: maxSessions,
-            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: .milliseconds(Int((connectTimeout * 1000).rounded())),
+            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: Seconds.duration(connectTimeout),
             tls: try tls.identity())
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)

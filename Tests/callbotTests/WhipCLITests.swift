@@ -64,6 +64,11 @@ import Testing
         (["whip", "http://127.0.0.1:1/whip", "--duration", "-2"], "--duration"),
         (["whip", "http://127.0.0.1:1/whip", "--duration", "soon"], "soon"),
         (["whip", "http://127.0.0.1:1/whip", "--stats-interval", "0"], "--stats-interval must be a number of seconds above 0"),
+        // Seconds that would trap when made a Duration are refused, in every command.
+        (["whip", "http://127.0.0.1:1/whip", "--duration", "1e300"], "--duration must be a number of seconds above 0 (at most 604800)"),
+        (["call", "bob", "--server", "ws://127.0.0.1:1/signaling", "--token", "t", "--duration", "inf"], "--duration must be a number of seconds"),
+        (["answer", "--server", "ws://127.0.0.1:1/signaling", "--token", "t", "--mute-after", "1e300"], "--mute-after must be a number of seconds from 0"),
+        (["answer", "--server", "ws://127.0.0.1:1/signaling", "--token", "t", "--delay", "nan"], "--delay must be a number of seconds from 0"),
         (["whip", "http://127.0.0.1:1/whip", "--ice-server", "http://127.0.0.1:3478"], "invalid ICE server URL 'http://127.0.0.1:3478'"),
         (["whip", "http://127.0.0.1:1/whip", "--ice-server", "turn:127.0.0.1:3478"], "give --ice-username and --ice-credential"),
         (["whip", "http://127.0.0.1:1/whip", "--relay-only"], "--relay-only needs a TURN server"),
