@@ -76,8 +76,14 @@ public actor PeerConnection {
         public var maxDecodedPixels = RemoteInputLimits.maxDecodedPixels
         /// The picture size video is sent at: every frame is scaled to it (nil: each frame's
         /// own size; a source whose size changes, a screen share after the camera, makes the
-        /// encoder start over at the new size with a keyframe).
-        public var videoSendSize: VideoSize?
+        /// encoder start over at the new size with a keyframe). Each side is held to 16...4096
+        /// pixels, the sizes the VP8 encoder takes.
+        public var videoSendSize: VideoSize? {
+            didSet {
+                guard let size = videoSendSize else { return }
+                videoSendSize = VideoSize(width: min(max(size.width, 16), 4096), height: min(max(size.height, 16), 4096))
+            }
+        }
         /// The most frames per second video is sent at (1 to 60; default 30); the bandwidth
         /// estimate may lower it further.
         public var maxVideoFrameRate = 30 { didSet { maxVideoFrameRate = min(max(maxVideoFrameRate, 1), 60) } }

@@ -32,6 +32,14 @@ import Testing
         #expect(shared.map { TestPatternSource.readFrameCounter(from: $0) != nil } == true, "the new source decoded at its own size")
     }
 
+    /// Settings out of range are held to what the encoder takes.
+    @Test func sendSettingsAreClamped() {
+        var configuration = PeerConnection.Configuration()
+        configuration.videoSendSize = VideoSize(width: 0, height: 100_000)
+        configuration.maxVideoFrameRate = 1_000
+        #expect(configuration.videoSendSize == VideoSize(width: 16, height: 4096) && configuration.maxVideoFrameRate == 60)
+    }
+
     @Test func sendSizeAndFrameRateAreSettings() async throws {
         var offerer = LoopbackCall.configuration
         offerer.videoSendSize = VideoSize(width: 160, height: 90)
