@@ -50,6 +50,10 @@ let package = Package(
         // client builds NIOSSL and its BoringSSL).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Many signaling server instances on one PostgreSQL: shared state, LISTEN/NOTIFY routing.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The signaling server's metrics (swift-metrics).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -115,6 +119,8 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Crypto", package: "swift-crypto"),
             // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -209,6 +215,8 @@ let package = Package(
         ]),
         .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
+        // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
         .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         // Test signals and measurements (tones, Goertzel, PSNR) the codec and media tests share.
@@ -221,7 +229,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [
-            "SwiftRTCSignalingServer", "SwiftRTCSignaling",
+            "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             // A call log database of an earlier schema, written by the migration tests.
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -12,8 +12,9 @@ packages=(
   libopus-dev
   libvpx-dev vpx-tools
   libavformat-dev libswresample-dev
-  # SQLite for GRDB (the signaling server's call log).
-  libsqlite3-dev
+  # SQLite for GRDB (the signaling server's call log), and PostgreSQL 15 (many server
+  # instances on one database; the tests start their own server with initdb).
+  libsqlite3-dev postgresql
   # Conformance recording and inspection (Fixtures/*/record.sh) and fault tests (network
   # namespaces, nftables loss, tc tbf; ethtool turns veth offloads off for the impairment bridge;
   # gdb prints the stacks of a hung test run, see Tests/TestScheduling/Watchdog.swift).

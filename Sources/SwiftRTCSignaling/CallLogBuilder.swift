@@ -4,9 +4,10 @@ import Foundation
 /// `SignalingProtocol.md` ("End results and how the server derives them"): feed it every
 /// routed message (with `from` set) and every disconnect; it returns each call's
 /// ``CallRecord`` when the call is over. Pure state, no I/O: the signaling server stores what
-/// it returns, ``InProcessSignalingHub`` keeps it in memory.
-public struct CallLogBuilder: Sendable {
-    private struct Call: Sendable {
+/// it returns (and, with many instances, the builder itself, per session: it is `Codable`),
+/// ``InProcessSignalingHub`` keeps it in memory.
+public struct CallLogBuilder: Sendable, Hashable, Codable {
+    private struct Call: Sendable, Hashable, Codable {
         var initiator: String
         var opponents: [String]
         var conferenceType: ConferenceType

@@ -12,31 +12,32 @@ import SwiftRTCSignaling
 ///   `hangUp` with result `no_answer` from the initiator marks its pending recipients
 ///   `withdrawn`; any other `hangUp` (or the user's signaling connection closing) makes the
 ///   sender leave, and the initiator leaving withdraws the call from those still pending.
-struct ServerCallSession: Sendable {
+struct ServerCallSession: Sendable, Hashable, Codable {
     /// Where an opponent stands.
-    enum OpponentState: Sendable, Hashable {
+    enum OpponentState: String, Sendable, Hashable, Codable {
         case pending, accepted, rejected, withdrawn, left
     }
 
     let id: String
     let initiator: String
     let opponents: [String]
-    /// When the session was created (ring timeout).
-    let started: ContinuousClock.Instant
+    /// When the session was created (ring timeout). Wall-clock time: servers sharing the
+    /// session read it too.
+    let started: Date
     private(set) var answered = false
     private(set) var states: [String: OpponentState]
     private(set) var initiatorLeft = false
     /// The custom items as the messages left them (to bound their size).
     private(set) var customItems: [String: String] = [:]
     /// When the call log recorded the call's end.
-    var ended: ContinuousClock.Instant?
+    var ended: Date?
     /// The call log's row has the first answer.
     var answerLogged = false
 
     /// Largest total size of the custom items (keys and values, in UTF-8 bytes).
     static let maxCustomItemsBytes = 16 * 1024
 
-    init(id: String, initiator: String, opponents: [String], started: ContinuousClock.Instant) {
+    init(id: String, initiator: String, opponents: [String], started: Date) {
         self.id = id
         self.initiator = initiator
         self.opponents = opponents

@@ -26,22 +26,26 @@ public struct SignalingCredentials: Sendable {
     public static let minimumTokenLength = 16
 
     enum Storage: Sendable {
-        case tokens([SHA256Digest: String])
+        case tokens([Data: String])
         /// Users' hashes, and a decoy hash of the same cost for names nobody has.
         case users([String: PasswordHash], decoy: PasswordHash)
     }
 
     let storage: Storage
 
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
     /// Bearer tokens, each mapped to the user it authenticates (`token → user`).
     public static func tokens(_ tokens: [String: String]) throws(SignalingCredentialsError) -> SignalingCredentials {
-        var digests: [SHA256Digest: String] = [:]
+        var digests: [Data: String] = [:]
         for (token, user) in tokens.sorted(by: { $0.value < $1.value }) {
             guard isValidUserID(user) else { throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)") }
             guard token.count >= minimumTokenLength, !token.contains(where: \.isWhitespace) else {
                 throw .invalidEntry(file: nil, line: nil, "the token of \(user) must be at least \(minimumTokenLength) characters without spaces")
             }
-            digests[SHA256.hash(data: Array(token.utf8))] = user
+            digests[Data(SHA256.hash(data: Array(token.utf8)))] = user
         }
         return SignalingCredentials(storage: .tokens(digests))
     }
@@ -122,7 +126,7 @@ public struct SignalingCredentials: Sendable {
         switch storage {
         case let .tokens(digests):
             // Lookup by SHA-256 digest: the secret itself is never compared.
-            return digests[SHA256.hash(data: Array(token.utf8))]
+            return digests[Data(SHA256.hash(data: Array(token.utf8)))]
         case let .users(users, decoy):
             guard let colon = token.firstIndex(of: ":") else { return nil }
             let user = String(token[..<colon])
@@ -150,6 +154,66 @@ public struct SignalingCredentials: Sendable {
         case let .tokens(digests): Array(Set(digests.values)).sorted()
         case let .users(users, _): users.keys.sorted()
         }
+    }
+
+    /// One stored credential (``PostgresStorage`` keeps them in the database): a token's
+    /// SHA-256 digest (hex), or a user's ``PasswordHash``.
+    struct Entry: Sendable, Hashable {
+        enum Kind: String, Sendable {
+            case token, password
+        }
+
+        let kind: Kind
+        let user: String
+        let secret: String
+    }
+
+    /// These credentials as stored entries (no token in the clear).
+    var entries: [Entry] {
+        switch storage {
+        case let .tokens(digests):
+            digests.map { Entry(kind: .token, user: $0.value, secret: $0.key.map { String(format: "%02x", $0) }.joined()) }.sorted { $0.user < $1.user }
+        case let .users(users, _):
+            users.map { Entry(kind: .password, user: $0.key, secret: $0.value.description) }
+        }
+    }
+
+    /// Credentials from stored entries, all of one kind.
+    init(entries: [Entry]) throws(SignalingCredentialsError) {
+        if entries.allSatisfy({ $0.kind == .token }) {
+            var digests: [Data: String] = [:]
+            for entry in entries {
+                guard Self.isValidUserID(entry.user), let digest = Self.digest(hex: entry.secret) else {
+                    throw .invalidEntry(file: nil, line: nil, "a stored token of '\(entry.user.prefix(64))' is not a SHA-256 digest")
+                }
+                digests[digest] = entry.user
+            }
+            self.init(storage: .tokens(digests))
+        } else if entries.allSatisfy({ $0.kind == .password }) {
+            var users: [String: PasswordHash] = [:]
+            for entry in entries {
+                do {
+                    users[entry.user] = try PasswordHash(parsing: entry.secret)
+                } catch {
+                    throw .invalidEntry(file: nil, line: nil, "the stored password hash of '\(entry.user.prefix(64))': \(error)")
+                }
+            }
+            self = try .users(users)
+        } else {
+            throw .invalidEntry(file: nil, line: nil, "the stored users mix tokens and passwords")
+        }
+    }
+
+    /// A SHA-256 digest from its 64 hex digits.
+    private static func digest(hex: String) -> Data? {
+        let bytes = Array(hex.utf8)
+        guard bytes.count == 2 * SHA256Digest.byteCount else { return nil }
+        var raw: [UInt8] = []
+        for index in stride(from: 0, to: bytes.count, by: 2) {
+            guard let byte = UInt8(String(decoding: bytes[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            raw.append(byte)
+        }
+        return Data(raw)
     }
 
     /// ``authenticate(token:)`` on a Dispatch thread: checking a password hash costs

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import SwiftRTCCore
 import SwiftRTCSignaling
 
@@ -47,8 +48,12 @@ actor SignalingHub {
     static let maxCallLogReplyBytes = 512 * 1024
 
     private let configuration: SignalingServer.Configuration
-    let credentials: SignalingCredentials
-    let callLog: CallLogStore
+    /// Who may log in (replaced when the shared state's users change).
+    private nonisolated let currentCredentials: Mutex<SignalingCredentials>
+    let callLog: any CallLogStore
+    /// Sessions and presence: this process's, or shared with other instances.
+    nonisolated let state: any SignalingState
+    nonisolated let metrics = SignalingMetrics()
     /// What each limit refused (read by the connection tasks too).
     nonisolated let limits: LimitCounters
     /// Password checks running (taken by the connection tasks, off the actor).
@@ -57,18 +62,24 @@ actor SignalingHub {
     private var connections: [Int: Connection] = [:]
     private var connectionsByAddress: [String: Int] = [:]
     private var connectionByUser: [String: Int] = [:]
-    private var sessions: [String: ServerCallSession] = [:]
-    /// The end-result rules of the protocol (SignalingProtocol.md), fed every routed message.
-    private var records = CallLogBuilder()
     private var nextConnectionID = 1
     private var stopping = false
 
-    init(configuration: SignalingServer.Configuration, credentials: SignalingCredentials, callLog: CallLogStore) {
+    init(configuration: SignalingServer.Configuration, credentials: SignalingCredentials, storage: SignalingStorage) {
         self.configuration = configuration
-        self.credentials = credentials
-        self.callLog = callLog
-        limits = LimitCounters(logger: logger)
+        currentCredentials = Mutex(credentials)
+        callLog = storage.callLog
+        state = storage.state
+        limits = LimitCounters(logger: logger, metrics: metrics)
         passwordChecks = PasswordCheckGate(limit: configuration.maxConcurrentPasswordChecks)
+    }
+
+    /// Who may log in now.
+    nonisolated var credentials: SignalingCredentials { currentCredentials.withLock { $0 } }
+
+    /// Replaces who may log in (connections already authenticated stay).
+    nonisolated func replaceCredentials(_ credentials: SignalingCredentials) {
+        currentCredentials.withLock { $0 = credentials }
     }
 
     // MARK: - Connections
@@ -90,14 +101,18 @@ actor SignalingHub {
         let id = nextConnectionID
         nextConnectionID += 1
         connections[id] = Connection(outbound: outbound, opened: .now, address: address)
+        metrics.connections.record(connections.count)
         connectionsByAddress[address] = fromAddress + 1
         return .opened(id)
     }
 
-    /// The connection closed: its user leaves the sessions it is in (as `connection_lost`),
-    /// unless a newer connection of the same user took over.
+    /// The connection closed. Its user is away from now: unless they log in again (here or on
+    /// another instance) within ``SignalingServer/Configuration/reconnectGrace``, they leave
+    /// the sessions they are in (as `connection_lost`, see ``sweep()``). A connection replaced
+    /// by a newer one of the same user changes nothing.
     func closed(_ id: Int) async {
         guard let connection = connections.removeValue(forKey: id) else { return }
+        metrics.connections.record(connections.count)
         connection.outbound.finish()
         if let count = connectionsByAddress[connection.address], count > 1 {
             connectionsByAddress[connection.address] = count - 1
@@ -107,26 +122,51 @@ actor SignalingHub {
         guard let user = connection.user, connectionByUser[user] == id else { return }
         connectionByUser[user] = nil
         logger.info("signaling: disconnected", metadata: ["user": "\(user)"])
-        for (sessionID, session) in sessions where !session.isEnded && session.isActive(user) {
-            // The others learn it from the server, as a hang-up of the user that lost its
-            // connection (and the call log counts it as one).
-            let notice = SignalingMessage(from: user, to: session.participants.filter { $0 != user && session.isActive($0) },
-                                          session: sessionID,
-                                          body: .hangUp(.init(userInfo: ["reason": "signaling connection lost"], result: .connectionLost)))
-            await leave(user, session: sessionID, notice: notice)
-            for recipient in notice.to { _ = deliver(notice, to: recipient) }
+        do {
+            try await state.release(user, connection: id)
+        } catch {
+            logger.error("signaling: \(error)")
         }
-        // Calls the builder still holds for the user (e.g. left already) settle too.
-        for record in records.disconnected(user: user) { await store(record) }
     }
 
-    /// `user` leaves a session on the server's own account (connection lost, ring timeout,
-    /// shutdown): the session and the call log take `notice` as if the user had sent it.
-    private func leave(_ user: String, session sessionID: String, notice: SignalingMessage) async {
-        guard var session = sessions[sessionID], case let .hangUp(hangUp) = notice.body else { return }
-        session.hangUp(by: user, to: notice.to, result: hangUp.result)
-        sessions[sessionID] = session
-        if let record = records.observe(notice) { await store(record) }
+    /// `user` is gone for good (away past the grace, or the server stops): they leave every
+    /// session they are still in, as a hang-up with result `connection_lost` at `time`, which
+    /// the others still in it are sent.
+    private func leaveAll(_ user: String, reason: String, at time: Date) async {
+        let sessionIDs: [String]
+        do {
+            sessionIDs = try await state.openSessions(of: user)
+        } catch {
+            logger.error("signaling: \(error)")
+            return
+        }
+        for sessionID in sessionIDs {
+            let hangUp = SignalingBody.hangUp(.init(userInfo: ["reason": reason], result: .connectionLost))
+            let outcome: (notice: SignalingMessage?, record: CallRecord?)
+            do {
+                outcome = try await state.withSession(sessionID) { stored in
+                    guard var session = stored else { return (nil, nil) }
+                    var notice: SignalingMessage?
+                    var record: CallRecord?
+                    if !session.session.isEnded, session.session.isActive(user) {
+                        let others = session.session.participants.filter { $0 != user && session.session.isActive($0) }
+                        let message = SignalingMessage(from: user, to: others, session: sessionID, body: hangUp)
+                        record = session.leave(user, notice: message, at: time)
+                        notice = message
+                    }
+                    if record == nil, !session.session.isEnded { record = session.disconnected(user, at: time) }
+                    stored = session
+                    return (notice, record)
+                }
+            } catch {
+                logger.error("signaling: \(error)")
+                continue
+            }
+            if let record = outcome.record { await store(record) }
+            if let notice = outcome.notice {
+                for recipient in notice.to { _ = await deliver(notice, to: recipient) }
+            }
+        }
     }
 
     /// Users with an authenticated connection, sorted.
@@ -183,13 +223,14 @@ actor SignalingHub {
 
     /// The user a `hello` authenticated (checked by the connection, off the actor), or nil for
     /// a bad token.
-    func hello(user: String?, messageID: String?, connection id: Int) {
+    func hello(user: String?, messageID: String?, connection id: Int) async {
         guard let connection = connections[id], !connection.closing else { return }
         if let user = connection.user {
             refuse(connection: id, code: .malformed, reason: "already authenticated as \(user)", replyTo: messageID)
             return
         }
         guard let user else {
+            metrics.loginsRefused.increment()
             logger.info("signaling: connection \(id) refused: bad token")
             refuse(connection: id, code: .unauthenticated, reason: "unknown token", replyTo: messageID)
             close(id, code: .policyViolation, reason: "authentication failed")
@@ -202,6 +243,15 @@ actor SignalingHub {
         }
         connections[id]?.user = user
         connectionByUser[user] = id
+        // Where the user was connected before, on another instance, that connection goes.
+        do {
+            if let elsewhere = try await state.claim(user, connection: id) { state.replace(user, at: elsewhere) }
+        } catch {
+            logger.error("signaling: \(error)")
+        }
+        // The connection may have closed while the claim was written.
+        guard connectionByUser[user] == id, connections[id] != nil else { return }
+        metrics.loginsOK.increment()
         logger.info("signaling: connected", metadata: ["user": "\(user)"])
         reply(to: id, .welcome(.init(user: user)))
     }
@@ -222,135 +272,91 @@ actor SignalingHub {
         }
     }
 
-    /// The rules of ``ServerCallSession``, then routing to the recipients.
+    /// The rules of ``SessionState`` (applied where the session is kept, one message at a time
+    /// across instances), then routing to the recipients.
     private func handleSessionMessage(_ message: SignalingMessage, from user: String, connection id: Int) async {
         guard let sessionID = message.session, (1...128).contains(sessionID.utf8.count) else {
             refuse(connection: id, code: .malformed, reason: "the session id must be 1 to 128 bytes", replyTo: message.id)
             return
         }
-        let instant = ContinuousClock.now
-        let started = Date()
         if message.to.contains(user) {
             refuse(connection: id, code: .malformed, reason: "a message cannot be addressed to its sender", replyTo: message.id)
             return
         }
-        if case let .call(call) = message.body {
-            guard call.initiator == user else {
-                refuse(connection: id, code: .forbidden, reason: "the initiator of a call you send must be you (\(user)), not \(call.initiator)",
-                       replyTo: message.id)
-                return
-            }
-            if let existing = sessions[sessionID] {
-                guard existing.initiator == user else {
-                    refuse(connection: id, code: .conflict, reason: "session \(sessionID) belongs to another call", replyTo: message.id)
+        let now = Date()
+        let outcome: SessionState.Outcome
+        do {
+            if case let .call(call) = message.body {
+                guard call.initiator == user else {
+                    refuse(connection: id, code: .forbidden,
+                           reason: "the initiator of a call you send must be you (\(user)), not \(call.initiator)", replyTo: message.id)
                     return
                 }
-                guard existing.opponents == call.opponents else {
-                    refuse(connection: id, code: .conflict, reason: "the opponents of session \(sessionID) cannot change", replyTo: message.id)
-                    return
-                }
-                guard !existing.isEnded else {
-                    refuse(connection: id, code: .conflict, reason: "session \(sessionID) has ended", replyTo: message.id)
-                    return
+                let open = try await state.openCalls(initiatedBy: user)
+                let maxOpen = configuration.maxOpenCallsPerUser
+                outcome = try await state.withSession(sessionID) { stored in
+                    SessionState.call(message, call, from: user, into: &stored, openCalls: open, maxOpenCalls: maxOpen, at: now)
                 }
             } else {
-                let open = sessions.values.filter { $0.initiator == user && !$0.isEnded }.count
-                guard open < configuration.maxOpenCallsPerUser else {
-                    limits.hit(.callsOverOpenLimit, "a call of \(user): \(open) open, at most \(configuration.maxOpenCallsPerUser)")
-                    refuse(connection: id, code: .conflict, reason: "\(open) calls of yours are still open (at most \(configuration.maxOpenCallsPerUser))",
-                           replyTo: message.id)
-                    return
+                outcome = try await state.withSession(sessionID) { stored in
+                    guard stored != nil else { return .refused(.forbidden, "you are not invited to session \(sessionID)") }
+                    return stored!.apply(message, from: user, at: now)
                 }
-                // The id is taken in memory before the wait for the database, so that nothing
-                // creates the session meanwhile; the log's row makes it taken for good.
-                sessions[sessionID] = ServerCallSession(id: sessionID, initiator: user, opponents: call.opponents, started: instant)
-                do {
-                    try await callLog.callStarted(id: sessionID, caller: user, callees: call.opponents, conferenceType: call.conferenceType,
-                                                  at: started)
-                } catch {
-                    sessions[sessionID] = nil
-                    if case .duplicateCall = error {
-                        limits.hit(.sessionIDsReused, "a call of \(user) with session id \(sessionID), used before")
-                        refuse(connection: id, code: .conflict, reason: "session id \(sessionID) was already used: a new call needs a new id",
-                               replyTo: message.id)
-                    } else {
-                        logger.error("signaling: \(error)")
-                        refuse(connection: id, code: .internalError, reason: "the call log cannot store the call", replyTo: message.id)
-                    }
-                    return
-                }
-                logger.info("signaling: call \(call.conferenceType.rawValue)",
-                            metadata: ["user": "\(user)", "opponents": "\(call.opponents.joined(separator: ","))", "session": "\(sessionID)"])
             }
-            _ = records.observe(message, at: started)
-            route(message, connection: id)
+        } catch SignalingStateError.sessionTaken {
+            refuse(connection: id, code: .conflict, reason: "session \(sessionID) belongs to another call", replyTo: message.id)
+            return
+        } catch {
+            logger.error("signaling: \(error)")
+            refuse(connection: id, code: .internalError, reason: "the call session cannot be read or stored", replyTo: message.id)
             return
         }
-        guard var session = sessions[sessionID], session.isMember(user) else {
-            refuse(connection: id, code: .forbidden, reason: "you are not invited to session \(sessionID)", replyTo: message.id)
+        switch outcome {
+        case let .refused(code, reason, limit):
+            if let limit { limits.hit(limit, "a message of \(user) in session \(sessionID): \(reason)") }
+            refuse(connection: id, code: code, reason: reason, replyTo: message.id)
             return
-        }
-        guard session.isActive(user) else {
-            refuse(connection: id, code: .forbidden, reason: "you are no longer in session \(sessionID)", replyTo: message.id)
-            return
-        }
-        if let stranger = message.to.first(where: { !session.isMember($0) }) {
-            refuse(connection: id, code: .forbidden, reason: "\(stranger) is not in session \(sessionID)", replyTo: message.id)
-            return
-        }
-        switch message.body {
-        case .accept:
-            guard user != session.initiator else {
-                refuse(connection: id, code: .forbidden, reason: "the initiator does not accept its own call", replyTo: message.id)
-                return
-            }
-            guard !session.isEnded else {
-                refuse(connection: id, code: .conflict, reason: "session \(sessionID) has ended", replyTo: message.id)
-                return
-            }
-            session.accept(by: user)
-        case .reject:
-            guard session.states[user] == .pending else {
-                refuse(connection: id, code: .forbidden,
-                       reason: user == session.initiator ? "the initiator hangs up, it does not reject" : "only a pending call can be rejected; hang up instead",
-                       replyTo: message.id)
-                return
-            }
-            session.reject(by: user)
-        case let .hangUp(hangUp):
-            session.hangUp(by: user, to: message.to, result: hangUp.result)
-        case let .customItems(change):
-            guard session.applyCustomItems(change) else {
-                refuse(connection: id, code: .tooLarge,
-                       reason: "custom items over the limit (\(SignalingLimits.maxDictionaryEntries) entries, \(ServerCallSession.maxCustomItemsBytes) bytes)",
-                       replyTo: message.id)
-                return
-            }
-        case .offer, .answer, .candidate, .mediaSettings, .recording, .call, .hello, .welcome, .callLogQuery, .callLog, .error:
-            break
-        }
-        sessions[sessionID] = session
-        // The record is stored before the recipients hear of the end, so that a query they
-        // send on hearing it finds the call.
-        if let record = records.observe(message) { await store(record) }
-        // The first answer goes into the call's row too (a killed server's call keeps it).
-        if case .accept = message.body, !session.answerLogged, let answered = records.answered(session: sessionID) {
-            sessions[sessionID]?.answerLogged = true
+        case .created:
+            guard case let .call(call) = message.body else { return }
             do {
-                try await callLog.callAnswered(id: sessionID, at: answered)
+                try await callLog.callStarted(id: sessionID, caller: user, callees: call.opponents, conferenceType: call.conferenceType, at: now)
             } catch {
-                logger.error("signaling: \(error)")
+                // The call log keeps every call id for good: the session gives way.
+                try? await state.withSession(sessionID) { stored in stored = nil }
+                if case .duplicateCall = error {
+                    limits.hit(.sessionIDsReused, "a call of \(user) with session id \(sessionID), used before")
+                    refuse(connection: id, code: .conflict, reason: "session id \(sessionID) was already used: a new call needs a new id",
+                           replyTo: message.id)
+                } else {
+                    logger.error("signaling: \(error)")
+                    refuse(connection: id, code: .internalError, reason: "the call log cannot store the call", replyTo: message.id)
+                }
+                return
+            }
+            metrics.sessionsStarted.increment()
+            logger.info("signaling: call \(call.conferenceType.rawValue)",
+                        metadata: ["user": "\(user)", "opponents": "\(call.opponents.joined(separator: ","))", "session": "\(sessionID)"])
+        case let .routed(record, firstAnswer):
+            // The record is stored before the recipients hear of the end, so that a query they
+            // send on hearing it finds the call.
+            if let record { await store(record) }
+            // The first answer goes into the call's row too (a killed server's call keeps it).
+            if let firstAnswer {
+                do {
+                    try await callLog.callAnswered(id: sessionID, at: firstAnswer)
+                } catch {
+                    logger.error("signaling: \(error)")
+                }
             }
         }
-        route(message, connection: id)
+        await route(message, connection: id)
     }
 
-    /// Stores a call that just ended (completing the row written at its start) and marks its
-    /// session ended.
+    /// Stores a call that just ended (completing the row written at its start).
     private func store(_ record: CallRecord) async {
-        sessions[record.callId]?.ended = .now
         do {
             try await callLog.insert(record)
+            metrics.callEnded(record.result)
             logger.info("signaling: call \(record.callId) ended: \(record.result.rawValue), \(Int(record.duration)) s")
         } catch {
             logger.error("signaling: \(error)")
@@ -358,11 +364,11 @@ actor SignalingHub {
     }
 
     /// Delivers to every recipient; those not connected are reported to the sender.
-    private func route(_ message: SignalingMessage, connection id: Int) {
+    private func route(_ message: SignalingMessage, connection id: Int) async {
         var unavailable: [String] = []
         var full: [String] = []
         for recipient in message.to {
-            switch deliver(message, to: recipient) {
+            switch await deliver(message, to: recipient) {
             case .delivered: break
             case .notConnected: unavailable.append(recipient)
             case .queueFull: full.append(recipient)
@@ -378,12 +384,50 @@ actor SignalingHub {
 
     private enum Delivery { case delivered, notConnected, queueFull }
 
-    private func deliver(_ message: SignalingMessage, to user: String) -> Delivery {
+    /// Delivers to `user`'s connection here, or through the shared state to the instance that
+    /// holds it.
+    private func deliver(_ message: SignalingMessage, to user: String) async -> Delivery {
+        let text = String(decoding: message.jsonData(), as: UTF8.self)
+        if connectionByUser[user] != nil { return deliverHere(text, to: user) }
+        guard state.isShared else { return .notConnected }
+        do {
+            guard let presence = try await state.locate(user) else { return .notConnected }
+            state.send(text, to: user, at: presence)
+            metrics.routedAcross.increment()
+            return .delivered
+        } catch {
+            logger.error("signaling: \(error)")
+            return .notConnected
+        }
+    }
+
+    private func deliverHere(_ text: String, to user: String) -> Delivery {
         guard let id = connectionByUser[user], let connection = connections[id] else { return .notConnected }
-        switch connection.outbound.yield(.text(String(decoding: message.jsonData(), as: UTF8.self))) {
-        case .enqueued: return .delivered
+        switch connection.outbound.yield(.text(text)) {
+        case .enqueued:
+            metrics.routedLocally.increment()
+            return .delivered
         case .dropped, .terminated: return .queueFull
         @unknown default: return .queueFull
+        }
+    }
+
+    /// What another instance sent this one: a message for a user connected here, or the news
+    /// that a user connected here logged in elsewhere.
+    func delivered(_ delivery: ClusterDelivery) {
+        switch delivery {
+        case let .message(user, text):
+            metrics.receivedFromInstances.increment()
+            if case .delivered = deliverHere(text, to: user) { return }
+            metrics.deliveriesLost.increment()
+        case let .replaced(user, connectionID):
+            guard connectionByUser[user] == connectionID else { return }
+            refuse(connection: connectionID, code: .conflict, reason: "\(user) connected again: this connection is replaced", replyTo: nil)
+            close(connectionID, code: .policyViolation, reason: "replaced by a newer connection")
+            connectionByUser[user] = nil
+            connections[connectionID]?.user = nil
+        case .credentialsChanged:
+            break
         }
     }
 
@@ -399,40 +443,86 @@ actor SignalingHub {
 
     // MARK: - Timers and shutdown
 
-    /// Ends unanswered calls past the ring limit, closes connections that never said hello,
-    /// and forgets ended sessions after a while.
+    /// Closes connections that never said hello, ends unanswered calls past the ring limit,
+    /// makes users away past the reconnect grace leave their calls, and forgets ended sessions
+    /// after a while. With shared state, every instance sweeps: each session and each away
+    /// user is taken by one of them.
     func sweep() async {
         let instant = ContinuousClock.now
         for (id, connection) in connections where connection.user == nil && !connection.closing && instant - connection.opened > configuration.helloTimeout {
             refuse(connection: id, code: .unauthenticated, reason: "no hello within \(configuration.helloTimeout)", replyTo: nil)
             close(id, code: .policyViolation, reason: "no hello")
         }
-        for (sessionID, session) in sessions {
-            if let ended = session.ended {
-                if instant - ended > configuration.endedSessionRetention { sessions[sessionID] = nil }
-            } else if !session.answered, !session.pendingOpponents.isEmpty, instant - session.started > configuration.ringTimeout {
-                // As if the initiator's answer timeout had run out for everyone still called.
-                let notice = SignalingMessage(from: session.initiator, to: session.pendingOpponents, session: sessionID,
-                                              body: .hangUp(.init(userInfo: ["reason": "nobody answered in time"], result: .noAnswer)))
-                await leave(session.initiator, session: sessionID, notice: notice)
-                for recipient in notice.to { _ = deliver(notice, to: recipient) }
+        let now = Date()
+        do {
+            for (user, since) in try await state.expireAway(before: now.addingTimeInterval(-configuration.reconnectGrace.seconds)) {
+                await leaveAll(user, reason: "signaling connection lost", at: since)
             }
-        }
+            let ringTimeout = configuration.ringTimeout
+            for sessionID in try await state.unansweredSessions(startedBefore: now.addingTimeInterval(-ringTimeout.seconds)) {
+                // As if the initiator's answer timeout had run out for everyone still called.
+                let ended = try await state.withSession(sessionID) { stored -> (notice: SignalingMessage, record: CallRecord?)? in
+                    guard var session = stored, session.rangOut(at: now, ringTimeout: ringTimeout) else { return nil }
+                    let notice = SignalingMessage(from: session.session.initiator, to: session.session.pendingOpponents, session: sessionID,
+                                                  body: .hangUp(.init(userInfo: ["reason": "nobody answered in time"], result: .noAnswer)))
+                    let record = session.leave(session.session.initiator, notice: notice, at: now)
+                    stored = session
+                    return (notice, record)
+                }
+                guard let ended else { continue }
+                if let record = ended.record { await store(record) }
+                for recipient in ended.notice.to { _ = await deliver(ended.notice, to: recipient) }
+            }
+            try await state.forgetSessions(endedBefore: now.addingTimeInterval(-configuration.endedSessionRetention.seconds))
+        } catch where !Task.isCancelled {
+            logger.error("signaling: \(error)")
+        } catch {}
     }
 
-    /// Stops taking connections, ends the ongoing calls in the log (`connection_lost`: each
-    /// participant still in them counts as hanging up so) and closes every connection (code
-    /// 1001, going away).
-    func shutdown() async {
+    /// Stops taking connections and closes every connection (code 1001, going away).
+    ///
+    /// A server that runs alone first ends the ongoing calls in the log (`connection_lost`:
+    /// each participant still in them counts as hanging up so). An instance that shares its
+    /// state hands its users over instead: they are away from now, to log in to another
+    /// instance (the close tells their clients to move); it returns them, for
+    /// ``finishHandOver(_:)``.
+    func shutdown() async -> [String] {
         stopping = true
-        for (sessionID, session) in sessions where !session.isEnded {
-            for user in session.participants where session.isActive(user) {
-                let notice = SignalingMessage(from: user, to: session.participants.filter { $0 != user }, session: sessionID,
-                                              body: .hangUp(.init(userInfo: ["reason": "server shutting down"], result: .connectionLost)))
-                await leave(user, session: sessionID, notice: notice)
+        var handedOver: [String] = []
+        if state.isShared {
+            for (user, id) in connectionByUser.sorted(by: { $0.key < $1.key }) {
+                do {
+                    try await state.release(user, connection: id)
+                    handedOver.append(user)
+                } catch {
+                    logger.error("signaling: \(error)")
+                }
+            }
+        } else {
+            for user in connectionByUser.keys.sorted() {
+                await leaveAll(user, reason: "server shutting down", at: Date())
             }
         }
         for id in connections.keys { close(id, code: .goingAway, reason: "server shutting down") }
+        return handedOver
+    }
+
+    /// How many of the users handed over at shutdown have not logged in elsewhere yet.
+    func awaitingHandOver(_ users: [String]) async -> Int {
+        (try? await state.stillAway(users).count) ?? 0
+    }
+
+    /// The users handed over at shutdown that did not log in elsewhere within the grace leave
+    /// their calls now (`connection_lost`): their call records are finished before the
+    /// instance stops.
+    func finishHandOver(_ users: [String]) async {
+        do {
+            for (user, since) in try await state.takeAway(users) {
+                await leaveAll(user, reason: "server shutting down", at: since)
+            }
+        } catch {
+            logger.error("signaling: \(error)")
+        }
     }
 
     /// How many connections are still open.

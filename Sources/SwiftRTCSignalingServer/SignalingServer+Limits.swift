@@ -71,8 +71,11 @@ final class LimitCounters: Sendable {
     private let state = Mutex(State())
     private let logger: Logger
 
-    init(logger: Logger) {
+    private let metrics: SignalingMetrics
+
+    init(logger: Logger, metrics: SignalingMetrics) {
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// The counters now.
@@ -81,6 +84,7 @@ final class LimitCounters: Sendable {
     /// Counts one refusal of `kind` and logs `detail` unless a line of this kind went out
     /// within ``logInterval`` (then the next line says how many were not logged).
     func hit(_ kind: Kind, _ detail: @autoclosure () -> String, now: ContinuousClock.Instant = .now) {
+        metrics.refused(kind)
         let unlogged: Int? = state.withLock { state in
             state.counters[keyPath: kind.keyPath] += 1
             if let last = state.lastLogged[kind], now - last < Self.logInterval {

@@ -84,6 +84,13 @@ public final class SignalingServer: Sendable {
         /// When set, the server serves `wss://` with this certificate and key (else plain
         /// `ws://`: put it behind a TLS proxy, or keep it on loopback).
         public var tls: TLSIdentity? = nil
+        /// How long a user whose connection dropped keeps their place in their calls: a client
+        /// that logs in again within it (to this server, or to another instance on the same
+        /// database) is back in its calls; after it, they leave them as `connection_lost`.
+        public var reconnectGrace: Duration = defaultReconnectGrace
+
+        /// Default of ``reconnectGrace``: 15 s.
+        public static let defaultReconnectGrace: Duration = .seconds(15)
 
         /// Default of ``maxFrameBytes``: twice ``SignalingLimits/maxMessageBytes`` (128 KiB), so
         /// that a message somewhat over the limit is answered (413) rather than cut off.
@@ -123,18 +130,22 @@ public final class SignalingServer: Sendable {
     /// Where and how it listens (the path normalised to `/segment`).
     public let configuration: Configuration
     /// The call log the server writes.
-    public var callLog: CallLogStore { hub.callLog }
+    public var callLog: any CallLogStore { hub.callLog }
     let hub: SignalingHub
+    private let storage: SignalingStorage
     private let shutdownRequest: AsyncStream<Void>
     private let shutdownContinuation: AsyncStream<Void>.Continuation
     private let logger = SwiftRTCLogging.logger("signaling")
 
-    /// A server for the users of `credentials` that logs calls into `callLog`.
-    public init(configuration: Configuration = Configuration(), credentials: SignalingCredentials, callLog: CallLogStore = CallLogStore()) {
+    /// A server for the users of `credentials` that keeps its call log and sessions in
+    /// `storage` (by default in memory: the server runs alone).
+    public init(configuration: Configuration = Configuration(), credentials: SignalingCredentials,
+                storage: SignalingStorage = .inMemory()) {
         var configuration = configuration
         configuration.path = "/" + configuration.path.split(separator: "/").joined(separator: "/")
         self.configuration = configuration
-        hub = SignalingHub(configuration: configuration, credentials: credentials, callLog: callLog)
+        self.storage = storage
+        hub = SignalingHub(configuration: configuration, credentials: credentials, storage: storage)
         (shutdownRequest, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -193,14 +204,32 @@ public final class SignalingServer: Sendable {
             },
             logger: httpLogger
         )
-        // Calls a killed server left in progress end now, as connection_lost.
-        let interrupted = try await hub.callLog.closeInterruptedCalls()
-        if interrupted > 0 {
-            logger.warning("signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost")
+        let state = hub.state
+        if let postgres = storage.service {
+            try await postgres.migrate()
+        } else {
+            // Calls a killed server left in progress end now, as connection_lost. (Instances
+            // sharing a database never do this: the calls of one that died go on elsewhere.)
+            let interrupted = try await hub.callLog.closeInterruptedCalls()
+            if interrupted > 0 {
+                logger.warning("signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost")
+            }
         }
         let shutdownRequest = self.shutdownRequest
+        let storage = self.storage
+        let logger = self.logger
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.run() }
+            group.addTask {
+                try await state.run { delivery in
+                    guard case .credentialsChanged = delivery else { return await hub.delivered(delivery) }
+                    do {
+                        if let credentials = try await storage.service?.loadCredentials() { hub.replaceCredentials(credentials) }
+                    } catch {
+                        logger.error("signaling: \(error)")
+                    }
+                }
+            }
             group.addTask {
                 while !Task.isCancelled {
                     await hub.sweep()
@@ -216,15 +245,30 @@ public final class SignalingServer: Sendable {
         }
     }
 
-    /// Stops gracefully: no new connections, ongoing calls logged as ended (`connection_lost`,
-    /// or `canceled` when unanswered), every connection closed (1001) and given up to
-    /// `grace` to finish; then ``run(onListening:)`` returns.
+    /// Stops gracefully: no new connections, every connection closed (1001, going away) and
+    /// given up to `grace` to finish; then ``run(onListening:)`` returns.
+    ///
+    /// Alone, the server first logs the ongoing calls as ended (`connection_lost`, or
+    /// `canceled` when unanswered). Sharing a PostgreSQL database, it drains instead: the close
+    /// tells its clients to move to another instance, where their calls go on; it waits up to
+    /// ``Configuration/reconnectGrace`` for them to log in there, and finishes the call
+    /// records of those that did not.
     public func shutdown(grace: Duration = .seconds(2)) async {
         logger.info("signaling: shutting down")
-        await hub.shutdown()
+        let handedOver = await hub.shutdown()
         let deadline = ContinuousClock.now + grace
         while await hub.connectionCount > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+        if !handedOver.isEmpty {
+            // Sharing a database: the users move to other instances; those that have not
+            // within the reconnect grace leave their calls, and this instance finishes the
+            // call records.
+            let handOverDeadline = ContinuousClock.now + configuration.reconnectGrace
+            while ContinuousClock.now < handOverDeadline, await hub.awaitingHandOver(handedOver) > 0 {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+            await hub.finishHandOver(handedOver)
         }
         shutdownContinuation.yield()
     }

@@ -20,8 +20,8 @@ import SwiftRTCSignaling
         try await peer.send(SignalingMessage(to: to, session: session, body: body))
     }
 
-    @Test func aCompletedCall() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aCompletedCall(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("c1", alice, [bob])
@@ -68,7 +68,7 @@ import SwiftRTCSignaling
         ("canceled", .canceled),
     ])
     func unansweredCalls(flow: String, expected: CallEndResult) async throws {
-        let server = try await RunningServer.start()
+        let server = try await RunningServer.start(backend: .postgres)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("u1", alice, [bob], type: .audio)
@@ -98,10 +98,10 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func theServerEndsACallNobodyAnswers() async throws {
+    @Test(arguments: Backend.allCases) func theServerEndsACallNobodyAnswers(backend: Backend) async throws {
         var configuration = SignalingServer.Configuration()
         configuration.ringTimeout = .milliseconds(400)
-        let server = try await RunningServer.start(configuration)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("r1", alice, [bob])
@@ -118,8 +118,11 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aDroppedConnectionEndsTheCallAsLost() async throws {
-        let server = try await RunningServer.start()
+    /// Once the reconnect grace (here 1 s) has passed without a new login.
+    @Test(arguments: Backend.allCases) func aDroppedConnectionEndsTheCallAsLost(backend: Backend) async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.reconnectGrace = .seconds(1)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("l1", alice, [bob])
@@ -135,8 +138,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aGroupCallEndsWhenTheLastButOneLeaves() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aGroupCallEndsWhenTheLastButOneLeaves(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)
@@ -165,8 +168,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func queriesByRoleResultAndLimitShowOnlyTheUsersCalls() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func queriesByRoleResultAndLimitShowOnlyTheUsersCalls(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)
@@ -207,10 +210,10 @@ import SwiftRTCSignaling
 
     /// A session id names one call for good: once the ended session is forgotten (here after
     /// 100 ms), a `call` reusing its id is refused (409) and the record stays as it was.
-    @Test func aSessionIdThatWasUsedIsRefused() async throws {
+    @Test(arguments: Backend.allCases) func aSessionIdThatWasUsedIsRefused(backend: Backend) async throws {
         var configuration = SignalingServer.Configuration()
         configuration.endedSessionRetention = .milliseconds(100)
-        let server = try await RunningServer.start(configuration)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("once", alice, [bob])
@@ -241,13 +244,13 @@ import SwiftRTCSignaling
     @Test func aCallInProgressIsInTheDatabaseFile() async throws {
         let path = CallLogStoreTests.temporaryDatabase()
         defer { CallLogStoreTests.removeDatabase(path) }
-        let server = try await RunningServer.start(callLog: try CallLogStore(path: path))
+        let server = try await RunningServer.start(storage: .callLog(try SQLiteCallLog(path: path)))
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await Self.dial("w1", alice, [bob])
         try await Self.send(bob, "w1", to: ["alice"], .accept(.init(sdp: "v=0\r\n")))
         #expect(try await alice.next().type == .accept)
-        let reader = try CallLogStore(path: path)
+        let reader = try SQLiteCallLog(path: path)
         #expect(try await reader.openCallIDs() == ["w1"])
         #expect(try await reader.call(id: "w1") == nil)
         try await Self.send(alice, "w1", to: ["bob"], .hangUp(.init()))
@@ -264,8 +267,8 @@ import SwiftRTCSignaling
     /// Only the initiator's hang-up with `no_answer` withdraws a call (from those still being
     /// called), in the session rules and in the call log alike: an opponent's is that opponent
     /// leaving. Before, the call log took it as the end of the call for everyone it named.
-    @Test func anOpponentsNoAnswerHangUpIsOnlyItsLeaving() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func anOpponentsNoAnswerHangUpIsOnlyItsLeaving(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)
@@ -289,8 +292,8 @@ import SwiftRTCSignaling
 
     /// The initiator's `no_answer` withdraws the call only from the recipients still being
     /// called: an opponent who answered stays in the call (and in the log's call).
-    @Test func theInitiatorsNoAnswerSparesTheOpponentsWhoAnswered() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func theInitiatorsNoAnswerSparesTheOpponentsWhoAnswered(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)

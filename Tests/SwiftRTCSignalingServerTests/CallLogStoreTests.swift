@@ -24,11 +24,11 @@ import SwiftRTCSignaling
         let first = Self.record("a", caller: "alice", callees: ["bob", "carol"], result: .completed, endedAt: 10)
         let second = Self.record("b", caller: "bob", callees: ["alice"], result: .noAnswer, endedAt: 20, answered: false)
         do {
-            let store = try CallLogStore(path: path)
+            let store = try SQLiteCallLog(path: path)
             try await store.insert(first)
             try await store.insert(second)
         }
-        let reopened = try CallLogStore(path: path)
+        let reopened = try SQLiteCallLog(path: path)
         #expect(try await reopened.count() == 2)
         #expect(try await reopened.call(id: "a") == first)
         #expect(try await reopened.calls(of: "alice") == [second, first])
@@ -45,11 +45,11 @@ import SwiftRTCSignaling
         defer { try? FileManager.default.removeItem(atPath: path) }
         try String(repeating: "this is not SQLite\n", count: 200).write(toFile: path, atomically: true, encoding: .utf8)
         #expect {
-            _ = try CallLogStore(path: path)
+            _ = try SQLiteCallLog(path: path)
         } throws: { error in
             "\(error)".hasPrefix("cannot open the call log database \(path)")
         }
-        #expect(throws: CallLogError.self) { _ = try CallLogStore(path: "/nonexistent-folder/calls.sqlite") }
+        #expect(throws: CallLogError.self) { _ = try SQLiteCallLog(path: "/nonexistent-folder/calls.sqlite") }
     }
 
     static func temporaryDatabase(_ name: String = "calls") -> String {
@@ -68,7 +68,7 @@ import SwiftRTCSignaling
         defer { Self.removeDatabase(path) }
         let started = Date(timeIntervalSince1970: 1_700_000_000)
         do {
-            let store = try CallLogStore(path: path)
+            let store = try SQLiteCallLog(path: path)
             try await store.callStarted(id: "k1", caller: "alice", callees: ["bob", "carol"], conferenceType: .video, at: started)
             try await store.callAnswered(id: "k1", at: started.addingTimeInterval(4))
             try await store.callAnswered(id: "k1", at: started.addingTimeInterval(9))
@@ -77,7 +77,7 @@ import SwiftRTCSignaling
             #expect(try await store.openCallIDs() == ["k1"])
             // Dropped here without the call's end, as a killed server would leave it.
         }
-        let reopened = try CallLogStore(path: path)
+        let reopened = try SQLiteCallLog(path: path)
         #expect(try await reopened.openCallIDs() == ["k1"])
         // Queries answer ended calls only.
         #expect(try await reopened.call(id: "k1") == nil)
@@ -95,7 +95,7 @@ import SwiftRTCSignaling
     /// A call's end completes the row of its start; a call id is used once: a second start or
     /// a second record of the same id is refused, and the first record stays as it was.
     @Test func aCallIdIsUsedOnceAndARecordIsNeverReplaced() async throws {
-        let store = CallLogStore()
+        let store = SQLiteCallLog()
         let first = Self.record("once", caller: "alice", callees: ["bob"], result: .completed, endedAt: 10)
         try await store.callStarted(id: "once", caller: "alice", callees: ["bob"], conferenceType: .audio, at: first.started)
         await #expect(throws: CallLogError.duplicateCall("once")) {
@@ -124,7 +124,7 @@ import SwiftRTCSignaling
         let old = Self.record("v1-call", caller: "alice", callees: ["bob", "carol"], result: .completed, endedAt: 30)
         do {
             let queue = try DatabaseQueue(path: path)
-            try CallLogStore.migrator.migrate(queue, upTo: "v1")
+            try SQLiteCallLog.migrator.migrate(queue, upTo: "v1")
             try await queue.write { db in
                 try db.execute(sql: """
                     INSERT INTO call (id, caller, conferenceType, started, answered, ended, duration, result, customItems)
@@ -137,7 +137,7 @@ import SwiftRTCSignaling
                 }
             }
         }
-        let store = try CallLogStore(path: path)
+        let store = try SQLiteCallLog(path: path)
         #expect(try await store.call(id: "v1-call") == old)
         #expect(try await store.calls(of: "carol", role: .callee) == [old])
         #expect(try await store.openCallIDs() == [])

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import Synchronization
+import PostgresTestSupport
 import Testing
 import SwiftRTCSignaling
 @testable import SwiftRTCSignalingServer
@@ -35,6 +36,23 @@ struct TestTimeout: Error, CustomStringConvertible {
     var description: String
 }
 
+/// Where a test server keeps its state: the same tests run on both.
+enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// A server that runs alone: call log in SQLite (in memory), sessions in the process.
+    case sqlite
+    /// Everything in a PostgreSQL database of its own (the tests' ``PostgresTestServer``).
+    case postgres
+
+    var description: String { rawValue }
+
+    func storage() async throws -> SignalingStorage {
+        switch self {
+        case .sqlite: .inMemory()
+        case .postgres: .postgres(try PostgresStorage(url: try await PostgresTestServer.shared().database()))
+        }
+    }
+}
+
 /// A real signaling server on 127.0.0.1 (a free port), running until `stop()`.
 final class RunningServer: Sendable {
     let server: SignalingServer
@@ -48,8 +66,9 @@ final class RunningServer: Sendable {
     }
 
     static func start(_ configuration: SignalingServer.Configuration = .init(), credentials: SignalingCredentials = TestUsers.credentials,
-                      callLog: CallLogStore = CallLogStore()) async throws -> RunningServer {
-        let server = SignalingServer(configuration: configuration, credentials: credentials, callLog: callLog)
+                      backend: Backend = .sqlite, storage: SignalingStorage? = nil) async throws -> RunningServer {
+        let storage = if let storage { storage } else { try await backend.storage() }
+        let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
         let task = Task { try await server.run { continuation.yield($0) } }
         let url = try await Inbox.first(of: urls, timeout: .seconds(60), what: "the server's URL")

@@ -6,8 +6,8 @@ import SwiftRTCSignaling
 /// The signaling server over real WebSockets on 127.0.0.1: authentication, routing, the
 /// session rules, and refusals that leave the server serving.
 @Suite struct SignalingServerTests {
-    @Test func aTokenAuthenticatesItsUser() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aTokenAuthenticatesItsUser(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await server.connect("alice")
         #expect(alice.userID == "alice")
         #expect(await server.server.connectedUsers == ["alice"])
@@ -15,8 +15,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func anUnknownTokenIsRefusedAndClosed() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func anUnknownTokenIsRefusedAndClosed(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         do {
             _ = try await WebSocketSignalingChannel.connect(to: server.url, token: "not-a-token-of-anyone-here")
             Issue.record("an unknown token was accepted")
@@ -32,9 +32,9 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aServerThatIsNotThereIsATransportError() async throws {
+    @Test(arguments: Backend.allCases) func aServerThatIsNotThereIsATransportError(backend: Backend) async throws {
         // A port nothing listens on (bound, then released).
-        let server = try await RunningServer.start()
+        let server = try await RunningServer.start(backend: backend)
         let url = server.url
         await server.stop()
         do {
@@ -46,9 +46,9 @@ import SwiftRTCSignaling
         }
     }
 
-    @Test func usersFilePasswordsAuthenticate() async throws {
+    @Test(arguments: Backend.allCases) func usersFilePasswordsAuthenticate(backend: Backend) async throws {
         let credentials = try SignalingCredentials.users(["erin": TestPasswords.erin])
-        let server = try await RunningServer.start(credentials: credentials)
+        let server = try await RunningServer.start(credentials: credentials, backend: backend)
         let erin = try await WebSocketSignalingChannel.connect(to: server.url, token: "erin:correct horse")
         #expect(erin.userID == "erin")
         await erin.close()
@@ -60,10 +60,10 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func messagesBeforeHelloAreRefused() async throws {
+    @Test(arguments: Backend.allCases) func messagesBeforeHelloAreRefused(backend: Backend) async throws {
         var configuration = SignalingServer.Configuration()
         configuration.helloTimeout = .seconds(60)
-        let server = try await RunningServer.start(configuration)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let raw = try await server.raw()
         raw.send(.text(#"{"type":"callLogQuery","id":"q1"}"#))
         let refused = try await raw.nextError()
@@ -75,10 +75,10 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aConnectionThatSaysNoHelloIsClosed() async throws {
+    @Test(arguments: Backend.allCases) func aConnectionThatSaysNoHelloIsClosed(backend: Backend) async throws {
         var configuration = SignalingServer.Configuration()
         configuration.helloTimeout = .milliseconds(500)
-        let server = try await RunningServer.start(configuration)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let raw = try await server.raw()
         let error = try await raw.nextError()
         #expect(error.code == .unauthenticated)
@@ -87,8 +87,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func messagesAreRoutedBetweenUsersWithTheAuthenticatedSender() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func messagesAreRoutedBetweenUsersWithTheAuthenticatedSender(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await alice.send(.call("s1", from: "alice", to: ["bob"]))
@@ -114,8 +114,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aRecipientNotConnectedIsReported() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aRecipientNotConnectedIsReported(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         var call = SignalingMessage.call("s-offline", from: "alice", to: ["dave"])
         call.id = "m1"
@@ -128,8 +128,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aClientCannotActAsAnotherUser() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aClientCannotActAsAnotherUser(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)
@@ -152,8 +152,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func nobodyJoinsACallTheyWereNotInvitedTo() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func nobodyJoinsACallTheyWereNotInvitedTo(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         let carol = try await Peer.connect("carol", to: server)
@@ -186,8 +186,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func aNewerConnectionOfTheSameUserReplacesTheOlder() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func aNewerConnectionOfTheSameUserReplacesTheOlder(backend: Backend) async throws {
+        let server = try await RunningServer.start(backend: backend)
         let first = try await Peer.connect("bob", to: server)
         let second = try await Peer.connect("bob", to: server)
         #expect(try await first.nextError().code == .conflict)
@@ -200,8 +200,11 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test func gracefulShutdownLogsOngoingCallsAndClosesConnections() async throws {
-        let server = try await RunningServer.start()
+    @Test(arguments: Backend.allCases) func gracefulShutdownLogsOngoingCallsAndClosesConnections(backend: Backend) async throws {
+        // Sharing a database, the server waits the reconnect grace for its users to move.
+        var configuration = SignalingServer.Configuration()
+        configuration.reconnectGrace = .seconds(1)
+        let server = try await RunningServer.start(configuration, backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
         try await alice.send(.call("s6", from: "alice", to: ["bob"]))

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SwiftRTCCore
+
+/// A PostgreSQL database that many signaling server instances share (``SignalingStorage/postgres(_:)``):
+/// they behave as one server.
+///
+/// - The call log (``callLog``), the call sessions and their rules' state, which instance holds
+///   each user's connection (refreshed by heartbeats, expired when an instance dies), and the
+///   users and tokens are in the database.
+/// - A message for a user connected to another instance goes to that instance by `NOTIFY` on
+///   its channel (`signaling_<instance id>`), in order; a message larger than `NOTIFY`'s
+///   payload limit goes into the table `signaling_payload` and the notification carries its id.
+/// - Each server creates or migrates the schema when it starts (one at a time, under an
+///   advisory lock): tables `call`, `call_participant`, `signaling_instance`,
+///   `signaling_presence`, `signaling_session`, `signaling_payload`, `signaling_credential`,
+///   and `signaling_schema` (the version).
+///
+/// The connection pool runs from ``init(url:)`` until ``close()``.
+public final class PostgresStorage: Sendable {
+    /// The call log, in the database.
+    public let callLog: PostgresCallLog
+    let state: PostgresSignalingState
+    let client: PostgresClient
+    private let running: Task<Void, Never>
+    private let logger = SwiftRTCLogging.logger("signaling.postgres")
+    /// The URL without its password (for logs).
+    public let displayURL: String
+
+    /// Connects to the database at `url` (the connections open as they are needed):
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`, or
+    /// over a Unix socket `postgres://USER@/DATABASE?host=/SOCKET/FOLDER[&port=P]` (the socket
+    /// `.s.PGSQL.P` in that folder, as libpq names it). TLS is required unless the host is a
+    /// loopback address or a socket, or `sslmode` says otherwise.
+    /// - Throws: ``PostgresStorageError/invalidURL(_:)`` with what is wrong.
+    public init(url: String) throws(PostgresStorageError) {
+        let (configuration, display) = try Self.configuration(parsing: url)
+        client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "swiftrtc.postgres") { _ in SwiftLogNoOpLogHandler() })
+        let client = self.client
+        running = Task { await client.run() }
+        displayURL = display
+        callLog = PostgresCallLog(client: client)
+        state = PostgresSignalingState(client: client)
+    }
+
+    deinit { running.cancel() }
+
+    /// Stops the connection pool.
+    public func close() { running.cancel() }
+
+    /// Creates the schema, or migrates it to this version (run by every server as it starts).
+    /// - Throws: ``PostgresStorageError/failed(_:)``.
+    public func migrate() async throws(PostgresStorageError) {
+        do {
+            try await PostgresSchema.migrate(client, logger: logger)
+        } catch {
+            throw .failed("creating or migrating the schema: \(String(reflecting: error))")
+        }
+    }
+
+    /// Makes `credentials` the users every instance accepts (replacing those stored before), and
+    /// tells the running instances.
+    public func storeCredentials(_ credentials: SignalingCredentials) async throws(PostgresStorageError) {
+        do {
+            try await state.storeCredentials(credentials.entries)
+        } catch {
+            throw .failed("storing the users: \(String(reflecting: error))")
+        }
+    }
+
+    /// The users stored by ``storeCredentials(_:)``, or nil when none are.
+    public func loadCredentials() async throws(PostgresStorageError) -> SignalingCredentials? {
+        let entries: [SignalingCredentials.Entry]
+        do {
+            entries = try await state.loadCredentials()
+        } catch {
+            throw .failed("reading the users: \(String(reflecting: error))")
+        }
+        guard !entries.isEmpty else { return nil }
+        do {
+            return try SignalingCredentials(entries: entries)
+        } catch {
+            throw .failed("the stored users: \(error)")
+        }
+    }
+
+    /// The configuration of a `postgres://` URL, and the URL without its password.
+    static func configuration(parsing text: String) throws(PostgresStorageError) -> (PostgresClient.Configuration, String) {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "") else {
+            throw .invalidURL("'\(text.prefix(200))' is not a postgres:// URL")
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        guard let user = components.user.map({ $0.removingPercentEncoding ?? $0 }), !user.isEmpty else {
+            throw .invalidURL("the URL names no user (postgres://USER@HOST/DATABASE)")
+        }
+        let password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw .invalidURL("the URL names no database (postgres://USER@HOST/DATABASE)") }
+        let portText = components.port.map(String.init) ?? query["port"] ?? "5432"
+        guard let port = Int(portText), (1...65535).contains(port) else { throw .invalidURL("port \(portText) is not a TCP port") }
+        var configuration: PostgresClient.Configuration
+        var display = "postgres://\(user)@"
+        if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
+            configuration = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            display += "/\(database)?host=\(socketFolder)"
+        } else {
+            guard let host = components.host, !host.isEmpty else { throw .invalidURL("the URL names no host") }
+            let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+            let tls: PostgresClient.Configuration.TLS
+            switch query["sslmode"] ?? (loopback ? "disable" : "require") {
+            case "disable": tls = .disable
+            case "prefer": tls = .prefer(.makeClientConfiguration())
+            case "require", "verify-full": tls = .require(.makeClientConfiguration())
+            case let other: throw .invalidURL("sslmode=\(other): use disable, prefer or require")
+            }
+            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+            display += "\(host):\(port)/\(database)"
+        }
+        configuration.options.maximumConnections = 16
+        return (configuration, display)
+    }
+}
+
+/// Why the PostgreSQL storage cannot be used.
+public enum PostgresStorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The URL cannot be used: why.
+    case invalidURL(String)
+    /// The database refused or failed an operation: which, and its reason.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidURL(reason): "--database: \(reason)"
+        case let .failed(reason): "PostgreSQL: \(reason)"
+        }
+    }
+}
