@@ -99,9 +99,9 @@ final class PostgresSignalingState: SignalingState {
     // MARK: Presence
 
     func claim(_ user: String, connection: Int) async throws -> UserPresence? {
-        // The row as it was, then as it is: one statement, so that two logins race cleanly.
+        // One statement: the row as it was (the snapshot before the upsert), then as it is.
         let rows = try await client.query("""
-            WITH previous AS (SELECT instance, connection FROM signaling_presence WHERE "user" = \(user) FOR UPDATE)
+            WITH previous AS (SELECT instance, connection FROM signaling_presence WHERE "user" = \(user))
             INSERT INTO signaling_presence ("user", instance, connection, away_since) VALUES (\(user), \(instanceID), \(connection), NULL)
             ON CONFLICT ("user") DO UPDATE SET instance = excluded.instance, connection = excluded.connection, away_since = NULL
             RETURNING (SELECT instance FROM previous), (SELECT connection FROM previous)
