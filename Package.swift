@@ -52,8 +52,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Many signaling server instances on one PostgreSQL: shared state, LISTEN/NOTIFY routing.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // The signaling server's metrics (swift-metrics).
+        // Metrics: recorded through swift-metrics, exported by callbot for Prometheus at /metrics.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -141,6 +142,8 @@ let package = Package(
         .executableTarget(name: "callbot", dependencies: [
             "SwiftRTC", "SwiftRTCSignalingServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -240,7 +243,7 @@ let package = Package(
         ]),
         // The example bots run as processes too (ExampleBotsTests): listed so that they are built.
         .testTarget(name: "callbotTests", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport",
+            "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
             "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder",
         ]),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),

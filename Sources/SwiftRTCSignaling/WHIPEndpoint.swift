@@ -236,6 +236,7 @@ public final class WHIPEndpoint: Sendable {
         let router = Router(context: WHIPRequestContext.self)
         router.add(middleware: WHIPCORSMiddleware())
         addRoutes(to: router)
+        OperationsRoutes.add(to: router) { true }
         // Hummingbird logs every request at debug, its start at info and its stop by
         // cancellation as an error: quiet unless verbose logging is on (failures to listen
         // are thrown from here, request errors answered to the client and logged above).

@@ -181,6 +181,9 @@ public final class SignalingServer: Sendable {
         let webClient = WebClientAssets.load()
         if webClient.assets.isEmpty { logger.warning("signaling: the web client's files are missing; nothing is served at /") }
         webClient.addRoutes(to: router)
+        // /healthz, /readyz (the shared state reachable), /metrics.
+        let state = hub.state
+        OperationsRoutes.add(to: router) { await state.isReady() }
         // Hummingbird logs each connection at debug and a stop by cancellation as an error:
         // quiet unless verbose logging is on.
         let httpLogger = SwiftRTCLogging.level == .verbose
@@ -204,7 +207,6 @@ public final class SignalingServer: Sendable {
             },
             logger: httpLogger
         )
-        let state = hub.state
         if let postgres = storage.service {
             try await postgres.migrate()
         } else {

@@ -107,6 +107,7 @@ struct Serve: AsyncParsableCommand {
             return
         }
         let signals = TerminationSignals()
+        PrometheusExport.bootstrap()
         let credentials: SignalingCredentials
         let storage: SignalingStorage
         let location: String

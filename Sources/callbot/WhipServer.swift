@@ -78,6 +78,7 @@ struct WhipServer: AsyncParsableCommand {
     func run() async throws {
         global.apply()
         let signals = TerminationSignals()
+        PrometheusExport.bootstrap()
         let started = ContinuousClock.now
         let sessions = SessionLog()
         let settings = SessionSettings(
