@@ -118,11 +118,12 @@ struct LoadCall: Sendable {
         }
 
         // Wait for every member's media, then hold the call.
-        let connected = await state.wait(until: setupStarted + settings.setupTimeout) { $0.allConnected || $0.failure != nil }
+        let setupDeadline = setupStarted + settings.setupTimeout
+        _ = await state.wait(until: setupDeadline) { $0.allConnected || $0.failure != nil }
         var snapshot = state.snapshot
-        if connected, snapshot.failure == nil {
+        // A connection that came after the deadline (the wake-up ran late) counts as a timeout.
+        if snapshot.allConnected, snapshot.failure == nil, let last = snapshot.members.compactMap(\.connectedAt).max(), last <= setupDeadline {
             result.connected = true
-            let last = snapshot.members.compactMap(\.connectedAt).max() ?? setupStarted
             result.setupMs = Self.milliseconds(last - setupStarted)
             _ = await state.wait(until: last + settings.duration) { $0.failure != nil }
             snapshot = state.snapshot
