@@ -21,10 +21,15 @@ enum LoadLogins {
 
     /// `USER:TOKEN` lines: the login is the token.
     static func read(tokensFile path: String) throws -> [LoadLogin] {
-        try entries(ofFile: path, option: "--tokens-file").map { LoadLogin(user: $0.user, token: $0.secret) }
+        let entries = try entries(ofFile: path, option: "--tokens-file")
+        if let spaced = entries.firstIndex(where: { $0.secret.contains(where: \.isWhitespace) }) {
+            throw ValidationError("--tokens-file \(path): the token of \(entries[spaced].user) holds spaces (the server refuses such tokens)")
+        }
+        return entries.map { LoadLogin(user: $0.user, token: $0.secret) }
     }
 
-    /// `USER:PASSWORD` lines: the login is the whole `USER:PASSWORD`.
+    /// `USER:PASSWORD` lines: the login is the whole `USER:PASSWORD` (a password may hold
+    /// spaces inside; those around it are trimmed).
     static func read(usersFile path: String) throws -> [LoadLogin] {
         try entries(ofFile: path, option: "--users-file").map { LoadLogin(user: $0.user, token: "\($0.user):\($0.secret)") }
     }
@@ -33,9 +38,7 @@ enum LoadLogins {
     static func tokens(_ tokens: [String]) throws -> [LoadLogin] {
         var seen = Set<String>()
         for (index, token) in tokens.enumerated() {
-            guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
-                throw ValidationError("--token number \(index + 1) is empty or holds spaces")
-            }
+            guard !token.isEmpty else { throw ValidationError("--token number \(index + 1) is empty") }
             guard seen.insert(token).inserted else { throw ValidationError("--token number \(index + 1) repeats an earlier one (each bot is one user)") }
         }
         return tokens.map { LoadLogin(user: nil, token: $0) }
@@ -61,7 +64,7 @@ enum LoadLogins {
             guard SignalingCredentials.isValidUserID(user) else {
                 throw ValidationError("\(place): not a user id (letters, digits, . _ - @; 1 to 64)")
             }
-            guard !secret.isEmpty, !secret.contains(where: \.isWhitespace) else { throw ValidationError("\(place): the secret of \(user) is empty or holds spaces") }
+            guard !secret.isEmpty else { throw ValidationError("\(place): no secret after '\(user):'") }
             guard users.insert(user).inserted else { throw ValidationError("\(place): user \(user) appears twice") }
             entries.append((user, secret))
         }
