@@ -50,13 +50,8 @@ struct LoadCall: Sendable {
             for (index, member) in members.enumerated() {
                 group.addTask { [settings] in
                     let started = ContinuousClock.now
-                    do throws(SignalingChannelError) {
-                        let channel = try await WebSocketSignalingChannel.connect(to: member.server, token: member.login.token,
-                                                                                  timeout: settings.loginTimeout, trust: settings.trust)
-                        return (index, .success((channel, Self.milliseconds(ContinuousClock.now - started))))
-                    } catch {
-                        return (index, .failure(error))
-                    }
+                    let login = await Self.logIn(to: member.server, token: member.login.token, settings: settings)
+                    return (index, login.map { ($0, Self.milliseconds(ContinuousClock.now - started)) })
                 }
             }
             var logins = [Result<(WebSocketSignalingChannel, Double), SignalingChannelError>?](repeating: nil, count: members.count)
@@ -173,6 +168,23 @@ struct LoadCall: Sendable {
         for follower in followers { follower.cancel() }
         for client in clients { await client.disconnect() }
         return result
+    }
+
+    /// Logs in; a refusal the server says is for now (`try again later`: its password checks
+    /// or its connections are all taken) is retried every 250 to 500 ms until the login timeout.
+    private static func logIn(to server: URL, token: String, settings: LoadCallSettings) async -> Result<WebSocketSignalingChannel, SignalingChannelError> {
+        let deadline = ContinuousClock.now + settings.loginTimeout
+        while true {
+            let left = deadline - ContinuousClock.now
+            do throws(SignalingChannelError) {
+                return .success(try await WebSocketSignalingChannel.connect(to: server, token: token, timeout: max(left, .milliseconds(100)),
+                                                                            trust: settings.trust))
+            } catch {
+                let pause = Duration.milliseconds(Int.random(in: 250...500))
+                guard "\(error)".contains("try again later"), ContinuousClock.now + pause < deadline, !Task.isCancelled else { return .failure(error) }
+                try? await Task.sleep(for: pause)
+            }
+        }
     }
 
     /// A tone (440 Hz, 20 ms Opus frames) and with video a small moving test pattern.

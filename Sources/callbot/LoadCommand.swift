@@ -84,7 +84,7 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds from a call request to every member's media connected before the call counts as failed (at least 1; the answer timeout is at least 10).", valueName: "SECONDS"))
     var setupTimeout: Double = 30
 
-    @Option(help: ArgumentHelp("Seconds a bot's login (WebSocket to welcome) may take.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Seconds a bot's login (WebSocket to welcome) may take, retries of a server busy for now (429: try again later) included.", valueName: "SECONDS"))
     var loginTimeout: Double = 20
 
     @Flag var media: Media = .audioOnly
