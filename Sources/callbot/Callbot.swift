@@ -10,7 +10,7 @@ struct Callbot: AsyncParsableCommand {
         commandName: "callbot",
         abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP, plays and records media.",
         version: "callbot \(SwiftRTCInfo.version)",
-        subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self, LogCommand.self]
+        subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self, LogCommand.self, LoadCommand.self]
     )
 
     /// The application sets up logging, as swift-log wants: records go to standard error
