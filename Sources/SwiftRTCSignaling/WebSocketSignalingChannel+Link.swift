@@ -105,14 +105,14 @@ extension WebSocketSignalingChannel {
             ) { inbound, writer, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await item in queue {
+                        writing: for await item in queue {
                             switch item {
                             case let .text(text): try await writer.writeTextMessage(text)
-                            case .close:
-                                try await writer.close(.normalClosure, reason: nil)
-                                return
+                            case .close: break writing
                             }
                         }
+                        // Asked to close, or the queue finished (a close that did not fit in it).
+                        if !Task.isCancelled { try await writer.close(.normalClosure, reason: nil) }
                     }
                     for try await frame in inbound.messages(maxSize: maxFrameBytes) {
                         guard case let .text(text) = frame else {
