@@ -85,7 +85,8 @@ struct AnswerCommand: AsyncParsableCommand {
         }
         let completed = await withTaskGroup(of: Bool?.self) { group in
             group.addTask { await signals.wait(upTo: nil); return nil }
-            group.addTask { await work.value }
+            // Cancelling the group (on a signal) cancels the work too: awaiting it would not.
+            group.addTask { await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() } }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
