@@ -61,10 +61,11 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     }
 
     /// Connects to a signaling server (`ws://host:port/signaling`, or `wss://` over TLS) and
-    /// authenticates with `token`: ``connect(to:token:timeout:reconnectFor:trust:)`` with one URL.
-    public static func connect(to url: URL, token: String, timeout: Duration = .seconds(10), reconnectFor: Duration = .seconds(60),
+    /// authenticates with `token`: ``connect(to:token:timeout:reconnectFor:trust:)`` with one
+    /// URL (and the default give-up time; pass `[url]` there for another).
+    public static func connect(to url: URL, token: String, timeout: Duration = .seconds(10),
                                trust: TLSTrust = .system) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
-        try await connect(to: [url], token: token, timeout: timeout, reconnectFor: reconnectFor, trust: trust)
+        try await connect(to: [url], token: token, timeout: timeout, trust: trust)
     }
 
     /// Connects to the first of `servers` (`ws://host:port/signaling`, or `wss://` over TLS)
