@@ -9,6 +9,10 @@ import SwiftRTCSignaling
 /// (the WebSocket client of the SwiftRTC signaling server, an ``InProcessSignalingHub``
 /// channel, or your own).
 ///
+/// The client's sessions go on while a ``WebSocketSignalingChannel`` reconnects (their media
+/// never passes through the server); its events report the channel's connection as
+/// ``CallClientEvent/signaling(_:)``.
+///
 /// ```swift
 /// let client = CallClient(channel: channel, configuration: CallConfiguration(gatherAddresses: ["127.0.0.1"]))
 /// for await event in await client.events() {
@@ -40,9 +44,16 @@ public actor CallClient {
         self.configuration = configuration
         self.clock = clock
         let messages = channel.messages
+        let states = channel.connectionStates
+        // The connection's state changes become `signaling` events; the stream finishes when
+        // the channel closes for good, before `disconnected`.
+        let following = Task { [weak self] in
+            for await state in states { await self?.signalingStateChanged(state) }
+        }
         // Runs until the channel's messages finish (``disconnect()`` closes the channel).
         Task { [weak self] in
             for await message in messages { await self?.receive(message) }
+            await following.value
             await self?.channelClosed()
         }
     }
@@ -139,6 +150,11 @@ public actor CallClient {
         }
     }
 
+    func signalingStateChanged(_ state: SignalingConnectionState) {
+        logger.debug("signaling: \(state)")
+        eventHub.yield(.signaling(state))
+    }
+
     func channelClosed() {
         for waiter in queries.values { waiter.resume(throwing: CallError.signaling(.init(code: .internalError, reason: "signaling channel closed"))) }
         queries = [:]
@@ -202,10 +218,20 @@ extension CallClient {
     /// where the server's users can be reached (loopback for a server on loopback).
     public static func connect(to server: URL, token: String, configuration: CallConfiguration = CallConfiguration(),
                                trust: TLSTrust = .system) async throws(SignalingChannelError) -> CallClient {
-        let channel = try await WebSocketSignalingChannel.connect(to: server, token: token, trust: trust)
+        try await connect(to: [server], token: token, configuration: configuration, trust: trust)
+    }
+
+    /// Connects to the first of `servers` (instances of one signaling service) that welcomes
+    /// `token` (``WebSocketSignalingChannel/connect(to:token:timeout:reconnectFor:trust:)``);
+    /// the channel reconnects, to the next of them, when its connection drops. Unless
+    /// `configuration` says where, host candidates are gathered where the first server's users
+    /// can be reached.
+    public static func connect(to servers: [URL], token: String, configuration: CallConfiguration = CallConfiguration(),
+                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> CallClient {
+        let channel = try await WebSocketSignalingChannel.connect(to: servers, token: token, trust: trust)
         var configuration = configuration
         if configuration.gatherAddresses.isEmpty {
-            configuration.gatherAddresses = PeerConnection.Configuration.gatherAddresses(toReach: server.host ?? "")
+            configuration.gatherAddresses = PeerConnection.Configuration.gatherAddresses(toReach: servers.first?.host ?? "")
         }
         return CallClient(channel: channel, configuration: configuration)
     }

@@ -57,6 +57,11 @@ public enum CallClientEvent: Sendable {
     case sessionEnded(CallSession, CallRecord)
     /// The signaling server refused a message of this client.
     case signalingError(SignalingBody.ErrorReply)
+    /// The signaling channel's connection changed (``SignalingChannel/connectionStates``): a
+    /// ``WebSocketSignalingChannel`` whose connection dropped reports `reconnecting`, then
+    /// `connected` again (sessions go on meanwhile: their media does not pass through the
+    /// server), or `closed` when it gave up, followed by ``disconnected``.
+    case signaling(SignalingConnectionState)
     /// The signaling channel closed.
     case disconnected
 }

@@ -19,6 +19,19 @@ public protocol SignalingChannel: AnyObject, Sendable {
 
     /// Closes the channel; ``messages`` finishes. Idempotent.
     func close() async
+
+    /// The changes of the channel's connection to its server (one consumer), finishing when
+    /// the channel closes for good. A `CallClient` reads it and reports the states as
+    /// `CallClientEvent.signaling`. The default: a stream that finishes at once (a channel
+    /// that never drops, as ``InProcessSignalingHub``'s).
+    var connectionStates: AsyncStream<SignalingConnectionState> { get }
+}
+
+extension SignalingChannel {
+    /// No state changes: a stream that finishes at once (the channel never drops).
+    public var connectionStates: AsyncStream<SignalingConnectionState> {
+        AsyncStream { $0.finish() }
+    }
 }
 
 /// Why a ``SignalingChannel`` could not send.
@@ -29,6 +42,8 @@ public enum SignalingChannelError: Error, Sendable, Hashable, CustomStringConver
     case transport(String)
     /// The message breaks the protocol (checked before sending).
     case invalidMessage(SignalingProtocolError)
+    /// The channel is reconnecting and already holds `limit` messages to send after it logs in again.
+    case queueFull(limit: Int)
 
     /// The error in one line.
     public var description: String {
@@ -36,6 +51,7 @@ public enum SignalingChannelError: Error, Sendable, Hashable, CustomStringConver
         case .closed: "signaling channel closed"
         case .transport(let message): "signaling transport failed: \(message)"
         case .invalidMessage(let error): "invalid signaling message: \(error)"
+        case .queueFull(let limit): "signaling channel reconnecting with \(limit) messages queued, its limit: message not sent"
         }
     }
 }

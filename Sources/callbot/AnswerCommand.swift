@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import SwiftRTC
 
-/// `callbot answer --server URL --token T`: log in and answer incoming calls: accept (at once
-/// or after `--delay`) or reject; send media, print events and statsString, record, hang up
-/// after `--duration` or when the others leave.
+/// `callbot answer --server URL [--server URL...] --token T`: log in and answer incoming calls:
+/// accept (at once or after `--delay`) or reject; send media, print events and statsString,
+/// record, hang up after `--duration` or when the others leave.
 struct AnswerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "answer",
@@ -52,6 +52,7 @@ struct AnswerCommand: AsyncParsableCommand {
         let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses)
         let client = CallClient(channel: channel, configuration: configuration)
         let clientEvents = await client.events()
+        let signalingLines = await SignalingOptions.printStates(of: client)
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
         let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record, reportPath: call.report, statsJSON: global.statsJSON)
@@ -85,13 +86,15 @@ struct AnswerCommand: AsyncParsableCommand {
         }
         let completed = await withTaskGroup(of: Bool?.self) { group in
             group.addTask { await signals.wait(upTo: nil); return nil }
-            group.addTask { await work.value }
+            // Cancelling the group (on a signal) cancels the work too: awaiting it would not.
+            group.addTask { await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() } }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
         work.cancel()
         await client.disconnect()
+        signalingLines.cancel()
         if completed == false { throw ExitCode(1) }
     }
 

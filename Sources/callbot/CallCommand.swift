@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import SwiftRTC
 
-/// `callbot call USER... --server URL --token T`: log in to a signaling server, call the users
-/// (one: a 1:1 call; two or three: a mesh), send media, print events and statsString, hang up
-/// after `--duration` (or on SIGINT/SIGTERM) and print how the call ended.
+/// `callbot call USER... --server URL [--server URL...] --token T`: log in to a signaling
+/// server, call the users (one: a 1:1 call; two or three: a mesh), send media, print events and
+/// statsString, hang up after `--duration` (or on SIGINT/SIGTERM) and print how the call ended.
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call",
@@ -53,6 +53,7 @@ struct CallCommand: AsyncParsableCommand {
         let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses,
                                                    dialing: dialingInterval, answer: answerTimeout)
         let client = CallClient(channel: channel, configuration: configuration)
+        let signalingLines = await SignalingOptions.printStates(of: client)
         let session = try await client.createSession(opponents: users, conferenceType: audioOnly ? .audio : .video)
         let events = await session.events()
         let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone, video: audioOnly || media.noVideo ? nil : media.video ?? .pattern,
@@ -83,6 +84,7 @@ struct CallCommand: AsyncParsableCommand {
         mute?.cancel()
         local.stop()
         await client.disconnect()
+        signalingLines.cancel()
         guard result?.result == .completed else { throw ExitCode(1) }
     }
 }

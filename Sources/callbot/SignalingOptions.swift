@@ -3,14 +3,19 @@ import Foundation
 import Synchronization
 import SwiftRTC
 
-/// `--server URL --token T` (or `--token-file FILE`, `$SWIFTRTC_SIGNALING_TOKEN`: never logged)
-/// `[--ca-cert FILE]`: the signaling server `call` and `answer` log in to.
+/// `--server URL [--server URL...] --token T` (or `--token-file FILE`,
+/// `$SWIFTRTC_SIGNALING_TOKEN`: never logged) `[--ca-cert FILE]`: the signaling server (one
+/// or several instances of it) `call` and `answer` log in to.
 struct SignalingOptions: ParsableArguments {
     /// The environment variable the token is read from when neither option is given.
     static let tokenVariable = "SWIFTRTC_SIGNALING_TOKEN"
 
-    @Option(help: ArgumentHelp("The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling, or wss:// with TLS).", valueName: "URL"))
-    var server: String
+    @Option(help: ArgumentHelp("""
+        The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling, or wss:// with TLS). \
+        Repeat the option to name several instances of one server: the first login tries them in order, and when the \
+        connection drops the client logs in again to the next one (calls go on meanwhile).
+        """, valueName: "URL"))
+    var server: [String] = []
 
     @Option(help: ArgumentHelp("The bearer token (or USER:PASSWORD) to log in with; better: --token-file or $\(Self.tokenVariable).", valueName: "T"))
     var token: String?
@@ -20,14 +25,20 @@ struct SignalingOptions: ParsableArguments {
 
     @OptionGroup var tls: TLSClientOptions
 
-    var url: URL? {
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-              let host = url.host, !host.isEmpty else { return nil }
-        return url
+    /// The `--server` URLs, in order (nil for one that is not a WebSocket URL).
+    var urls: [URL?] {
+        server.map { server in
+            guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+                  let host = url.host, !host.isEmpty else { return nil }
+            return url
+        }
     }
 
     func validate() throws {
-        guard url != nil else { throw ValidationError("--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)") }
+        guard !server.isEmpty else { throw ValidationError("give the signaling server: --server URL (repeat it for several instances)") }
+        for (text, url) in zip(server, urls) where url == nil {
+            throw ValidationError("--server '\(text)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)")
+        }
         _ = try loginToken()
     }
 
@@ -42,19 +53,41 @@ struct SignalingOptions: ParsableArguments {
     /// Logs in; a refused or unreachable server, or one whose certificate does not verify, is a
     /// ``CallbotError``.
     func connect() async throws -> WebSocketSignalingChannel {
-        guard let url else { throw ValidationError("--server '\(server)' is not a WebSocket URL") }
+        let urls = urls.compactMap { $0 }
+        guard !urls.isEmpty, urls.count == server.count else { throw ValidationError("--server: give WebSocket URLs") }
         let token = try loginToken()
         let trust = try tls.trust()
         do {
-            return try await WebSocketSignalingChannel.connect(to: url, token: token, trust: trust)
+            return try await WebSocketSignalingChannel.connect(to: urls, token: token, trust: trust)
         } catch {
             let tlsFailure = "\(error)".contains("TLS")
-            throw CallbotError("signaling \(server): \(error)\(tlsFailure ? tls.hint : "")")
+            throw CallbotError("signaling \(server.joined(separator: ", ")): \(error)\(tlsFailure ? tls.hint : "")")
         }
     }
 
-    /// Where calls gather candidates: loopback for a server on loopback, else every interface.
-    var gatherAddresses: [String] { PeerConnection.Configuration.gatherAddresses(toReach: url?.host ?? "") }
+    /// Where calls gather candidates: loopback when every server is on loopback, else every interface.
+    var gatherAddresses: [String] {
+        let each = urls.map { PeerConnection.Configuration.gatherAddresses(toReach: $0?.host ?? "") }
+        return each.allSatisfy { $0 == each.first } ? each.first ?? [] : PeerConnection.Configuration.gatherAddresses(toReach: "")
+    }
+
+    /// Prints a `signaling: ...` line each time the connection of `client`'s channel changes
+    /// after the login (`reconnecting (attempt N): ERROR`, `connected to URL`, `closed: REASON`
+    /// unless the command closed it).
+    static func printStates(of client: CallClient) async -> Task<Void, Never> {
+        let events = await client.events()
+        return Task {
+            var dropped = false
+            for await event in events {
+                guard case let .signaling(state) = event else { continue }
+                if case .reconnecting = state { dropped = true }
+                // The login's own `connected` is said by the command's first line, its own close by the last.
+                if case .connected = state, !dropped { continue }
+                if state == .closed(.closedByClient) { continue }
+                printLine("signaling: \(state)")
+            }
+        }
+    }
 }
 
 /// `--record DIR --record-option OPTION`.

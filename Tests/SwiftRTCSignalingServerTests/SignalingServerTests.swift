@@ -211,7 +211,17 @@ import SwiftRTCSignaling
         _ = try await bob.next()
         try await bob.send(SignalingMessage(to: ["alice"], session: "s6", body: .accept(.init(sdp: "v=0\r\n"))))
         _ = try await alice.next()
+        let states = [Inbox(alice.channel.connectionStates), Inbox(bob.channel.connectionStates)]
         await server.stop()
+        // Closed with 1001 (going away): the clients try to log in again, until closed.
+        for inbox in states {
+            #expect(try await inbox.next() == .connected(server.url))
+            let dropped = try await inbox.next()
+            guard case let .reconnecting(1, lastError) = dropped else { throw TestTimeout(description: "expected reconnecting, got \(dropped)") }
+            #expect(lastError.contains("1001"), "\(lastError)")
+        }
+        await alice.close()
+        await bob.close()
         try await alice.inbox.waitFinished()
         try await bob.inbox.waitFinished()
         let record = try #require(try await server.server.callLog.call(id: "s6"))

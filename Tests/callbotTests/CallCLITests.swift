@@ -110,6 +110,19 @@ import Testing
         #expect(bob.output.contains("answer: rejected"))
     }
 
+    @Test func answerTriesEachServerAndSaysWhenItsSignalingReconnects() async throws {
+        let (server, url) = try await Self.server()
+        // The first --server has nothing listening: the login goes on to the second.
+        let bob = try Background(["answer", "--server", "ws://127.0.0.1:1/signaling", "--server", url, "--token", "bob-token-0123456789"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.output)\n\(bob.errors)")
+        #expect(try await server.terminate() == 0)
+        #expect(await bob.wait(for: "signaling: reconnecting (attempt 1): ", timeout: .seconds(20)), "\(bob.output)")
+        #expect(await bob.wait(for: "signaling: reconnecting (attempt 2): ws://127.0.0.1:1/signaling: ", timeout: .seconds(20)), "\(bob.output)")
+        // Interrupted while reconnecting: it stops at once.
+        kill(bob.process.processIdentifier, SIGTERM)
+        #expect(await bob.exit(timeout: .seconds(20)) == 0, "\(bob.output)\n\(bob.errors)")
+    }
+
     @Test func callAndAnswerRefuseBadArguments() async throws {
         let noServer = try await Callbot.run(["call", "bob", "--server", "http://x", "--token", "t"])
         #expect(noServer.status != 0 && noServer.stderr.contains("--server"))
