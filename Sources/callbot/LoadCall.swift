@@ -39,18 +39,21 @@ struct LoadCallResult: Sendable {
 /// the audio it decodes; once every member's media is up the call is held, then the stats are
 /// taken and everyone hangs up.
 struct LoadCall: Sendable {
-    /// Each member's login and server; the first is the caller.
-    var members: [(login: LoadLogin, server: URL)]
+    /// Each member's login and servers (its own first, then the others to fail over to); the
+    /// first member is the caller.
+    var members: [(login: LoadLogin, servers: [URL])]
     var settings: LoadCallSettings
 
     func run() async -> LoadCallResult {
         var result = LoadCallResult()
+        BotMetrics.callStarted()
+        defer { BotMetrics.callEnded(connected: result.connected) }
         // Log in, every member at once.
         let logins = await withTaskGroup(of: (Int, Result<(WebSocketSignalingChannel, Double), SignalingChannelError>).self) { group in
             for (index, member) in members.enumerated() {
                 group.addTask { [settings] in
                     let started = ContinuousClock.now
-                    let login = await Self.logIn(to: member.server, token: member.login.token, settings: settings)
+                    let login = await Self.logIn(to: member.servers, token: member.login.token, settings: settings)
                     return (index, login.map { ($0, Self.milliseconds(ContinuousClock.now - started)) })
                 }
             }
@@ -74,7 +77,7 @@ struct LoadCall: Sendable {
         }
         let clients = zip(channels, members).map { channel, member in
             CallClient(channel: channel, configuration: CallConfiguration(
-                gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: member.server.host ?? ""),
+                gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: member.servers.first?.host ?? ""),
                 maxVideoFrameRate: LoadCallSettings.videoFramesPerSecond,
                 answerTimeInterval: settings.setupTimeout))
         }
@@ -134,6 +137,7 @@ struct LoadCall: Sendable {
             guard let session = member.session else { continue }
             for user in member.others {
                 guard let stats = await session.stats(for: user) else { continue }
+                BotMetrics.Connection().update(stats)
                 func count(_ type: StatsReport.StatsType, _ kind: String, _ name: String) -> Int {
                     stats.first(type, kind: kind)?.number(name).map { Int(max(0, min($0, 1e15))) } ?? 0
                 }
@@ -172,12 +176,12 @@ struct LoadCall: Sendable {
 
     /// Logs in; a refusal the server says is for now (`try again later`: its password checks
     /// or its connections are all taken) is retried every 250 to 500 ms until the login timeout.
-    private static func logIn(to server: URL, token: String, settings: LoadCallSettings) async -> Result<WebSocketSignalingChannel, SignalingChannelError> {
+    private static func logIn(to servers: [URL], token: String, settings: LoadCallSettings) async -> Result<WebSocketSignalingChannel, SignalingChannelError> {
         let deadline = ContinuousClock.now + settings.loginTimeout
         while true {
             let left = deadline - ContinuousClock.now
             do throws(SignalingChannelError) {
-                return .success(try await WebSocketSignalingChannel.connect(to: server, token: token, timeout: max(left, .milliseconds(100)),
+                return .success(try await WebSocketSignalingChannel.connect(to: servers, token: token, timeout: max(left, .milliseconds(100)),
                                                                             trust: settings.trust))
             } catch {
                 let pause = Duration.milliseconds(Int.random(in: 250...500))

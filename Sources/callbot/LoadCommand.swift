@@ -15,7 +15,8 @@ struct LoadCommand: AsyncParsableCommand {
         The bots are the logins of --tokens-file (the server's USER:TOKEN file), --users-file \
         (USER:PASSWORD lines, for a server with a --users file: each login then costs the server \
         a PBKDF2 check) or repeated --token, the first --bots of them. Bot i logs in to the \
-        --server given (i mod count)-th, so repeating --server spreads the bots over instances. \
+        --server given (i mod count)-th, so repeating --server spreads the bots over instances; \
+        when its connection drops it logs in again to the next. \
         Bots are grouped in order: the first of each group calls the others; the call starts are \
         spread evenly over --ramp seconds. Each bot sends a 440 Hz tone (Opus, 20 ms) and, with \
         --video, a 160x120 test pattern (VP8, 15 fps), and decodes the audio it receives. A call \
@@ -93,6 +94,7 @@ struct LoadCommand: AsyncParsableCommand {
     var report: String?
 
     @OptionGroup var tls: TLSClientOptions
+    @OptionGroup var prometheus: MetricsOptions
 
     @Option(help: "How much to log: nothing (the default: the report says what failed), basic (every call's milestones: a lot with many bots) or verbose.")
     var logLevel: LogLevel = .nothing
@@ -149,6 +151,8 @@ struct LoadCommand: AsyncParsableCommand {
 
     func run() async throws {
         SwiftRTCLogging.level = logLevel
+        let metricsServer = try await prometheus.start()
+        defer { metricsServer?.cancel() }
         let logins = try logins()
         let urls = servers.compactMap(Self.url)
         let fileLimit = ProcessResources.raiseOpenFileLimit()
@@ -160,7 +164,8 @@ struct LoadCommand: AsyncParsableCommand {
         let settings = LoadCallSettings(video: media == .video, duration: Seconds.duration(duration), setupTimeout: Seconds.duration(setupTimeout),
                                         loginTimeout: Seconds.duration(loginTimeout), trust: try tls.trust())
         let groups = stride(from: 0, to: logins.count, by: groupSize).map { first in
-            LoadCall(members: (first..<first + groupSize).map { (logins[$0], urls[$0 % urls.count]) }, settings: settings)
+            LoadCall(members: (first..<first + groupSize).map { (logins[$0], Array(urls[($0 % urls.count)...] + urls[..<($0 % urls.count)])) },
+                     settings: settings)
         }
         let baseline = ProcessResources.residentBytes()
         let signals = TerminationSignals()

@@ -16,11 +16,12 @@ import Testing
     static let users = ["alice", "bob", "carol", "dave"]
     static func token(_ user: String) -> String { "\(user)-cluster-token-0123456789" }
 
-    /// Three instances on a new database; the first stores the users, the others use them.
-    static func cluster(extra: [String] = []) async throws -> (servers: [Server], urls: [String], database: String) {
+    /// Three instances on a new database; the first stores the users (`USER:TOKEN` lines,
+    /// by default the four of the mesh), the others use them.
+    static func cluster(logins: [String] = users.map { "\($0):\(token($0))" }, extra: [String] = [])
+        async throws -> (servers: [Server], urls: [String], database: String) {
         let database = try await PostgresTestServer.shared().database()
-        let tokens = try ServeCLITests.write("cluster-tokens-\(UUID().uuidString.prefix(8)).txt",
-                                             users.map { "\($0):\(token($0))" }.joined(separator: "\n") + "\n")
+        let tokens = try ServeCLITests.write("cluster-tokens-\(UUID().uuidString.prefix(8)).txt", logins.joined(separator: "\n") + "\n")
         var servers: [Server] = []
         var urls: [String] = []
         for index in 0..<3 {
@@ -84,5 +85,87 @@ import Testing
         #expect(serve.stderr.contains("no users are stored"), "\(serve.stderr)")
         let badURL = try await Callbot.run(["serve", "--port", "0", "--database", "postgres://nobody@127.0.0.1:1/x", "--tokens", "/dev/null"])
         #expect(badURL.status != 0)
+    }
+}
+
+extension ServeClusterCLITests {
+    /// The audio frames `bot` decoded from `other`, one figure per `STATS other {...}` line.
+    static func audioFramesDecoded(_ bot: Background, from other: String) -> [Int] {
+        bot.output.split(separator: "\n").filter { $0.hasPrefix("STATS \(other) {") }.compactMap { line in
+            let json = try? JSONSerialization.jsonObject(with: Data(line.dropFirst("STATS \(other) ".count).utf8)) as? [String: Any]
+            let stats = json?["stats"] as? [String: [String: Any]] ?? [:]
+            let inbound = stats.values.first { $0["type"] as? String == "inbound-rtp" && $0["kind"] as? String == "audio" }
+            return inbound?["framesDecoded"] as? Int
+        }
+    }
+
+    /// SIGKILL on the instance Bob is logged in to, mid-call: Bob's client moves to another
+    /// instance, the call's audio never stops (it does not pass through the server), Alice's
+    /// hang-up reaches Bob there, and the shared call log has the whole call.
+    @Test func aCallGoesOnWhenTheInstanceOfOneSideIsKilled() async throws {
+        let (servers, urls, _) = try await Self.cluster()
+        defer { for server in servers { Task { _ = try? await server.terminate() } } }
+        let bob = try Background(["answer", "--server", urls[1], "--server", urls[2], "--token", Self.token("bob"), "--no-video",
+                                  "--stats-interval", "1", "--stats-json"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let alice = try Background(["call", "bob", "--server", urls[0], "--server", urls[2], "--token", Self.token("alice"), "--audio-only",
+                                    "--duration", "12", "--stats-interval", "1", "--stats-json"])
+        #expect(await alice.wait(for: "call: connected with bob"), "\(alice.output)\n\(alice.errors)")
+        #expect(await bob.wait(for: "answer: connected with alice"), "\(bob.output)\n\(bob.errors)")
+        try await Task.sleep(for: .seconds(2))
+
+        let killed = ContinuousClock.now
+        kill(servers[1].process.processIdentifier, SIGKILL)
+        #expect(await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)), "\(bob.output)\n\(bob.errors)")
+        print("failover: Bob logged in to the third instance \(ContinuousClock.now - killed) after the kill")
+        #expect(!alice.output.contains("signaling: "), "Alice's instance stayed: \(alice.output)")
+
+        #expect(await alice.exit(timeout: .seconds(60)) == 0, "\(alice.output)\n\(alice.errors)")
+        #expect(await bob.exit(timeout: .seconds(30)) == 0, "\(bob.output)\n\(bob.errors)")
+        #expect(bob.output.contains("answer: alice hung up"), "\(bob.output)")
+        #expect(bob.output.contains("answer: ended completed"), "\(bob.output)")
+        // Audio decoded on both sides every second of the call, before and after the kill.
+        for (bot, other) in [(alice, "bob"), (bob, "alice")] {
+            let decoded = Self.audioFramesDecoded(bot, from: other)
+            let steps = zip(decoded, decoded.dropFirst()).map { $1 - $0 }
+            #expect(decoded.count >= 9 && steps.allSatisfy { $0 >= 10 }, "frames decoded from \(other) each second: \(decoded)")
+        }
+
+        // The record, read through the instance Alice used: both users, completed, the whole call.
+        let log = try await Callbot.run(["log", "--server", urls[0], "--token", Self.token("bob"), "--json"])
+        #expect(log.status == 0, "\(log.stderr)")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stdout)")
+        #expect(records.count == 1, "\(log.stdout)")
+        let record = try #require(records.first)
+        #expect(record["caller"] as? String == "alice" && record["callees"] as? [String] == ["bob"], "\(record)")
+        #expect(record["result"] as? String == "completed", "\(record)")
+        let duration = record["duration"] as? Double ?? 0
+        #expect(duration >= 11 && duration < 30, "\(record)")
+    }
+}
+
+extension ServeClusterCLITests {
+    /// `callbot load`: 200 bots spread over the three instances call each other in pairs
+    /// (each pair's members on different instances), and every call connects and decodes. The
+    /// starts are spread over 20 s: the tests' debug build of the bots costs several times the
+    /// release build's CPU (Benchmarks/cluster-load.sh measures 1000 bots in release).
+    @Test func twoHundredBotsAcrossThreeInstancesAllConnect() async throws {
+        let logins = (0..<200).map { "load-bot-\($0):load-token-\($0)-0123456789abcdef" }
+        let (servers, urls, _) = try await Self.cluster(logins: logins, extra: ["--max-connections-per-address", "80"])
+        defer { for server in servers { Task { _ = try? await server.terminate() } } }
+        let tokens = try ServeCLITests.write("load-logins-\(UUID().uuidString.prefix(8)).txt", logins.joined(separator: "\n") + "\n")
+        let run = try await LoadCLITests.load(urls.flatMap { ["--server", $0] } + ["--tokens-file", tokens, "--duration", "3", "--ramp", "20"])
+        let output = "\(run.stdout)\n\(run.stderr)\n\(servers.map(\.errors).joined(separator: "\n"))"
+        print("load across three instances: \(run.stdout)")
+        #expect(run.status == 0, "\(output)")
+        #expect(run.report["servers"] as? Int == 3)
+        try LoadCLITests.expectAllConnected(run.report, calls: 100, bots: 200, groupSize: 2, seconds: 3, output: output,
+                                           openAtOnce: 20)
+        // Each instance held its share of the bots and routed messages to the others.
+        for url in urls {
+            let (status, metrics) = try await Self.get(url, "/metrics")
+            #expect(status == 200)
+            #expect(metrics.contains(#"signaling_messages_routed_total{path="instance"}"#), "\(url): \(metrics)")
+        }
     }
 }
