@@ -2,12 +2,14 @@ import Foundation
 import Testing
 import SwiftRTCSignaling
 @testable import SwiftRTCSignalingServer
+import TestScheduling
 
 /// The limits that keep strangers from taking the server: connections in total and per client
 /// address, and password checks running at once. Each refusal is the protocol's `error` (429,
 /// answering the client's first message), closes the connection, and is counted in
-/// ``SignalingServer/counters``.
-@Suite struct ServerLimitsTests {
+/// ``SignalingServer/counters``. The refusals wait a second for the client's first message, so
+/// these tests take the real-time slot: beside a load test the hello can take longer.
+@Suite(.realTime) struct ServerLimitsTests {
     /// Waits until the server has `count` connections open (a client's close reaches it later).
     static func waitForConnections(_ count: Int, on server: RunningServer) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
