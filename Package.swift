@@ -55,6 +55,9 @@ let package = Package(
         // Metrics: recorded through swift-metrics, exported by callbot for Prometheus at /metrics.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Graceful shutdown: the servers are services of a ServiceGroup that SIGTERM drains
+        // (already in the graph through Hummingbird).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -112,6 +115,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
         // target of its own so that clients of the protocol do not pull in GRDB.
@@ -122,6 +126,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Crypto", package: "swift-crypto"),
             // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -144,6 +149,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // A bot's --metrics endpoint.
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -232,7 +240,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [
-            "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport",
+            "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport", "TestScheduling",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             // A call log database of an earlier schema, written by the migration tests.
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Synchronization
 import SwiftRTCCore
 
@@ -232,7 +233,10 @@ public final class WHIPEndpoint: Sendable {
     /// cancelled. `onListening` gets the endpoint's URL (`http://` or `https://`, with the port
     /// actually bound) once the server accepts connections.
     /// Sessions still open when it returns are not ended: call ``endAllSessions()``.
-    public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
+    ///
+    /// In a ServiceLifecycle `ServiceGroup`, a graceful shutdown (SIGTERM) stops the HTTP server
+    /// taking requests, lets those under way finish, ends every open session, then returns.
+    public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
         let router = Router(context: WHIPRequestContext.self)
         router.add(middleware: WHIPCORSMiddleware())
         addRoutes(to: router)
@@ -257,7 +261,10 @@ public final class WHIPEndpoint: Sendable {
             },
             logger: httpLogger
         )
+        // Hummingbird's server stops listening at a graceful shutdown and returns once its
+        // requests are answered.
         try await app.run()
+        if Task.isShuttingDownGracefully { await endAllSessions() }
     }
 
     /// Ends every open session (e.g. when the server stops) and forgets them.
@@ -510,5 +517,13 @@ struct WHIPRequestContext: RequestContext {
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+extension WHIPEndpoint: Service {
+    /// Serves as a service of a ServiceLifecycle `ServiceGroup` (``run(onListening:)`` without
+    /// a listener): a graceful shutdown of the group ends the sessions and returns.
+    public func run() async throws {
+        try await run(onListening: { _ in })
     }
 }

@@ -525,6 +525,10 @@ actor SignalingHub {
         }
     }
 
+    /// Whether new connections are taken (false once ``shutdown()`` began): `/readyz` says so,
+    /// so that a load balancer sends no one here while the instance drains.
+    var isTakingConnections: Bool { !stopping }
+
     /// How many connections are still open.
     var connectionCount: Int { connections.count }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
 import Synchronization
 import SwiftRTCCore
 import SwiftRTCSignaling
@@ -43,8 +44,10 @@ import SwiftRTCSignaling
 /// On the same port, `GET /` serves the web client (`WebClient/`: a page in which a person
 /// logs in and calls, or answers, users and bots; see ``WebClientAssets``).
 ///
-/// ``run(onListening:)`` serves until ``shutdown()`` (graceful: ongoing calls are written to
-/// the log as ended, every connection is closed with 1001) or until its task is cancelled.
+/// ``run(onListening:)`` serves until ``shutdown(grace:)`` (graceful: ongoing calls are written
+/// to the log as ended, every connection is closed with 1001) or until its task is cancelled.
+/// The server is a ServiceLifecycle `Service`: in a `ServiceGroup` with SIGTERM among its
+/// graceful-shutdown signals, SIGTERM drains it.
 public final class SignalingServer: Sendable {
     /// Where and how the server listens, and its limits.
     public struct Configuration: Sendable {
@@ -157,13 +160,16 @@ public final class SignalingServer: Sendable {
     /// How often each limit refused something so far.
     public var counters: Counters { hub.limits.snapshot }
 
-    /// Serves until ``shutdown()`` or cancellation. `onListening` gets the WebSocket URL (with
+    /// Serves until ``shutdown(grace:)`` or cancellation. `onListening` gets the WebSocket URL (with
     /// the port actually bound) once the server accepts connections. Before it listens, the
     /// calls an earlier run left in progress (a killed server) are logged as `connection_lost`
     /// (``CallLogStore/closeInterruptedCalls()``).
     /// - Throws: ``CallLogError`` when the call log cannot be written, or Hummingbird's error
     ///   when it cannot listen.
-    public func run(onListening: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
+    ///
+    /// In a ServiceLifecycle `ServiceGroup`, a graceful shutdown (SIGTERM) runs ``shutdown(grace:)``:
+    /// the server drains, then returns.
+    public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
         let hub = self.hub
         let configuration = self.configuration
         let webSocketRouter = Router(context: SignalingRequestContext.self)
@@ -183,7 +189,10 @@ public final class SignalingServer: Sendable {
         webClient.addRoutes(to: router)
         // /healthz, /readyz (the shared state reachable), /metrics.
         let state = hub.state
-        OperationsRoutes.add(to: router) { await state.isReady() }
+        OperationsRoutes.add(to: router) {
+            guard await hub.isTakingConnections else { return false }
+            return await state.isReady()
+        }
         // Hummingbird logs each connection at debug and a stop by cancellation as an error:
         // quiet unless verbose logging is on.
         let httpLogger = SwiftRTCLogging.level == .verbose
@@ -217,11 +226,27 @@ public final class SignalingServer: Sendable {
                 logger.warning("signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost")
             }
         }
-        let shutdownRequest = self.shutdownRequest
         let storage = self.storage
         let logger = self.logger
+        try await withGracefulShutdownHandler {
+            try await serve(app, state: state, storage: storage, logger: logger)
+        } onGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
+    }
+
+    /// The HTTP server, the shared state's deliveries and the sweep, until a shutdown request
+    /// (or the HTTP server failing).
+    private func serve(_ app: some ApplicationProtocol, state: any SignalingState, storage: SignalingStorage, logger: Logger) async throws {
+        let hub = self.hub
+        let shutdownRequest = self.shutdownRequest
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
+            group.addTask {
+                // The HTTP server stops when the drain is done, not at the signal: run outside
+                // the graceful-shutdown context (Hummingbird would stop listening at once).
+                let http = Task.detached { try await app.run() }
+                try await withTaskCancellationHandler { try await http.value } onCancel: { http.cancel() }
+            }
             group.addTask {
                 try await state.run { delivery in
                     guard case .credentialsChanged = delivery else { return await hub.delivered(delivery) }
@@ -273,5 +298,13 @@ public final class SignalingServer: Sendable {
             await hub.finishHandOver(handedOver)
         }
         shutdownContinuation.yield()
+    }
+}
+
+extension SignalingServer: Service {
+    /// Serves as a service of a ServiceLifecycle `ServiceGroup` (``run(onListening:)`` without
+    /// a listener): a graceful shutdown of the group drains the server.
+    public func run() async throws {
+        try await run(onListening: { _ in })
     }
 }

@@ -19,6 +19,7 @@ struct AnswerCommand: AsyncParsableCommand {
     enum Mode: String, ExpressibleByArgument, CaseIterable { case accept, reject }
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var prometheus: MetricsOptions
     @OptionGroup var signaling: SignalingOptions
     @Option(help: "accept or reject incoming calls.")
     var mode: Mode = .accept
@@ -47,6 +48,8 @@ struct AnswerCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
+        let metricsServer = try await prometheus.start()
+        defer { metricsServer?.cancel() }
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
         let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses)

@@ -16,6 +16,7 @@ struct CallCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var prometheus: MetricsOptions
     @Argument(help: ArgumentHelp("The users to call (1 to 3).", valueName: "USER"))
     var users: [String]
     @OptionGroup var signaling: SignalingOptions
@@ -47,6 +48,8 @@ struct CallCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
+        let metricsServer = try await prometheus.start()
+        defer { metricsServer?.cancel() }
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
         printLine("call: logged in as \(channel.userID)")

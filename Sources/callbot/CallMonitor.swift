@@ -13,6 +13,7 @@ final class CallMonitor: Sendable {
     private let statsInterval: Duration
     private let label: String
     private let statsJSON: Bool
+    private let metrics = BotMetrics.Connection()
 
     private struct State {
         var iceConnected: Duration?
@@ -36,6 +37,7 @@ final class CallMonitor: Sendable {
         self.started = started
         self.statsInterval = statsInterval
         self.label = label
+        BotMetrics.callStarted()
         let iceStates = await connection.iceConnectionStates()
         let connectionStates = await connection.connectionStates()
         let ice = Task { [weak self] in
@@ -84,12 +86,14 @@ final class CallMonitor: Sendable {
             }
             state.withLock { $0.tasks.append(task) }
         }
-        let stats = Task { [connection, statsInterval, label, statsJSON] in
+        let stats = Task { [connection, statsInterval, label, statsJSON, metrics] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: statsInterval)
                 guard !Task.isCancelled else { return }
+                let report = await connection.stats()
+                metrics.update(report)
                 if statsJSON {
-                    printLine(statsJSONLine(await connection.stats()))
+                    printLine(statsJSONLine(report))
                     continue
                 }
                 let text = await connection.statsString()
@@ -122,6 +126,7 @@ final class CallMonitor: Sendable {
     func finish() async -> BotReport {
         if let done = state.withLock({ $0.report }) { return done }
         let stats = await connection.stats()
+        metrics.update(stats)
         let tasks = state.withLock { state in
             defer { state.tasks = [] }
             return state.tasks
@@ -137,7 +142,10 @@ final class CallMonitor: Sendable {
             report.errors = state.errors
             Self.fill(&report, from: stats)
             if report.audio.rtpPacketsReceived != nil { report.audio.rms = state.decodedPCM ? state.audioMeter.rms : 0 }
-            if state.report == nil { state.report = report }
+            if state.report == nil {
+                state.report = report
+                BotMetrics.callEnded(connected: report.connected)
+            }
             return state.report ?? report
         }
         return report

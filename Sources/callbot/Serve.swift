@@ -106,7 +106,6 @@ struct Serve: AsyncParsableCommand {
             printLine("\(user):\(PasswordHash.make(password: password))")
             return
         }
-        let signals = TerminationSignals()
         PrometheusExport.bootstrap()
         let credentials: SignalingCredentials
         let storage: SignalingStorage
@@ -143,19 +142,11 @@ struct Serve: AsyncParsableCommand {
         configuration.tls = try tls.identity()
         configuration.reconnectGrace = Seconds.duration(reconnectGrace)
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
-        let running = Task {
-            try await server.run { url in printLine("READY \(url.absoluteString)") }
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await signals.wait(upTo: nil) }
-            // A server that cannot listen (port taken...) ends the run.
-            group.addTask { _ = await running.result }
-            await group.next()
-            // Graceful: the calls are logged and the connections closed, then `running` ends.
-            await server.shutdown()
-            group.cancelAll()
-        }
-        if case let .failure(error) = await running.result {
+        // SIGTERM drains the server (ServiceLifecycle): alone, it logs the calls under way and
+        // closes every connection; sharing PostgreSQL, it moves its users to other instances.
+        do {
+            try await ServerServices.run { try await server.run { url in printLine("READY \(url.absoluteString)") } }
+        } catch {
             log("error: signaling server on \(host):\(port ?? 0): \(error)")
             throw ExitCode.failure
         }

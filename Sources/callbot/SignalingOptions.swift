@@ -130,13 +130,18 @@ struct SessionPrinter: Sendable {
         let peer = session.otherParticipants.first ?? ""
         // The newest stats of the connection with `peer`, every second, for the report.
         let lastStats = Mutex<StatsReport?>(nil)
+        // The bot's metrics follow each connection's stats every second (BotMetrics).
+        let metrics = Dictionary(uniqueKeysWithValues: session.otherParticipants.map { ($0, BotMetrics.Connection()) })
+        BotMetrics.callStarted()
         let stats = Task {
             var sinceText = 0.0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(min(1, statsInterval) * 1000)))
                 sinceText += min(1, statsInterval)
-                if await session.connectionState(for: peer) == .connected, let report = await session.stats(for: peer) {
-                    lastStats.withLock { $0 = report }
+                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
+                    guard let report = await session.stats(for: user) else { continue }
+                    metrics[user]?.update(report)
+                    if user == peer { lastStats.withLock { $0 = report } }
                 }
                 guard sinceText >= statsInterval - 0.001 else { continue }
                 sinceText = 0
@@ -196,6 +201,7 @@ struct SessionPrinter: Sendable {
             case .recordingFailed(let reason): printLine("\(prefix): error: \(reason)")
             case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
             case .ended(let record):
+                BotMetrics.callEnded(connected: report.connected)
                 for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }
                 printLine("\(prefix): ended \(record.result.rawValue) after \(String(format: "%.1f", record.duration)) s")
                 if let reportPath {

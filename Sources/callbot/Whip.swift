@@ -18,6 +18,7 @@ struct Whip: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var prometheus: MetricsOptions
 
     @Argument(help: ArgumentHelp("The WHIP endpoint URL (http:// or https://).", valueName: "URL"))
     var url: String
@@ -44,6 +45,8 @@ struct Whip: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
+        let metricsServer = try await prometheus.start()
+        defer { metricsServer?.cancel() }
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now

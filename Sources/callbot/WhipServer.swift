@@ -77,7 +77,6 @@ struct WhipServer: AsyncParsableCommand {
 
     func run() async throws {
         global.apply()
-        let signals = TerminationSignals()
         PrometheusExport.bootstrap()
         let started = ContinuousClock.now
         let sessions = SessionLog()
@@ -97,21 +96,12 @@ struct WhipServer: AsyncParsableCommand {
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }
         log(configuration.description)
-        let server = Task {
-            try await endpoint.run { url in
-                printLine("READY \(url.absoluteString)")
-            }
-        }
-        let limit = options.duration.map { Duration.seconds($0) }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await signals.wait(upTo: limit) }
-            // A server that cannot listen (port taken...) ends the run.
-            group.addTask { _ = await server.result }
-            await group.next()
-            server.cancel()
-            group.cancelAll()
-        }
-        if case let .failure(error) = await server.result, !(error is CancellationError) {
+        // SIGTERM or SIGINT (or --duration) stops it taking offers and ends the sessions
+        // (ServiceLifecycle); the report follows.
+        do {
+            try await ServerServices.run({ try await endpoint.run { url in printLine("READY \(url.absoluteString)") } },
+                                         limit: options.duration.map { Duration.seconds($0) })
+        } catch {
             log("error: WHIP endpoint: \(error)")
             sessions.recordError("WHIP endpoint on \(host):\(port): \(error)")
         }

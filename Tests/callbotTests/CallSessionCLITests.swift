@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import TestScheduling
 import Testing
 import TransportTestSupport
@@ -173,5 +176,39 @@ extension CallSessionCLITests {
         let outbound = stats.values.first { $0["type"] as? String == "outbound-rtp" && $0["kind"] as? String == "audio" }
         #expect((outbound?["packetsSent"] as? Int ?? 0) > 50, "\(stats.keys.sorted())")
         #expect(json["timestamp"] as? Double != nil)
+    }
+}
+
+extension CallSessionCLITests {
+    /// The value of the Prometheus sample `name` (with its labels, as written) in `text`.
+    static func sample(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    /// `--metrics HOST:PORT`: while in a call, the bot serves its calls, packets and bytes (the
+    /// bitrate's counter) for Prometheus; after the call the active gauge is back to 0.
+    @Test func aBotServesItsMetricsForPrometheus() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--no-video", "--stats-interval", "30",
+                                  "--metrics", "127.0.0.1:0", "--calls", "2"])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let metricsURL = try #require(bob.output.split(separator: "\n").first { $0.hasPrefix("METRICS ") }.flatMap { URL(string: String($0.dropFirst(8))) },
+                                      "\(bob.output)")
+        let call = try Background(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--duration", "4"])
+        #expect(await bob.wait(for: "answer: connected with alice"), "\(bob.output)")
+        try await Task.sleep(for: .seconds(2.5))
+        let during = String(decoding: try await URLSession.shared.data(from: metricsURL).0, as: UTF8.self)
+        #expect(Self.sample(during, "bot_calls_active") == 1, "\(during)")
+        #expect(Self.sample(during, #"bot_packets_received_total{kind="audio"}"#) ?? 0 > 40, "\(during)")
+        #expect(Self.sample(during, #"bot_packets_sent_total{kind="audio"}"#) ?? 0 > 40, "\(during)")
+        #expect(Self.sample(during, #"bot_bytes_received_total{kind="audio"}"#) ?? 0 > 2000, "\(during)")
+        #expect(await call.exit() == 0, "\(call.output)\n\(call.errors)")
+        #expect(await bob.wait(for: "answer: ended completed"), "\(bob.output)")
+        let after = String(decoding: try await URLSession.shared.data(from: metricsURL).0, as: UTF8.self)
+        #expect(Self.sample(after, "bot_calls_active") == 0, "\(after)")
+        #expect(Self.sample(after, #"bot_calls_total{result="connected"}"#) == 1, "\(after)")
+        let received = Self.sample(after, #"bot_packets_received_total{kind="audio"}"#) ?? 0
+        #expect(received >= Self.sample(during, #"bot_packets_received_total{kind="audio"}"#) ?? 0 && received > 120, "\(after)")
     }
 }

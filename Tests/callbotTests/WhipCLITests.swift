@@ -23,7 +23,7 @@ import Testing
         let help = try await Callbot.run(["whip", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: callbot whip [<options>] <URL>"))
-        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--token", "--token-file", "--ca-cert", "--log-level", "--help", "--version"]))
+        #expect(Self.flags(inHelp: help.stdout) == Set(Self.sharedFlags + ["--token", "--token-file", "--ca-cert", "--log-level", "--metrics", "--help", "--version"]))
         #expect(help.stdout.contains("tone|silence|FILE"))
         #expect(help.stdout.contains("pattern|black|FILE"))
     }
