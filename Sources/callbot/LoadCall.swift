@@ -191,9 +191,10 @@ struct LoadCall: Sendable {
         }
     }
 
-    /// A tone (440 Hz, 20 ms Opus frames) and with video a small moving test pattern.
+    /// A tone (440 Hz, 20 ms Opus frames, encoded once for all bots) and with video a small
+    /// moving test pattern.
     private static func play(into session: CallSession, video: Bool) {
-        session.localAudioTrack.play(ToneGenerator())
+        session.localAudioTrack.play(EncodedTone())
         if video, let track = session.localVideoTrack {
             track.play(TestPatternSource(width: LoadCallSettings.videoWidth, height: LoadCallSettings.videoHeight,
                                          framesPerSecond: LoadCallSettings.videoFramesPerSecond))

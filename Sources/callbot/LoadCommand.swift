@@ -18,7 +18,7 @@ struct LoadCommand: AsyncParsableCommand {
         --server given (i mod count)-th, so repeating --server spreads the bots over instances; \
         when its connection drops it logs in again to the next. \
         Bots are grouped in order: the first of each group calls the others; the call starts are \
-        spread evenly over --ramp seconds. Each bot sends a 440 Hz tone (Opus, 20 ms) and, with \
+        spread evenly over --ramp seconds. Each bot sends a 440 Hz tone (Opus, 20 ms, encoded once for all) and, with \
         --video, a 160x120 test pattern (VP8, 15 fps), and decodes the audio it receives. A call \
         is connected when every member's media is up with every other member; it is held \
         --duration seconds, then the counters are taken and everyone hangs up.

@@ -147,8 +147,9 @@ extension ServeClusterCLITests {
 extension ServeClusterCLITests {
     /// `callbot load`: 200 bots spread over the three instances call each other in pairs
     /// (each pair's members on different instances), and every call connects and decodes. The
-    /// starts are spread over 20 s: the tests' debug build of the bots costs several times the
-    /// release build's CPU (Benchmarks/cluster-load.sh measures 1000 bots in release).
+    /// starts are spread over 20 s, so that the load leaves the tests beside it some CPU: the
+    /// tests' debug build costs several times the release build's (Benchmarks/cluster-load.sh
+    /// measures 1000 bots in release).
     @Test func twoHundredBotsAcrossThreeInstancesAllConnect() async throws {
         let logins = (0..<200).map { "load-bot-\($0):load-token-\($0)-0123456789abcdef" }
         let (servers, urls, _) = try await Self.cluster(logins: logins, extra: ["--max-connections-per-address", "80"])
@@ -167,5 +168,21 @@ extension ServeClusterCLITests {
             #expect(status == 200)
             #expect(metrics.contains(#"signaling_messages_routed_total{path="instance"}"#), "\(url): \(metrics)")
         }
+    }
+}
+
+extension ServeClusterCLITests {
+    /// SIGTERM drains an instance (swift-service-lifecycle): its client is told to move, logs
+    /// in to another instance, and the instance exits 0 once the client is there.
+    @Test func sigtermMovesTheClientsOfAnInstanceElsewhere() async throws {
+        let (servers, urls, _) = try await Self.cluster()
+        defer { for server in servers { Task { _ = try? await server.terminate() } } }
+        let bob = try Background(["answer", "--server", urls[1], "--server", urls[2], "--token", Self.token("bob")])
+        #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
+        let started = ContinuousClock.now
+        #expect(try await servers[1].terminate() == 0, "\(servers[1].errors)")
+        #expect(ContinuousClock.now - started < .seconds(15), "the drain waited for the whole grace")
+        #expect(await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)), "\(bob.output)\n\(bob.errors)")
+        #expect(bob.output.contains("signaling: reconnecting (attempt 1): "), "\(bob.output)")
     }
 }
