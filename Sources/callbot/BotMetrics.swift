@@ -15,8 +15,9 @@ import SwiftRTC
 /// | `bot_bytes_sent_total` | counter | `kind`: the bitrate is its rate (`rate(...[1m]) * 8`) |
 /// | `bot_bytes_received_total` | counter | `kind` |
 ///
-/// Counters follow each connection's stats by differences (a stats sample every second or
-/// at its end), so they never run backwards and cost nothing on the data plane.
+/// Counters follow each connection's stats by differences (each stats sample the bot takes:
+/// every second for calls, every `--stats-interval` for WHIP, and at the end), so they never
+/// run backwards and cost nothing on the data plane.
 enum BotMetrics {
     static let active = Gauge(label: "bot_calls_active")
     private static let activeCount = Atomic<Int>(0)

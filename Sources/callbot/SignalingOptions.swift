@@ -131,7 +131,7 @@ struct SessionPrinter: Sendable {
         // The newest stats of the connection with `peer`, every second, for the report.
         let lastStats = Mutex<StatsReport?>(nil)
         // The bot's metrics follow each connection's stats every second (BotMetrics).
-        let metrics = Dictionary(uniqueKeysWithValues: session.otherParticipants.map { ($0, BotMetrics.Connection()) })
+        let metrics = Dictionary(session.otherParticipants.map { ($0, BotMetrics.Connection()) }) { first, _ in first }
         BotMetrics.callStarted()
         let stats = Task {
             var sinceText = 0.0
