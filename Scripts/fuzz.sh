@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds `swiftrtc-fuzz`, every fuzzer of Fuzz/ in one executable (release, libFuzzer +
 # AddressSanitizer) in .build-fuzz, and runs each fuzzer for SECONDS_PER_TARGET seconds on a
-# copy of its corpus and regressions, one after the other. Prints a line per fuzzer (runs,
+# copy of its corpus and regressions, one per core at a time. Prints a line per fuzzer (runs,
 # execs/s, coverage, corpus, time) and `N passed, N failed`; exits 1 on any finding (crash,
 # leak, timeout of 10 s, over 2 GB), printing where libFuzzer left the reproducer. The committed
 # corpus is never written: new inputs stay in the run's folder under .build-fuzz/runs/.
@@ -46,12 +46,15 @@ fi
 echo "built swiftrtc-fuzz in $((SECONDS - started)) s ($bin)"
 ((build_only == 0)) || exit 0
 
-passed=0 failed=0
-for target in "${targets[@]}"; do
-    dir="$run/$target"
+# One fuzzer per core at a time (each libFuzzer process runs one input at a time): the pass
+# takes its SECONDS_PER_TARGET per fuzzer divided by the cores. Each writes its lines to its
+# folder; they are printed in the fuzzers' order when all have ended.
+run_one() {
+    local target=$1 dir="$run/$1"
     mkdir -p "$dir/corpus" "$dir/artifacts"
     cp Fuzz/"$target"/corpus/* "$dir/corpus/" 2>/dev/null
     cp Fuzz/"$target"/regressions/* "$dir/corpus/" 2>/dev/null
+    local seeds per_input at_exit
     seeds=$(ls "$dir/corpus" | wc -l)
     # Leak checks. libFuzzer's per-input check suits bodies that free what they allocate
     # before they return; a body that awaits async work (runBlocking) has its task freed on
@@ -65,13 +68,14 @@ for target in "${targets[@]}"; do
     SignalingFuzzer) per_input=0 at_exit=1 ;;
     *) per_input=1 at_exit=1 ;;
     esac
-    begin=$SECONDS
+    local begin=$SECONDS status
     # Swift's own crash backtracer off: AddressSanitizer prints the stack of a trap.
     (cd "$dir" && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=$at_exit${ASAN_OPTIONS:+:$ASAN_OPTIONS}" SWIFTRTC_FUZZER="$target" "$bin/swiftrtc-fuzz" corpus -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -detect_leaks=$per_input -artifact_prefix=artifacts/ -print_final_stats=1 >log 2>&1)
     status=$?
-    elapsed=$((SECONDS - begin))
+    local elapsed=$((SECONDS - begin))
     # libFuzzer's last status line: "#<runs> <event> cov: <n> ft: <n> corp: <n>/<size> ... exec/s: <n> ...".
+    local last runs rate rss cov ft corp findings summary
     last=$(grep -E '^#[0-9]+' "$dir/log" | tail -1)
     final_stat() { awk -v key="stat::$1:" '$1 == key { print $2 }' "$dir/log" | tail -1; }
     runs=$(final_stat number_of_executed_units) rate=$(final_stat average_exec_per_sec) rss=$(final_stat peak_rss_mb)
@@ -81,15 +85,27 @@ for target in "${targets[@]}"; do
     findings=$(find "$dir/artifacts" -type f ! -name 'slow-unit-*' | sort)
     summary="runs ${runs:-?}, ${rate:-?} exec/s, cov ${cov:-?} ft ${ft:-?}, corpus ${corp:-?} (from $seeds seeds), peak RSS ${rss:-?} MB, ${elapsed} s"
     if ((status == 0)) && [[ -z "$findings" ]]; then
-        passed=$((passed + 1))
-        echo "$target: passed: $summary"
+        echo "$target: passed: $summary" >"$dir/result"
     else
-        failed=$((failed + 1))
-        echo "$target: FAILED (libFuzzer exit $status): $summary"
-        grep -E '^==[0-9]+==ERROR|^SUMMARY|Fatal error|fatal error|^ *#[0-9]+ 0x.* in ' "$dir/log" | head -25 | sed 's/^/    /'
-        for finding in $findings; do echo "    reproducer: $finding"; done
-        [[ -n "$findings" ]] || echo "    no reproducer written; the log: $dir/log"
+        {
+            echo "$target: FAILED (libFuzzer exit $status): $summary"
+            grep -E '^==[0-9]+==ERROR|^SUMMARY|Fatal error|fatal error|^ *#[0-9]+ 0x.* in ' "$dir/log" | head -25 | sed 's/^/    /'
+            for finding in $findings; do echo "    reproducer: $finding"; done
+            [[ -n "$findings" ]] || echo "    no reproducer written; the log: $dir/log"
+        } >"$dir/result"
     fi
+}
+
+cores=$(nproc)
+for target in "${targets[@]}"; do
+    while (($(jobs -rp | wc -l) >= cores)); do wait -n; done
+    run_one "$target" &
+done
+wait
+passed=0 failed=0
+for target in "${targets[@]}"; do
+    cat "$run/$target/result"
+    if grep -q "^$target: passed" "$run/$target/result"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -40,21 +40,24 @@ enum WHIPServers {
     static let open = start(token: nil)
     static let withToken = start(token: "fuzz-token")
 
-    /// Starts an endpoint on a free loopback port and waits until it listens.
+    /// Starts an endpoint on a free loopback port and waits until it listens. The endpoint
+    /// starts on the cooperative pool, which in the test process is shared with every test
+    /// that starts at the same moment (two threads on this machine), so the wait has no
+    /// deadline of its own: under libFuzzer a start that never comes is the input's timeout
+    /// (`-timeout=10`), in the tests the test run's.
     static func start(token: String?) -> UInt16 {
         let configuration = WHIPEndpoint.Configuration(port: 0, maxOfferBytes: 4096, bearerToken: token, connectTimeout: .milliseconds(200))
         let endpoint = WHIPEndpoint(configuration: configuration, answerer: answer)
-        let port = PortBox()
-        let listening = DispatchSemaphore(value: 0)
-        Task.detached {
-            try? await endpoint.run { url in
-                port.value = UInt16(url.port ?? 0)
-                listening.signal()
+        let port = runBlocking {
+            await withCheckedContinuation { (listening: CheckedContinuation<UInt16, Never>) in
+                Task.detached {
+                    try? await endpoint.run { url in listening.resume(returning: UInt16(url.port ?? 0)) }
+                    fatalError("the WHIP endpoint stopped")
+                }
             }
-            fatalError("the WHIP endpoint stopped")
         }
-        guard listening.wait(timeout: .now() + 30) == .success, port.value != 0 else { fatalError("the WHIP endpoint did not start") }
-        return port.value
+        guard port != 0 else { fatalError("the WHIP endpoint listens on no port") }
+        return port
     }
 
     @Sendable static func answer(_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession) {
@@ -126,10 +129,4 @@ private struct FailedSession: WHIPEndpointSession {
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
         AsyncStream { $0.yield(.failed); $0.finish() }
     }
-}
-
-/// The port an endpoint reports from its task: written before the semaphore is signalled,
-/// read after the wait.
-private final class PortBox: @unchecked Sendable {
-    var value: UInt16 = 0
 }

@@ -20,15 +20,21 @@ public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
                              performing function: @Sendable () async throws -> Void) async throws {
         await RealTimeSlot.shared.acquire()
         Watchdog.holding(test.name)
+        let start = ContinuousClock.now
+        // The slot's holders one after the other are the test run's critical path: each says
+        // how long it held it, so a run's log shows where its time went.
+        func release() async {
+            Watchdog.released()
+            print("realTime slot: \(test.name) held it \(start.duration(to: .now))")
+            await RealTimeSlot.shared.release()
+        }
         do {
             try await function()
         } catch {
-            Watchdog.released()
-            await RealTimeSlot.shared.release()
+            await release()
             throw error
         }
-        Watchdog.released()
-        await RealTimeSlot.shared.release()
+        await release()
     }
 }
 
