@@ -5,7 +5,9 @@
 //
 //   C shims        CNice CSRTP CGnuTLS COpus CVPX CAVFormat CSWResample (+ CSRTPNettle, libsrtp crypto callbacks)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
-//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS runs over ICE and keys SRTP's profiles)
+//   RTP behaviour  SwiftRTCCongestion                   (GCC, REMB, transport-cc feedback, pacing, the controller)
+//                  SwiftRTCCapture                      (pcap/pcapng reading and stream analysis, for callbot rtp)
+//   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS sends through a DatagramSender, ICE in a call, and keys SRTP)
 //   media          SwiftRTCCodecs SwiftRTCMedia
 //   peer           SwiftRTCPeer
 //   calls          SwiftRTCSignaling SwiftRTCCalls (+ SwiftRTCSignalingServer, the embedded server)
@@ -23,6 +25,8 @@ let package = Package(
         .library(name: "SwiftRTC", targets: ["SwiftRTC"]),
         .library(name: "SwiftRTCSDP", targets: ["SwiftRTCSDP"]),
         .library(name: "SwiftRTCRTP", targets: ["SwiftRTCRTP"]),
+        .library(name: "SwiftRTCCongestion", targets: ["SwiftRTCCongestion"]),
+        .library(name: "SwiftRTCCapture", targets: ["SwiftRTCCapture"]),
         .library(name: "SwiftRTCCodecs", targets: ["SwiftRTCCodecs"]),
         .library(name: "SwiftRTCMedia", targets: ["SwiftRTCMedia"]),
         .library(name: "SwiftRTCPeer", targets: ["SwiftRTCPeer"]),
@@ -92,9 +96,13 @@ let package = Package(
         .target(name: "SwiftRTCSDP", dependencies: ["SwiftRTCCore"]),
         .target(name: "SwiftRTCRTP", dependencies: ["SwiftRTCCore"]),
 
+        // MARK: RTP behaviour (pure Swift): congestion control and feedback; capture files
+        .target(name: "SwiftRTCCongestion", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP"]),
+        .target(name: "SwiftRTCCapture", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
+
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
-        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCICE", "SwiftRTCSRTP", "CGnuTLS"]),
+        .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 
         // MARK: Codecs and media
@@ -103,13 +111,13 @@ let package = Package(
 
         // MARK: Peer
         .target(name: "SwiftRTCPeer", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
             "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia",
         ]),
 
         // MARK: Calls
         .target(name: "SwiftRTCSignaling", dependencies: [
-            "SwiftRTCCore", .product(name: "Hummingbird", package: "hummingbird"),
+            "SwiftRTCCore", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
@@ -138,14 +146,14 @@ let package = Package(
 
         // MARK: Umbrella
         .target(name: "SwiftRTC", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
             "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
             "SwiftRTCSignaling", "SwiftRTCCalls",
         ]),
 
         // MARK: Apps
         .executableTarget(name: "callbot", dependencies: [
-            "SwiftRTC", "SwiftRTCSignalingServer",
+            "SwiftRTC", "SwiftRTCSignalingServer", "SwiftRTCCapture",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -184,7 +192,7 @@ let package = Package(
             "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         .executableTarget(name: "DtlsBenchmarks", dependencies: [
-            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
         ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // MARK: Fuzzers (libFuzzer with -DFUZZING; Fuzz/README.md, Scripts/fuzz.sh)
         // The entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
@@ -192,7 +200,7 @@ let package = Package(
         // Every fuzzer's one-input body, one file each; FuzzRegressionTests replays the corpora
         // through them. Each fuzzer's seeds and findings (Fuzz/<Fuzzer>/) are data, not sources.
         .target(name: "FuzzTargets", dependencies: [
-            "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCDTLS",
+            "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture", "SwiftRTCICE", "SwiftRTCDTLS",
             "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
         ], path: "Fuzz/FuzzTargets"),
         // `swiftrtc-fuzz <Fuzzer>`: every fuzzer in one executable (one link for all).
@@ -207,7 +215,7 @@ let package = Package(
         .target(name: "SwiftRTCBenchReport", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
                 path: "Benchmarks/SwiftRTCBenchReport"),
         .executableTarget(name: "swiftrtc-bench", dependencies: [
-            "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
+            "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
             "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/swiftrtc-bench"),
@@ -217,7 +225,13 @@ let package = Package(
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
+        // The recorded captures and packets of Fixtures/rtp, and RTP test helpers (hex, writing).
+        .target(name: "RTPFixtureSupport", dependencies: ["SwiftRTCRTP", "SwiftRTCCapture"], path: "Tests/RTPFixtureSupport"),
+        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]),
+        .testTarget(name: "SwiftRTCCongestionTests", dependencies: [
+            "SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP", "SwiftRTCCongestion", "RTPFixtureSupport",
+        ]),
+        .testTarget(name: "SwiftRTCCaptureTests", dependencies: ["SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]),
         .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
@@ -228,13 +242,13 @@ let package = Package(
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
+        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
+        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCapture", "CSRTP", "CSRTPNettle"]),
         // Test signals and measurements (tones, Goertzel, PSNR) the codec and media tests share.
         .target(name: "SignalTestSupport", dependencies: ["SwiftRTCCodecs"], path: "Tests/SignalTestSupport"),
         .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]),
         .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "SignalTestSupport", "swiftrtc-record", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP"]),
+        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion"]),
         .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
             "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -6,7 +6,6 @@ import Dispatch
 import Synchronization
 import SwiftRTCCore
 import SwiftRTCDTLS
-import SwiftRTCICE
 
 /// Delivers what one transport sends to the other, later, on a shared "network" queue.
 final class LoopbackSender: DatagramSender {

@@ -1,6 +1,7 @@
 import SwiftRTCBenchReport
 import SwiftRTCDTLS
 import SwiftRTCPeer
+import SwiftRTCSDP
 
 /// Two ``PeerConnection``s of this process connected over loopback (ICE host candidates on
 /// 127.0.0.1, DTLS, SRTP: AES-CM-80 with Debian 12's GnuTLS), offer/answer and trickled

@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCCongestion
 import SwiftRTCRTP
 
 /// RTCP from a peer into the send side's congestion control and loss recovery, as

@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCCapture
 import SwiftRTCMedia
 import SwiftRTCRTP
 

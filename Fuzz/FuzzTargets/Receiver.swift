@@ -1,4 +1,5 @@
 import SwiftRTCCodecs
+import SwiftRTCCongestion
 import SwiftRTCRTP
 
 /// A remote stream's RTP through the receive path as `RTPReceiver` runs it (internal to

@@ -188,8 +188,7 @@ extension CallSession {
         case .answer(let description):
             await received(answer: description, from: sender)
         case .candidate(let candidate):
-            try? await links[sender]?.connection.addIceCandidate(
-                IceCandidateInit(candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex))
+            try? await links[sender]?.connection.addIceCandidate(candidate)
         case .mediaSettings(let settings):
             var known = remoteMedia[sender] ?? RemoteMediaSettings()
             if let audio = settings.audioEnabled { known.audioEnabled = audio }

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import CGnuTLS
 
 extension DtlsTransport {
@@ -47,7 +48,6 @@ extension DtlsTransport {
     }
 
     static func milliseconds(_ duration: Duration) -> UInt32 {
-        let (seconds, attoseconds) = duration.components
-        return UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        UInt32(clamping: duration.milliseconds)
     }
 }

@@ -3,7 +3,6 @@ import Dispatch
 import Logging
 import Synchronization
 import SwiftRTCCore
-import SwiftRTCICE
 import SwiftRTCSRTP
 
 /// DTLS 1.2 over an ICE component, as WebRTC uses it to key SRTP (RFC 5764, RFC 8827).

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Decides the state an agent reports from libnice's component state and how long the peer
 /// has been silent (see ``IceAgent/ConsentTiming``). Pure logic: the agent feeds it libnice's
 /// states, the count of datagrams received (the data plane only increments a counter) and
@@ -61,8 +63,7 @@ struct ConsentMonitor {
 
     /// Why the state is what it is, for a log line: libnice's state and the peer's silence.
     func why(now: ContinuousClock.Instant) -> String {
-        let silence = (now - lastActivity).components
-        let milliseconds = silence.seconds * 1000 + silence.attoseconds / 1_000_000_000_000_000
+        let milliseconds = (now - lastActivity).milliseconds
         return "libnice \(transportState), \(milliseconds) ms since the last datagram\(expired ? ", consent expired" : "")"
     }
 

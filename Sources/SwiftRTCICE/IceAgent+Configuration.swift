@@ -90,10 +90,4 @@ extension IceAgent {
     }
 }
 
-extension Duration {
-    /// Whole milliseconds, rounded down, at least `minimum`.
-    func milliseconds(atLeast minimum: Int64 = 0) -> Int64 {
-        let (seconds, attoseconds) = components
-        return max(minimum, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-    }
-}
+

@@ -190,7 +190,7 @@ final class IceAgentCore: @unchecked Sendable {
         properties.set("upnp", false)
         properties.set("ice-tcp", false)
         properties.set("controlling-mode", configuration.role == .controlling)
-        properties.set("stun-pacing-timer", UInt32(configuration.checkPacing.milliseconds(atLeast: 5)))
+        properties.set("stun-pacing-timer", UInt32(clamping: max(5, configuration.checkPacing.milliseconds)))
         properties.set("force-relay", configuration.transportPolicy == .relay)
 
         for text in configuration.localAddresses {
@@ -284,7 +284,7 @@ final class IceAgentCore: @unchecked Sendable {
     // MARK: Consent timer
 
     private func startConsentTimer(userData: UnsafeMutableRawPointer) {
-        let interval = (configuration.consent.disconnectedAfter / 5).milliseconds(atLeast: 10)
+        let interval = max(10, (configuration.consent.disconnectedAfter / 5).milliseconds)
         let source = g_timeout_source_new(UInt32(min(interval, 500)))!
         g_source_set_callback(source, { userData in
             let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import CNice
 
 /// The one component of an agent, as the layers above see it: a ``DatagramSender``.

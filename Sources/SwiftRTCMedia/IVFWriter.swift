@@ -35,7 +35,7 @@ public final class IVFWriter {
         if firstTimestamp == nil {
             firstTimestamp = frame.timestamp
         } else {
-            pts += Int64(Int32(bitPattern: frame.timestamp &- lastTimestamp))
+            pts += RTPTimestamp.distance(from: lastTimestamp, to: frame.timestamp)
         }
         lastTimestamp = frame.timestamp
         var bytes = [UInt8]()

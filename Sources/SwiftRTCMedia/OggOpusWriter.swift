@@ -65,7 +65,7 @@ public final class OggOpusWriter {
             throw .unusable(format: "Ogg Opus", reason: "not a valid Opus packet (\(frame.codec.rawValue), \(frame.data.count) bytes)")
         }
         if let expected = nextTimestamp {
-            let gap = Int64(Int32(bitPattern: frame.timestamp &- expected))
+            let gap = RTPTimestamp.distance(from: expected, to: frame.timestamp)
             guard gap >= 0 else { skippedFrames += 1; return }
             if gap <= Self.maximumFilledGap {
                 for (packet, fill) in Self.gapFillers(samples: Int(gap), stereo: head.channels == 2) {

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Reads Ogg pages one by one from a file, checking capture pattern, version and CRC, and
 /// reassembles the packets of one logical stream (the first one seen; pages of other
 /// streams are skipped).

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// The identification header of an Ogg Opus stream (RFC 7845 section 5.1):
 ///
 /// ```

@@ -1,21 +1,6 @@
 import Synchronization
 import SwiftRTCCodecs
 
-/// Why a ``PCMSource`` refused samples.
-public enum PCMSourceError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The sample count is not a whole number of channel groups (`count` samples, `channels` channels).
-    case partialSampleFrame(count: Int, channels: Int)
-    /// ``PCMSource/finish()`` was called, or the track playing it stopped.
-    case finished
-
-    public var description: String {
-        switch self {
-        case let .partialSampleFrame(count, channels): "\(count) samples are not whole frames of \(channels) channels"
-        case .finished: "the PCM source is finished"
-        }
-    }
-}
-
 /// Audio a program makes, written in pieces of any length and played into a track in real
 /// time: a voice agent's synthesized speech at 16 or 24 kHz, a phone line's 8 kHz, mono or
 /// stereo. What is written is converted to 48 kHz with ``AudioResampler`` (libswresample),
@@ -103,22 +88,5 @@ public final class PCMSource: Sendable {
     public func cancel() {
         state.withLock { $0.finished = true }
         queue.finish()
-    }
-}
-
-/// A piece of PCM a track hands out (``MediaStreamTrack/pcm(_:)``).
-public struct PCMChunk: Sendable {
-    /// Interleaved 16-bit samples.
-    public var samples: [Int16]
-    /// Their rate and channels.
-    public var format: PCMFormat
-    /// Samples per channel before this chunk in the stream (its time is `position / rate`).
-    public var position: UInt64
-
-    /// A chunk of `samples` in `format` at `position`.
-    public init(samples: [Int16], format: PCMFormat, position: UInt64) {
-        self.samples = samples
-        self.format = format
-        self.position = position
     }
 }

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCCodecs
 
 /// Records 48 kHz ``AudioFrame``s to a WAV file (PCM 16-bit, mono or stereo), at 48 kHz or
@@ -38,7 +39,7 @@ public final class WAVWriter {
         guard AudioResampler.supportedRates.contains(sampleRate) else { throw .invalidField(format: "WAV", offset: 24, field: "sample rate", value: "\(sampleRate)") }
         self.channels = channels
         self.sampleRate = sampleRate
-        let seconds = Double(headerUpdateInterval.components.seconds) + Double(headerUpdateInterval.components.attoseconds) / 1e18
+        let seconds = headerUpdateInterval.seconds
         headerUpdateBytes = max(1, Int(seconds * Double(sampleRate))) * channels * 2
         if let trimming {
             self.trimming = (trimming, VoiceActivityDetector(), LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000))

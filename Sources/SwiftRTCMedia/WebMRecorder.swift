@@ -126,7 +126,7 @@ public final class WebMRecorder {
         context.pointee.max_interleave_delta = 1_000_000
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        av_dict_set(&options, "cluster_time_limit", "\(max(1, clusterDuration.components.seconds * 1000 + clusterDuration.components.attoseconds / 1_000_000_000_000_000))", 0)
+        av_dict_set(&options, "cluster_time_limit", "\(max(1, clusterDuration.milliseconds))", 0)
         try Self.check(avformat_write_header(context, &options), "avformat_write_header")
         isWriting = true
         // The muxer may have chosen its own time bases.
@@ -213,7 +213,7 @@ public final class WebMRecorder {
     private func mux(_ frame: EncodedFrame, at presentation: Duration) throws(MediaFileError) {
         guard let context, let packet, var track = tracks[frame.codec] else { return }
         if frame.codec == .vp8, track.lastPTS == .min, !frame.isKeyframe { skippedFrames += 1; return }
-        let microseconds = presentation.components.seconds * 1_000_000 + presentation.components.attoseconds / 1_000_000_000_000
+        let microseconds = presentation.nanoseconds / 1000
         let pts = av_rescale_q(microseconds, AVRational(num: 1, den: 1_000_000), track.timeBase)
         guard pts > track.lastPTS else { skippedFrames += 1; return }
         track.lastPTS = pts

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import Foundation
 import Synchronization
 
@@ -82,8 +83,8 @@ final class FeedbackTicker: Sendable {
             let current = clock.now
             if next < current { next = current }
             let wait = next - current
-            let (seconds, attoseconds) = wait.components
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            let nanoseconds = wait.nanoseconds
+            var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
         }

@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
 

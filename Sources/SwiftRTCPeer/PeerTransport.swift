@@ -2,6 +2,7 @@ import Synchronization
 import SwiftRTCCore
 import SwiftRTCDTLS
 import SwiftRTCICE
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSRTP
 

@@ -184,7 +184,7 @@ public final class RTPReceiver: Sendable {
         path.bytesReceived += Int64(packet.payloadLength)
         path.headerBytesReceived += Int64(packet.bytes.count - packet.payloadLength)
         path.lastPacketArrival = arrival
-        if path.newestTimestamp.map({ Int32(bitPattern: packet.timestamp &- $0) > 0 }) ?? true {
+        if path.newestTimestamp.map({ RTPTimestamp.isNewer(packet.timestamp, than: $0) }) ?? true {
             path.newestTimestamp = packet.timestamp
             path.firstArrivals[path.nextArrivalSlot] = (packet.timestamp, arrival)
             path.nextArrivalSlot = (path.nextArrivalSlot + 1) % path.firstArrivals.count
@@ -264,7 +264,7 @@ public final class RTPReceiver: Sendable {
                 // A gap in RTP time is lost packets: the last one from the in-band FEC of this
                 // one when it carries some, the others concealed (at most 100 ms of them).
                 if let next = expected {
-                    let missing = Int32(bitPattern: frame.timestamp &- next)
+                    let missing = RTPTimestamp.distance(from: next, to: frame.timestamp)
                     if missing > 0 {
                         let lost = (Int(missing) + Int(lastSamples) - 1) / Int(lastSamples)
                         let fec = OpusDecoder.carriesFEC(frame.data)

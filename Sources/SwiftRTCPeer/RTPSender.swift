@@ -2,6 +2,7 @@ import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCMedia
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
 

@@ -43,13 +43,3 @@ public final class RTPTransceiver: Sendable {
                          trackId: sender.track?.id ?? "-", ssrc: sender.ssrc, rtxSsrc: sender.rtxSsrc)
     }
 }
-
-/// A remote track arrived (W3C `RTCTrackEvent`).
-public struct TrackEvent: Sendable {
-    /// The remote track.
-    public let track: MediaStreamTrack
-    /// Its transceiver.
-    public let transceiver: RTPTransceiver
-    /// The `a=msid` stream ids the peer gave.
-    public let streamIds: [String]
-}

@@ -1,4 +1,5 @@
 import SwiftRTCCodecs
+import SwiftRTCCongestion
 import SwiftRTCRTP
 
 /// Keeps a video sender's VP8 encoder at the congestion controller's share for video: its

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// `abs-send-time`: the send time as 24-bit 6.18 fixed-point seconds (wraps every 64 s).
 /// ```
 ///  0                   1                   2

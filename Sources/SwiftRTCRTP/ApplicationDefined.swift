@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// An RTCP application-defined packet (RFC 3550 §6.7, PT 204).
 /// ```
 /// |V=2|P| subtype |   PT=APP=204  |             length            |

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// `ssrc-audio-level` (RFC 6464): voice activity and the level in -dBov (0 loudest, 127 silence).
 /// ```
 ///  0 1 2 3 4 5 6 7

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// The receive path of one media stream: a ``JitterBuffer`` that orders packets, drops
 /// duplicates and skips what stays missing, then the codec's depacketizer that turns packets
 /// into whole frames. Frames with a missing packet are dropped (a VP8 receiver then asks for

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A full intra request (RFC 5104 §4.3.1; PSFB, PT 206, FMT 4).
 /// ```
 /// |V=2|P|  FMT=4  |   PT=206      |          length               |

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// An RTCP goodbye (RFC 3550 §6.6, PT 203): sources leaving, with an optional reason.
 /// ```
 /// |V=2|P|    SC   |   PT=BYE=203  |             length            |

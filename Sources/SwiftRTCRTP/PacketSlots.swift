@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Fixed storage for `capacity` packets of up to `slotSize` bytes each, indexed by extended
 /// sequence number modulo the capacity. Allocated once; used by the jitter buffer and the
 /// send-side packet history. Extended sequence numbers may be negative (a packet before the

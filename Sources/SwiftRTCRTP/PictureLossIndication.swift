@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A picture loss indication (RFC 4585 §6.3.1; PSFB, PT 206, FMT 1): please send a keyframe.
 /// ```
 /// |V=2|P|  FMT=1  |   PT=206      |          length=2             |

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// `playout-delay`: the sender's bounds on the receiver's playout delay, in 10 ms units.
 /// ```
 ///  0                   1                   2

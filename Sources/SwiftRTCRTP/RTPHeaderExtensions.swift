@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// The header extension elements of an RTP packet (RFC 8285): a view, iterated without copying.
 ///
 /// One-byte form (profile 0xBEDE), ID 1-14, length 1-16 stored as L-1; ID 0 is a padding byte,

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A parsed RTP packet (RFC 3550 §5.1): a view over the packet's bytes, not a copy. Valid as
 /// long as the bytes it was parsed from are.
 ///
@@ -138,21 +140,5 @@ public struct RTPPacket {
     public func extensionValue<E: RTPHeaderExtension>(_ type: E.Type, id: UInt8) throws(RTPError) -> E? {
         guard let data = extensionData(id: id) else { return nil }
         return try E(parsing: data)
-    }
-}
-
-/// Tells RTP from RTCP on a shared port (RFC 5761 §4): RTCP packet types 192-223 sit where
-/// RTP's marker bit and payload type are.
-public enum RTPDemultiplexer {
-    /// Whether `bytes` look like RTCP rather than RTP (both need version 2 in the first byte).
-    @inlinable
-    public static func isRTCP(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 2 && bytes.u8(0) >> 6 == 2 && (192 ... 223).contains(bytes.u8(1))
-    }
-
-    /// Whether `bytes` could be RTP or RTCP at all (RFC 7983: first byte 128-191).
-    @inlinable
-    public static func isRTPOrRTCP(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 2 && (128 ... 191).contains(bytes.u8(0))
     }
 }

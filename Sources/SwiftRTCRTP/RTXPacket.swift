@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// RTP retransmission payload format (RFC 4588 §4): a resent packet travels on its own SSRC,
 /// payload type and sequence numbers, with the original sequence number (OSN) before the
 /// original payload.

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb; PSFB, PT 206, FMT 15,
 /// application layer feedback with the "REMB" identifier).
 /// ```

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// An RTCP receiver report (RFC 3550 §6.4.2, PT 201).
 /// ```
 /// |V=2|P|    RC   |   PT=RR=201   |             length            |

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A report block of SR and RR packets (RFC 3550 §6.4.1): reception statistics for one source.
 /// ```
 /// +=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// An RTCP sender report (RFC 3550 §6.4.1, PT 200).
 /// ```
 /// |V=2|P|    RC   |   PT=SR=200   |             length            |

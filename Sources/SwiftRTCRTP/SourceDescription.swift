@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// An RTCP source description (RFC 3550 §6.5, PT 202): chunks of items per source.
 /// ```
 /// |V=2|P|    SC   |  PT=SDES=202  |             length            |

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// `transport-wide-cc` (draft-holmer-rmcat-transport-wide-cc-extensions-01): a sequence number
 /// counted across all media streams of a transport, acknowledged in transport-cc feedback.
 /// ```

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Splits VP8 frames into RTP packets (RFC 7741 §4): each packet carries a payload descriptor
 /// with a 15-bit PictureID, S set on the first packet, the marker bit on the last; packets
 /// fill up to ``mtu`` bytes. Packets are written one at a time into a caller-provided buffer

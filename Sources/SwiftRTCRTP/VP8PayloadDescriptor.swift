@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// The VP8 payload descriptor (RFC 7741 §4.2) that starts every VP8 RTP payload.
 /// ```
 ///       0 1 2 3 4 5 6 7
@@ -126,43 +128,5 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
         if temporalLayer != nil || keyIndex != nil {
             buffer.put8((temporalLayer ?? 0) << 6 | (layerSync ? 0x20 : 0) | (keyIndex ?? 0), at: o)
         }
-    }
-}
-
-/// The start of a VP8 frame (RFC 7741 §4.3, RFC 6386 §9.1): keyframe flag and, for keyframes,
-/// the picture size.
-/// ```
-///  0 1 2 3 4 5 6 7
-/// +-+-+-+-+-+-+-+-+
-/// |Size0|H| VER |P|   P = 0: keyframe
-/// +-+-+-+-+-+-+-+-+
-/// |     Size1     |
-/// |     Size2     |
-/// | 0x9d 0x01 0x2a|   keyframes: start code, then 16-bit LE width and height
-/// | (2 bits scale, 14 bits size) each
-/// ```
-public struct VP8FrameHeader: Sendable, Hashable {
-    /// Whether it is a keyframe.
-    public var isKeyframe: Bool
-    /// The picture width, when known.
-    public var width: Int?
-    /// The picture height, when known.
-    public var height: Int?
-
-    /// Reads the header from the first bytes of a frame (the payload after the descriptor of
-    /// the packet that starts the frame).
-    @inlinable
-    public init(parsing frame: UnsafeRawBufferPointer) throws(RTPError) {
-        guard frame.count >= 3 else { throw .truncated(what: "VP8 payload header", offset: 0, needed: 3, available: frame.count) }
-        isKeyframe = frame.u8(0) & 1 == 0
-        width = nil
-        height = nil
-        guard isKeyframe else { return }
-        guard frame.count >= 10 else { throw .truncated(what: "VP8 keyframe header", offset: 3, needed: 7, available: frame.count - 3) }
-        guard frame.u8(3) == 0x9D, frame.u8(4) == 0x01, frame.u8(5) == 0x2A else {
-            throw .invalidField(what: "VP8 keyframe start code", offset: 3, value: Int(frame.u24(3)))
-        }
-        width = Int(UInt16(frame.u8(6)) | UInt16(frame.u8(7)) << 8) & 0x3FFF
-        height = Int(UInt16(frame.u8(8)) | UInt16(frame.u8(9)) << 8) & 0x3FFF
     }
 }

@@ -33,25 +33,3 @@ extension SignalingChannel {
         AsyncStream { $0.finish() }
     }
 }
-
-/// Why a ``SignalingChannel`` could not send.
-public enum SignalingChannelError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The channel is closed.
-    case closed
-    /// The transport failed (e.g. the WebSocket dropped), with its message.
-    case transport(String)
-    /// The message breaks the protocol (checked before sending).
-    case invalidMessage(SignalingProtocolError)
-    /// The channel is reconnecting and already holds `limit` messages to send after it logs in again.
-    case queueFull(limit: Int)
-
-    /// The error in one line.
-    public var description: String {
-        switch self {
-        case .closed: "signaling channel closed"
-        case .transport(let message): "signaling transport failed: \(message)"
-        case .invalidMessage(let error): "invalid signaling message: \(error)"
-        case .queueFull(let limit): "signaling channel reconnecting with \(limit) messages queued, its limit: message not sent"
-        }
-    }
-}

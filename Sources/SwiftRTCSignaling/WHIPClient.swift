@@ -1,23 +1,6 @@
+import SwiftRTCCore
 import Foundation
 import NIOHTTP1
-
-/// A WHIP session created by ``WHIPClient/publish(offer:)``: the SDP answer and the session
-/// URL that ends it (RFC 9725 §4.2).
-public struct WHIPSession: Sendable, Hashable {
-    /// The absolute session URL: the `Location` header resolved against the endpoint URL.
-    public var location: URL
-    /// The endpoint's SDP answer.
-    public var answer: String
-    /// The `ETag` header, when the endpoint sent one.
-    public var etag: String?
-
-    /// A session at `location` with the endpoint's `answer`.
-    public init(location: URL, answer: String, etag: String? = nil) {
-        self.location = location
-        self.answer = answer
-        self.etag = etag
-    }
-}
 
 /// A WHIP client (RFC 9725): POSTs an SDP offer to a WHIP endpoint, takes the `201 Created`
 /// answer and its `Location`, and `DELETE`s that location to end the session.
@@ -101,7 +84,7 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     // MARK: - HTTP
 
     private var timeoutSeconds: Double {
-        Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        timeout.seconds
     }
 
     private func send(_ method: HTTPMethod, url: URL, headers: [(String, String)], body: Data?) async throws(WHIPError) -> WHIPHTTPExchange.Response {

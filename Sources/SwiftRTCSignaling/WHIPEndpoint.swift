@@ -5,56 +5,6 @@ import ServiceLifecycle
 import Synchronization
 import SwiftRTCCore
 
-/// What the connection of a ``WHIPEndpointSession`` did, as the endpoint watches it.
-public enum WHIPSessionConnectionState: Sendable, Hashable {
-    /// Not connected yet (ICE or DTLS under way), or lost for a while.
-    case connecting
-    /// Connected (ICE and DTLS): the connect timeout no longer applies.
-    case connected
-    /// Failed for good (ICE or DTLS): the endpoint ends the session.
-    case failed
-}
-
-/// One session a ``WHIPEndpoint`` created for a POSTed offer: whatever carries the call
-/// (a peer connection, a recorder...). The endpoint ends it on `DELETE` of its session URL,
-/// when it has not connected within ``WHIPEndpoint/Configuration/connectTimeout``, and when
-/// its connection failed.
-public protocol WHIPEndpointSession: Sendable {
-    /// Ends the call and frees what it holds. Called once: by `DELETE`, by the endpoint when
-    /// the session did not connect in time or failed, or by ``WHIPEndpoint/endAllSessions()``.
-    func end() async
-
-    /// The session's connection state: the current one, then each change. The endpoint
-    /// follows it from the moment the session is created; the stream may end when the session
-    /// can tell no more (the endpoint then keeps only the connect timeout, if not connected).
-    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState>
-}
-
-/// An answerer can throw this to reject an offer it cannot take as the client's fault:
-/// the endpoint answers `400 Bad Request` (``Kind/malformed``) or `422 Unprocessable Content`
-/// (``Kind/unusable``) with `reason` (other errors answer `500`).
-public struct WHIPOfferRejected: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong with the offer, which decides the status code.
-    public enum Kind: Sendable, Hashable {
-        /// The offer does not parse or breaks the SDP/JSEP rules: `400 Bad Request`.
-        case malformed
-        /// The offer parses but there is nothing to take in it (no media section this side
-        /// can accept, no usable codec): `422 Unprocessable Content`.
-        case unusable
-    }
-
-    /// Why, in words; sent to the client in the response body.
-    public var reason: String
-    /// What is wrong: the status code the client gets.
-    public var kind: Kind
-    /// Rejects the offer for `reason` (`400` unless `kind` is ``Kind/unusable``).
-    public init(_ reason: String, kind: Kind = .malformed) {
-        self.reason = reason
-        self.kind = kind
-    }
-    public var description: String { "offer rejected: \(reason)" }
-}
-
 /// A WHIP endpoint (RFC 9725 §4.2) over Hummingbird's HTTP/1.1 server.
 ///
 /// - `POST <path>` with an `application/sdp` offer calls the answerer and replies `201 Created`

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -45,8 +46,7 @@ struct WHIPHTTPExchange {
             throw .tls("TLS: cannot set up the client: \(error)")
         }
         let started = ContinuousClock.now
-        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
-                                                                  + Int64(timeout.components.attoseconds / 1_000_000_000))
+        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(timeout.nanoseconds)
         let expired = { ContinuousClock.now - started >= timeout }
 
         typealias Connection = (channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>)

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A token bucket per connection: up to `burst` messages at once, refilled at `perSecond`.
 /// A message that finds the bucket empty is refused (the server answers it with an error).
 struct MessageRateLimiter: Sendable {
@@ -17,7 +19,7 @@ struct MessageRateLimiter: Sendable {
     mutating func allow(now: ContinuousClock.Instant = .now) -> Bool {
         let elapsed = now - last
         last = now
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         tokens = min(burst, tokens + seconds * perSecond)
         guard tokens >= 1 else { return false }
         tokens -= 1

@@ -182,6 +182,6 @@ final class CallMonitor: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        Int(duration.milliseconds)
     }
 }

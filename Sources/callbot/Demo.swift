@@ -131,8 +131,7 @@ struct Demo: AsyncParsableCommand {
 
     static func ms(_ duration: Duration?) -> String {
         guard let duration else { return "-" }
-        let (seconds, attoseconds) = duration.components
-        return "\(Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))ms"
+        return "\(duration.milliseconds)ms"
     }
 
     static func waitConnected(_ sessions: CallSession..., timeout: Duration) async -> Bool {

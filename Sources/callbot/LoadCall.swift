@@ -208,6 +208,6 @@ struct LoadCall: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        duration.seconds * 1000
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SwiftRTC
+import SwiftRTCCapture
 
 /// `callbot rtp`: tools for RTP captures.
 struct Rtp: ParsableCommand {

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 import SwiftRTCDTLS
-import SwiftRTCICE
+import SwiftRTCCore
 
 /// Collects what a transport sends, for tests that look at the wire.
 final class CapturingSender: DatagramSender {

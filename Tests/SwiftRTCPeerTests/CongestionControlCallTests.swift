@@ -2,6 +2,7 @@ import Foundation
 import TestScheduling
 import Testing
 import SwiftRTCMedia
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
 @testable import SwiftRTCPeer

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
 @testable import SwiftRTCPeer

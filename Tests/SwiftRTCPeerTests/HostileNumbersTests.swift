@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCCore
 import Testing
+import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
 @testable import SwiftRTCPeer

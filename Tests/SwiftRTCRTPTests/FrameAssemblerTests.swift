@@ -1,4 +1,5 @@
 import Foundation
+import RTPFixtureSupport
 import Testing
 @testable import SwiftRTCRTP
 
@@ -34,26 +35,10 @@ import Testing
         return result
     }
 
-    struct Expected {
-        var ssrc: UInt32
-        var codec: String
-        var frames: [(size: Int, keyframe: Bool)]
-        var width: Int?
-        var height: Int?
-    }
-
-    static func expected(_ file: String) throws -> Expected {
-        let all = try Fixtures.json(Fixtures.own.appendingPathComponent("expected.json"))
-        let e = all[file] as! [String: Any]
-        return Expected(ssrc: UInt32(e["ssrc"] as! Int), codec: e["codec"] as! String,
-                        frames: (e["frames"] as! [[String: Any]]).map { ($0["size"] as! Int, $0["keyframe"] as! Bool) },
-                        width: e["width"] as? Int, height: e["height"] as? Int)
-    }
-
     static let files = ["gstreamer-vp8.pcapng", "ffmpeg-vp8.pcap", "gstreamer-opus.pcapng", "ffmpeg-opus-sll2.pcapng"]
 
-    func load(_ file: String) throws -> (Expected, [[UInt8]]) {
-        let expected = try Self.expected(file)
+    func load(_ file: String) throws -> (Fixtures.Expected, [[UInt8]]) {
+        let expected = try Fixtures.expected(file)
         let packets = try Fixtures.rtpPackets(Fixtures.own.appendingPathComponent(file), ssrc: expected.ssrc)
         return (expected, packets)
     }

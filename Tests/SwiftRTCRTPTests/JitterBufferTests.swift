@@ -1,3 +1,4 @@
+import RTPFixtureSupport
 import Testing
 @testable import SwiftRTCRTP
 

@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import RTPFixtureSupport
 import Testing
 @testable import SwiftRTCRTP
 

@@ -1,4 +1,5 @@
 import Foundation
+import RTPFixtureSupport
 import Testing
 @testable import SwiftRTCRTP
 

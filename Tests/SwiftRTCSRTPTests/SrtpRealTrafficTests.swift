@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCapture
 import SwiftRTCRTP
 import Testing
 @testable import SwiftRTCSRTP
@@ -103,7 +104,7 @@ import Testing
     }
 }
 
-/// The UDP datagrams of a capture, in order, read with SwiftRTCRTP's ``CaptureReader``.
+/// The UDP datagrams of a capture, in order, read with SwiftRTCCapture's ``CaptureReader``.
 private func udpDatagrams(_ url: URL) throws -> [CaptureReader.Datagram] {
     var iterator = try CaptureReader(bytes: [UInt8](Data(contentsOf: url))).makeIterator()
     var datagrams: [CaptureReader.Datagram] = []

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 import SwiftRTCDTLS
-import SwiftRTCICE
+import SwiftRTCCore
 
 /// Two in-memory datagram endpoints joined like a network: a datagram sent on one is
 /// delivered to the transport attached to the other later, on a "network" queue (never

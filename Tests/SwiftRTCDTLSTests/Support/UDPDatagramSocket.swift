@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import SwiftRTCDTLS
-import SwiftRTCICE
+import SwiftRTCCore
 
 /// A UDP socket on 127.0.0.1 as a ``DatagramSender``, with a reader thread that hands what
 /// arrives to a DTLS transport: the stand-in for an ICE component in the interop tests.

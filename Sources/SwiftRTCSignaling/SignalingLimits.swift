@@ -1,0 +1,24 @@
+import Foundation
+import SwiftRTCCore
+
+/// Limits every implementation of the protocol enforces on incoming messages.
+public enum SignalingLimits {
+    /// The largest message, in bytes of JSON.
+    public static let maxMessageBytes = 64 * 1024
+    /// The most users in one session (initiator and opponents: a mesh of 4).
+    public static let maxParticipants = 4
+    /// The most entries in a user info or custom items dictionary.
+    public static let maxDictionaryEntries = 64
+    /// The largest call-log `limit`.
+    public static let maxCallLogLimit = 500
+    /// The call-log `limit` when the query has none.
+    public static let defaultCallLogLimit = 50
+    /// The largest call-log `offset` (a deeper page is refused as malformed).
+    public static let maxCallLogOffset = 100_000
+    /// The range of a candidate's `sdpMLineIndex`: an index into a description's `m=`
+    /// sections, of which the SDP parser takes at most `RemoteInputLimits.maxMediaSections` (64).
+    public static let mediaSectionIndexRange = 0...(RemoteInputLimits.maxMediaSections - 1)
+    /// The range of a call record's times (`started`, `answered`, `ended`), in Unix seconds:
+    /// 1970 to the end of year 9999.
+    public static let timeRange = 0.0...253_402_300_799.0
+}
