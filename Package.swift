@@ -68,26 +68,54 @@ let package = Package(
         // libnice's headers live under GLib's include path; its own .pc pulls in gthread's
         // -pthread, which SwiftPM rejects with a warning, so the library is found through
         // gobject-2.0 and the module map links nice and gio itself.
-        .systemLibrary(name: "CNice", path: "Sources/CNice", pkgConfig: "gobject-2.0",
-                       providers: [.apt(["libnice-dev"])]),
-        .systemLibrary(name: "CSRTP", path: "Sources/CSRTP", pkgConfig: "libsrtp2",
-                       providers: [.apt(["libsrtp2-dev"])]),
-        .systemLibrary(name: "CGnuTLS", path: "Sources/CGnuTLS", pkgConfig: "gnutls",
-                       providers: [.apt(["libgnutls28-dev"])]),
-        .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus",
-                       providers: [.apt(["libopus-dev"])]),
-        .systemLibrary(name: "CVPX", path: "Sources/CVPX", pkgConfig: "vpx",
-                       providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(
+            name: "CNice",
+            path: "Sources/CNice",
+            pkgConfig: "gobject-2.0",
+            providers: [.apt(["libnice-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSRTP",
+            path: "Sources/CSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGnuTLS",
+            path: "Sources/CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpus",
+            path: "Sources/COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
+        .systemLibrary(
+            name: "CVPX",
+            path: "Sources/CVPX",
+            pkgConfig: "vpx",
+            providers: [.apt(["libvpx-dev"])]
+        ),
         // The one C target with code: nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 callbacks
         // that replace libsrtp's NSS ones, and libsrtp's once-per-process initialisation
         // (nettle-dev; pkg-config is for system library targets only, hence linkedLibrary).
         .target(name: "CSRTPNettle", dependencies: ["CSRTP"], linkerSettings: [.linkedLibrary("nettle")]),
         // FFmpeg's libavformat: the WebM (Matroska) muxer used by SwiftRTCMedia's recorder.
-        .systemLibrary(name: "CAVFormat", path: "Sources/CAVFormat", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev"])]),
+        .systemLibrary(
+            name: "CAVFormat",
+            path: "Sources/CAVFormat",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev"])]
+        ),
         // FFmpeg's libswresample: sample rate and channel conversion (SwiftRTCMedia's AudioResampler).
-        .systemLibrary(name: "CSWResample", path: "Sources/CSWResample", pkgConfig: "libswresample",
-                       providers: [.apt(["libswresample-dev"])]),
+        .systemLibrary(
+            name: "CSWResample",
+            path: "Sources/CSWResample",
+            pkgConfig: "libswresample",
+            providers: [.apt(["libswresample-dev"])]
+        ),
 
         // MARK: Core
         .target(name: "SwiftRTCCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -110,58 +138,74 @@ let package = Package(
         .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]),
 
         // MARK: Peer
-        .target(name: "SwiftRTCPeer", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
-            "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia",
-        ]),
+        .target(
+            name: "SwiftRTCPeer",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
+                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia",
+            ]
+        ),
 
         // MARK: Calls
-        .target(name: "SwiftRTCSignaling", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "SwiftRTCSignaling",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
         // target of its own so that clients of the protocol do not pull in GRDB.
-        .target(name: "SwiftRTCSignalingServer", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSignaling",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
-            .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["README.md"],
-        // The web client served at `/` (HTML, CSS, JavaScript modules; no build step).
-        resources: [.copy("WebClient")]),
+        .target(
+            name: "SwiftRTCSignalingServer",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSignaling",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"],
+            // The web client served at `/` (HTML, CSS, JavaScript modules; no build step).
+            resources: [.copy("WebClient")]
+        ),
         .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
 
         // MARK: Umbrella
-        .target(name: "SwiftRTC", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
-            "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
-            "SwiftRTCSignaling", "SwiftRTCCalls",
-        ]),
+        .target(
+            name: "SwiftRTC",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
+                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
+                "SwiftRTCSignaling", "SwiftRTCCalls",
+            ]
+        ),
 
         // MARK: Apps
-        .executableTarget(name: "callbot", dependencies: [
-            "SwiftRTC", "SwiftRTCSignalingServer", "SwiftRTCCapture",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            // A bot's --metrics endpoint.
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "callbot",
+            dependencies: [
+                "SwiftRTC", "SwiftRTCSignalingServer", "SwiftRTCCapture",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // A bot's --metrics endpoint.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: Examples: five bots of a few lines each (Examples/README.md)
         .executableTarget(name: "recorder-bot", dependencies: ["SwiftRTC"], path: "Examples/recorder-bot"),
@@ -171,12 +215,20 @@ let package = Package(
         .executableTarget(name: "call-responder", dependencies: ["SwiftRTC"], path: "Examples/call-responder"),
 
         // MARK: Benchmarks
-        .executableTarget(name: "CodecsBenchmarks", dependencies: [
-            "SwiftRTCCodecs", "SwiftRTCRTP", "COpus", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/CodecsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "CodecsBenchmarks",
+            dependencies: [
+                "SwiftRTCCodecs", "SwiftRTCRTP", "COpus", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/CodecsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Ours vs bare libopus and vpxenc/vpxdec: Benchmarks/codec-compare.sh.
-        .executableTarget(name: "CodecsCompare", dependencies: ["SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
-                          path: "Benchmarks/CodecsCompare"),
+        .executableTarget(
+            name: "CodecsCompare",
+            dependencies: ["SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
+            path: "Benchmarks/CodecsCompare"
+        ),
         // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
         // tests kill it mid-recording to check that what was written stays playable).
         .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
@@ -184,90 +236,185 @@ let package = Package(
         // duplication; this kernel has no netem), run in a network namespace of its own.
         .executableTarget(name: "swiftrtc-impair"),
         // VAD, meters, test pattern, Ogg CRC and WebM muxing per frame.
-        .executableTarget(name: "MediaBenchmarks", dependencies: [
-            "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/MediaBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "MediaBenchmarks",
+            dependencies: [
+                "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/MediaBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // MARK: RTP benchmarks and fuzzers
-        .executableTarget(name: "RTPBenchmarks", dependencies: [
-            "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/RTPBenchmarks", exclude: ["README.md"], plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(name: "DtlsBenchmarks", dependencies: [
-            "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/DtlsBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "RTPBenchmarks",
+            dependencies: [
+                "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/RTPBenchmarks",
+            exclude: ["README.md"],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "DtlsBenchmarks",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DtlsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // MARK: Fuzzers (libFuzzer with -DFUZZING; Fuzz/README.md, Scripts/fuzz.sh)
         // The entry point: libFuzzer's driver with -DFUZZING, otherwise replay of files.
         .target(name: "FuzzerSupport", path: "Fuzz/FuzzerSupport"),
         // Every fuzzer's one-input body, one file each; FuzzRegressionTests replays the corpora
         // through them. Each fuzzer's seeds and findings (Fuzz/<Fuzzer>/) are data, not sources.
-        .target(name: "FuzzTargets", dependencies: [
-            "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture", "SwiftRTCICE", "SwiftRTCDTLS",
-            "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
-        ], path: "Fuzz/FuzzTargets"),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
+                "SwiftRTCICE", "SwiftRTCDTLS",
+                "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
+            ],
+            path: "Fuzz/FuzzTargets"
+        ),
         // `swiftrtc-fuzz <Fuzzer>`: every fuzzer in one executable (one link for all).
         .executableTarget(name: "swiftrtc-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/swiftrtc-fuzz"),
         // Datagrams through two connected IceAgents on loopback, plain and SRTP-protected.
-        .executableTarget(name: "TransportBenchmarks", dependencies: [
-            "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/TransportBenchmarks", plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "TransportBenchmarks",
+            dependencies: [
+                "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TransportBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
 
         // swiftrtc-bench: throughput, concurrent calls, setup time and memory against the limits
         // (Benchmarks/README.md); the limits' C loop runs as its own process, on stock libsrtp.
-        .target(name: "SwiftRTCBenchReport", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
-                path: "Benchmarks/SwiftRTCBenchReport"),
-        .executableTarget(name: "swiftrtc-bench", dependencies: [
-            "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
-            "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Benchmarks/swiftrtc-bench"),
-        .executableTarget(name: "swiftrtc-bench-limit", dependencies: ["CSRTP"], path: "Benchmarks/swiftrtc-bench-limit"),
+        .target(
+            name: "SwiftRTCBenchReport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/SwiftRTCBenchReport"
+        ),
+        .executableTarget(
+            name: "swiftrtc-bench",
+            dependencies: [
+                "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCCodecs",
+                "SwiftRTCMedia", "SwiftRTCRTP",
+                "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/swiftrtc-bench"
+        ),
+        .executableTarget(
+            name: "swiftrtc-bench-limit",
+            dependencies: ["CSRTP"],
+            path: "Benchmarks/swiftrtc-bench-limit"
+        ),
 
         // MARK: Tests
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]),
+        .testTarget(
+            name: "SystemLibrariesTests",
+            dependencies: ["CNice", "CSRTP", "CSRTPNettle", "CGnuTLS", "COpus", "CVPX"]
+        ),
         .testTarget(name: "SwiftRTCCoreTests", dependencies: ["SwiftRTCCore"]),
         .testTarget(name: "SwiftRTCSDPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "TestScheduling"]),
         // The recorded captures and packets of Fixtures/rtp, and RTP test helpers (hex, writing).
-        .target(name: "RTPFixtureSupport", dependencies: ["SwiftRTCRTP", "SwiftRTCCapture"], path: "Tests/RTPFixtureSupport"),
-        .testTarget(name: "SwiftRTCRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]),
-        .testTarget(name: "SwiftRTCCongestionTests", dependencies: [
-            "SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP", "SwiftRTCCongestion", "RTPFixtureSupport",
-        ]),
-        .testTarget(name: "SwiftRTCCaptureTests", dependencies: ["SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]),
-        .testTarget(name: "SwiftRTCICETests", dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]),
+        .target(
+            name: "RTPFixtureSupport",
+            dependencies: ["SwiftRTCRTP", "SwiftRTCCapture"],
+            path: "Tests/RTPFixtureSupport"
+        ),
+        .testTarget(
+            name: "SwiftRTCRTPTests",
+            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]
+        ),
+        .testTarget(
+            name: "SwiftRTCCongestionTests",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP", "SwiftRTCCongestion", "RTPFixtureSupport",
+            ]
+        ),
+        .testTarget(
+            name: "SwiftRTCCaptureTests",
+            dependencies: ["SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]
+        ),
+        .testTarget(
+            name: "SwiftRTCICETests",
+            dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]
+        ),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.
-        .testTarget(name: "SecureTransportTests", dependencies: [
-            "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
-        ]),
-        .target(name: "TransportTestSupport", dependencies: ["SwiftRTCICE", "SwiftRTCSDP"], path: "Tests/TransportTestSupport"),
+        .testTarget(
+            name: "SecureTransportTests",
+            dependencies: [
+                "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
+            ]
+        ),
+        .target(
+            name: "TransportTestSupport",
+            dependencies: ["SwiftRTCICE", "SwiftRTCSDP"],
+            path: "Tests/TransportTestSupport"
+        ),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "SwiftRTCDTLSTests", dependencies: ["SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCSRTPTests", dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCapture", "CSRTP", "CSRTPNettle"]),
+        .testTarget(
+            name: "SwiftRTCDTLSTests",
+            dependencies: ["SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]
+        ),
+        .testTarget(
+            name: "SwiftRTCSRTPTests",
+            dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCapture", "CSRTP", "CSRTPNettle"]
+        ),
         // Test signals and measurements (tones, Goertzel, PSNR) the codec and media tests share.
         .target(name: "SignalTestSupport", dependencies: ["SwiftRTCCodecs"], path: "Tests/SignalTestSupport"),
-        .testTarget(name: "SwiftRTCCodecsTests", dependencies: ["SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCMediaTests", dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "SignalTestSupport", "swiftrtc-record", "TestScheduling"]),
-        .testTarget(name: "SwiftRTCPeerTests", dependencies: ["SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion"]),
-        .testTarget(name: "SwiftRTCSignalingTests", dependencies: [
-            "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling", .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "SwiftRTCSignalingServerTests", dependencies: [
-            "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport", "TestScheduling",
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            // A call log database of an earlier schema, written by the migration tests.
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .testTarget(name: "SwiftRTCCallsTests", dependencies: [
-            "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-            "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
-        ]),
+        .testTarget(
+            name: "SwiftRTCCodecsTests",
+            dependencies: ["SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]
+        ),
+        .testTarget(
+            name: "SwiftRTCMediaTests",
+            dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "SignalTestSupport", "swiftrtc-record", "TestScheduling"]
+        ),
+        .testTarget(
+            name: "SwiftRTCPeerTests",
+            dependencies: [
+                "SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
+                "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion",
+            ]
+        ),
+        .testTarget(
+            name: "SwiftRTCSignalingTests",
+            dependencies: [
+                "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiftRTCSignalingServerTests",
+            dependencies: [
+                "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport", "TestScheduling",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // A call log database of an earlier schema, written by the migration tests.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiftRTCCallsTests",
+            dependencies: [
+                "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
+                "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
+            ]
+        ),
         // The example bots run as processes too (ExampleBotsTests): listed so that they are built.
-        .testTarget(name: "callbotTests", dependencies: [
-            "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
-            "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder",
-        ]),
+        .testTarget(
+            name: "callbotTests",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
+                "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder",
+            ]
+        ),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
@@ -275,15 +422,26 @@ let package = Package(
         // callbot calls inside network namespaces the tests create (root only): loss with
         // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
-        .testTarget(name: "NetworkFaultTests", dependencies: ["TestScheduling", "swiftrtc-impair"], exclude: ["README.md"]),
+        .testTarget(
+            name: "NetworkFaultTests",
+            dependencies: ["TestScheduling", "swiftrtc-impair"],
+            exclude: ["README.md"]
+        ),
         // Replays every fuzzer's corpus and regressions through its body.
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]
+        ),
 
         // MARK: Benchmarks
-        .executableTarget(name: "SRTPBenchmarks", dependencies: [
-            "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
-        ], path: "Benchmarks/SRTPBenchmarks",
-           plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "SRTPBenchmarks",
+            dependencies: [
+                "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SRTPBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,10 +8,14 @@ import SwiftRTCRTP
 
 /// 20 ms of two tones, mono, as test speech.
 func toneFrame(_ index: Int) -> AudioFrame {
-    AudioFrame(samples: (0..<960).map { i in
-        let t = Double(index * 960 + i) / 48_000
-        return Int16(8000 * sin(2 * .pi * 440 * t) + 3000 * sin(2 * .pi * 1250 * t))
-    }, channels: 1, timestamp: UInt64(index * 960))
+    AudioFrame(
+        samples: (0..<960).map { i in
+            let t = Double(index * 960 + i) / 48_000
+            return Int16(8000 * sin(2 * .pi * 440 * t) + 3000 * sin(2 * .pi * 1250 * t))
+        },
+        channels: 1,
+        timestamp: UInt64(index * 960)
+    )
 }
 
 /// A moving, textured picture.
@@ -29,8 +33,10 @@ func pattern(width: Int, height: Int, index: Int) -> VideoFrame {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
-                                           maxDuration: .seconds(3))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        maxDuration: .seconds(3)
+    )
     let opusConfiguration = OpusEncoderConfiguration(bitrate: 32_000, complexity: 9)
 
     Benchmark("Opus encode 20 ms mono 32 kbit/s") { benchmark in
@@ -88,8 +94,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] {
-        Benchmark("VP8 encode \(width)x\(height) \(bitrate / 1000) kbit/s cpu-used -6",
-                  configuration: .init(maxDuration: .seconds(5))) { benchmark in
+        Benchmark(
+            "VP8 encode \(width)x\(height) \(bitrate / 1000) kbit/s cpu-used -6",
+            configuration: .init(maxDuration: .seconds(5))
+        ) { benchmark in
             let encoder = try VP8Encoder(configuration: .init(width: width, height: height, targetBitrate: bitrate))
             let frames = (0..<30).map { pattern(width: width, height: height, index: $0) }
             var index = 0
@@ -102,16 +110,28 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
-        Benchmark("VP8 decode \(width)x\(height) \(bitrate / 1000) kbit/s",
-                  configuration: .init(maxDuration: .seconds(5))) { benchmark in
-            let encoder = try VP8Encoder(configuration: .init(width: width, height: height, targetBitrate: bitrate,
-                                                              keyframeInterval: 60))
-            let stream = try (0..<120).compactMap { try encoder.encode(pattern(width: width, height: height, index: $0 % 30)) }
+        Benchmark(
+            "VP8 decode \(width)x\(height) \(bitrate / 1000) kbit/s",
+            configuration: .init(maxDuration: .seconds(5))
+        ) { benchmark in
+            let encoder = try VP8Encoder(
+                configuration: .init(
+                    width: width,
+                    height: height,
+                    targetBitrate: bitrate,
+                    keyframeInterval: 60
+                )
+            )
+            let stream = try (0..<120).compactMap {
+                try encoder.encode(pattern(width: width, height: height, index: $0 % 30))
+            }
             let decoder = try VP8Decoder()
             var picture = VideoFrame(width: width, height: height)
             // Decoding wraps around at a keyframe (every 60 frames), so any order stays valid.
             benchmark.startMeasurement()
-            for i in benchmark.scaledIterations { blackHole(try decoder.decode(stream[i % stream.count], into: &picture)) }
+            for i in benchmark.scaledIterations {
+                blackHole(try decoder.decode(stream[i % stream.count], into: &picture))
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import COpus
 // Measures SwiftRTC's Opus and VP8 paths against the bare C libraries on the same input and
 // prints the ratio ours/bare (1.00 = no overhead):
 //   VP8 encode: VP8Encoder vs `vpxenc` (Debian vpx-tools) with the same settings, on the same
@@ -10,7 +11,6 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCRTP
-import COpus
 
 let rounds = 3
 let frameCount = 150
@@ -26,7 +26,9 @@ func threadCPUSeconds() -> Double {
 func childrenCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec
+    ) / 1e6
 }
 
 /// Runs a tool; returns its stderr and the CPU seconds it used.
@@ -42,7 +44,9 @@ func run(_ tool: String, _ arguments: [String]) throws -> (stderr: String, cpu: 
     let output = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        throw CompareError.tool("\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: output, as: UTF8.self))")
+        throw CompareError.tool(
+            "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: output, as: UTF8.self))"
+        )
     }
     return (String(decoding: output, as: UTF8.self), childrenCPUSeconds() - before)
 }
@@ -54,8 +58,8 @@ func reportedSeconds(_ text: String) throws -> Double {
     let pattern = try NSRegularExpression(pattern: #"(\d+) (us|ms) \("#)
     let range = NSRange(text.startIndex..., in: text)
     guard let match = pattern.matches(in: text, range: range).last,
-          let number = Range(match.range(at: 1), in: text), let unit = Range(match.range(at: 2), in: text),
-          let value = Double(text[number])
+        let number = Range(match.range(at: 1), in: text), let unit = Range(match.range(at: 2), in: text),
+        let value = Double(text[number])
     else { throw CompareError.parse("no timing in: \(text.suffix(300))") }
     return text[unit] == "ms" ? value / 1e3 : value / 1e6
 }
@@ -94,15 +98,26 @@ func writeY4M(_ frames: [VideoFrame], to url: URL) throws {
 /// The frames of an IVF file (32-byte file header, then 12-byte frame headers).
 func readIVF(_ url: URL) throws -> [EncodedFrame] {
     let bytes = [UInt8](try Data(contentsOf: url))
-    guard bytes.count >= 32, bytes[0..<4] == [0x44, 0x4B, 0x49, 0x46] else { throw CompareError.parse("not an IVF file") }
-    func le32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+    guard bytes.count >= 32, bytes[0..<4] == [0x44, 0x4B, 0x49, 0x46] else {
+        throw CompareError.parse("not an IVF file")
+    }
+    func le32(_ at: Int) -> Int {
+        Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+    }
     var frames: [EncodedFrame] = []
     var offset = le32(6) & 0xFFFF  // header length
     while offset + 12 <= bytes.count {
         let size = le32(offset), pts = le32(offset + 4)
         guard offset + 12 + size <= bytes.count else { throw CompareError.parse("IVF frame past the end") }
         let data = Array(bytes[(offset + 12)..<(offset + 12 + size)])
-        frames.append(EncodedFrame(codec: .vp8, data: data, timestamp: UInt32(truncatingIfNeeded: pts * 3000), isKeyframe: data.first.map { $0 & 1 == 0 } ?? false))
+        frames.append(
+            EncodedFrame(
+                codec: .vp8,
+                data: data,
+                timestamp: UInt32(truncatingIfNeeded: pts * 3000),
+                isKeyframe: data.first.map { $0 & 1 == 0 } ?? false
+            )
+        )
         offset += 12 + size
     }
     return frames
@@ -111,17 +126,29 @@ func readIVF(_ url: URL) throws -> [EncodedFrame] {
 func ratio(_ ours: Double, _ bare: Double) -> String { String(format: "%.2f", ours / bare) }
 func ms(_ seconds: Double, per count: Int) -> String { String(format: "%.3f ms", seconds * 1e3 / Double(count)) }
 
-let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
-print("SwiftRTC codecs vs bare libraries (\(CodecLibrary.vpxVersion), \(CodecLibrary.opusVersion)); best of \(rounds) runs")
-print("Load average \(load) on \(ProcessInfo.processInfo.activeProcessorCount) cores: CPU-time ratios are the reliable ones; wall-clock")
+let load =
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+print(
+    "SwiftRTC codecs vs bare libraries (\(CodecLibrary.vpxVersion), \(CodecLibrary.opusVersion)); best of \(rounds) runs"
+)
+print(
+    "Load average \(load) on \(ProcessInfo.processInfo.activeProcessorCount) cores: CPU-time ratios are the reliable ones; wall-clock"
+)
 print("timer ratios inflate with load (the two sides run at different moments).")
 print("")
 
 // MARK: VP8
 
 for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] {
-    let configuration = VP8EncoderConfiguration(width: width, height: height, frameRate: 30, targetBitrate: bitrate,
-                                                threads: 1, speed: -6, keyframeInterval: 3000)
+    let configuration = VP8EncoderConfiguration(
+        width: width,
+        height: height,
+        frameRate: 30,
+        targetBitrate: bitrate,
+        threads: 1,
+        speed: -6,
+        keyframeInterval: 3000
+    )
     let frames = (0..<frameCount).map { pattern(width: width, height: height, index: $0) }
     let y4m = directory.appendingPathComponent("input-\(width)x\(height).y4m")
     let ivf = directory.appendingPathComponent("vpxenc-\(width)x\(height).ivf")
@@ -137,7 +164,8 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
         "--ivf", "-o", ivf.path, y4m.path,
     ]
 
-    var oursEncode = Double.infinity, oursEncodeCPU = Double.infinity, bareEncode = Double.infinity, bareEncodeCPU = Double.infinity
+    var oursEncode = Double.infinity, oursEncodeCPU = Double.infinity, bareEncode = Double.infinity,
+        bareEncodeCPU = Double.infinity
     var oursBytes = 0, ourFrames: [EncodedFrame] = []
     for _ in 0..<rounds {
         let (stderr, cpu) = try run("vpxenc", vpxencArguments)
@@ -161,14 +189,26 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
     let vpxencFrames = try readIVF(ivf)
     let vpxencBytes = vpxencFrames.reduce(0) { $0 + $1.data.count }
     let identical = vpxencFrames.map(\.data) == ourFrames.map(\.data)
-    print("VP8 encode \(width)x\(height) @ \(bitrate / 1000) kbit/s, \(frameCount) frames, cpu-used \(configuration.speed), 1 thread:")
-    print("  ours   \(ms(oursEncode, per: frameCount))/frame (encode calls), process CPU \(ms(oursEncodeCPU, per: frameCount))/frame, \(oursBytes * 8 * 30 / frameCount / 1000) kbit/s")
-    print("  vpxenc \(ms(bareEncode, per: frameCount))/frame (its encode timer), process CPU \(ms(bareEncodeCPU, per: frameCount))/frame (whole process incl. Y4M reading), \(vpxencBytes * 8 * 30 / frameCount / 1000) kbit/s")
-    print("  ratio ours/vpxenc: CPU \(ratio(oursEncodeCPU, bareEncodeCPU)), encode timer \(ratio(oursEncode, bareEncode)); bitstreams \(identical ? "byte-identical" : "differ")")
+    print(
+        "VP8 encode \(width)x\(height) @ \(bitrate / 1000) kbit/s, \(frameCount) frames, cpu-used \(configuration.speed), 1 thread:"
+    )
+    print(
+        "  ours   \(ms(oursEncode, per: frameCount))/frame (encode calls), process CPU \(ms(oursEncodeCPU, per: frameCount))/frame, \(oursBytes * 8 * 30 / frameCount / 1000) kbit/s"
+    )
+    print(
+        "  vpxenc \(ms(bareEncode, per: frameCount))/frame (its encode timer), process CPU \(ms(bareEncodeCPU, per: frameCount))/frame (whole process incl. Y4M reading), \(vpxencBytes * 8 * 30 / frameCount / 1000) kbit/s"
+    )
+    print(
+        "  ratio ours/vpxenc: CPU \(ratio(oursEncodeCPU, bareEncodeCPU)), encode timer \(ratio(oursEncode, bareEncode)); bitstreams \(identical ? "byte-identical" : "differ")"
+    )
 
-    var oursDecode = Double.infinity, bareDecode = Double.infinity, bareDecodeCPU = Double.infinity, oursDecodeCPU = Double.infinity
+    var oursDecode = Double.infinity, bareDecode = Double.infinity, bareDecodeCPU = Double.infinity,
+        oursDecodeCPU = Double.infinity
     for _ in 0..<rounds {
-        let (stderr, cpu) = try run("vpxdec", ["--codec=vp8", "--i420", "--summary", "--threads=1", "-o", "/dev/null", ivf.path])
+        let (stderr, cpu) = try run(
+            "vpxdec",
+            ["--codec=vp8", "--i420", "--summary", "--threads=1", "-o", "/dev/null", ivf.path]
+        )
         bareDecode = min(bareDecode, try reportedSeconds(stderr))
         bareDecodeCPU = min(bareDecodeCPU, cpu)
 
@@ -180,12 +220,20 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
         let elapsed = ContinuousClock.now - start
         oursDecodeCPU = min(oursDecodeCPU, threadCPUSeconds() - cpuStart)
         oursDecode = min(oursDecode, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        guard decoder.framesDecoded == vpxencFrames.count, picture.width == width else { throw CompareError.parse("decode failed") }
+        guard decoder.framesDecoded == vpxencFrames.count, picture.width == width else {
+            throw CompareError.parse("decode failed")
+        }
     }
     print("VP8 decode \(width)x\(height) (vpxenc's IVF):")
-    print("  ours   \(ms(oursDecode, per: frameCount))/frame (decode + copy out), process CPU \(ms(oursDecodeCPU, per: frameCount))/frame")
-    print("  vpxdec \(ms(bareDecode, per: frameCount))/frame (its decode timer), process CPU \(ms(bareDecodeCPU, per: frameCount))/frame (whole process incl. writing I420 to /dev/null)")
-    print("  ratio ours/vpxdec: CPU \(ratio(oursDecodeCPU, bareDecodeCPU)), decode timer \(ratio(oursDecode, bareDecode))")
+    print(
+        "  ours   \(ms(oursDecode, per: frameCount))/frame (decode + copy out), process CPU \(ms(oursDecodeCPU, per: frameCount))/frame"
+    )
+    print(
+        "  vpxdec \(ms(bareDecode, per: frameCount))/frame (its decode timer), process CPU \(ms(bareDecodeCPU, per: frameCount))/frame (whole process incl. writing I420 to /dev/null)"
+    )
+    print(
+        "  ratio ours/vpxdec: CPU \(ratio(oursDecodeCPU, bareDecodeCPU)), decode timer \(ratio(oursDecode, bareDecode))"
+    )
     print("")
     try? FileManager.default.removeItem(at: y4m)
 }
@@ -194,13 +242,24 @@ for (width, height, bitrate) in [(640, 480, 1_000_000), (1280, 720, 2_500_000)] 
 
 let opusFrames = 1500  // 30 s of 20 ms frames
 let toneFrames: [AudioFrame] = (0..<50).map { index in
-    AudioFrame(samples: (0..<960).map { i in
-        let t = Double(index * 960 + i) / 48_000
-        return Int16(8000 * sin(2 * .pi * 440 * t) + 3000 * sin(2 * .pi * 1250 * t))
-    }, channels: 1, timestamp: UInt64(index * 960))
+    AudioFrame(
+        samples: (0..<960).map { i in
+            let t = Double(index * 960 + i) / 48_000
+            return Int16(8000 * sin(2 * .pi * 440 * t) + 3000 * sin(2 * .pi * 1250 * t))
+        },
+        channels: 1,
+        timestamp: UInt64(index * 960)
+    )
 }
-let opusConfiguration = OpusEncoderConfiguration(channels: 1, application: .voip, bitrate: 32_000, complexity: 9,
-                                                 variableBitrate: true, inbandFEC: true, expectedPacketLoss: 0)
+let opusConfiguration = OpusEncoderConfiguration(
+    channels: 1,
+    application: .voip,
+    bitrate: 32_000,
+    complexity: 9,
+    variableBitrate: true,
+    inbandFEC: true,
+    expectedPacketLoss: 0
+)
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = threadCPUSeconds()
@@ -215,14 +274,19 @@ for _ in 0..<rounds {
     let encoder = try OpusEncoder(configuration: opusConfiguration)
     var encoded: [EncodedFrame] = []
     encoded.reserveCapacity(opusFrames)
-    oursOpusEncode = min(oursOpusEncode, try seconds {
-        for i in 0..<opusFrames { encoded.append(try encoder.encode(toneFrames[i % toneFrames.count])) }
-    })
+    oursOpusEncode = min(
+        oursOpusEncode,
+        try seconds {
+            for i in 0..<opusFrames { encoded.append(try encoder.encode(toneFrames[i % toneFrames.count])) }
+        }
+    )
     packets = encoded
 
     // Bare libopus: the same settings through the ctl forwarders, one packet buffer.
     var status: Int32 = 0
-    guard let bare = opus_encoder_create(48_000, 1, OPUS_APPLICATION_VOIP, &status) else { fatalError("opus_encoder_create \(status)") }
+    guard let bare = opus_encoder_create(48_000, 1, OPUS_APPLICATION_VOIP, &status) else {
+        fatalError("opus_encoder_create \(status)")
+    }
     _ = COpus_encoder_set(bare, OPUS_SET_BITRATE_REQUEST, 32_000)
     _ = COpus_encoder_set(bare, OPUS_SET_COMPLEXITY_REQUEST, 9)
     _ = COpus_encoder_set(bare, OPUS_SET_VBR_REQUEST, 1)
@@ -232,38 +296,51 @@ for _ in 0..<rounds {
     _ = COpus_encoder_set(bare, OPUS_SET_DTX_REQUEST, 0)
     var buffer = [UInt8](repeating: 0, count: 4000)
     var bareBytes = 0
-    bareOpusEncode = min(bareOpusEncode, seconds {
-        for i in 0..<opusFrames {
-            toneFrames[i % toneFrames.count].samples.withUnsafeBufferPointer { pcm in
-                buffer.withUnsafeMutableBufferPointer { out in
-                    guard let input = pcm.baseAddress, let output = out.baseAddress else { return }
-                    bareBytes += Int(opus_encode(bare, input, 960, output, 4000))
+    bareOpusEncode = min(
+        bareOpusEncode,
+        seconds {
+            for i in 0..<opusFrames {
+                toneFrames[i % toneFrames.count].samples.withUnsafeBufferPointer { pcm in
+                    buffer.withUnsafeMutableBufferPointer { out in
+                        guard let input = pcm.baseAddress, let output = out.baseAddress else { return }
+                        bareBytes += Int(opus_encode(bare, input, 960, output, 4000))
+                    }
                 }
             }
         }
-    })
+    )
     opus_encoder_destroy(bare)
     let oursBytes = encoded.reduce(0) { $0 + $1.data.count }
     guard oursBytes == bareBytes else { fatalError("Opus outputs differ: \(oursBytes) vs \(bareBytes) bytes") }
 
     let decoder = try OpusDecoder(channels: 1)
-    oursOpusDecode = min(oursOpusDecode, try seconds {
-        for packet in packets { _ = try decoder.decode(packet) }
-    })
+    oursOpusDecode = min(
+        oursOpusDecode,
+        try seconds {
+            for packet in packets { _ = try decoder.decode(packet) }
+        }
+    )
     guard let bareDecoder = opus_decoder_create(48_000, 1, &status) else { fatalError("opus_decoder_create \(status)") }
     var pcm = [Int16](repeating: 0, count: 5760)
-    bareOpusDecode = min(bareOpusDecode, seconds {
-        for packet in packets {
-            packet.data.withUnsafeBufferPointer { data in
-                pcm.withUnsafeMutableBufferPointer { out in
-                    guard let output = out.baseAddress else { return }
-                    _ = opus_decode(bareDecoder, data.baseAddress, Int32(data.count), output, 5760, 0)
+    bareOpusDecode = min(
+        bareOpusDecode,
+        seconds {
+            for packet in packets {
+                packet.data.withUnsafeBufferPointer { data in
+                    pcm.withUnsafeMutableBufferPointer { out in
+                        guard let output = out.baseAddress else { return }
+                        _ = opus_decode(bareDecoder, data.baseAddress, Int32(data.count), output, 5760, 0)
+                    }
                 }
             }
         }
-    })
+    )
     opus_decoder_destroy(bareDecoder)
 }
 print("Opus 20 ms mono, 32 kbit/s VBR, complexity 9, \(opusFrames) frames (thread CPU time):")
-print("  encode: ours \(ms(oursOpusEncode, per: opusFrames))/frame, bare libopus \(ms(bareOpusEncode, per: opusFrames))/frame, ratio \(ratio(oursOpusEncode, bareOpusEncode))")
-print("  decode: ours \(ms(oursOpusDecode, per: opusFrames))/frame, bare libopus \(ms(bareOpusDecode, per: opusFrames))/frame, ratio \(ratio(oursOpusDecode, bareOpusDecode))")
+print(
+    "  encode: ours \(ms(oursOpusEncode, per: opusFrames))/frame, bare libopus \(ms(bareOpusEncode, per: opusFrames))/frame, ratio \(ratio(oursOpusEncode, bareOpusEncode))"
+)
+print(
+    "  decode: ours \(ms(oursOpusDecode, per: opusFrames))/frame, bare libopus \(ms(bareOpusDecode, per: opusFrames))/frame, ratio \(ratio(oursOpusDecode, bareOpusDecode))"
+)

@@ -3,9 +3,9 @@
 // The handshake runs once per connection, so it is measured per handshake, not per packet.
 import Benchmark
 import Dispatch
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCDTLS
+import Synchronization
 
 /// Delivers what one transport sends to the other, later, on a shared "network" queue.
 final class LoopbackSender: DatagramSender {
@@ -27,8 +27,10 @@ final class LoopbackSender: DatagramSender {
 
 let benchmarks: @Sendable () -> Void = {
     SwiftRTCLogging.level = .nothing  // one "connected" line per handshake otherwise
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
-                                           maxDuration: .seconds(3))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        maxDuration: .seconds(3)
+    )
 
     Benchmark("Certificate generate (ECDSA P-256, self-signed)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try DtlsCertificate.generate()) }
@@ -45,8 +47,13 @@ let benchmarks: @Sendable () -> Void = {
 
     // Many connections at once, as a bot holding hundreds of calls sets them up: each
     // transport has its own serial queue on GCD's shared pool. One iteration = 100 pairs.
-    Benchmark("100 concurrent DTLS handshakes, in-memory pairs", configuration: .init(
-        metrics: [.wallClock, .cpuTotal, .throughput], maxDuration: .seconds(3))) { benchmark in
+    Benchmark(
+        "100 concurrent DTLS handshakes, in-memory pairs",
+        configuration: .init(
+            metrics: [.wallClock, .cpuTotal, .throughput],
+            maxDuration: .seconds(3)
+        )
+    ) { benchmark in
         let certificates = (client: try DtlsCertificate.generate(), server: try DtlsCertificate.generate())
         let network = DispatchQueue(label: "bench.network")
         benchmark.startMeasurement()
@@ -60,15 +67,28 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// One complete handshake between two new transports, closed afterwards.
-@Sendable func handshake(_ certificates: (client: DtlsCertificate, server: DtlsCertificate), network: DispatchQueue) async throws {
+@Sendable func handshake(
+    _ certificates: (client: DtlsCertificate, server: DtlsCertificate),
+    network: DispatchQueue
+) async throws {
     let toServer = LoopbackSender(network: network)
     let toClient = LoopbackSender(network: network)
-    let client = try DtlsTransport(configuration: .init(
-        role: .client, certificate: certificates.client, remoteFingerprints: [certificates.server.fingerprint]),
-        sender: toServer)
-    let server = try DtlsTransport(configuration: .init(
-        role: .server, certificate: certificates.server, remoteFingerprints: [certificates.client.fingerprint]),
-        sender: toClient)
+    let client = try DtlsTransport(
+        configuration: .init(
+            role: .client,
+            certificate: certificates.client,
+            remoteFingerprints: [certificates.server.fingerprint]
+        ),
+        sender: toServer
+    )
+    let server = try DtlsTransport(
+        configuration: .init(
+            role: .server,
+            certificate: certificates.server,
+            remoteFingerprints: [certificates.client.fingerprint]
+        ),
+        sender: toClient
+    )
     toServer.connect(to: server)
     toClient.connect(to: client)
     server.start()

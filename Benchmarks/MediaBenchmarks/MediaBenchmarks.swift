@@ -11,20 +11,29 @@ import SwiftRTCRTP
 /// 20 ms frames of a voiced, syllable-modulated signal.
 func speechFrames(count: Int) -> [AudioFrame] {
     (0..<count).map { index in
-        AudioFrame(samples: (0..<960).map { i in
-            let t = Double(index * 960 + i) / 48_000
-            let voiced = (1...20).reduce(0.0) { $0 + sin(2 * .pi * 120 * Double($1) * t) / Double($1) }
-            return Int16(clamping: Int(6000 * voiced * (0.55 + 0.45 * sin(2 * .pi * 4 * t))))
-        }, channels: 1, timestamp: UInt64(index * 960))
+        AudioFrame(
+            samples: (0..<960).map { i in
+                let t = Double(index * 960 + i) / 48_000
+                let voiced = (1...20).reduce(0.0) { $0 + sin(2 * .pi * 120 * Double($1) * t) / Double($1) }
+                return Int16(clamping: Int(6000 * voiced * (0.55 + 0.45 * sin(2 * .pi * 4 * t))))
+            },
+            channels: 1,
+            timestamp: UInt64(index * 960)
+        )
     }
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
-                                           maxDuration: .seconds(2))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        maxDuration: .seconds(2)
+    )
 
     Benchmark("Resample 10 ms 44.1 kHz stereo to 48 kHz (libswresample)") { benchmark in
-        let resampler = try AudioResampler(from: PCMFormat(sampleRate: 44_100, channels: 2), to: PCMFormat(sampleRate: 48_000, channels: 2))
+        let resampler = try AudioResampler(
+            from: PCMFormat(sampleRate: 44_100, channels: 2),
+            to: PCMFormat(sampleRate: 48_000, channels: 2)
+        )
         let input = (0..<882).map { Int16(truncatingIfNeeded: $0 &* 37) }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(resampler.convert(input)) }
@@ -62,8 +71,14 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Ogg page of 50 Opus packets (80 bytes) serialized with CRC") { benchmark in
-        let page = OggPage(flags: [], granulePosition: 48_000, serialNumber: 1, sequenceNumber: 2,
-                           segmentTable: [UInt8](repeating: 80, count: 50), body: [UInt8](repeating: 0x5A, count: 4000))
+        let page = OggPage(
+            flags: [],
+            granulePosition: 48_000,
+            serialNumber: 1,
+            sequenceNumber: 2,
+            segmentTable: [UInt8](repeating: 80, count: 50),
+            body: [UInt8](repeating: 0x5A, count: 4000)
+        )
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(page.serialized) }
     }
@@ -71,12 +86,19 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("WebM recorder, per Opus frame (80 bytes)") { benchmark in
         let path = NSTemporaryDirectory() + "swiftrtc-bench-\(getpid()).webm"
         defer { unlink(path) }
-        let recorder = try WebMRecorder(path: path, audio: OpusHead(channels: 1, preSkip: 0), video: nil, trackStart: .zero)
+        let recorder = try WebMRecorder(
+            path: path,
+            audio: OpusHead(channels: 1, preSkip: 0),
+            video: nil,
+            trackStart: .zero
+        )
         var data = [UInt8](repeating: 0x33, count: 80)
-        data[0] = 0xFC   // CELT 20 ms, one frame
+        data[0] = 0xFC  // CELT 20 ms, one frame
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations {
-            try recorder.write(EncodedFrame(codec: .opus, data: data, timestamp: UInt32(truncatingIfNeeded: i * 960), isKeyframe: true))
+            try recorder.write(
+                EncodedFrame(codec: .opus, data: data, timestamp: UInt32(truncatingIfNeeded: i * 960), isKeyframe: true)
+            )
         }
         benchmark.stopMeasurement()
         try recorder.close()

@@ -12,7 +12,10 @@ func makeVideoPacket() -> [UInt8] {
     var out = [UInt8](repeating: 0, count: 1500)
     let payload = [UInt8](repeating: 0x5A, count: 1100)
     let length = out.withUnsafeMutableBytes { buffer in
-        var writer = try! RTPPacketWriter(into: buffer, header: RTPHeader(marker: true, payloadType: 96, sequenceNumber: 1000, timestamp: 90_000, ssrc: 0x1234_5678))
+        var writer = try! RTPPacketWriter(
+            into: buffer,
+            header: RTPHeader(marker: true, payloadType: 96, sequenceNumber: 1000, timestamp: 90_000, ssrc: 0x1234_5678)
+        )
         try! writer.appendExtension(AbsSendTime(value: 0x12_3456), id: 2)
         try! writer.appendExtension(TransportSequenceNumber(value: 77), id: 3)
         try! writer.appendExtension(SDESMid(value: "1"), id: 4)
@@ -56,7 +59,16 @@ let benchmarks: @Sendable () -> Void = {
                 var sequence: UInt16 = 0
                 benchmark.startMeasurement()
                 for _ in benchmark.scaledIterations {
-                    var writer = try! RTPPacketWriter(into: buffer, header: RTPHeader(marker: true, payloadType: 96, sequenceNumber: sequence, timestamp: 90_000, ssrc: 0x1234_5678))
+                    var writer = try! RTPPacketWriter(
+                        into: buffer,
+                        header: RTPHeader(
+                            marker: true,
+                            payloadType: 96,
+                            sequenceNumber: sequence,
+                            timestamp: 90_000,
+                            ssrc: 0x1234_5678
+                        )
+                    )
                     try! writer.appendExtension(AbsSendTime(value: 0x12_3456), id: 2)
                     try! writer.appendExtension(TransportSequenceNumber(value: sequence), id: 3)
                     try! writer.appendExtension(SDESMid(value: "1"), id: 4)
@@ -108,14 +120,46 @@ let benchmarks: @Sendable () -> Void = {
 
     // Chrome's transport-cc feedback and a SR + SDES compound, from the fixture capture shapes.
     let sr: [RTCPPacket] = [
-        .senderReport(SenderReport(ssrc: 1, ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 3, packetCount: 4, octetCount: 5,
-                                   reports: [ReceptionReport(ssrc: 9, fractionLost: 0, cumulativeLost: 0, extendedHighestSequence: 70_000, jitter: 12, lastSenderReport: 1, delaySinceLastSenderReport: 2)])),
-        .sourceDescription(SourceDescription(chunks: [.init(source: 1, items: [.init(type: 1, text: "abcdefghijklmnop")])])),
+        .senderReport(
+            SenderReport(
+                ssrc: 1,
+                ntpTimestamp: 0xE000_0000_8000_0000,
+                rtpTimestamp: 3,
+                packetCount: 4,
+                octetCount: 5,
+                reports: [
+                    ReceptionReport(
+                        ssrc: 9,
+                        fractionLost: 0,
+                        cumulativeLost: 0,
+                        extendedHighestSequence: 70_000,
+                        jitter: 12,
+                        lastSenderReport: 1,
+                        delaySinceLastSenderReport: 2
+                    )
+                ]
+            )
+        ),
+        .sourceDescription(
+            SourceDescription(chunks: [.init(source: 1, items: [.init(type: 1, text: "abcdefghijklmnop")])])
+        ),
     ]
-    let twcc: [RTCPPacket] = [.transportFeedback(TransportLayerCC(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 100, referenceTime: 5, feedbackPacketCount: 1,
-                                                                  statuses: (0 ..< 40).map { $0 % 9 == 4 ? .notReceived : .smallDelta(UInt8($0 % 20)) }))]
+    let twcc: [RTCPPacket] = [
+        .transportFeedback(
+            TransportLayerCC(
+                senderSSRC: 1,
+                mediaSSRC: 2,
+                baseSequenceNumber: 100,
+                referenceTime: 5,
+                feedbackPacketCount: 1,
+                statuses: (0..<40).map { $0 % 9 == 4 ? .notReceived : .smallDelta(UInt8($0 % 20)) }
+            )
+        )
+    ]
 
-    for (name, packets) in [("RTCP parse (SR + SDES compound, to values)", sr), ("RTCP parse (transport-cc, 40 packets, to values)", twcc)] {
+    for (name, packets) in [
+        ("RTCP parse (SR + SDES compound, to values)", sr), ("RTCP parse (transport-cc, 40 packets, to values)", twcc),
+    ] {
         Benchmark(name) { benchmark in
             var out = [UInt8](repeating: 0, count: 1500)
             let length = out.withUnsafeMutableBytes { try! RTCPPacket.writeCompound(packets, into: $0) }

@@ -19,10 +19,14 @@ final class SrtpBenchmarkState: @unchecked Sendable {
     var sequence: UInt16 = 0
 
     init(profile: SrtpProfile, crypto: SrtpCrypto) {
-        let local = SrtpMasterKey(key: (0..<profile.keyLength).map { UInt8($0) },
-                                  salt: (0..<profile.saltLength).map { UInt8($0 + 100) })
-        let remote = SrtpMasterKey(key: (0..<profile.keyLength).map { UInt8($0 + 50) },
-                                   salt: (0..<profile.saltLength).map { UInt8($0 + 200) })
+        let local = SrtpMasterKey(
+            key: (0..<profile.keyLength).map { UInt8($0) },
+            salt: (0..<profile.saltLength).map { UInt8($0 + 100) }
+        )
+        let remote = SrtpMasterKey(
+            key: (0..<profile.keyLength).map { UInt8($0 + 50) },
+            salt: (0..<profile.saltLength).map { UInt8($0 + 200) }
+        )
         do {
             sender = try SrtpSession(profile: profile, local: local, remote: remote, crypto: crypto)
             receiver = try SrtpSession(profile: profile, local: remote, remote: local, crypto: crypto)
@@ -48,7 +52,8 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal],
         scalingFactor: .kilo,
         maxDuration: .seconds(1),
-        maxIterations: 10_000)
+        maxIterations: 10_000
+    )
 
     let cases: [(SrtpProfile, String, [SrtpCrypto])] = [
         (.aes128CmHmacSha1_80, "AES-CM-80", [.stock, .nettle]),
@@ -64,7 +69,9 @@ let benchmarks: @Sendable () -> Void = {
             Benchmark("\(label) protect 1200 B") { benchmark in
                 for _ in benchmark.scaledIterations {
                     protectOnly.nextPacket()
-                    blackHole(try? protectOnly.sender.protectRTP(protectOnly.buffer, length: SrtpBenchmarkState.packetLength))
+                    blackHole(
+                        try? protectOnly.sender.protectRTP(protectOnly.buffer, length: SrtpBenchmarkState.packetLength)
+                    )
                 }
             }
 
@@ -73,8 +80,9 @@ let benchmarks: @Sendable () -> Void = {
                 for _ in benchmark.scaledIterations {
                     roundTrip.nextPacket()
                     let buffer = roundTrip.buffer
-                    guard let length = try? roundTrip.sender.protectRTP(buffer, length: SrtpBenchmarkState.packetLength),
-                          let plain = try? roundTrip.receiver.unprotectRTP(buffer, length: length)
+                    guard
+                        let length = try? roundTrip.sender.protectRTP(buffer, length: SrtpBenchmarkState.packetLength),
+                        let plain = try? roundTrip.receiver.unprotectRTP(buffer, length: length)
                     else { fatalError("SRTP round trip failed") }
                     blackHole(plain)
                 }

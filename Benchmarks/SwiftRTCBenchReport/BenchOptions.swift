@@ -11,8 +11,11 @@ public struct BenchOptions: ParsableArguments, Sendable {
     public var json = false
 
     /// The numbers of concurrent calls of the connections scenario.
-    @Option(name: .customLong("calls"), parsing: .upToNextOption,
-            help: "Concurrent audio calls per connections run.")
+    @Option(
+        name: .customLong("calls"),
+        parsing: .upToNextOption,
+        help: "Concurrent audio calls per connections run."
+    )
     public var calls: [Int] = [10, 100, 500, 1000]
 
     /// Seconds of media per connections run.
@@ -40,8 +43,12 @@ public struct BenchOptions: ParsableArguments, Sendable {
     public mutating func validate() throws {
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
         guard callSeconds > 0 else { throw ValidationError("--call-seconds must be positive") }
-        guard !calls.isEmpty, calls.allSatisfy({ $0 > 0 && $0 <= 5000 }) else { throw ValidationError("--calls takes counts in 1...5000") }
+        guard !calls.isEmpty, calls.allSatisfy({ $0 > 0 && $0 <= 5000 }) else {
+            throw ValidationError("--calls takes counts in 1...5000")
+        }
         guard setupCalls >= 1 else { throw ValidationError("--setup-calls must be at least 1") }
-        guard cycles >= 1, cycleBudget > 0 else { throw ValidationError("--cycles and --cycle-budget must be positive") }
+        guard cycles >= 1, cycleBudget > 0 else {
+            throw ValidationError("--cycles and --cycle-budget must be positive")
+        }
     }
 }

@@ -42,9 +42,20 @@ public struct BenchResult: Sendable, Equatable {
     }
 
     /// Creates a result.
-    public init(impl: String, profile: String, scenario: String, packetsSent: Int, packetsReceived: Int,
-                seconds: Double, cpuUserSeconds: Double, cpuSystemSeconds: Double, maxRSSMegabytes: Double,
-                payloadBytes: Int, extra: [(name: String, value: Double?)] = [], note: String? = nil) {
+    public init(
+        impl: String,
+        profile: String,
+        scenario: String,
+        packetsSent: Int,
+        packetsReceived: Int,
+        seconds: Double,
+        cpuUserSeconds: Double,
+        cpuSystemSeconds: Double,
+        maxRSSMegabytes: Double,
+        payloadBytes: Int,
+        extra: [(name: String, value: Double?)] = [],
+        note: String? = nil
+    ) {
         self.impl = impl
         self.profile = profile
         self.scenario = scenario

@@ -15,20 +15,25 @@ public enum BenchTable {
             guard result.impl == "swiftrtc", result.scenario.hasPrefix("throughput") else { return result }
             var result = result
             for (scenario, field) in limits {
-                guard let limit = results.first(where: { $0.scenario == scenario }), limit.ppsReceived > 0 else { continue }
+                guard let limit = results.first(where: { $0.scenario == scenario }), limit.ppsReceived > 0 else {
+                    continue
+                }
                 result.extra.append((field, result.ppsReceived / limit.ppsReceived))
             }
             return result
         }
     }
 
-    static let header = ["scenario", "impl", "profile", "sent", "received", "lost", "pkt/s", "Mbit/s", "cpu u+s", "maxRSS MB", "figures"]
+    static let header = [
+        "scenario", "impl", "profile", "sent", "received", "lost", "pkt/s", "Mbit/s", "cpu u+s", "maxRSS MB", "figures",
+    ]
 
     /// A plain-text table, one row per result, columns aligned.
     public static func render(_ results: [BenchResult]) -> String {
         var rows = [header]
         for r in results {
-            let figures = r.extra.map { "\($0.name)=\($0.value.map(format) ?? "-")" }.joined(separator: " ")
+            let figures =
+                r.extra.map { "\($0.name)=\($0.value.map(format) ?? "-")" }.joined(separator: " ")
                 + (r.note.map { " (\($0))" } ?? "")
             rows.append([
                 r.scenario, r.impl, r.profile, String(r.packetsSent), String(r.packetsReceived), String(r.lost),

@@ -50,7 +50,9 @@ final class ConnectedAgents: Sendable {
         for candidate in offerer.localCandidates { try await answerer.addRemoteCandidate(candidate) }
         let deadline = ContinuousClock.now + .seconds(5)
         while offerer.state != .completed || answerer.state != .completed {
-            guard ContinuousClock.now < deadline else { fatalError("ICE did not connect: \(offerer.state) \(answerer.state)") }
+            guard ContinuousClock.now < deadline else {
+                fatalError("ICE did not connect: \(offerer.state) \(answerer.state)")
+            }
             try await Task.sleep(for: .milliseconds(1))
         }
     }
@@ -61,18 +63,30 @@ final class SecureAgents: Sendable {
     let agents: ConnectedAgents
     let sender: SrtpSession
     /// An RTP packet: 12-byte header, 1200-byte payload, room for the tag; protected in place.
-    let packet = Mutex<[UInt8]>([0x80, 111, 0, 0, 0, 0, 0, 0, 0x0F, 0xFE, 0, 1] + [UInt8](repeating: 0xAB, count: 1200 + 16))
+    let packet = Mutex<[UInt8]>(
+        [0x80, 111, 0, 0, 0, 0, 0, 0, 0x0F, 0xFE, 0, 1] + [UInt8](repeating: 0xAB, count: 1200 + 16)
+    )
     let sequence = Atomic<UInt16>(0)
 
     init() async throws {
         agents = try await ConnectedAgents()
         let offererCertificate = try DtlsCertificate.generate(), answererCertificate = try DtlsCertificate.generate()
-        let server = try DtlsTransport(configuration: .init(role: .server, certificate: offererCertificate,
-                                                            remoteFingerprints: [answererCertificate.fingerprint]),
-                                       sender: agents.offerer.component)
-        let client = try DtlsTransport(configuration: .init(role: .client, certificate: answererCertificate,
-                                                            remoteFingerprints: [offererCertificate.fingerprint]),
-                                       sender: agents.answerer.component)
+        let server = try DtlsTransport(
+            configuration: .init(
+                role: .server,
+                certificate: offererCertificate,
+                remoteFingerprints: [answererCertificate.fingerprint]
+            ),
+            sender: agents.offerer.component
+        )
+        let client = try DtlsTransport(
+            configuration: .init(
+                role: .client,
+                certificate: answererCertificate,
+                remoteFingerprints: [offererCertificate.fingerprint]
+            ),
+            sender: agents.answerer.component
+        )
         agents.offerer.demultiplexer.setHandler({ server.receive($0) }, for: .dtls)
         agents.answerer.demultiplexer.setHandler({ client.receive($0) }, for: .dtls)
         server.start()
@@ -87,16 +101,19 @@ final class SecureAgents: Sendable {
         // The transport thread unprotects each packet in place in one reused buffer.
         let scratch = Mutex<[UInt8]>([UInt8](repeating: 0, count: 2048))
         let delivered = agents.delivered
-        agents.answerer.demultiplexer.setHandler({ datagram in
-            scratch.withLock { buffer in
-                buffer.withUnsafeMutableBytes { bytes in
-                    bytes.copyMemory(from: datagram)
-                    if (try? receiver.unprotectRTP(bytes, length: datagram.count)) != nil {
-                        delivered.value.add(1, ordering: .relaxed)
+        agents.answerer.demultiplexer.setHandler(
+            { datagram in
+                scratch.withLock { buffer in
+                    buffer.withUnsafeMutableBytes { bytes in
+                        bytes.copyMemory(from: datagram)
+                        if (try? receiver.unprotectRTP(bytes, length: datagram.count)) != nil {
+                            delivered.value.add(1, ordering: .relaxed)
+                        }
                     }
                 }
-            }
-        }, for: .rtp)
+            },
+            for: .rtp
+        )
     }
 
     /// Protects the next packet in place and sends it; false if the socket refused it.
@@ -118,7 +135,8 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal],
         scalingFactor: .kilo,
         maxDuration: .seconds(2),
-        maxIterations: 1_000)
+        maxIterations: 1_000
+    )
 
     Benchmark("ICE loopback 1200 B datagrams delivered") { benchmark, agents in
         agents.datagram.withUnsafeBytes { bytes in
@@ -129,7 +147,9 @@ let benchmarks: @Sendable () -> Void = {
                 if agents.offerer.component.send(bytes) { sent += 1 }
             }
             let deadline = ContinuousClock.now + .seconds(1)
-            while agents.delivered.value.load(ordering: .relaxed) - start < sent && ContinuousClock.now < deadline { sched_yield() }
+            while agents.delivered.value.load(ordering: .relaxed) - start < sent && ContinuousClock.now < deadline {
+                sched_yield()
+            }
         }
     } setup: {
         try await ConnectedAgents()
@@ -144,7 +164,9 @@ let benchmarks: @Sendable () -> Void = {
             if secure.sendNext() { sent += 1 }
         }
         let deadline = ContinuousClock.now + .seconds(1)
-        while delivered.value.load(ordering: .relaxed) - start < sent && ContinuousClock.now < deadline { sched_yield() }
+        while delivered.value.load(ordering: .relaxed) - start < sent && ContinuousClock.now < deadline {
+            sched_yield()
+        }
     } setup: {
         try await SecureAgents()
     }

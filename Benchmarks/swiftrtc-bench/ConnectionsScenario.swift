@@ -46,7 +46,8 @@ enum ConnectionsScenario {
         let start = ContinuousClock.now
         let frames = Int((seconds * 50).rounded())
         let pushers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let shares = (0..<pushers).map { share in stride(from: share, to: tracks.count, by: pushers).map { tracks[$0] } }
+        let shares = (0..<pushers).map { share in stride(from: share, to: tracks.count, by: pushers).map { tracks[$0] }
+        }
         let (late, threadsDuringMedia) = try await withThrowingTaskGroup(of: (late: Int, threads: Int).self) { group in
             for (number, share) in shares.enumerated() {
                 group.addTask {
@@ -85,9 +86,16 @@ enum ConnectionsScenario {
         let sent = pushed
         let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
         return BenchResult(
-            impl: "swiftrtc", profile: profile, scenario: "connections-\(count)", packetsSent: sent,
-            packetsReceived: received, seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: packet.data.count,
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "connections-\(count)",
+            packetsSent: sent,
+            packetsReceived: received,
+            seconds: elapsed,
+            cpuUserSeconds: cpu.user,
+            cpuSystemSeconds: cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: packet.data.count,
             extra: [
                 ("calls", Double(count)),
                 ("cpu_percent_per_call", cpuPerCall * 100),
@@ -102,12 +110,18 @@ enum ConnectionsScenario {
                 ("threads_before", Double(threadsBefore)),
                 ("setup_s", setupSeconds),
             ],
-            note: "\(count) calls = \(2 * count) PeerConnections, Opus 20 ms both ways, \(packet.data.count)-byte packets")
+            note:
+                "\(count) calls = \(2 * count) PeerConnections, Opus 20 ms both ways, \(packet.data.count)-byte packets"
+        )
     }
 
     /// Connects `count` calls, `concurrency` at a time, each with an audio track both ways
     /// (or, without `audioTracks`, an audio transceiver offered and nothing sent).
-    static func connectAll(_ count: Int, audioTracks: Bool = true, concurrency: Int = setupConcurrency) async throws -> [LoopbackCall] {
+    static func connectAll(
+        _ count: Int,
+        audioTracks: Bool = true,
+        concurrency: Int = setupConcurrency
+    ) async throws -> [LoopbackCall] {
         try await withThrowingTaskGroup(of: LoopbackCall.self) { group in
             var calls: [LoopbackCall] = []
             var started = 0

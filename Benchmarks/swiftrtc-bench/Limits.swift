@@ -15,7 +15,10 @@ enum Limits {
 
     /// The C executable, built beside this one.
     static var executable: URL {
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let me = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        )
         return me.deletingLastPathComponent().appendingPathComponent("swiftrtc-bench-limit")
     }
 
@@ -24,8 +27,11 @@ enum Limits {
         try modes.map { mode in try measure(mode, seconds: seconds, payload: payload) }
     }
 
-    static func measure(_ mode: (mode: String, scenario: String, impl: String, profile: String),
-                        seconds: Double, payload: Int) throws -> BenchResult {
+    static func measure(
+        _ mode: (mode: String, scenario: String, impl: String, profile: String),
+        seconds: Double,
+        payload: Int
+    ) throws -> BenchResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = [mode.mode, String(seconds), String(payload)]
@@ -36,15 +42,27 @@ enum Limits {
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard process.terminationStatus == 0, fields.count == 6,
-              let sent = Int(fields[0]), let received = Int(fields[1]), let elapsed = Double(fields[2]),
-              let user = Double(fields[3]), let system = Double(fields[4]), let rss = Double(fields[5]) else {
-            throw BenchError("\(executable.path) \(mode.mode) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))")
+            let sent = Int(fields[0]), let received = Int(fields[1]), let elapsed = Double(fields[2]),
+            let user = Double(fields[3]), let system = Double(fields[4]), let rss = Double(fields[5])
+        else {
+            throw BenchError(
+                "\(executable.path) \(mode.mode) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
+            )
         }
-        return BenchResult(impl: mode.impl, profile: mode.profile, scenario: mode.scenario, packetsSent: sent,
-                           packetsReceived: received, seconds: elapsed, cpuUserSeconds: user, cpuSystemSeconds: system,
-                           maxRSSMegabytes: rss / 1024, payloadBytes: payload,
-                           extra: [("cpu_us_per_packet", received > 0 ? (user + system) / Double(received) * 1e6 : nil)],
-                           note: "C, one packet at a time, separate process")
+        return BenchResult(
+            impl: mode.impl,
+            profile: mode.profile,
+            scenario: mode.scenario,
+            packetsSent: sent,
+            packetsReceived: received,
+            seconds: elapsed,
+            cpuUserSeconds: user,
+            cpuSystemSeconds: system,
+            maxRSSMegabytes: rss / 1024,
+            payloadBytes: payload,
+            extra: [("cpu_us_per_packet", received > 0 ? (user + system) / Double(received) * 1e6 : nil)],
+            note: "C, one packet at a time, separate process"
+        )
     }
 }
 

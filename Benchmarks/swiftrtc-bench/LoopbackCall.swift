@@ -15,7 +15,9 @@ struct LoopbackCall: Sendable {
     /// Certificates made once: generating an ECDSA key per connection would measure key
     /// generation, which a bot does once per process too.
     static let certificates: (DtlsCertificate, DtlsCertificate) = {
-        do { return (try DtlsCertificate.generate(), try DtlsCertificate.generate()) } catch { fatalError("DTLS certificate: \(error)") }
+        do { return (try DtlsCertificate.generate(), try DtlsCertificate.generate()) } catch {
+            fatalError("DTLS certificate: \(error)")
+        }
     }()
 
     static func configuration(_ certificate: DtlsCertificate) -> PeerConnection.Configuration {
@@ -24,8 +26,10 @@ struct LoopbackCall: Sendable {
 
     /// Makes both connections; `prepare` adds tracks or transceivers to each (offerer first)
     /// before the offer; then connects them.
-    static func connect(timeout: Duration = .seconds(30),
-                        prepare: (PeerConnection, PeerConnection) async throws -> Void) async throws -> LoopbackCall {
+    static func connect(
+        timeout: Duration = .seconds(30),
+        prepare: (PeerConnection, PeerConnection) async throws -> Void
+    ) async throws -> LoopbackCall {
         let offerer = try PeerConnection(configuration: configuration(certificates.0))
         let answerer = try PeerConnection(configuration: configuration(certificates.1))
         try await prepare(offerer, answerer)
@@ -48,7 +52,9 @@ struct LoopbackCall: Sendable {
                 // deadline, so one sleep of `timeout` per call held about 0.7 KB for a minute
                 // after every call (the memory scenario's cycles counted it as growth).
                 let deadline = ContinuousClock.now + timeout
-                while ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+                while ContinuousClock.now < deadline, !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
                 return false
             }
             var both = 0
@@ -65,13 +71,16 @@ struct LoopbackCall: Sendable {
             let states = (await offerer.connectionState, await answerer.connectionState)
             await offerer.close()
             await answerer.close()
-            throw BenchError("a loopback call did not connect within \(timeout): offerer \(states.0), answerer \(states.1)")
+            throw BenchError(
+                "a loopback call did not connect within \(timeout): offerer \(states.0), answerer \(states.1)"
+            )
         }
         return LoopbackCall(offerer: offerer, answerer: answerer, setupTime: setupTime)
     }
 
     /// Whether `states` reaches `wanted` (false if it ends or fails first).
-    private static func reaches(_ wanted: PeerConnectionState, _ states: AsyncStream<PeerConnectionState>) async -> Bool {
+    private static func reaches(_ wanted: PeerConnectionState, _ states: AsyncStream<PeerConnectionState>) async -> Bool
+    {
         for await state in states {
             if state == wanted { return true }
             if state == .failed || state == .closed { return false }
@@ -79,7 +88,10 @@ struct LoopbackCall: Sendable {
         return false
     }
 
-    private static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) -> Task<Void, Never> {
+    private static func forward(
+        _ candidates: AsyncStream<IceCandidateInit>,
+        to peer: PeerConnection
+    ) -> Task<Void, Never> {
         Task { for await candidate in candidates { try? await peer.addIceCandidate(candidate) } }
     }
 

@@ -25,11 +25,19 @@ enum MemoryScenario {
         let idleCPU = ProcessUsage.now().since(usage)
         let perConnection = Double(held - before) / Double(2 * idlePairs) / 1024
         let idle = BenchResult(
-            impl: "swiftrtc", profile: profile, scenario: "memory-idle", packetsSent: 0, packetsReceived: 0,
-            seconds: idleSeconds, cpuUserSeconds: idleCPU.user, cpuSystemSeconds: idleCPU.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "memory-idle",
+            packetsSent: 0,
+            packetsReceived: 0,
+            seconds: idleSeconds,
+            cpuUserSeconds: idleCPU.user,
+            cpuSystemSeconds: idleCPU.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: 0,
             extra: [("connections", Double(2 * idlePairs)), ("rss_kb_per_connection", perConnection)],
-            note: "\(idlePairs) idle connected pairs held")
+            note: "\(idlePairs) idle connected pairs held"
+        )
 
         // Growth over cycles: resident memory and heap in use after a warm-up tenth (the
         // allocator's and the libraries' caches fill up first), and at the end. Resident memory
@@ -55,7 +63,9 @@ enum MemoryScenario {
                 ProcessUsage.trimHeap()
                 afterWarmUp = (ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes())
             }
-            if done % 1000 < batch { samples.append((done, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes())) }
+            if done % 1000 < batch {
+                samples.append((done, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes()))
+            }
         }
         try await Task.sleep(for: .milliseconds(500))
         ProcessUsage.trimHeap()
@@ -69,19 +79,30 @@ enum MemoryScenario {
         let alive = lastClosed.filter { $0.connection != nil }.count
         let trace = samples.map { "\($0.cycles):\($0.rss / 1_048_576)MB/\($0.heap / 1024)KB" }.joined(separator: " ")
         let cyclesResult = BenchResult(
-            impl: "swiftrtc", profile: profile, scenario: "memory-cycles", packetsSent: 0, packetsReceived: 0,
-            seconds: cycleSeconds, cpuUserSeconds: cycleCPU.user, cpuSystemSeconds: cycleCPU.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "memory-cycles",
+            packetsSent: 0,
+            packetsReceived: 0,
+            seconds: cycleSeconds,
+            cpuUserSeconds: cycleCPU.user,
+            cpuSystemSeconds: cycleCPU.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: 0,
             extra: [
                 ("cycles", Double(done)), ("cycles_asked", Double(cycles)), ("warmup_cycles", Double(warmUp)),
                 ("ms_per_cycle", cycleSeconds / Double(max(done, 1)) * 1000),
-                ("rss_mb_after_warmup", Double(measuredFrom.rss) / 1_048_576), ("rss_mb_end", Double(end.rss) / 1_048_576),
-                ("growth_mb", Double(end.rss - measuredFrom.rss) / 1_048_576), ("growth_kb_per_cycle", perCycleKB(end.rss - measuredFrom.rss)),
+                ("rss_mb_after_warmup", Double(measuredFrom.rss) / 1_048_576),
+                ("rss_mb_end", Double(end.rss) / 1_048_576),
+                ("growth_mb", Double(end.rss - measuredFrom.rss) / 1_048_576),
+                ("growth_kb_per_cycle", perCycleKB(end.rss - measuredFrom.rss)),
                 ("heap_kb_after_warmup", Double(measuredFrom.heap) / 1024), ("heap_kb_end", Double(end.heap) / 1024),
                 ("heap_growth_kb_per_cycle", perCycleKB(end.heap - measuredFrom.heap)),
                 ("closed_connections_still_alive", Double(alive)),
             ],
-            note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss/heap in use " + trace)
+            note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss/heap in use "
+                + trace
+        )
         return [idle, cyclesResult]
     }
 }

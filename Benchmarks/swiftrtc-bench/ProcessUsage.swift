@@ -15,8 +15,11 @@ struct ProcessUsage {
     static func now() -> ProcessUsage {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return ProcessUsage(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime),
-                            maxRSSMegabytes: Double(usage.ru_maxrss) / 1024)
+        return ProcessUsage(
+            user: seconds(usage.ru_utime),
+            system: seconds(usage.ru_stime),
+            maxRSSMegabytes: Double(usage.ru_maxrss) / 1024
+        )
     }
 
     /// CPU time spent since `start`.
@@ -59,21 +62,26 @@ struct ProcessUsage {
         defer { free(buffer) }
         // The totals follow the last </heap>.
         let text = String(cString: buffer)
-        guard let totals = text.range(of: "</heap>", options: .backwards).map({ text[$0.upperBound...] }) else { return 0 }
+        guard let totals = text.range(of: "</heap>", options: .backwards).map({ text[$0.upperBound...] }) else {
+            return 0
+        }
         func size(of element: String) -> Int {
             guard let start = totals.range(of: element)?.upperBound,
-                  let sizeKey = totals[start...].range(of: "size=\"")?.upperBound,
-                  let end = totals[sizeKey...].firstIndex(of: "\"") else { return 0 }
+                let sizeKey = totals[start...].range(of: "size=\"")?.upperBound,
+                let end = totals[sizeKey...].firstIndex(of: "\"")
+            else { return 0 }
             return Int(totals[sizeKey..<end]) ?? 0
         }
-        return size(of: "<system type=\"current\"") - size(of: "<total type=\"fast\"") - size(of: "<total type=\"rest\"")
+        return size(of: "<system type=\"current\"") - size(of: "<total type=\"fast\"")
+            - size(of: "<total type=\"rest\"")
             + size(of: "<total type=\"mmap\"")
     }
 
     /// Threads of this process now (`/proc/self/status`).
     static func threadCount() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
+        else { return 0 }
         return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) ?? 0
     }
 

@@ -21,9 +21,16 @@ enum SetupScenario {
         let elapsed = (ContinuousClock.now - start).seconds
         let cpu = ProcessUsage.now().since(usage)
         return BenchResult(
-            impl: "swiftrtc", profile: profile, scenario: "setup", packetsSent: 0, packetsReceived: 0,
-            seconds: elapsed, cpuUserSeconds: cpu.user, cpuSystemSeconds: cpu.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: 0,
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "setup",
+            packetsSent: 0,
+            packetsReceived: 0,
+            seconds: elapsed,
+            cpuUserSeconds: cpu.user,
+            cpuSystemSeconds: cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: 0,
             extra: [
                 ("calls", Double(count)),
                 ("setup_median_ms", times.percentile(0.5)),
@@ -32,6 +39,7 @@ enum SetupScenario {
                 ("setup_max_ms", times.max()),
                 ("cpu_ms_per_call", (cpu.user + cpu.system) / Double(count) * 1000),
             ],
-            note: "createOffer -> both connected, one call at a time, check pacing 5 ms")
+            note: "createOffer -> both connected, one call at a time, check pacing 5 ms"
+        )
     }
 }

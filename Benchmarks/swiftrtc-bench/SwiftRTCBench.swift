@@ -15,7 +15,8 @@ struct SwiftRTCBench: AsyncParsableCommand {
         commandName: "swiftrtc-bench",
         abstract: "SwiftRTC throughput, connections, setup time and memory, against the limits.",
         subcommands: [All.self, Throughput.self, Connections.self, Setup.self, Memory.self],
-        defaultSubcommand: All.self)
+        defaultSubcommand: All.self
+    )
 
     /// Log records go to standard error: standard output carries the results.
     static func main() async {
@@ -28,12 +29,16 @@ struct SwiftRTCBench: AsyncParsableCommand {
     static func run(_ scenarios: [Scenario], options: BenchOptions) async throws {
         SwiftRTCLogging.level = options.log ? .basic : .nothing
         let descriptors = ProcessUsage.raiseFileLimit()
-        progress("swiftrtc-bench: \(scenarios.map(\.rawValue).joined(separator: ", ")); open files up to \(descriptors); load \(loadAverage())")
+        progress(
+            "swiftrtc-bench: \(scenarios.map(\.rawValue).joined(separator: ", ")); open files up to \(descriptors); load \(loadAverage())"
+        )
         var results: [BenchResult] = []
         for scenario in scenarios {
             let started = ContinuousClock.now
             let new = try await scenario.run(options)
-            progress("  \(scenario.rawValue): \((ContinuousClock.now - started).seconds.formatted(.number.precision(.fractionLength(1)))) s")
+            progress(
+                "  \(scenario.rawValue): \((ContinuousClock.now - started).seconds.formatted(.number.precision(.fractionLength(1)))) s"
+            )
             results += new
             if options.json {
                 // Ratios need the limits, measured first; print each line as soon as it can be complete.
@@ -56,7 +61,9 @@ struct SwiftRTCBench: AsyncParsableCommand {
     }
 
     static func loadAverage() -> String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(
+            separator: " "
+        ) ?? "?"
     }
 }
 
@@ -71,7 +78,9 @@ enum Scenario: String, CaseIterable {
         case .throughput: [try await ThroughputScenario.runRTP(seconds: options.seconds)]
         case .throughputVP8: [try await ThroughputScenario.runVP8(seconds: options.seconds)]
         case .connections:
-            try await options.calls.asyncMap { try await ConnectionsScenario.run(calls: $0, seconds: options.callSeconds) }
+            try await options.calls.asyncMap {
+                try await ConnectionsScenario.run(calls: $0, seconds: options.callSeconds)
+            }
         case .setup: [try await SetupScenario.run(calls: options.setupCalls)]
         case .memory: try await MemoryScenario.run(cycles: options.cycles, budget: options.cycleBudget)
         }
@@ -95,9 +104,13 @@ extension SwiftRTCBench {
 
     struct Throughput: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "RTP through a connected PeerConnection pair (plain and VP8), and the limits: UDP, stock libsrtp AES-CM-80 and GCM in C.")
+            abstract:
+                "RTP through a connected PeerConnection pair (plain and VP8), and the limits: UDP, stock libsrtp AES-CM-80 and GCM in C."
+        )
         @OptionGroup var options: BenchOptions
-        func run() async throws { try await SwiftRTCBench.run([.limits, .throughput, .throughputVP8], options: options) }
+        func run() async throws {
+            try await SwiftRTCBench.run([.limits, .throughput, .throughputVP8], options: options)
+        }
     }
 
     struct Connections: AsyncParsableCommand {
@@ -107,13 +120,17 @@ extension SwiftRTCBench {
     }
 
     struct Setup: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "createOffer to connected: median and p95 over --setup-calls calls.")
+        static let configuration = CommandConfiguration(
+            abstract: "createOffer to connected: median and p95 over --setup-calls calls."
+        )
         @OptionGroup var options: BenchOptions
         func run() async throws { try await SwiftRTCBench.run([.setup], options: options) }
     }
 
     struct Memory: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Memory per idle connection, and growth over connect/close cycles.")
+        static let configuration = CommandConfiguration(
+            abstract: "Memory per idle connection, and growth over connect/close cycles."
+        )
         @OptionGroup var options: BenchOptions
         func run() async throws { try await SwiftRTCBench.run([.memory], options: options) }
     }

@@ -26,7 +26,8 @@ enum ThroughputScenario {
             _ = answerer
         }
         guard let track = await call.offerer.transceivers.first?.sender.track,
-              let receiver = await call.answerer.transceivers.first?.receiver else { throw BenchError("no transceivers") }
+            let receiver = await call.answerer.transceivers.first?.receiver
+        else { throw BenchError("no transceivers") }
         var data = [UInt8](repeating: 0xAB, count: payloadBytes)
         data[0] = 0x03  // Opus TOC: config 0, mono, code 3 (RFC 6716 §3.2.5) ...
         data[1] = 0x00  // ... with 0 frames: invalid, so the decoder rejects it without work.
@@ -38,19 +39,34 @@ enum ThroughputScenario {
         }
         let profile = await call.profile()
         await call.close()
-        return BenchResult(impl: "swiftrtc", profile: profile, scenario: "throughput", packetsSent: result.sent,
-                           packetsReceived: result.received, seconds: result.seconds,
-                           cpuUserSeconds: result.cpu.user, cpuSystemSeconds: result.cpu.system,
-                           maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes, payloadBytes: payloadBytes,
-                           extra: [("cpu_us_per_packet", result.received > 0 ? (result.cpu.user + result.cpu.system) / Double(result.received) * 1e6 : nil)],
-                           note: "PeerConnection pair, window \(16) packets")
+        return BenchResult(
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "throughput",
+            packetsSent: result.sent,
+            packetsReceived: result.received,
+            seconds: result.seconds,
+            cpuUserSeconds: result.cpu.user,
+            cpuSystemSeconds: result.cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: payloadBytes,
+            extra: [
+                (
+                    "cpu_us_per_packet",
+                    result.received > 0 ? (result.cpu.user + result.cpu.system) / Double(result.received) * 1e6 : nil
+                )
+            ],
+            note: "PeerConnection pair, window \(16) packets"
+        )
     }
 
     /// Pre-encoded VP8 frames: 640x480 test pattern with noise over it (a plain pattern
     /// compresses to a few hundred bytes), all keyframes so that the sequence can loop, at
     /// about `bitrate` (30 fps).
     static func encodeVP8(count: Int = 30, bitrate: Int = 20_000_000) throws -> [EncodedFrame] {
-        let encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 640, height: 480, targetBitrate: bitrate, speed: -8))
+        let encoder = try VP8Encoder(
+            configuration: VP8EncoderConfiguration(width: 640, height: 480, targetBitrate: bitrate, speed: -8)
+        )
         var source = TestPatternSource(width: 640, height: 480, framesPerSecond: 30)
         var state: UInt32 = 0x1234_5678  // xorshift32: cheap noise, the same every run
         var frames: [EncodedFrame] = []
@@ -76,25 +92,37 @@ enum ThroughputScenario {
             _ = answerer
         }
         guard let track = await call.offerer.transceivers.first?.sender.track,
-              let receiver = await call.answerer.transceivers.first?.receiver else { throw BenchError("no transceivers") }
+            let receiver = await call.answerer.transceivers.first?.receiver
+        else { throw BenchError("no transceivers") }
         let result = try await measure(seconds: seconds, window: 3, receiver: receiver) { index in
             var frame = frames[index % frames.count]
             frame.timestamp = UInt32(truncatingIfNeeded: index &* 3000)
             track.push(.encoded(frame))
         }
-        let sent = await call.offerer.stats().first(.outboundRTP), received = await call.answerer.stats().first(.inboundRTP)
+        let sent = await call.offerer.stats().first(.outboundRTP),
+            received = await call.answerer.stats().first(.inboundRTP)
         let profile = await call.profile()
         await call.close()
-        let packetsSent = Int(sent?.number("packetsSent") ?? 0), packetsReceived = Int(received?.number("packetsReceived") ?? 0)
+        let packetsSent = Int(sent?.number("packetsSent") ?? 0),
+            packetsReceived = Int(received?.number("packetsReceived") ?? 0)
         let bytes = received?.number("bytesReceived") ?? 0
-        return BenchResult(impl: "swiftrtc", profile: profile, scenario: "throughput-vp8", packetsSent: packetsSent,
-                           packetsReceived: packetsReceived, seconds: result.seconds,
-                           cpuUserSeconds: result.cpu.user, cpuSystemSeconds: result.cpu.system,
-                           maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
-                           payloadBytes: packetsReceived > 0 ? Int(bytes) / packetsReceived : 0,
-                           extra: [("frames_sent", Double(result.sent)), ("frames_received", Double(result.received)),
-                                   ("frames_per_s", Double(result.received) / result.seconds)],
-                           note: "640x480 VP8 keyframes pre-encoded, window 3 frames, sender pacing on")
+        return BenchResult(
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "throughput-vp8",
+            packetsSent: packetsSent,
+            packetsReceived: packetsReceived,
+            seconds: result.seconds,
+            cpuUserSeconds: result.cpu.user,
+            cpuSystemSeconds: result.cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: packetsReceived > 0 ? Int(bytes) / packetsReceived : 0,
+            extra: [
+                ("frames_sent", Double(result.sent)), ("frames_received", Double(result.received)),
+                ("frames_per_s", Double(result.received) / result.seconds),
+            ],
+            note: "640x480 VP8 keyframes pre-encoded, window 3 frames, sender pacing on"
+        )
     }
 
     struct Measured {
@@ -106,8 +134,12 @@ enum ThroughputScenario {
 
     /// Pushes frames (`push(index)`) for `seconds`, at most `window` ahead of the frames
     /// `receiver`'s application stream delivered; then waits for the last to arrive.
-    static func measure(seconds: Double, window size: Int, receiver: RTPReceiver,
-                        push: @escaping @Sendable (Int) -> Void) async throws -> Measured {
+    static func measure(
+        seconds: Double,
+        window size: Int,
+        receiver: RTPReceiver,
+        push: @escaping @Sendable (Int) -> Void
+    ) async throws -> Measured {
         let window = Window(size: size)
         let frames = receiver.encodedFrames()
         let counter = Task {

@@ -8,8 +8,11 @@
 import Foundation
 import SwiftRTC
 
-let client = try await CallClient.connect(to: URL(string: CommandLine.arguments[1])!, token: CommandLine.arguments[2],
-                                          configuration: CallConfiguration(statsInterval: .seconds(1)))
+let client = try await CallClient.connect(
+    to: URL(string: CommandLine.arguments[1])!,
+    token: CommandLine.arguments[2],
+    configuration: CallConfiguration(statsInterval: .seconds(1))
+)
 print("READY")
 for await case .incomingSession(let session, _) in await client.events() {
     let events = await session.events()
@@ -18,7 +21,8 @@ for await case .incomingSession(let session, _) in await client.events() {
     for await event in events {
         switch event {
         case .receivedRemoteAudioTrack(_, let remote): echo(remote, into: session.localAudioTrack)
-        case .receivedRemoteVideoTrack(_, let remote): if let local = session.localVideoTrack { echo(remote, into: local) }
+        case .receivedRemoteVideoTrack(_, let remote):
+            if let local = session.localVideoTrack { echo(remote, into: local) }
         case .stats(let user, let report, _): stats[user] = report
         case .ended(let record):
             let report = try JSONEncoder().encode(CallReport(record: record, stats: stats))

@@ -17,7 +17,10 @@ for await case .incomingSession(let session, _) in await client.events() {
         switch event {
         case .connected(let user):
             let tracks = [await session.remoteAudioTrack(for: user), await session.remoteVideoTrack(for: user)]
-            recorders[user] = try MediaRecorder(tracks: tracks.compactMap { $0 }, path: RecordingFolder.safeName(user) + ".webm")
+            recorders[user] = try MediaRecorder(
+                tracks: tracks.compactMap { $0 },
+                path: RecordingFolder.safeName(user) + ".webm"
+            )
         case .hungUp(let user, _), .connectionClosed(let user):
             for file in try await recorders.removeValue(forKey: user)?.stop() ?? [] { print("recorded \(file.path)") }
         default:

@@ -9,7 +9,9 @@ import Foundation
 import SwiftRTC
 
 let (endpoint, file) = (URL(string: CommandLine.arguments[1])!, CommandLine.arguments[2])
-let connection = try PeerConnection(configuration: .init(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host!)))
+let connection = try PeerConnection(
+    configuration: .init(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host!))
+)
 let tracks = try MediaStreamTrack.kinds(inFile: file).map { MediaStreamTrack(kind: $0) }
 for track in tracks { try await connection.addTrack(track) }
 try await connection.setLocalDescription(try await connection.createOffer())

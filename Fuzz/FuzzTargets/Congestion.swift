@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import SwiftRTCCongestion
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// RTCP from a peer into the send side's congestion control and loss recovery, as
@@ -23,12 +23,18 @@ public func fuzzCongestion(_ bytes: UnsafeRawBufferPointer) {
     let transportSSRC = UInt32(input.u8())
     var estimator = SendSideBandwidthEstimator()
     // As CongestionController.configure: caps within 1...maxBitrate, their sum the maximum.
-    let caps = (audio: audioCap == 0 ? nil : min(audioCap * 1000, RemoteInputLimits.maxBitrate),
-                video: videoCap == 0 ? nil : min(videoCap * 1000, RemoteInputLimits.maxBitrate))
-    estimator.maximumBitrate = caps.video == nil
+    let caps = (
+        audio: audioCap == 0 ? nil : min(audioCap * 1000, RemoteInputLimits.maxBitrate),
+        video: videoCap == 0 ? nil : min(videoCap * 1000, RemoteInputLimits.maxBitrate)
+    )
+    estimator.maximumBitrate =
+        caps.video == nil
         ? SendSideBandwidthEstimator.defaultMaximumBitrate + 32_000
         : (caps.audio ?? 32_000) + (caps.video ?? SendSideBandwidthEstimator.defaultMaximumBitrate)
-    let responder = NackResponder(rtx: transportSSRC & 1 == 0 ? NackResponder.RTX(payloadType: 97, ssrc: 0x2222) : nil, capacity: 128)
+    let responder = NackResponder(
+        rtx: transportSSRC & 1 == 0 ? NackResponder.RTX(payloadType: 97, ssrc: 0x2222) : nil,
+        capacity: 128
+    )
     var recorder = TransportFeedbackRecorder()
     var pacing = PacingBudget()
     var interval = FeedbackInterval()
@@ -46,17 +52,37 @@ public func fuzzCongestion(_ bytes: UnsafeRawBufferPointer) {
         let seconds = Double(now) / 1e6
         // Packets go out: recorded by the estimator and kept for NACKs; the peer receives them
         // (the odd ones 1 ms late, every fifth lost) and its recorder makes feedback.
-        for i in 0 ..< sent {
+        for i in 0..<sent {
             let size = 200 + (i * 97) % 1000
             estimator.packetSent(sequenceNumber: transportSequence, size: size, sendTime: now)
             let written = packet.withUnsafeMutableBytes { buffer -> Int? in
-                guard var writer = try? RTPPacketWriter(into: buffer, header: RTPHeader(
-                    marker: i == sent - 1, payloadType: 96, sequenceNumber: mediaSequence, timestamp: UInt32(truncatingIfNeeded: now / 11), ssrc: 0x1111)) else { return nil }
-                guard (payload.withUnsafeBytes { try? writer.appendPayload(UnsafeRawBufferPointer(rebasing: $0[0 ..< size - 12])) }) != nil else { return nil }
+                guard
+                    var writer = try? RTPPacketWriter(
+                        into: buffer,
+                        header: RTPHeader(
+                            marker: i == sent - 1,
+                            payloadType: 96,
+                            sequenceNumber: mediaSequence,
+                            timestamp: UInt32(truncatingIfNeeded: now / 11),
+                            ssrc: 0x1111
+                        )
+                    )
+                else { return nil }
+                guard
+                    (payload.withUnsafeBytes {
+                        try? writer.appendPayload(UnsafeRawBufferPointer(rebasing: $0[0..<size - 12]))
+                    }) != nil
+                else { return nil }
                 return try? writer.finish()
             }
-            if let written { packet.withUnsafeBytes { responder.store(UnsafeRawBufferPointer(rebasing: $0[..<written]), at: seconds) } }
-            if i % 5 != 4 { recorder.record(sequenceNumber: transportSequence, arrival: now + 20_000 + Int64(i % 2) * 1000) }
+            if let written {
+                packet.withUnsafeBytes {
+                    responder.store(UnsafeRawBufferPointer(rebasing: $0[..<written]), at: seconds)
+                }
+            }
+            if i % 5 != 4 {
+                recorder.record(sequenceNumber: transportSequence, arrival: now + 20_000 + Int64(i % 2) * 1000)
+            }
             transportSequence &+= 1
             mediaSequence &+= 1
             pacing.sent(bytes: size, now: now)
@@ -82,14 +108,19 @@ public func fuzzCongestion(_ bytes: UnsafeRawBufferPointer) {
                 handle(report.reports, estimator: &estimator, now: now)
             case .nack(let nack):
                 let rtt = Double(estimator.roundTripTime) / 1e6
-                responder.respond(to: nack.lost, now: seconds, roundTripTime: rtt, bitrate: estimator.targetBitrate) { buffer, length in
-                    guard let resent = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])) else {
+                responder.respond(to: nack.lost, now: seconds, roundTripTime: rtt, bitrate: estimator.targetBitrate) {
+                    buffer,
+                    length in
+                    guard let resent = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+                    else {
                         fatalError("NackResponder resent a packet that does not parse")
                     }
                     if let rtx = responder.rtx, resent.payloadType != rtx.payloadType || resent.ssrc != rtx.ssrc {
                         fatalError("NackResponder resent a packet that is not RTX")
                     }
-                    scratch.withUnsafeMutableBytes { out in _ = try? RTXPacket.unwrap(resent, originalPayloadType: 96, originalSSRC: 0x1111, into: out) }
+                    scratch.withUnsafeMutableBytes { out in
+                        _ = try? RTXPacket.unwrap(resent, originalPayloadType: 96, originalSSRC: 0x1111, into: out)
+                    }
                     return true
                 }
             default:
@@ -97,7 +128,8 @@ public func fuzzCongestion(_ bytes: UnsafeRawBufferPointer) {
             }
         }
         let target = estimator.targetBitrate
-        guard target >= estimator.minimumBitrate, target <= max(estimator.minimumBitrate, estimator.maximumBitrate) else {
+        guard target >= estimator.minimumBitrate, target <= max(estimator.minimumBitrate, estimator.maximumBitrate)
+        else {
             fatalError("target \(target) outside \(estimator.minimumBitrate)...\(estimator.maximumBitrate)")
         }
         let shares = BitrateAllocation(target: target, audioBitrate: 32_000, audioCap: caps.audio, videoCap: caps.video)

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import SwiftRTCCapture
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 
@@ -20,30 +20,44 @@ public func fuzzFileReaders(_ bytes: UnsafeRawBufferPointer) {
         guard var reader = try? WAVReader(bytes: Array(file)) else { return }
         var frames = 0
         while frames < limit, let frame = reader.readFrame() {
-            guard frame.samples.count == 960 * reader.format.channels else { fatalError("WAV frame of \(frame.samples.count) samples") }
+            guard frame.samples.count == 960 * reader.format.channels else {
+                fatalError("WAV frame of \(frame.samples.count) samples")
+            }
             frames += 1
         }
     case 1:
         guard var reader = try? OggOpusReader(path: ScratchFiles.write(file, to: "input.opus")) else { return }
-        for _ in 0 ..< limit { guard let frame = try? reader.readFrame() else { break } ; _ = frame }
+        for _ in 0..<limit {
+            guard let frame = try? reader.readFrame() else { break }
+            _ = frame
+        }
     case 2:
         guard var reader = try? IVFReader(path: ScratchFiles.write(file, to: "input.ivf")) else { return }
-        for _ in 0 ..< limit { guard let frame = try? reader.readFrame() else { break } ; _ = frame }
+        for _ in 0..<limit {
+            guard let frame = try? reader.readFrame() else { break }
+            _ = frame
+        }
     case 3:
         guard var reader = try? Y4MReader(path: ScratchFiles.write(file, to: "input.y4m")) else { return }
-        for _ in 0 ..< limit {
+        for _ in 0..<limit {
             guard let frame = try? reader.readFrame() else { break }
-            guard frame.y.count == reader.width * reader.height else { fatalError("Y4M frame of \(frame.y.count) luma bytes") }
+            guard frame.y.count == reader.width * reader.height else {
+                fatalError("Y4M frame of \(frame.y.count) luma bytes")
+            }
         }
     case 5:
         let path = ScratchFiles.write(file, to: "input.webm")
         for track in [WebMReader.Track.audio, .video] {
             guard var reader = try? WebMReader(path: path, track: track) else { continue }
             var last: UInt32?
-            for _ in 0 ..< limit {
+            for _ in 0..<limit {
                 guard let frame = try? reader.readFrame() else { break }
-                guard frame.data.count <= RemoteInputLimits.maxEncodedVideoFrameBytes else { fatalError("WebM frame of \(frame.data.count) bytes") }
-                if let last, Int32(bitPattern: frame.timestamp &- last) < 0 { fatalError("WebM timestamp went back from \(last) to \(frame.timestamp)") }
+                guard frame.data.count <= RemoteInputLimits.maxEncodedVideoFrameBytes else {
+                    fatalError("WebM frame of \(frame.data.count) bytes")
+                }
+                if let last, Int32(bitPattern: frame.timestamp &- last) < 0 {
+                    fatalError("WebM timestamp went back from \(last) to \(frame.timestamp)")
+                }
                 last = frame.timestamp
             }
         }

@@ -27,7 +27,7 @@ struct FuzzInput {
     mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer {
         let end = offset + min(max(0, count), remaining)
         defer { offset = end }
-        return UnsafeRawBufferPointer(rebasing: bytes[min(offset, bytes.count) ..< end])
+        return UnsafeRawBufferPointer(rebasing: bytes[min(offset, bytes.count)..<end])
     }
 
     /// A chunk with a 16-bit length in front (fewer bytes at the end).

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import FuzzerSupport
+import SwiftRTCCore
 
 /// Every fuzzer's body by its name (its corpus and regressions are in `Fuzz/<name>/`): what
 /// `swiftrtc-fuzz <name>` runs, and what the regression tests replay the corpora and findings

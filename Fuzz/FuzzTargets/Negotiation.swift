@@ -10,10 +10,16 @@ import SwiftRTCSDP
 enum NegotiationSetup {
     static let threads = TransportThreadPool(threadCount: 1, name: "fuzz-ice")
     static let certificate: DtlsCertificate = {
-        do { return try DtlsCertificate.generate(commonName: "fuzz") } catch { fatalError("cannot make a certificate: \(error)") }
+        do { return try DtlsCertificate.generate(commonName: "fuzz") } catch {
+            fatalError("cannot make a certificate: \(error)")
+        }
     }()
     static var configuration: PeerConnection.Configuration {
-        PeerConnection.Configuration(certificate: certificate, gatherAddresses: ["127.0.0.1"], transportThreads: threads)
+        PeerConnection.Configuration(
+            certificate: certificate,
+            gatherAddresses: ["127.0.0.1"],
+            transportThreads: threads
+        )
     }
 
     /// The input without its `a=candidate` lines, or nil if what is left still gives a
@@ -27,13 +33,15 @@ enum NegotiationSetup {
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            let line = bytes[start ..< min(end + 1, bytes.count)]
-            let isCandidate = line.count >= prefix.count && zip(line, prefix).allSatisfy { $0 | 0x20 == $1 | 0x20 || $0 == $1 }
+            let line = bytes[start..<min(end + 1, bytes.count)]
+            let isCandidate =
+                line.count >= prefix.count && zip(line, prefix).allSatisfy { $0 | 0x20 == $1 | 0x20 || $0 == $1 }
             if !isCandidate { kept.append(contentsOf: line) }
             start = end + 1
         }
         let sdp = String(decoding: kept, as: UTF8.self)
-        if let parsed = try? SessionDescription(parsing: sdp), parsed.media.contains(where: { !$0.candidates.isEmpty }) {
+        if let parsed = try? SessionDescription(parsing: sdp), parsed.media.contains(where: { !$0.candidates.isEmpty })
+        {
             return nil
         }
         return sdp
@@ -77,7 +85,7 @@ public func fuzzNegotiation(_ bytes: UnsafeRawBufferPointer) {
 }
 
 private func answer(_ pc: PeerConnection, remoteOffer sdp: String, again: Bool) async {
-    for _ in 0 ..< (again ? 2 : 1) {
+    for _ in 0..<(again ? 2 : 1) {
         do {
             try await pc.setRemoteDescription(SignalingDescription(type: .offer, sdp: sdp))
             let answer = try await pc.createAnswer()
@@ -102,5 +110,7 @@ private func offer(_ pc: PeerConnection, remoteAnswer sdp: String) async {
 
 /// A description this side made must parse.
 private func mustParse(_ sdp: String, _ what: String) {
-    do { _ = try SessionDescription(parsing: sdp) } catch { fatalError("\(what) made an SDP that does not parse (\(error)):\n\(sdp)") }
+    do { _ = try SessionDescription(parsing: sdp) } catch {
+        fatalError("\(what) made an SDP that does not parse (\(error)):\n\(sdp)")
+    }
 }

@@ -13,4 +13,3 @@ public func fuzzRTCP(_ bytes: UnsafeRawBufferPointer) {
     // writing; everything else must come back as it was.
     if let again, again.count != packets.count { fatalError("RTCP round trip changed the packet count") }
 }
-

@@ -5,7 +5,7 @@ import SwiftRTCRTP
 public func fuzzRTP(_ bytes: UnsafeRawBufferPointer) {
     guard let packet = try? RTPPacket(parsing: bytes) else { return }
     var sum = packet.payloadLength &+ packet.paddingLength
-    for i in 0 ..< packet.csrcCount { sum &+= Int(packet.csrc(at: i)) }
+    for i in 0..<packet.csrcCount { sum &+= Int(packet.csrc(at: i)) }
     for element in packet.extensions {
         sum &+= element.data.count
         _ = try? SDESMid(parsing: element.data)
@@ -25,4 +25,3 @@ public func fuzzRTP(_ bytes: UnsafeRawBufferPointer) {
     }
     if sum == -1 { print(sum) }
 }
-

@@ -20,7 +20,8 @@ public func fuzzReceiver(_ bytes: UnsafeRawBufferPointer) {
     let flags = input.u8()
     let codec: EncodedFrame.Codec = flags & 1 != 0 ? .vp8 : .opus
     let nackOn = flags & 2 != 0, rtxOn = flags & 8 != 0
-    let assembler = codec == .opus
+    let assembler =
+        codec == .opus
         ? FrameAssembler(codec: .opus, capacity: 128, maximumWait: 0.02, minimumDelay: 0.02, maximumDelay: 0.5)
         : FrameAssembler(codec: .vp8, maximumWait: nackOn ? 0.25 : 0.1, minimumDelay: 0, maximumDelay: 0.5)
     var statistics: ReceiveStatistics?
@@ -45,15 +46,26 @@ public func fuzzReceiver(_ bytes: UnsafeRawBufferPointer) {
         guard let packet = try? RTPPacket(parsing: datagram) else { continue }
         let arrival = Int64(now * 1e6)
         var absSendTime: UInt32?
-        if let data = packet.extensionData(id: 2), data.count == 3 { absSendTime = UInt32(data[0]) << 16 | UInt32(data[1]) << 8 | UInt32(data[2]) }
+        if let data = packet.extensionData(id: 2), data.count == 3 {
+            absSendTime = UInt32(data[0]) << 16 | UInt32(data[1]) << 8 | UInt32(data[2])
+        }
         estimator.packetReceived(absSendTime: absSendTime, arrival: arrival, size: datagram.count)
-        if let data = packet.extensionData(id: 3), data.count == 2 { recorder.record(sequenceNumber: UInt16(data[0]) << 8 | UInt16(data[1]), arrival: arrival) }
+        if let data = packet.extensionData(id: 3), data.count == 2 {
+            recorder.record(sequenceNumber: UInt16(data[0]) << 8 | UInt16(data[1]), arrival: arrival)
+        }
 
         let accept = { (media: RTPPacket, retransmission: Bool) in
             let inserted = assembler.insert(media.bytes, arrival: now, retransmission: retransmission)
             if retransmission, inserted != .accepted { return }
-            if statistics?.ssrc != media.ssrc { statistics = ReceiveStatistics(ssrc: media.ssrc, clockRate: codec.clockRate) }
-            statistics?.record(sequenceNumber: media.sequenceNumber, timestamp: media.timestamp, arrivalSeconds: now, retransmission: retransmission)
+            if statistics?.ssrc != media.ssrc {
+                statistics = ReceiveStatistics(ssrc: media.ssrc, clockRate: codec.clockRate)
+            }
+            statistics?.record(
+                sequenceNumber: media.sequenceNumber,
+                timestamp: media.timestamp,
+                arrivalSeconds: now,
+                retransmission: retransmission
+            )
             nack?.received(sequenceNumber: media.sequenceNumber, ssrc: media.ssrc, at: now)
             mediaSSRC = media.ssrc
             while let frame = assembler.nextFrame(now: now) { deliver(frame) }
@@ -62,8 +74,15 @@ public func fuzzReceiver(_ bytes: UnsafeRawBufferPointer) {
             accept(packet, false)
         } else if rtxOn, packet.payloadType == 97, let mediaSSRC {
             unwrapped.withUnsafeMutableBytes { buffer in
-                guard let length = try? RTXPacket.unwrap(packet, originalPayloadType: 96, originalSSRC: mediaSSRC, into: buffer),
-                      let original = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])) else { return }
+                guard
+                    let length = try? RTXPacket.unwrap(
+                        packet,
+                        originalPayloadType: 96,
+                        originalSSRC: mediaSSRC,
+                        into: buffer
+                    ),
+                    let original = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+                else { return }
                 accept(original, true)
             }
         }
@@ -77,14 +96,21 @@ public func fuzzReceiver(_ bytes: UnsafeRawBufferPointer) {
             let gaveUp = requester.takeAbandoned()
             nack = requester
             if gaveUp || decoder.needsKeyframe, let ssrc = mediaSSRC,
-               let request = keyframes.request(mediaSSRC: ssrc, now: now, roundTripTime: 0.05) { roundTrip(request) }
+                let request = keyframes.request(mediaSSRC: ssrc, now: now, roundTripTime: 0.05)
+            {
+                roundTrip(request)
+            }
         }
         if let report = statistics?.makeReport(lastSenderReport: 0x1234_5678, delaySinceLastSenderReport: 0x100) {
             roundTrip(.receiverReport(ReceiverReport(ssrc: 1, reports: [report])))
         }
-        if let feedback = recorder.makeFeedback(senderSSRC: 1, mediaSSRC: mediaSSRC ?? 0) { roundTrip(.transportFeedback(feedback)) }
+        if let feedback = recorder.makeFeedback(senderSSRC: 1, mediaSSRC: mediaSSRC ?? 0) {
+            roundTrip(.transportFeedback(feedback))
+        }
         if let bitrate = estimator.update(roundTripTime: 50_000, now: arrival) {
-            roundTrip(.remb(ReceiverEstimatedMaximumBitrate(senderSSRC: 1, bitrate: UInt64(bitrate), ssrcs: [mediaSSRC ?? 0])))
+            roundTrip(
+                .remb(ReceiverEstimatedMaximumBitrate(senderSSRC: 1, bitrate: UInt64(bitrate), ssrcs: [mediaSSRC ?? 0]))
+            )
         }
     }
     while let frame = assembler.flush() { deliver(frame) }
@@ -108,9 +134,15 @@ private final class Decoder {
     func decode(_ frame: EncodedFrame) {
         if let opus {
             if let next = expected, Int32(bitPattern: frame.timestamp &- next) > 0 {
-                if OpusDecoder.carriesFEC(frame.data) { _ = try? opus.recoverLost(from: frame) } else { _ = try? opus.decode(nil) }
+                if OpusDecoder.carriesFEC(frame.data) {
+                    _ = try? opus.recoverLost(from: frame)
+                } else {
+                    _ = try? opus.decode(nil)
+                }
             }
-            if let audio = try? opus.decode(frame) { expected = frame.timestamp &+ UInt32(max(1, audio.samplesPerChannel)) }
+            if let audio = try? opus.decode(frame) {
+                expected = frame.timestamp &+ UInt32(max(1, audio.samplesPerChannel))
+            }
         } else if let vp8 {
             // The decoder drops keyframes above its picture size limit before libvpx.
             _ = try? vp8.decode(frame, into: &picture)

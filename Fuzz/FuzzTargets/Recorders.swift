@@ -19,14 +19,27 @@ public func fuzzRecorders(_ bytes: UnsafeRawBufferPointer) {
     let width = Int(input.u16()), height = Int(input.u16())
     let tracks = (setup >> 4) & 3
     let trimming = SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100)
-    let webmPath = ScratchFiles.path("recording.webm"), oggPath = ScratchFiles.path("recording.opus"), ivfPath = ScratchFiles.path("recording.ivf")
-    let webm = try? WebMRecorder(path: webmPath, audio: tracks == 2 ? nil : OpusHead(channels: 2),
-                                 video: tracks == 1 ? nil : .init(width: max(1, width), height: max(1, height)),
-                                 trackStart: setup & 1 != 0 ? .arrival : .zero, trimming: setup & 2 != 0 ? trimming : nil)
-    let ogg = try? OggOpusWriter(path: oggPath, head: OpusHead(channels: setup & 8 != 0 ? 2 : 1), trimming: setup & 4 != 0 ? trimming : nil)
+    let webmPath = ScratchFiles.path("recording.webm"), oggPath = ScratchFiles.path("recording.opus"),
+        ivfPath = ScratchFiles.path("recording.ivf")
+    let webm = try? WebMRecorder(
+        path: webmPath,
+        audio: tracks == 2 ? nil : OpusHead(channels: 2),
+        video: tracks == 1 ? nil : .init(width: max(1, width), height: max(1, height)),
+        trackStart: setup & 1 != 0 ? .arrival : .zero,
+        trimming: setup & 2 != 0 ? trimming : nil
+    )
+    let ogg = try? OggOpusWriter(
+        path: oggPath,
+        head: OpusHead(channels: setup & 8 != 0 ? 2 : 1),
+        trimming: setup & 4 != 0 ? trimming : nil
+    )
     let ivf = try? IVFWriter(path: ivfPath, width: width, height: height)
     let silence = AudioFrame(samples: [Int16](repeating: 0, count: 960), channels: 1, timestamp: 0)
-    let speech = AudioFrame(samples: (0 ..< 960).map { Int16(truncatingIfNeeded: ($0 % 48 - 24) * 1000) }, channels: 1, timestamp: 0)
+    let speech = AudioFrame(
+        samples: (0..<960).map { Int16(truncatingIfNeeded: ($0 % 48 - 24) * 1000) },
+        channels: 1,
+        timestamp: 0
+    )
     var ivfFrames = 0
 
     while !input.isAtEnd {
@@ -35,7 +48,12 @@ public func fuzzRecorders(_ bytes: UnsafeRawBufferPointer) {
         let data = Array(input.chunk())
         let at: Duration? = flags & 4 != 0 ? .milliseconds(Int64(input.u32())) : nil
         let pcm = flags & 8 != 0 ? speech : silence
-        let frame = EncodedFrame(codec: flags & 1 != 0 ? .vp8 : .opus, data: data, timestamp: timestamp, isKeyframe: flags & 2 != 0)
+        let frame = EncodedFrame(
+            codec: flags & 1 != 0 ? .vp8 : .opus,
+            data: data,
+            timestamp: timestamp,
+            isKeyframe: flags & 2 != 0
+        )
         try? webm?.write(frame, at: at, pcm: pcm)
         if frame.codec == .opus {
             try? ogg?.write(frame, pcm: pcm)
@@ -58,7 +76,9 @@ public func fuzzRecorders(_ bytes: UnsafeRawBufferPointer) {
             var reader = try IVFReader(path: ivfPath)
             var count = 0
             while try reader.readFrame() != nil { count += 1 }
-            guard count == ivfFrames else { fatalError("IVFWriter wrote \(ivfFrames) frames, IVFReader reads \(count)") }
+            guard count == ivfFrames else {
+                fatalError("IVFWriter wrote \(ivfFrames) frames, IVFReader reads \(count)")
+            }
         } catch {
             fatalError("IVFReader refuses what IVFWriter wrote: \(error)")
         }

@@ -8,11 +8,17 @@ public func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
     guard let again = try? SessionDescription(parsing: description.sdp), again == description else {
         fatalError("written SDP does not parse back to the same model:\n\(description.sdp)")
     }
-    let local = LocalParameters(iceUfrag: "fuzz", icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz",
-                                fingerprints: [Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0xAB, count: 32))],
-                                sessionId: 1, cname: "fuzz")
-    let transceivers = [LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 1),
-                        LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 2, rtxSsrc: 3)]
+    let local = LocalParameters(
+        iceUfrag: "fuzz",
+        icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz",
+        fingerprints: [Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0xAB, count: 32))],
+        sessionId: 1,
+        cname: "fuzz"
+    )
+    let transceivers = [
+        LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 1),
+        LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 2, rtxSsrc: 3),
+    ]
     if let answer = try? JSEP.createAnswer(to: description, transceivers: transceivers, local: local) {
         guard (try? SessionDescription(parsing: answer.sdp)) == answer else {
             fatalError("JSEP answer does not parse back:\n\(answer.sdp)")
@@ -20,4 +26,3 @@ public func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
         _ = try? Negotiation(offer: description, answer: answer)
     }
 }
-

@@ -24,11 +24,13 @@ public func fuzzSignaling(_ bytes: UnsafeRawBufferPointer) {
         defer { start = end + 1 }
         guard end > start else { continue }
         let sender = users[Int(bytes[start]) % users.count]
-        let json = Data(bytes[(start + 1) ..< end])
+        let json = Data(bytes[(start + 1)..<end])
         guard let message = try? SignalingMessage(json: json) else { continue }
         let encoded = message.jsonData()
         guard let again = try? SignalingMessage(json: encoded) else {
-            fatalError("a message that decoded encodes to JSON that does not: \(String(decoding: encoded, as: UTF8.self))")
+            fatalError(
+                "a message that decoded encodes to JSON that does not: \(String(decoding: encoded, as: UTF8.self))"
+            )
         }
         guard again == message else {
             fatalError("JSON round trip changed the message:\n\(message)\n\(again)")

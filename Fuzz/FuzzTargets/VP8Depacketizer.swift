@@ -12,10 +12,21 @@ public func fuzzVP8Depacketizer(_ bytes: UnsafeRawBufferPointer) {
     while offset < bytes.count {
         let header = bytes[offset]
         let length = min(Int(header & 0x7F), bytes.count - offset - 1)
-        let chunk = UnsafeRawBufferPointer(rebasing: bytes[(offset + 1) ..< (offset + 1 + length)])
+        let chunk = UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<(offset + 1 + length)])
         offset += 1 + length
         let written = packet.withUnsafeMutableBytes { buffer -> Int? in
-            guard var writer = try? RTPPacketWriter(into: buffer, header: RTPHeader(marker: header & 0x80 != 0, payloadType: 96, sequenceNumber: sequence, timestamp: UInt32(sequence / 4), ssrc: 1)) else { return nil }
+            guard
+                var writer = try? RTPPacketWriter(
+                    into: buffer,
+                    header: RTPHeader(
+                        marker: header & 0x80 != 0,
+                        payloadType: 96,
+                        sequenceNumber: sequence,
+                        timestamp: UInt32(sequence / 4),
+                        ssrc: 1
+                    )
+                )
+            else { return nil }
             guard (try? writer.appendPayload(chunk)) != nil else { return nil }
             return try? writer.finish()
         }
@@ -32,9 +43,10 @@ public func fuzzVP8Depacketizer(_ bytes: UnsafeRawBufferPointer) {
             switch event {
             case .gap: depacketizer.reportGap()
             case let .packet(p):
-                if depacketizer.push(p), depacketizer.withFrameBytes({ $0.count }) > 4096 { fatalError("frame over the limit") }
+                if depacketizer.push(p), depacketizer.withFrameBytes({ $0.count }) > 4096 {
+                    fatalError("frame over the limit")
+                }
             }
         }
     }
 }
-

@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCSDP
 import SwiftRTCSignaling
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,9 +30,11 @@ public func fuzzWHIP(_ bytes: UnsafeRawBufferPointer) {
     Descriptors.check("the WHIP endpoint")
     guard !response.isEmpty else { return }
     guard response.starts(with: Array("HTTP/1.1 ".utf8)), response.count >= 12 else {
-        fatalError("the endpoint answered something other than HTTP/1.1: \(String(decoding: response.prefix(64), as: UTF8.self))")
+        fatalError(
+            "the endpoint answered something other than HTTP/1.1: \(String(decoding: response.prefix(64), as: UTF8.self))"
+        )
     }
-    if response[9 ..< 12].elementsEqual("500".utf8) {
+    if response[9..<12].elementsEqual("500".utf8) {
         fatalError("the endpoint answered 500:\n\(String(decoding: response.prefix(512), as: UTF8.self))")
     }
 }
@@ -46,7 +49,12 @@ enum WHIPServers {
     /// deadline of its own: under libFuzzer a start that never comes is the input's timeout
     /// (`-timeout=10`), in the tests the test run's.
     static func start(token: String?) -> UInt16 {
-        let configuration = WHIPEndpoint.Configuration(port: 0, maxOfferBytes: 4096, bearerToken: token, connectTimeout: .milliseconds(200))
+        let configuration = WHIPEndpoint.Configuration(
+            port: 0,
+            maxOfferBytes: 4096,
+            bearerToken: token,
+            connectTimeout: .milliseconds(200)
+        )
         let endpoint = WHIPEndpoint(configuration: configuration, answerer: answer)
         let port = runBlocking {
             await withCheckedContinuation { (listening: CheckedContinuation<UInt16, Never>) in
@@ -63,17 +71,37 @@ enum WHIPServers {
     @Sendable static func answer(_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession) {
         let description: SessionDescription
         do { description = try SessionDescription(parsing: offer) } catch { throw WHIPOfferRejected("\(error)") }
-        let local = LocalParameters(iceUfrag: "fuzz", icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz",
-                                    fingerprints: [Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0xAB, count: 32))],
-                                    candidates: [IceCandidate(foundation: "1", component: 1, transport: "udp", priority: 1, address: "127.0.0.1", port: 9, type: .host)],
-                                    endOfCandidates: true, sessionId: 1, cname: "fuzz")
-        let transceivers = [LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 1),
-                            LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 2, rtxSsrc: 3)]
+        let local = LocalParameters(
+            iceUfrag: "fuzz",
+            icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz",
+            fingerprints: [Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0xAB, count: 32))],
+            candidates: [
+                IceCandidate(
+                    foundation: "1",
+                    component: 1,
+                    transport: "udp",
+                    priority: 1,
+                    address: "127.0.0.1",
+                    port: 9,
+                    type: .host
+                )
+            ],
+            endOfCandidates: true,
+            sessionId: 1,
+            cname: "fuzz"
+        )
+        let transceivers = [
+            LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 1),
+            LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 2, rtxSsrc: 3),
+        ]
         let answer: SessionDescription
-        do { answer = try JSEP.createAnswer(to: description, transceivers: transceivers, local: local) } catch { throw WHIPOfferRejected("\(error)") }
+        do { answer = try JSEP.createAnswer(to: description, transceivers: transceivers, local: local) } catch {
+            throw WHIPOfferRejected("\(error)")
+        }
         // As whip-server: an offer of which no audio or video section is accepted is unusable.
         let negotiation = try? Negotiation(offer: description, answer: answer)
-        guard negotiation?.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) ?? false else {
+        guard negotiation?.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) ?? false
+        else {
             throw WHIPOfferRejected("no audio or video section can be taken", kind: .unusable)
         }
         return (answer.sdp, FailedSession())
@@ -93,10 +121,14 @@ enum WHIPServers {
         var connected: Int32
         repeat {
             connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         } while connected != 0 && errno == EINTR
-        guard connected == 0 || errno == EISCONN else { fatalError("the WHIP endpoint no longer accepts connections: errno \(errno)") }
+        guard connected == 0 || errno == EISCONN else {
+            fatalError("the WHIP endpoint no longer accepts connections: errno \(errno)")
+        }
         var sent = 0
         while sent < request.count {
             let count = send(descriptor, request.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
@@ -127,6 +159,9 @@ enum WHIPServers {
 private struct FailedSession: WHIPEndpointSession {
     func end() async {}
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
-        AsyncStream { $0.yield(.failed); $0.finish() }
+        AsyncStream {
+            $0.yield(.failed)
+            $0.finish()
+        }
     }
 }

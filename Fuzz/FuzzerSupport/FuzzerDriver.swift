@@ -34,11 +34,15 @@ public enum FuzzerDriver {
         }
         let name = ProcessInfo.processInfo.environment[environmentName]
         guard let target = targets.first(where: { $0.name == name })?.body else {
-            FileHandle.standardError.write(Data("""
-                usage: swiftrtc-fuzz <fuzzer> [libFuzzer flags] [corpus folder...]   (or files to replay)
-                fuzzers: \(targets.map(\.name).joined(separator: " "))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    usage: swiftrtc-fuzz <fuzzer> [libFuzzer flags] [corpus folder...]   (or files to replay)
+                    fuzzers: \(targets.map(\.name).joined(separator: " "))
 
-                """.utf8))
+                    """.utf8
+                )
+            )
             exit(2)
         }
         #if FUZZING
@@ -47,7 +51,7 @@ public enum FuzzerDriver {
         var argc = CommandLine.argc - CInt(skip)
         let argv = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: Int(argc) + 1)
         argv[0] = CommandLine.unsafeArgv[0]
-        for index in 1 ..< Int(argc) { argv[index] = CommandLine.unsafeArgv[index + skip] }
+        for index in 1..<Int(argc) { argv[index] = CommandLine.unsafeArgv[index + skip] }
         argv[Int(argc)] = nil
         var driverArgv = argv
         exit(LLVMFuzzerRunDriver(&argc, &driverArgv, LLVMFuzzerTestOneInput))
@@ -83,7 +87,8 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
 /// point, so libFuzzer's own `main` is not used; this is how the command line reaches it.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
 #endif

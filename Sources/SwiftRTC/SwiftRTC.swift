@@ -1,16 +1,16 @@
+@_exported import SwiftRTCCalls
+@_exported import SwiftRTCCodecs
 // The umbrella module: `import SwiftRTC` brings in every layer. Import single layers
 // (`SwiftRTCSDP`, `SwiftRTCRTP`, ...) to depend on less.
 @_exported import SwiftRTCCore
-@_exported import SwiftRTCSDP
-@_exported import SwiftRTCRTP
-@_exported import SwiftRTCICE
 @_exported import SwiftRTCDTLS
-@_exported import SwiftRTCSRTP
-@_exported import SwiftRTCCodecs
+@_exported import SwiftRTCICE
 @_exported import SwiftRTCMedia
 @_exported import SwiftRTCPeer
+@_exported import SwiftRTCRTP
+@_exported import SwiftRTCSDP
+@_exported import SwiftRTCSRTP
 @_exported import SwiftRTCSignaling
-@_exported import SwiftRTCCalls
 
 /// Facts about this build of SwiftRTC.
 public enum SwiftRTCInfo {
@@ -19,6 +19,9 @@ public enum SwiftRTCInfo {
 
     /// The C libraries underneath, one `name version` line each.
     public static var libraryVersions: [String] {
-        [IceLibrary.version, DtlsLibrary.version, SrtpLibrary.version, CodecLibrary.opusVersion, CodecLibrary.vpxVersion]
+        [
+            IceLibrary.version, DtlsLibrary.version, SrtpLibrary.version, CodecLibrary.opusVersion,
+            CodecLibrary.vpxVersion,
+        ]
     }
 }

@@ -38,7 +38,11 @@ public actor CallClient {
 
     /// A client for the user of `channel`; it starts reading the channel at once.
     /// - Parameter clock: what the call timers sleep on (tests pass a faster one).
-    public init(channel: any SignalingChannel, configuration: CallConfiguration = CallConfiguration(), clock: CallClock = .continuous) {
+    public init(
+        channel: any SignalingChannel,
+        configuration: CallConfiguration = CallConfiguration(),
+        clock: CallClock = .continuous
+    ) {
         userID = channel.userID
         self.channel = channel
         self.configuration = configuration
@@ -82,22 +86,37 @@ public actor CallClient {
         guard (1..<SignalingLimits.maxParticipants).contains(unique.count) else {
             throw .invalidState(operation: "createSession with \(unique.count) opponents", state: .new)
         }
-        let session = makeSession(id: UUID().uuidString, initiator: userID, opponents: unique, conferenceType: conferenceType)
+        let session = makeSession(
+            id: UUID().uuidString,
+            initiator: userID,
+            opponents: unique,
+            conferenceType: conferenceType
+        )
         return session
     }
 
-    func makeSession(id: String, initiator: String, opponents: [String], conferenceType: ConferenceType) -> CallSession {
+    func makeSession(id: String, initiator: String, opponents: [String], conferenceType: ConferenceType) -> CallSession
+    {
         let channel = channel
         let session = CallSession(
-            id: id, initiator: initiator, opponents: opponents, conferenceType: conferenceType, currentUser: userID,
-            configuration: configuration, clock: clock,
+            id: id,
+            initiator: initiator,
+            opponents: opponents,
+            conferenceType: conferenceType,
+            currentUser: userID,
+            configuration: configuration,
+            clock: clock,
             outbox: { message in
                 do { try await channel.send(message) } catch {
-                    SwiftRTCLogging.logger("calls").warning("\(message.type.rawValue) not sent: \(error)", metadata: ["session": "\(id)"])
+                    SwiftRTCLogging.logger("calls").warning(
+                        "\(message.type.rawValue) not sent: \(error)",
+                        metadata: ["session": "\(id)"]
+                    )
                 }
             },
             onEnded: { [weak self] session, record in await self?.sessionEnded(session, record) },
-            isBusyElsewhere: { [weak self] session in await self?.isBusy(besides: session) ?? false })
+            isBusyElsewhere: { [weak self] session in await self?.isBusy(besides: session) ?? false }
+        )
         sessions[id] = session
         return session
     }
@@ -121,7 +140,9 @@ public actor CallClient {
     func receive(_ message: SignalingMessage) async {
         switch message.body {
         case .callLog(let log):
-            if let id = log.replyTo, let waiter = queries.removeValue(forKey: id) { waiter.resume(returning: log.records) }
+            if let id = log.replyTo, let waiter = queries.removeValue(forKey: id) {
+                waiter.resume(returning: log.records)
+            }
         case .error(let reply):
             if let id = reply.replyTo, let waiter = queries.removeValue(forKey: id) {
                 waiter.resume(throwing: CallError.signaling(reply))
@@ -136,9 +157,14 @@ public actor CallClient {
             if let session = sessions[sessionID] {
                 await session.receive(message)
             } else if case .call(let call) = message.body, let from = message.from, from == call.initiator,
-                      call.opponents.contains(userID) {
-                let session = makeSession(id: sessionID, initiator: call.initiator, opponents: call.opponents,
-                                          conferenceType: call.conferenceType)
+                call.opponents.contains(userID)
+            {
+                let session = makeSession(
+                    id: sessionID,
+                    initiator: call.initiator,
+                    opponents: call.opponents,
+                    conferenceType: call.conferenceType
+                )
                 await session.incoming(message)
                 eventHub.yield(.incomingSession(session, userInfo: call.userInfo))
                 for earlier in early.removeValue(forKey: sessionID) ?? [] { await session.receive(earlier) }
@@ -156,7 +182,11 @@ public actor CallClient {
     }
 
     func channelClosed() {
-        for waiter in queries.values { waiter.resume(throwing: CallError.signaling(.init(code: .internalError, reason: "signaling channel closed"))) }
+        for waiter in queries.values {
+            waiter.resume(
+                throwing: CallError.signaling(.init(code: .internalError, reason: "signaling channel closed"))
+            )
+        }
         queries = [:]
         eventHub.yield(.disconnected)
     }
@@ -172,9 +202,17 @@ public actor CallClient {
     ///   - result: only calls that ended this way.
     ///   - limit: at most this many (1...500; the server's default is 50).
     ///   - offset: after skipping this many newer ones (the next page: `offset + limit`).
-    public func callLog(role: CallRole? = nil, result: CallEndResult? = nil, limit: Int? = nil, offset: Int? = nil) async throws -> [CallRecord] {
+    public func callLog(
+        role: CallRole? = nil,
+        result: CallEndResult? = nil,
+        limit: Int? = nil,
+        offset: Int? = nil
+    ) async throws -> [CallRecord] {
         let id = UUID().uuidString
-        let message = SignalingMessage(id: id, body: .callLogQuery(.init(role: role, result: result, limit: limit, offset: offset)))
+        let message = SignalingMessage(
+            id: id,
+            body: .callLogQuery(.init(role: role, result: result, limit: limit, offset: offset))
+        )
         return try await withCheckedThrowingContinuation { continuation in
             queries[id] = continuation
             Task {
@@ -216,8 +254,12 @@ extension CallClient {
     /// (``WebSocketSignalingChannel/connect(to:token:timeout:trust:)``): a client for that
     /// user, in one line. Unless `configuration` says where, host candidates are gathered
     /// where the server's users can be reached (loopback for a server on loopback).
-    public static func connect(to server: URL, token: String, configuration: CallConfiguration = CallConfiguration(),
-                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> CallClient {
+    public static func connect(
+        to server: URL,
+        token: String,
+        configuration: CallConfiguration = CallConfiguration(),
+        trust: TLSTrust = .system
+    ) async throws(SignalingChannelError) -> CallClient {
         try await connect(to: [server], token: token, configuration: configuration, trust: trust)
     }
 
@@ -226,12 +268,18 @@ extension CallClient {
     /// the channel reconnects, to the next of them, when its connection drops. Unless
     /// `configuration` says where, host candidates are gathered where the first server's users
     /// can be reached.
-    public static func connect(to servers: [URL], token: String, configuration: CallConfiguration = CallConfiguration(),
-                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> CallClient {
+    public static func connect(
+        to servers: [URL],
+        token: String,
+        configuration: CallConfiguration = CallConfiguration(),
+        trust: TLSTrust = .system
+    ) async throws(SignalingChannelError) -> CallClient {
         let channel = try await WebSocketSignalingChannel.connect(to: servers, token: token, trust: trust)
         var configuration = configuration
         if configuration.gatherAddresses.isEmpty {
-            configuration.gatherAddresses = PeerConnection.Configuration.gatherAddresses(toReach: servers.first?.host ?? "")
+            configuration.gatherAddresses = PeerConnection.Configuration.gatherAddresses(
+                toReach: servers.first?.host ?? ""
+            )
         }
         return CallClient(channel: channel, configuration: configuration)
     }

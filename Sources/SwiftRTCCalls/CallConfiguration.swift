@@ -27,11 +27,17 @@ public struct CallConfiguration: Sendable {
     /// for no cap beyond the bandwidth estimate.
     public var videoBandwidthCap: Int?
     /// How often the call request is re-sent while unanswered (default 5 s, at least 3 s).
-    public var dialingTimeInterval: Duration { didSet { dialingTimeInterval = max(dialingTimeInterval, Self.minimumDialingTimeInterval) } }
+    public var dialingTimeInterval: Duration {
+        didSet { dialingTimeInterval = max(dialingTimeInterval, Self.minimumDialingTimeInterval) }
+    }
     /// How long to wait for an answer before "did not respond" (default 45 s, at least 10 s).
-    public var answerTimeInterval: Duration { didSet { answerTimeInterval = max(answerTimeInterval, Self.minimumAnswerTimeInterval) } }
+    public var answerTimeInterval: Duration {
+        didSet { answerTimeInterval = max(answerTimeInterval, Self.minimumAnswerTimeInterval) }
+    }
     /// How long a dropped connection may try to come back (default 30 s, at least 10 s).
-    public var disconnectTimeInterval: Duration { didSet { disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval) } }
+    public var disconnectTimeInterval: Duration {
+        didSet { disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval) }
+    }
     /// How often stats reports are made per user, or nil for none.
     public var statsInterval: Duration?
 
@@ -43,12 +49,19 @@ public struct CallConfiguration: Sendable {
     public static let minimumDisconnectTimeInterval = Duration.seconds(10)
 
     /// A configuration; intervals below their minimums are raised to them.
-    public init(iceServers: [IceServer] = [], iceTransportPolicy: PeerConnection.Configuration.IceTransportPolicy = .all,
-                gatherAddresses: [String] = [],
-                videoSendSize: VideoSize? = nil, maxVideoFrameRate: Int = 30,
-                audioBandwidthCap: Int? = nil, videoBandwidthCap: Int? = nil,
-                dialingTimeInterval: Duration = .seconds(5), answerTimeInterval: Duration = .seconds(45),
-                disconnectTimeInterval: Duration = .seconds(30), statsInterval: Duration? = nil) {
+    public init(
+        iceServers: [IceServer] = [],
+        iceTransportPolicy: PeerConnection.Configuration.IceTransportPolicy = .all,
+        gatherAddresses: [String] = [],
+        videoSendSize: VideoSize? = nil,
+        maxVideoFrameRate: Int = 30,
+        audioBandwidthCap: Int? = nil,
+        videoBandwidthCap: Int? = nil,
+        dialingTimeInterval: Duration = .seconds(5),
+        answerTimeInterval: Duration = .seconds(45),
+        disconnectTimeInterval: Duration = .seconds(30),
+        statsInterval: Duration? = nil
+    ) {
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy
         self.gatherAddresses = gatherAddresses
@@ -63,9 +76,13 @@ public struct CallConfiguration: Sendable {
     }
 
     var peerConfiguration: PeerConnection.Configuration {
-        var configuration = PeerConnection.Configuration(iceServers: iceServers, iceTransportPolicy: iceTransportPolicy, gatherAddresses: gatherAddresses,
-                                                         maxAudioBitrateKbps: audioBandwidthCap.map { max(1, $0 / 1000) },
-                                                         maxVideoBitrateKbps: videoBandwidthCap.map { max(1, $0 / 1000) })
+        var configuration = PeerConnection.Configuration(
+            iceServers: iceServers,
+            iceTransportPolicy: iceTransportPolicy,
+            gatherAddresses: gatherAddresses,
+            maxAudioBitrateKbps: audioBandwidthCap.map { max(1, $0 / 1000) },
+            maxVideoBitrateKbps: videoBandwidthCap.map { max(1, $0 / 1000) }
+        )
         configuration.videoSendSize = videoSendSize
         configuration.maxVideoFrameRate = maxVideoFrameRate
         return configuration

@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCRTP
 import SwiftRTCSignaling
+import Synchronization
 
 /// Records a call, by ``RecordingOption``, into a ``RecordingFolder``:
 ///
@@ -40,8 +40,16 @@ final class CallRecorder: Sendable {
     /// Told what failed when a file cannot be written (the session's ``CallSessionEvent/recordingFailed(reason:)``).
     private let onFailure: @Sendable (String) -> Void
 
-    init(option: RecordingOption, folder: RecordingFolder, name: String, localUser: String, localAudio: MediaStreamTrack, videoCall: Bool,
-         trimming: SilenceTrimming? = nil, onFailure: @escaping @Sendable (String) -> Void) {
+    init(
+        option: RecordingOption,
+        folder: RecordingFolder,
+        name: String,
+        localUser: String,
+        localAudio: MediaStreamTrack,
+        videoCall: Bool,
+        trimming: SilenceTrimming? = nil,
+        onFailure: @escaping @Sendable (String) -> Void
+    ) {
         self.onFailure = onFailure
         self.option = option
         self.folder = folder
@@ -51,7 +59,8 @@ final class CallRecorder: Sendable {
         if option == .localAndRemoteAudio || option == .localAudioRemoteAudioVideo {
             let base = Self.fileBase(name, localUser)
             let frames = localAudio.frames()
-            local = Self.write(base: base, extension: "ogg", folder: folder, onFailure: onFailure) { url throws(MediaFileError) in
+            local = Self.write(base: base, extension: "ogg", folder: folder, onFailure: onFailure) {
+                url throws(MediaFileError) in
                 try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
             }
         } else {
@@ -61,8 +70,13 @@ final class CallRecorder: Sendable {
 
     /// Reserves `<base>.<extension>` (or the next free name) and runs `write` into it: the
     /// file if it got something, nil (removed) if not or if it failed (told to `onFailure`).
-    private static func write(base: String, extension ext: String, folder: RecordingFolder, onFailure: @escaping @Sendable (String) -> Void,
-                              _ write: @escaping @Sendable (URL) async throws(MediaFileError) -> MediaRecorder.Nothing?) -> Task<URL?, Never> {
+    private static func write(
+        base: String,
+        extension ext: String,
+        folder: RecordingFolder,
+        onFailure: @escaping @Sendable (String) -> Void,
+        _ write: @escaping @Sendable (URL) async throws(MediaFileError) -> MediaRecorder.Nothing?
+    ) -> Task<URL?, Never> {
         Task {
             let url: URL
             do { url = try folder.createFile(base: base, extension: ext) } catch {
@@ -86,8 +100,15 @@ final class CallRecorder: Sendable {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "call-%04d%02d%02d-%02d%02d%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return String(
+            format: "call-%04d%02d%02d-%02d%02d%02d",
+            Int(parts.tm_year) + 1900,
+            Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday),
+            Int(parts.tm_hour),
+            Int(parts.tm_min),
+            Int(parts.tm_sec)
+        )
     }
 
     /// `<name>-<user>`, the user id reduced to a safe name part.
@@ -103,19 +124,35 @@ final class CallRecorder: Sendable {
         if receiver.kind == .video { receiver.track.requestKeyframe() }
         recordings.withLock { recordings in
             if recordings[user] == nil {
-                let (frames, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
+                let (frames, continuation) = AsyncStream.makeStream(
+                    of: MediaFrame.self,
+                    bufferingPolicy: .bufferingNewest(256)
+                )
                 let (withVideo, trimming) = (withVideo, trimming)
-                let writer = Self.write(base: Self.fileBase(name, user), extension: withVideo ? "webm" : "ogg", folder: folder,
-                                        onFailure: onFailure) { url throws(MediaFileError) in
-                    withVideo ? try await MediaRecorder.writeWebM(frames, to: url, hasVideo: true, hasAudio: true, trimming: trimming)
-                              : try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
+                let writer = Self.write(
+                    base: Self.fileBase(name, user),
+                    extension: withVideo ? "webm" : "ogg",
+                    folder: folder,
+                    onFailure: onFailure
+                ) { url throws(MediaFileError) in
+                    withVideo
+                        ? try await MediaRecorder.writeWebM(
+                            frames,
+                            to: url,
+                            hasVideo: true,
+                            hasAudio: true,
+                            trimming: trimming
+                        )
+                        : try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
                 }
                 recordings[user] = Recording(continuation: continuation, writer: writer)
             }
             let continuation = recordings[user]!.continuation
-            recordings[user]!.feeders.append(Task {
-                for await frame in encoded { continuation.yield(.encoded(frame)) }
-            })
+            recordings[user]!.feeders.append(
+                Task {
+                    for await frame in encoded { continuation.yield(.encoded(frame)) }
+                }
+            )
         }
     }
 

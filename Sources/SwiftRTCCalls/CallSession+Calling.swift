@@ -49,8 +49,20 @@ extension CallSession {
                 await hangUp()
                 throw .connection(error.description)
             }
-            let request = SignalingMessage(id: UUID().uuidString, to: [user], session: id, body: .call(.init(
-                sdp: offer, conferenceType: conferenceType, initiator: currentUser, opponents: opponents, userInfo: userInfo)))
+            let request = SignalingMessage(
+                id: UUID().uuidString,
+                to: [user],
+                session: id,
+                body: .call(
+                    .init(
+                        sdp: offer,
+                        conferenceType: conferenceType,
+                        initiator: currentUser,
+                        opponents: opponents,
+                        userInfo: userInfo
+                    )
+                )
+            )
             link.callRequest = request
             setUserState(user, .pending)
             await outbox(request)
@@ -163,7 +175,9 @@ extension CallSession {
     // MARK: Signaling in
 
     func receive(_ message: SignalingMessage) async {
-        guard state != .closed, let sender = message.from, sender != currentUser, userStates[sender] != nil else { return }
+        guard state != .closed, let sender = message.from, sender != currentUser, userStates[sender] != nil else {
+            return
+        }
         switch message.body {
         case .call(let call):
             // The first request makes the session (CallClient); repeats are the dialing.
@@ -178,7 +192,9 @@ extension CallSession {
             await endIfDone()
         case .hangUp(let hangUp):
             if hangUp.result == .canceled { remoteCanceled = true }
-            if let result = hangUp.result, [.connectionLost, .failed, .timedOut].contains(result) { lossResults.append(result) }
+            if let result = hangUp.result, [.connectionLost, .failed, .timedOut].contains(result) {
+                lossResults.append(result)
+            }
             setUserState(sender, .hungUp)
             emit(.hungUp(user: sender, userInfo: hangUp.userInfo))
             if let link = links[sender] { await closeLink(link) }
@@ -194,7 +210,13 @@ extension CallSession {
             if let audio = settings.audioEnabled { known.audioEnabled = audio }
             if let video = settings.videoEnabled { known.videoEnabled = video }
             remoteMedia[sender] = known
-            emit(.remoteMediaSettingsChanged(user: sender, audioEnabled: settings.audioEnabled, videoEnabled: settings.videoEnabled))
+            emit(
+                .remoteMediaSettingsChanged(
+                    user: sender,
+                    audioEnabled: settings.audioEnabled,
+                    videoEnabled: settings.videoEnabled
+                )
+            )
         case .customItems(let change):
             apply(change, by: sender)
         case .recording(let recording):
@@ -210,7 +232,8 @@ extension CallSession {
         if !isIncoming {
             // The initiator: the answer for our offer.
             guard let link = links[sender], userStates[sender] == .pending, let sdp = accept.sdp else { return }
-            link.dialing?.cancel(); link.answerTimer?.cancel()
+            link.dialing?.cancel()
+            link.answerTimer?.cancel()
             if answeredAt == nil { answeredAt = Date() }
             setState(.connecting)
             setUserState(sender, .connecting)
@@ -233,7 +256,8 @@ extension CallSession {
 
     /// Between two opponents who both accepted, the one whose id sorts first offers.
     func connectMesh(with user: String) async {
-        guard user != initiator, links[user] == nil, currentUser < user, userStates[user].map({ !$0.isFinal }) ?? false else { return }
+        guard user != initiator, links[user] == nil, currentUser < user, userStates[user].map({ !$0.isFinal }) ?? false
+        else { return }
         do throws(PeerConnectionError) {
             let link = try await makeLink(user, isOfferer: true)
             setUserState(user, .connecting)
@@ -255,7 +279,8 @@ extension CallSession {
                 await message(to: [sender], .answer(.init(sdp: answer, iceRestart: true)))
             } else {
                 // A mesh connection from another opponent (we both accepted).
-                guard isIncoming, hasAccepted, sender != initiator, userStates[sender].map({ !$0.isFinal }) ?? false else { return }
+                guard isIncoming, hasAccepted, sender != initiator, userStates[sender].map({ !$0.isFinal }) ?? false
+                else { return }
                 joined.insert(sender)
                 let link = try await makeLink(sender, isOfferer: false)
                 setUserState(sender, .connecting)
@@ -340,8 +365,17 @@ extension CallSession {
         for link in Array(links.values) { await closeLink(link) }
         _ = await stopRecording()
         let ended = Date()
-        let record = CallRecord(callId: id, caller: initiator, callees: opponents, conferenceType: conferenceType,
-                                started: startedAt, answered: answeredAt, ended: ended, result: endResult, customItems: items)
+        let record = CallRecord(
+            callId: id,
+            caller: initiator,
+            callees: opponents,
+            conferenceType: conferenceType,
+            started: startedAt,
+            answered: answeredAt,
+            ended: ended,
+            result: endResult,
+            customItems: items
+        )
         self.record = record
         setState(.closed)
         localAudioTrack.stop()

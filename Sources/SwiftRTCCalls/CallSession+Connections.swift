@@ -22,26 +22,34 @@ extension CallSession {
         let states = await connection.connectionStates()
         let iceStates = await connection.iceConnectionStates()
         let tracks = await connection.remoteTracks()
-        link.tasks.append(Task { [weak self] in
-            for await state in states { await self?.connectionChanged(user, serial, to: state) }
-        })
-        link.tasks.append(Task { [weak self] in
-            for await state in iceStates where state == .checking { await self?.iceChecking(user, serial) }
-        })
-        link.tasks.append(Task { [weak self] in
-            for await event in tracks { await self?.remoteTrackArrived(user, serial, event: event) }
-        })
+        link.tasks.append(
+            Task { [weak self] in
+                for await state in states { await self?.connectionChanged(user, serial, to: state) }
+            }
+        )
+        link.tasks.append(
+            Task { [weak self] in
+                for await state in iceStates where state == .checking { await self?.iceChecking(user, serial) }
+            }
+        )
+        link.tasks.append(
+            Task { [weak self] in
+                for await event in tracks { await self?.remoteTrackArrived(user, serial, event: event) }
+            }
+        )
         if let interval = configuration.statsInterval {
             let clock = clock
-            link.tasks.append(Task { [weak self] in
-                while !Task.isCancelled {
-                    do { try await clock.sleep(for: interval) } catch { return }
-                    guard await connection.connectionState == .connected else { continue }
-                    let report = await connection.stats()
-                    let text = await connection.statsString()
-                    await self?.emit(.stats(user: user, report: report, statsString: text))
+            link.tasks.append(
+                Task { [weak self] in
+                    while !Task.isCancelled {
+                        do { try await clock.sleep(for: interval) } catch { return }
+                        guard await connection.connectionState == .connected else { continue }
+                        let report = await connection.stats()
+                        let text = await connection.statsString()
+                        await self?.emit(.stats(user: user, report: report, statsString: text))
+                    }
                 }
-            })
+            )
         }
         return link
     }
@@ -75,7 +83,8 @@ extension CallSession {
         guard let link = link(user, serial) else { return }
         switch state {
         case .connected:
-            link.disconnectTimer?.cancel(); link.disconnectTimer = nil
+            link.disconnectTimer?.cancel()
+            link.disconnectTimer = nil
             setUserState(user, .connected)
             if link.reconnecting {
                 link.reconnecting = false
@@ -113,11 +122,13 @@ extension CallSession {
             await self?.disconnectTimedOut(user, serial)
         }
         guard link.isOfferer else { return }
-        link.tasks.append(Task { [weak self] in
-            while await self?.restartIce(user, serial) == true {
-                do { try await clock.sleep(for: interval) } catch { return }
+        link.tasks.append(
+            Task { [weak self] in
+                while await self?.restartIce(user, serial) == true {
+                    do { try await clock.sleep(for: interval) } catch { return }
+                }
             }
-        })
+        )
     }
 
     /// One ICE restart offer while the link is reconnecting; false once it no longer is.
@@ -159,19 +170,21 @@ extension CallSession {
             link.remoteAudio = event.track
             emit(.receivedRemoteAudioTrack(user: user, track: event.track))
             let frames = event.track.frames()
-            link.tasks.append(Task { [weak self] in
-                var detector = VoiceActivityDetector()
-                var talking = false
-                for await frame in frames {
-                    guard case .audio(let audio) = frame else { continue }
-                    let speech = detector.isSpeech(audio)
-                    if speech != talking {
-                        talking = speech
-                        await self?.talkingChanged(user, speech)
+            link.tasks.append(
+                Task { [weak self] in
+                    var detector = VoiceActivityDetector()
+                    var talking = false
+                    for await frame in frames {
+                        guard case .audio(let audio) = frame else { continue }
+                        let speech = detector.isSpeech(audio)
+                        if speech != talking {
+                            talking = speech
+                            await self?.talkingChanged(user, speech)
+                        }
                     }
+                    if talking { await self?.talkingChanged(user, false) }
                 }
-                if talking { await self?.talkingChanged(user, false) }
-            })
+            )
         case .video:
             link.remoteVideo = event.track
             emit(.receivedRemoteVideoTrack(user: user, track: event.track))
@@ -192,10 +205,14 @@ extension CallSession {
     public func remoteVideoTrack(for user: String) -> MediaStreamTrack? { links[user]?.remoteVideo }
 
     /// Turns `user`'s received audio on or off here (off: no frames and no PCM are delivered).
-    public func setRemoteAudioEnabled(_ enabled: Bool, for user: String) { links[user]?.remoteAudio?.isEnabled = enabled }
+    public func setRemoteAudioEnabled(_ enabled: Bool, for user: String) {
+        links[user]?.remoteAudio?.isEnabled = enabled
+    }
 
     /// Turns `user`'s received video on or off here.
-    public func setRemoteVideoEnabled(_ enabled: Bool, for user: String) { links[user]?.remoteVideo?.isEnabled = enabled }
+    public func setRemoteVideoEnabled(_ enabled: Bool, for user: String) {
+        links[user]?.remoteVideo?.isEnabled = enabled
+    }
 
     // MARK: Local media
 
@@ -254,7 +271,9 @@ extension CallSession {
     /// Whether `user` sends audio and video, as they last said (both on until they say
     /// otherwise; ``CallSessionEvent/remoteMediaSettingsChanged(user:audioEnabled:videoEnabled:)``
     /// tells each change).
-    public func remoteMediaSettings(for user: String) -> RemoteMediaSettings { remoteMedia[user] ?? RemoteMediaSettings() }
+    public func remoteMediaSettings(for user: String) -> RemoteMediaSettings {
+        remoteMedia[user] ?? RemoteMediaSettings()
+    }
 
     /// How `user` is recording the call, or nil when they are not (as they last said).
     public func remoteRecording(for user: String) -> RecordingOption? { remoteRecordings[user] }

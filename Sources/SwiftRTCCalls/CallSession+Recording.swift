@@ -13,13 +13,23 @@ extension CallSession {
     /// is never replaced (the next is `...-2.ogg`), so recording again in the same call keeps
     /// the first recording. With `trimming`, leading and trailing silence is left out of each
     /// file (voice activity on its audio).
-    public func startRecording(_ option: RecordingOption, directory: URL, trimming: SilenceTrimming? = nil) async throws(CallError) {
+    public func startRecording(
+        _ option: RecordingOption,
+        directory: URL,
+        trimming: SilenceTrimming? = nil
+    ) async throws(CallError) {
         guard state != .closed, recorder == nil else { throw .invalidState(operation: "startRecording", state: state) }
         let folder: RecordingFolder
         do { folder = try RecordingFolder(directory) } catch { throw .recording(error.description) }
-        let recorder = CallRecorder(option: option, folder: folder, name: CallRecorder.recordingName(startedAt: Date()),
-                                    localUser: currentUser, localAudio: localAudioTrack, videoCall: conferenceType == .video,
-                                    trimming: trimming) { [weak self] reason in
+        let recorder = CallRecorder(
+            option: option,
+            folder: folder,
+            name: CallRecorder.recordingName(startedAt: Date()),
+            localUser: currentUser,
+            localAudio: localAudioTrack,
+            videoCall: conferenceType == .video,
+            trimming: trimming
+        ) { [weak self] reason in
             Task { await self?.emit(.recordingFailed(reason: reason)) }
         }
         self.recorder = recorder

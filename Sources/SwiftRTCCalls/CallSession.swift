@@ -81,11 +81,18 @@ public actor CallSession {
     /// The record, once the session is closed.
     public internal(set) var record: CallRecord?
 
-    init(id: String, initiator: String, opponents: [String], conferenceType: ConferenceType, currentUser: String,
-         configuration: CallConfiguration, clock: CallClock,
-         outbox: @escaping @Sendable (SignalingMessage) async -> Void,
-         onEnded: @escaping @Sendable (CallSession, CallRecord) async -> Void,
-         isBusyElsewhere: @escaping @Sendable (CallSession) async -> Bool) {
+    init(
+        id: String,
+        initiator: String,
+        opponents: [String],
+        conferenceType: ConferenceType,
+        currentUser: String,
+        configuration: CallConfiguration,
+        clock: CallClock,
+        outbox: @escaping @Sendable (SignalingMessage) async -> Void,
+        onEnded: @escaping @Sendable (CallSession, CallRecord) async -> Void,
+        isBusyElsewhere: @escaping @Sendable (CallSession) async -> Bool
+    ) {
         self.id = id
         self.initiator = initiator
         self.opponents = opponents
@@ -183,9 +190,12 @@ final class PeerLink {
     }
 
     func cancelTimers() {
-        dialing?.cancel(); dialing = nil
-        answerTimer?.cancel(); answerTimer = nil
-        disconnectTimer?.cancel(); disconnectTimer = nil
+        dialing?.cancel()
+        dialing = nil
+        answerTimer?.cancel()
+        answerTimer = nil
+        disconnectTimer?.cancel()
+        disconnectTimer = nil
     }
 
     /// Stops every timer and follower task (the connection is closed by the session).

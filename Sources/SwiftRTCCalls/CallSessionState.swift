@@ -4,7 +4,9 @@ public enum CallSessionState: String, Sendable, Hashable, CaseIterable {
 
     /// Whether the session can still move to `next`: states only go forward, and `closed` ends.
     public func canMove(to next: CallSessionState) -> Bool {
-        guard let from = Self.allCases.firstIndex(of: self), let to = Self.allCases.firstIndex(of: next) else { return false }
+        guard let from = Self.allCases.firstIndex(of: self), let to = Self.allCases.firstIndex(of: next) else {
+            return false
+        }
         return to > from
     }
 }

@@ -37,8 +37,10 @@ public struct RecordingFolder: Sendable, Hashable {
     /// characters; `_` when nothing is left.
     public static func safeName(_ part: String) -> String {
         let kept = part.unicodeScalars.prefix(maxNamePartLength).map { scalar -> Character in
-            let safe = scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_")
+            let safe =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                    || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_")
             return safe ? Character(scalar) : "_"
         }
         return kept.isEmpty ? "_" : String(kept)
@@ -50,7 +52,8 @@ public struct RecordingFolder: Sendable, Hashable {
     /// pass names from the network through ``safeName(_:)`` first.
     public func createFile(base: String, extension ext: String) throws(RecordingFileError) -> URL {
         for part in [base, ext] {
-            guard !part.isEmpty, part.utf8.count <= 200, !part.hasPrefix("."), !part.contains("/"), !part.contains("\0") else {
+            guard !part.isEmpty, part.utf8.count <= 200, !part.hasPrefix("."), !part.contains("/"), !part.contains("\0")
+            else {
                 throw RecordingFileError(path: url.path, reason: "'\(part)' is not a file name")
             }
         }
@@ -66,8 +69,13 @@ public struct RecordingFolder: Sendable, Hashable {
                 close(descriptor)
                 return file
             }
-            guard errno == EEXIST else { throw RecordingFileError(path: file.path, reason: "cannot create it (errno \(errno))") }
+            guard errno == EEXIST else {
+                throw RecordingFileError(path: file.path, reason: "cannot create it (errno \(errno))")
+            }
         }
-        throw RecordingFileError(path: url.appendingPathComponent(base).path, reason: "\(Self.maxNumberedNames) files of that name exist")
+        throw RecordingFileError(
+            path: url.appendingPathComponent(base).path,
+            reason: "\(Self.maxNumberedNames) files of that name exist"
+        )
     }
 }

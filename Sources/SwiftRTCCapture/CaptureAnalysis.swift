@@ -59,7 +59,10 @@ public struct CaptureAnalysis {
     }
 
     /// Analyzes a whole capture.
-    public static func analyze(_ datagrams: some Sequence<CaptureReader.Datagram>, codecs: [UInt8: String]) -> CaptureAnalysis {
+    public static func analyze(
+        _ datagrams: some Sequence<CaptureReader.Datagram>,
+        codecs: [UInt8: String]
+    ) -> CaptureAnalysis {
         var analysis = CaptureAnalysis(codecs: codecs)
         for datagram in datagrams { analysis.add(datagram.payload, time: datagram.time) }
         analysis.finish()

@@ -41,11 +41,15 @@ public struct CaptureReader: Sequence {
     /// Checks the file header; throws if `bytes` are neither pcap nor pcapng.
     public init(bytes: [UInt8]) throws(RTPError) {
         self.bytes = bytes
-        guard bytes.count >= 4 else { throw .truncated(what: "capture file header", offset: 0, needed: 24, available: bytes.count) }
+        guard bytes.count >= 4 else {
+            throw .truncated(what: "capture file header", offset: 0, needed: 24, available: bytes.count)
+        }
         let magic = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
         switch magic {
         case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
-            guard bytes.count >= 24 else { throw .truncated(what: "pcap file header", offset: 0, needed: 24, available: bytes.count) }
+            guard bytes.count >= 24 else {
+                throw .truncated(what: "pcap file header", offset: 0, needed: 24, available: bytes.count)
+            }
             format = .pcap
         case 0x0A0D_0D0A: format = .pcapng
         default: throw .invalidField(what: "capture file magic (pcap or pcapng)", offset: 0, value: Int(magic))
@@ -105,17 +109,40 @@ public struct CaptureReader: Sequence {
             switch format {
             case .pcap:
                 guard offset < bytes.count else { return nil }
-                guard offset + 16 <= bytes.count else { throw .truncated(what: "pcap record header", offset: offset, needed: 16, available: bytes.count - offset) }
+                guard offset + 16 <= bytes.count else {
+                    throw .truncated(
+                        what: "pcap record header",
+                        offset: offset,
+                        needed: 16,
+                        available: bytes.count - offset
+                    )
+                }
                 let seconds = Double(u32(offset)), fraction = Double(u32(offset + 4))
                 let length = Int(u32(offset + 8))
-                guard length <= bytes.count - offset - 16 else { throw .truncated(what: "pcap record", offset: offset + 16, needed: length, available: bytes.count - offset - 16) }
-                let frame = bytes[offset + 16 ..< offset + 16 + length]
+                guard length <= bytes.count - offset - 16 else {
+                    throw .truncated(
+                        what: "pcap record",
+                        offset: offset + 16,
+                        needed: length,
+                        available: bytes.count - offset - 16
+                    )
+                }
+                let frame = bytes[offset + 16..<offset + 16 + length]
                 offset += 16 + length
                 return (seconds + fraction / (nanoseconds ? 1e9 : 1e6), linkType, frame)
             case .pcapng:
                 while offset < bytes.count {
-                    guard offset + 12 <= bytes.count else { throw .truncated(what: "pcapng block header", offset: offset, needed: 12, available: bytes.count - offset) }
-                    let type = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+                    guard offset + 12 <= bytes.count else {
+                        throw .truncated(
+                            what: "pcapng block header",
+                            offset: offset,
+                            needed: 12,
+                            available: bytes.count - offset
+                        )
+                    }
+                    let type =
+                        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                        | UInt32(bytes[offset + 3])
                     if type == 0x0A0D_0D0A {
                         // Section header: its byte-order magic decides the endianness of the section.
                         littleEndian = bytes[offset + 8] == 0x4D
@@ -129,22 +156,49 @@ public struct CaptureReader: Sequence {
                     offset += length
                     switch u32(start) {
                     case 1:  // interface description
-                        guard length >= 20 else { throw .truncated(what: "pcapng interface block", offset: start, needed: 20, available: length) }
-                        interfaces.append((UInt32(u16(start + 8)), resolution(options: start + 16 ..< start + length - 4)))
+                        guard length >= 20 else {
+                            throw .truncated(
+                                what: "pcapng interface block",
+                                offset: start,
+                                needed: 20,
+                                available: length
+                            )
+                        }
+                        interfaces.append(
+                            (UInt32(u16(start + 8)), resolution(options: start + 16..<start + length - 4))
+                        )
                     case 6:  // enhanced packet
-                        guard length >= 32 else { throw .truncated(what: "pcapng enhanced packet block", offset: start, needed: 32, available: length) }
+                        guard length >= 32 else {
+                            throw .truncated(
+                                what: "pcapng enhanced packet block",
+                                offset: start,
+                                needed: 32,
+                                available: length
+                            )
+                        }
                         let interface = Int(u32(start + 8))
-                        guard interface < interfaces.count else { throw .invalidField(what: "pcapng interface id", offset: start + 8, value: interface) }
+                        guard interface < interfaces.count else {
+                            throw .invalidField(what: "pcapng interface id", offset: start + 8, value: interface)
+                        }
                         let units = UInt64(u32(start + 12)) << 32 | UInt64(u32(start + 16))
                         let perSecond = UInt64(interfaces[interface].unitsPerSecond)
                         let time = Double(units / perSecond) + Double(units % perSecond) / Double(perSecond)
                         let captured = Int(u32(start + 20))
-                        guard captured <= length - 32 else { throw .truncated(what: "pcapng packet data", offset: start + 28, needed: captured, available: length - 32) }
-                        return (time, interfaces[interface].linkType, bytes[start + 28 ..< start + 28 + captured])
+                        guard captured <= length - 32 else {
+                            throw .truncated(
+                                what: "pcapng packet data",
+                                offset: start + 28,
+                                needed: captured,
+                                available: length - 32
+                            )
+                        }
+                        return (time, interfaces[interface].linkType, bytes[start + 28..<start + 28 + captured])
                     case 3:  // simple packet: interface 0, no time
-                        guard length >= 16, let interface = interfaces.first else { throw .invalidField(what: "pcapng simple packet block", offset: start, value: length) }
+                        guard length >= 16, let interface = interfaces.first else {
+                            throw .invalidField(what: "pcapng simple packet block", offset: start, value: length)
+                        }
                         let captured = Swift.min(Int(u32(start + 8)), length - 16)
-                        return (0, interface.linkType, bytes[start + 12 ..< start + 12 + captured])
+                        return (0, interface.linkType, bytes[start + 12..<start + 12 + captured])
                     default: continue
                     }
                 }
@@ -162,7 +216,9 @@ public struct CaptureReader: Sequence {
                     let value = bytes[o + 4]
                     let exponent = Int(value & 0x7F)
                     // Powers past 2^62 or 10^18 do not occur in practice; clamp them.
-                    return value & 0x80 != 0 ? Double(1 << Swift.min(exponent, 62)) : (0 ..< Swift.min(exponent, 18)).reduce(1.0) { r, _ in r * 10 }
+                    return value & 0x80 != 0
+                        ? Double(1 << Swift.min(exponent, 62))
+                        : (0..<Swift.min(exponent, 18)).reduce(1.0) { r, _ in r * 10 }
                 }
                 o += 4 + (length + 3) / 4 * 4
             }
@@ -196,7 +252,7 @@ enum LinkDecoder {
             etherType = type
             o += 2
         case CaptureReader.LinkType.rawIP, CaptureReader.LinkType.rawIPv4, CaptureReader.LinkType.rawIPv6,
-             CaptureReader.LinkType.dltRaw12, CaptureReader.LinkType.dltRaw14:
+            CaptureReader.LinkType.dltRaw12, CaptureReader.LinkType.dltRaw14:
             o = 0
         case CaptureReader.LinkType.linuxSLL:
             guard count >= 16 else { return nil }
@@ -229,15 +285,15 @@ enum LinkDecoder {
             let total = Int(be16(ip, 2))
             let fragment = be16(ip, 6)
             guard ip[ip.startIndex + 9] == 17, fragment & 0x3FFF == 0 else { return nil }  // UDP, unfragmented
-            source = Array(ip[(ip.startIndex + 12) ..< (ip.startIndex + 16)])
-            destination = Array(ip[(ip.startIndex + 16) ..< (ip.startIndex + 20)])
+            source = Array(ip[(ip.startIndex + 12)..<(ip.startIndex + 16)])
+            destination = Array(ip[(ip.startIndex + 16)..<(ip.startIndex + 20)])
             udpStart = headerLength
             end = min(ip.count, total >= headerLength ? total : ip.count)
         case 6:
             guard ip.count >= 40 else { return nil }
             var next = ip[ip.startIndex + 6]
-            source = Array(ip[(ip.startIndex + 8) ..< (ip.startIndex + 24)])
-            destination = Array(ip[(ip.startIndex + 24) ..< (ip.startIndex + 40)])
+            source = Array(ip[(ip.startIndex + 8)..<(ip.startIndex + 24)])
+            destination = Array(ip[(ip.startIndex + 24)..<(ip.startIndex + 40)])
             end = min(ip.count, 40 + Int(be16(ip, 4)))
             udpStart = 40
             while next != 17 {
@@ -259,8 +315,12 @@ enum LinkDecoder {
         let udpLength = Int(be16(ip, udpStart + 4))
         let payloadEnd = udpLength >= 8 ? min(end, udpStart + udpLength) : end
         return CaptureReader.Datagram(
-            time: time, sourceAddress: source, destinationAddress: destination,
-            sourcePort: be16(ip, udpStart), destinationPort: be16(ip, udpStart + 2),
-            payload: Array(ip[(ip.startIndex + udpStart + 8) ..< (ip.startIndex + payloadEnd)]))
+            time: time,
+            sourceAddress: source,
+            destinationAddress: destination,
+            sourcePort: be16(ip, udpStart),
+            destinationPort: be16(ip, udpStart + 2),
+            payload: Array(ip[(ip.startIndex + udpStart + 8)..<(ip.startIndex + payloadEnd)])
+        )
     }
 }

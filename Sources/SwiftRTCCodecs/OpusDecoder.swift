@@ -1,5 +1,5 @@
-import SwiftRTCRTP
 internal import COpus
+import SwiftRTCRTP
 
 /// Decodes Opus ``EncodedFrame``s into 48 kHz ``AudioFrame``s (libopus), conceals lost
 /// packets, and recovers a lost packet from the in-band FEC carried by the next one.
@@ -32,7 +32,7 @@ public final class OpusDecoder {
         guard channels == 1 || channels == 2 else { throw .invalidChannels(channels) }
         var status: Int32 = OPUS_OK
         guard let decoder = opus_decoder_create(Int32(AudioFrame.sampleRate), Int32(channels), &status),
-              status == OPUS_OK
+            status == OPUS_OK
         else { throw .library(operation: "opus_decoder_create", code: status) }
         self.decoder = decoder
         self.channels = channels
@@ -45,7 +45,12 @@ public final class OpusDecoder {
     /// duration, which stays audible and fades out over consecutive losses.
     public func decode(_ frame: EncodedFrame?) throws(OpusError) -> AudioFrame {
         guard let frame else {
-            let output = try run(data: nil, frameSize: lastFrameSize, fec: false, operation: "opus_decode (concealment)")
+            let output = try run(
+                data: nil,
+                frameSize: lastFrameSize,
+                fec: false,
+                operation: "opus_decode (concealment)"
+            )
             framesConcealed += 1
             return output
         }
@@ -65,7 +70,9 @@ public final class OpusDecoder {
             guard let bytes = data.baseAddress, data.count > 0 else { return Int32(0) }
             return opus_packet_get_samples_per_frame(bytes, Int32(AudioFrame.sampleRate))
         }
-        guard samples > 0 else { throw .library(operation: "opus_packet_get_samples_per_frame", code: OPUS_INVALID_PACKET) }
+        guard samples > 0 else {
+            throw .library(operation: "opus_packet_get_samples_per_frame", code: OPUS_INVALID_PACKET)
+        }
         align(to: next.timestamp &- UInt32(samples))
         let output = try run(data: next.data, frameSize: Int(samples), fec: true, operation: "opus_decode (FEC)")
         framesRecovered += 1

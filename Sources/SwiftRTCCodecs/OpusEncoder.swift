@@ -1,5 +1,5 @@
-import SwiftRTCRTP
 internal import COpus
+import SwiftRTCRTP
 
 /// Encodes 48 kHz ``AudioFrame``s of 10, 20, 40 or 60 ms into Opus packets (libopus), as
 /// ``EncodedFrame``s whose RTP timestamp is the frame's sample timestamp (48 kHz, RFC 7587).
@@ -21,9 +21,14 @@ public final class OpusEncoder {
     public init(configuration: OpusEncoderConfiguration = OpusEncoderConfiguration()) throws(OpusError) {
         try configuration.validate()
         var status: Int32 = OPUS_OK
-        guard let encoder = opus_encoder_create(Int32(AudioFrame.sampleRate), Int32(configuration.channels),
-                                                Self.applicationCode(configuration.application), &status),
-              status == OPUS_OK
+        guard
+            let encoder = opus_encoder_create(
+                Int32(AudioFrame.sampleRate),
+                Int32(configuration.channels),
+                Self.applicationCode(configuration.application),
+                &status
+            ),
+            status == OPUS_OK
         else { throw .library(operation: "opus_encoder_create", code: status) }
         self.encoder = encoder
         self.configuration = configuration
@@ -57,8 +62,12 @@ public final class OpusEncoder {
             }
         }
         guard length > 0 else { throw .library(operation: "opus_encode", code: length) }
-        return EncodedFrame(codec: .opus, data: Array(packet[0..<Int(length)]),
-                            timestamp: UInt32(truncatingIfNeeded: frame.timestamp), isKeyframe: true)
+        return EncodedFrame(
+            codec: .opus,
+            data: Array(packet[0..<Int(length)]),
+            timestamp: UInt32(truncatingIfNeeded: frame.timestamp),
+            isKeyframe: true
+        )
     }
 
     /// The bitrate libopus is running at (bits per second).

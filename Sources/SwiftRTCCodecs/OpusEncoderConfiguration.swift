@@ -33,9 +33,16 @@ public struct OpusEncoderConfiguration: Sendable, Hashable {
     public var discontinuousTransmission: Bool
 
     /// Settings with WebRTC-like defaults: mono speech at 32 kbit/s, complexity 9, VBR, FEC on.
-    public init(channels: Int = 1, application: Application = .voip, bitrate: Int = 32_000,
-                complexity: Int = 9, variableBitrate: Bool = true, inbandFEC: Bool = true,
-                expectedPacketLoss: Int = 0, discontinuousTransmission: Bool = false) {
+    public init(
+        channels: Int = 1,
+        application: Application = .voip,
+        bitrate: Int = 32_000,
+        complexity: Int = 9,
+        variableBitrate: Bool = true,
+        inbandFEC: Bool = true,
+        expectedPacketLoss: Int = 0,
+        discontinuousTransmission: Bool = false
+    ) {
         self.channels = channels
         self.application = application
         self.bitrate = bitrate

@@ -1,5 +1,5 @@
-import SwiftRTCRTP
 internal import COpus
+import SwiftRTCRTP
 
 /// What went wrong in ``OpusEncoder`` or ``OpusDecoder``: a parameter out of range, a frame
 /// that does not fit, or an error code from libopus.
@@ -25,13 +25,15 @@ public enum OpusError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidChannels(let n): "Opus: channels must be 1 or 2, got \(n)"
-        case .invalidFrameDuration(let n): "Opus: frame of \(n) samples per channel is not 10, 20, 40 or 60 ms at 48 kHz (480, 960, 1920, 2880)"
+        case .invalidFrameDuration(let n):
+            "Opus: frame of \(n) samples per channel is not 10, 20, 40 or 60 ms at 48 kHz (480, 960, 1920, 2880)"
         case .invalidBitrate(let b): "Opus: bitrate \(b) bit/s is outside 6000...510000"
         case .invalidComplexity(let c): "Opus: complexity \(c) is outside 0...10"
         case .invalidExpectedPacketLoss(let p): "Opus: expected packet loss \(p)% is outside 0...100"
         case .channelMismatch(let expected, let got): "Opus: frame has \(got) channels, the codec \(expected)"
         case .wrongCodec(let codec): "Opus: got a \(codec.rawValue) frame"
-        case .library(let operation, let code): "Opus: \(operation) failed: \(String(cString: opus_strerror(code))) (\(code))"
+        case .library(let operation, let code):
+            "Opus: \(operation) failed: \(String(cString: opus_strerror(code))) (\(code))"
         }
     }
 }

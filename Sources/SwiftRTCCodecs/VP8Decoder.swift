@@ -95,10 +95,15 @@ public final class VP8Decoder {
             vpx_codec_decode(context, data.baseAddress, UInt32(data.count), nil, 0)
         }
         guard status == VPX_CODEC_OK else {
-            throw corrupt(vpx_codec_error_detail(context).map { String(cString: $0) } ?? String(cString: vpx_codec_err_to_string(status)))
+            throw corrupt(
+                vpx_codec_error_detail(context).map { String(cString: $0) }
+                    ?? String(cString: vpx_codec_err_to_string(status))
+            )
         }
         var corrupted: Int32 = 0
-        if CVPX_control_int_ptr(context, Int32(VP8D_GET_FRAME_CORRUPTED.rawValue), &corrupted) == VPX_CODEC_OK, corrupted != 0 {
+        if CVPX_control_int_ptr(context, Int32(VP8D_GET_FRAME_CORRUPTED.rawValue), &corrupted) == VPX_CODEC_OK,
+            corrupted != 0
+        {
             throw corrupt("frame decoded with missing references")
         }
         needsKeyframe = false
@@ -134,7 +139,13 @@ public final class VP8Decoder {
         copyPlane(image.planes.2, stride: Int(image.stride.2), width: cw, height: ch, into: &picture.v)
     }
 
-    private static func copyPlane(_ source: UnsafeMutablePointer<UInt8>?, stride: Int, width: Int, height: Int, into plane: inout [UInt8]) {
+    private static func copyPlane(
+        _ source: UnsafeMutablePointer<UInt8>?,
+        stride: Int,
+        width: Int,
+        height: Int,
+        into plane: inout [UInt8]
+    ) {
         guard let source else { return }
         plane.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress, out.count >= width * height else { return }

@@ -70,15 +70,21 @@ public final class VP8Encoder {
     /// thread count re-creates the encoder. A new size starts with a keyframe.
     public func apply(_ configuration: VP8EncoderConfiguration) throws(VP8Error) {
         try configuration.validate()
-        let resized = configuration.width != self.configuration.width || configuration.height != self.configuration.height
-        if configuration.width > initialWidth || configuration.height > initialHeight || configuration.threads != initialThreads {
+        let resized =
+            configuration.width != self.configuration.width || configuration.height != self.configuration.height
+        if configuration.width > initialWidth || configuration.height > initialHeight
+            || configuration.threads != initialThreads
+        {
             vpx_codec_destroy(context)
             context.pointee = vpx_codec_ctx_t()
             try open(configuration)
         } else {
             Self.fill(config, from: configuration)
             try check(vpx_codec_enc_config_set(context, config), "vpx_codec_enc_config_set")
-            try check(CVPX_control_int(context, Int32(VP8E_SET_CPUUSED.rawValue), Int32(configuration.speed)), "VP8E_SET_CPUUSED")
+            try check(
+                CVPX_control_int(context, Int32(VP8E_SET_CPUUSED.rawValue), Int32(configuration.speed)),
+                "VP8E_SET_CPUUSED"
+            )
             setImageSize(width: configuration.width, height: configuration.height)
         }
         self.configuration = configuration
@@ -104,9 +110,9 @@ public final class VP8Encoder {
     private func encodeSameSize(_ frame: VideoFrame) throws(VP8Error) -> EncodedFrame? {
         let w = frame.width, h = frame.height
         guard frame.yStride >= w, frame.uvStride >= frame.chromaWidth,
-              frame.y.count >= frame.yStride * (h - 1) + w,
-              frame.u.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth,
-              frame.v.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth
+            frame.y.count >= frame.yStride * (h - 1) + w,
+            frame.u.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth,
+            frame.v.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth
         else { throw .inconsistentFrame(width: w, height: h) }
 
         let duration = configuration.frameDuration
@@ -119,13 +125,21 @@ public final class VP8Encoder {
             frame.u.withUnsafeBufferPointer { u in
                 frame.v.withUnsafeBufferPointer { v in
                     // libvpx only reads the planes (it copies them into its lookahead buffer).
-                    image.pointee.planes = (UnsafeMutablePointer(mutating: y.baseAddress),
-                                            UnsafeMutablePointer(mutating: u.baseAddress),
-                                            UnsafeMutablePointer(mutating: v.baseAddress), nil)
+                    image.pointee.planes = (
+                        UnsafeMutablePointer(mutating: y.baseAddress),
+                        UnsafeMutablePointer(mutating: u.baseAddress),
+                        UnsafeMutablePointer(mutating: v.baseAddress), nil
+                    )
                     image.pointee.stride = (Int32(frame.yStride), Int32(frame.uvStride), Int32(frame.uvStride), 0)
                     defer { image.pointee.planes = (nil, nil, nil, nil) }
-                    return vpx_codec_encode(context, image, vpx_codec_pts_t(truncatingIfNeeded: pts),
-                                            UInt(duration), flags, UInt(VPX_DL_REALTIME))
+                    return vpx_codec_encode(
+                        context,
+                        image,
+                        vpx_codec_pts_t(truncatingIfNeeded: pts),
+                        UInt(duration),
+                        flags,
+                        UInt(VPX_DL_REALTIME)
+                    )
                 }
             }
         }
@@ -152,7 +166,12 @@ public final class VP8Encoder {
         }
         framesEncoded += 1
         if keyframe { keyframesEncoded += 1 }
-        return EncodedFrame(codec: .vp8, data: data, timestamp: UInt32(truncatingIfNeeded: frame.timestamp), isKeyframe: keyframe)
+        return EncodedFrame(
+            codec: .vp8,
+            data: data,
+            timestamp: UInt32(truncatingIfNeeded: frame.timestamp),
+            isKeyframe: keyframe
+        )
     }
 
     /// Initialises the codec for `configuration`.
@@ -183,7 +202,10 @@ public final class VP8Encoder {
             ("VP8E_SET_STATIC_THRESHOLD", VP8E_SET_STATIC_THRESHOLD, 1),
             ("VP8E_SET_NOISE_SENSITIVITY", VP8E_SET_NOISE_SENSITIVITY, 0),
             ("VP8E_SET_TOKEN_PARTITIONS", VP8E_SET_TOKEN_PARTITIONS, Int32(VP8_ONE_TOKENPARTITION.rawValue)),
-            ("VP8E_SET_MAX_INTRA_BITRATE_PCT", VP8E_SET_MAX_INTRA_BITRATE_PCT, Int32(configuration.keyframeSizeLimitPercent)),
+            (
+                "VP8E_SET_MAX_INTRA_BITRATE_PCT", VP8E_SET_MAX_INTRA_BITRATE_PCT,
+                Int32(configuration.keyframeSizeLimitPercent)
+            ),
         ]
         for (name, id, value) in controls {
             try check(CVPX_control_int(context, Int32(id.rawValue), value), name)
@@ -194,7 +216,10 @@ public final class VP8Encoder {
         setImageSize(width: configuration.width, height: configuration.height)
     }
 
-    private static func fill(_ config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>, from configuration: VP8EncoderConfiguration) {
+    private static func fill(
+        _ config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>,
+        from configuration: VP8EncoderConfiguration
+    ) {
         config.pointee.g_w = UInt32(configuration.width)
         config.pointee.g_h = UInt32(configuration.height)
         config.pointee.g_threads = UInt32(configuration.threads)
@@ -223,7 +248,9 @@ public final class VP8Encoder {
 
     private func check(_ status: vpx_codec_err_t, _ operation: String) throws(VP8Error) {
         guard status == VPX_CODEC_OK else {
-            let detail = vpx_codec_error_detail(context).map { String(cString: $0) } ?? String(cString: vpx_codec_err_to_string(status))
+            let detail =
+                vpx_codec_error_detail(context).map { String(cString: $0) }
+                ?? String(cString: vpx_codec_err_to_string(status))
             throw .library(operation: operation, detail: detail)
         }
     }

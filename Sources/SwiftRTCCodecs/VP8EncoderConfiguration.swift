@@ -24,8 +24,15 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
     public var keyframeInterval: Int
 
     /// Settings; the defaults send 640x480 at 30 fps and 1 Mbit/s, one thread, speed -6.
-    public init(width: Int = 640, height: Int = 480, frameRate: Double = 30, targetBitrate: Int = 1_000_000,
-                threads: Int = 1, speed: Int = -6, keyframeInterval: Int = 3000) {
+    public init(
+        width: Int = 640,
+        height: Int = 480,
+        frameRate: Double = 30,
+        targetBitrate: Int = 1_000_000,
+        threads: Int = 1,
+        speed: Int = -6,
+        keyframeInterval: Int = 3000
+    ) {
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -37,7 +44,9 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
 
     /// Throws the first setting out of range.
     public func validate() throws(VP8Error) {
-        guard (2...16383).contains(width), (2...16383).contains(height) else { throw .invalidSize(width: width, height: height) }
+        guard (2...16383).contains(width), (2...16383).contains(height) else {
+            throw .invalidSize(width: width, height: height)
+        }
         guard frameRate >= 1, frameRate <= 120 else { throw .invalidFrameRate(frameRate) }
         guard Self.bitrateRange.contains(targetBitrate) else { throw .invalidBitrate(targetBitrate) }
         guard (1...16).contains(threads) else { throw .invalidThreads(threads) }

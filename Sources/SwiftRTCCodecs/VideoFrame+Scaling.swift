@@ -19,27 +19,63 @@ extension VideoFrame {
         let dys = destination.yStride, duvs = destination.uvStride
         y.withUnsafeBufferPointer { src in
             destination.y.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(src, width: width, height: height, stride: yStride, into: dst, width: dw, height: dh, stride: dys)
+                Self.scalePlane(
+                    src,
+                    width: width,
+                    height: height,
+                    stride: yStride,
+                    into: dst,
+                    width: dw,
+                    height: dh,
+                    stride: dys
+                )
             }
         }
         u.withUnsafeBufferPointer { src in
             destination.u.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(src, width: chromaWidth, height: chromaHeight, stride: uvStride, into: dst, width: dcw, height: dch, stride: duvs)
+                Self.scalePlane(
+                    src,
+                    width: chromaWidth,
+                    height: chromaHeight,
+                    stride: uvStride,
+                    into: dst,
+                    width: dcw,
+                    height: dch,
+                    stride: duvs
+                )
             }
         }
         v.withUnsafeBufferPointer { src in
             destination.v.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(src, width: chromaWidth, height: chromaHeight, stride: uvStride, into: dst, width: dcw, height: dch, stride: duvs)
+                Self.scalePlane(
+                    src,
+                    width: chromaWidth,
+                    height: chromaHeight,
+                    stride: uvStride,
+                    into: dst,
+                    width: dcw,
+                    height: dch,
+                    stride: duvs
+                )
             }
         }
     }
 
     /// Bilinear resampling of one 8-bit plane in 16.16 fixed point. Planes too small for
     /// their stated size are left alone (a VideoFrame built by hand could be inconsistent).
-    static func scalePlane(_ src: UnsafeBufferPointer<UInt8>, width sw: Int, height sh: Int, stride ss: Int,
-                           into dst: UnsafeMutableBufferPointer<UInt8>, width dw: Int, height dh: Int, stride ds: Int) {
+    static func scalePlane(
+        _ src: UnsafeBufferPointer<UInt8>,
+        width sw: Int,
+        height sh: Int,
+        stride ss: Int,
+        into dst: UnsafeMutableBufferPointer<UInt8>,
+        width dw: Int,
+        height dh: Int,
+        stride ds: Int
+    ) {
         guard sw > 0, sh > 0, dw > 0, dh > 0, ss >= sw, ds >= dw,
-              src.count >= ss * (sh - 1) + sw, dst.count >= ds * (dh - 1) + dw else { return }
+            src.count >= ss * (sh - 1) + sw, dst.count >= ds * (dh - 1) + dw
+        else { return }
         if sw == dw && sh == dh {
             for row in 0..<dh {
                 for col in 0..<dw { dst[row * ds + col] = src[row * ss + col] }

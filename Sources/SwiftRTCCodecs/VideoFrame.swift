@@ -24,7 +24,14 @@ public struct VideoFrame: Sendable, Hashable {
     public var chromaHeight: Int { (height + 1) / 2 }
 
     /// A frame of one colour (default black: Y 16, U and V 128, video range) with tight strides.
-    public init(width: Int, height: Int, timestamp: UInt64 = 0, y luma: UInt8 = 16, u cb: UInt8 = 128, v cr: UInt8 = 128) {
+    public init(
+        width: Int,
+        height: Int,
+        timestamp: UInt64 = 0,
+        y luma: UInt8 = 16,
+        u cb: UInt8 = 128,
+        v cr: UInt8 = 128
+    ) {
         precondition(width > 0 && height > 0, "VideoFrame needs a positive size")
         self.width = width
         self.height = height

@@ -67,7 +67,9 @@ public struct AIMDRateController: Sendable {
         case .hold:
             break
         case .increase:
-            if let capacity = linkCapacity, let throughput, Double(throughput) > capacity.average + 3 * (capacity.variance * capacity.average).squareRoot() {
+            if let capacity = linkCapacity, let throughput,
+                Double(throughput) > capacity.average + 3 * (capacity.variance * capacity.average).squareRoot()
+            {
                 linkCapacity = nil  // the link got faster: search multiplicatively again
             }
             let increase: Double
@@ -106,7 +108,10 @@ public struct AIMDRateController: Sendable {
         }
         let average = 0.95 * capacity.average + 0.05 * sample
         let norm = max(average, 1)
-        let variance = min(max(0.95 * capacity.variance + 0.05 * (average - sample) * (average - sample) / norm, 0.4), 2.5)
+        let variance = min(
+            max(0.95 * capacity.variance + 0.05 * (average - sample) * (average - sample) / norm, 0.4),
+            2.5
+        )
         linkCapacity = (average, variance)
     }
 }

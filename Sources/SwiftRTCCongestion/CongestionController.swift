@@ -1,7 +1,7 @@
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Congestion control of one transport (every stream of the BUNDLE): the send-side estimate
 /// from transport-cc feedback (GCC), the receive side's feedback (transport-cc, or REMB for
@@ -25,7 +25,12 @@ package final class CongestionController: Sendable {
         /// Whether the peer negotiated goog-remb (and not transport-cc): we send REMB.
         package var remb = false
 
-        package init(transportSequenceID: UInt8? = nil, absSendTimeID: UInt8? = nil, transportFeedback: Bool = false, remb: Bool = false) {
+        package init(
+            transportSequenceID: UInt8? = nil,
+            absSendTimeID: UInt8? = nil,
+            transportFeedback: Bool = false,
+            remb: Bool = false
+        ) {
             self.transportSequenceID = transportSequenceID
             self.absSendTimeID = absSendTimeID
             self.transportFeedback = transportFeedback
@@ -59,9 +64,15 @@ package final class CongestionController: Sendable {
 
     private let state = Mutex(State())
     /// The shares of the estimate, read by the senders per frame.
-    private let shares = Mutex(BitrateAllocation(target: SendSideBandwidthEstimator.defaultStartBitrate,
-                                                 audioBitrate: CongestionController.audioBitrate, audioCap: nil, videoCap: nil))
-    private let transportSequence = Atomic<UInt16>(UInt16.random(in: 0 ... 0x7FFF))
+    private let shares = Mutex(
+        BitrateAllocation(
+            target: SendSideBandwidthEstimator.defaultStartBitrate,
+            audioBitrate: CongestionController.audioBitrate,
+            audioCap: nil,
+            videoCap: nil
+        )
+    )
+    private let transportSequence = Atomic<UInt16>(UInt16.random(in: 0...0x7FFF))
     /// The transport-wide sequence number extension's id (0: not negotiated), read by
     /// ``stamp(_:length:)`` without the lock.
     private let transportSequenceID = Atomic<UInt8>(0)
@@ -85,7 +96,8 @@ package final class CongestionController: Sendable {
             state.setup = setup
             state.caps = caps
             // Caps are within 1...maxBitrate (PeerConnection.bandwidthCaps); the sum cannot overflow.
-            let sum = (caps.audio ?? Self.audioBitrate) + (caps.video ?? SendSideBandwidthEstimator.defaultMaximumBitrate)
+            let sum =
+                (caps.audio ?? Self.audioBitrate) + (caps.video ?? SendSideBandwidthEstimator.defaultMaximumBitrate)
             var maximum = caps.video == nil ? SendSideBandwidthEstimator.defaultMaximumBitrate + Self.audioBitrate : sum
             if let total = caps.total { maximum = min(maximum, total) }
             state.estimator.maximumBitrate = maximum
@@ -108,11 +120,14 @@ package final class CongestionController: Sendable {
     package func stamp(_ buffer: UnsafeMutableRawBufferPointer, length: Int) {
         let id = transportSequenceID.load(ordering: .relaxed)
         guard id != 0, let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
-              let data = packet.extensionData(id: id), data.count == 2,
-              let start = data.baseAddress, let base = buffer.baseAddress else { return }
+            let data = packet.extensionData(id: id), data.count == 2,
+            let start = data.baseAddress, let base = buffer.baseAddress
+        else { return }
         let sequence = transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
         let offset = start - UnsafeRawPointer(base)
-        TransportSequenceNumber(value: sequence).encode(into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + 2]))
+        TransportSequenceNumber(value: sequence).encode(
+            into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + 2])
+        )
         let now = Self.microseconds()
         state.withLock { $0.estimator.packetSent(sequenceNumber: sequence, size: length, sendTime: now) }
     }
@@ -123,12 +138,16 @@ package final class CongestionController: Sendable {
         let now = Int64(arrival * 1e6)
         state.withLock { state in
             state.feedbackInterval.received(bytes: packet.bytes.count, at: arrival)
-            if state.setup.transportFeedback, let id = state.setup.transportSequenceID, let sequence = (try? packet.extensionValue(TransportSequenceNumber.self, id: id)) ?? nil {
+            if state.setup.transportFeedback, let id = state.setup.transportSequenceID,
+                let sequence = (try? packet.extensionValue(TransportSequenceNumber.self, id: id)) ?? nil
+            {
                 state.recorder.record(sequenceNumber: sequence.value, arrival: now)
                 if state.mediaSSRC == 0 { state.mediaSSRC = packet.ssrc }
             }
             if state.setup.remb {
-                let abs = state.setup.absSendTimeID.flatMap { id in (try? packet.extensionValue(AbsSendTime.self, id: id)) ?? nil }?.value
+                let abs = state.setup.absSendTimeID.flatMap { id in
+                    (try? packet.extensionValue(AbsSendTime.self, id: id)) ?? nil
+                }?.value
                 let before = state.receiveEstimator.sendTimeJumps
                 state.receiveEstimator.packetReceived(absSendTime: abs, arrival: now, size: packet.bytes.count)
                 if state.receiveEstimator.sendTimeJumps != before { limitHits.hit(.feedbackTimeJump) }
@@ -177,13 +196,27 @@ package final class CongestionController: Sendable {
             guard state.feedbackInterval.due(now: now) else { return [] }
             var packets: [RTCPPacket] = []
             if state.setup.transportFeedback {
-                while packets.count < 4, let feedback = state.recorder.makeFeedback(senderSSRC: senderSSRC, mediaSSRC: state.mediaSSRC) {
+                while packets.count < 4,
+                    let feedback = state.recorder.makeFeedback(senderSSRC: senderSSRC, mediaSSRC: state.mediaSSRC)
+                {
                     packets.append(.transportFeedback(feedback))
                 }
             }
             if state.setup.remb, state.mediaSSRC != 0,
-               let bitrate = state.receiveEstimator.update(roundTripTime: state.estimator.roundTripTime, now: Int64(now * 1e6)) {
-                packets.append(.remb(ReceiverEstimatedMaximumBitrate(senderSSRC: senderSSRC, bitrate: UInt64(bitrate), ssrcs: [state.mediaSSRC])))
+                let bitrate = state.receiveEstimator.update(
+                    roundTripTime: state.estimator.roundTripTime,
+                    now: Int64(now * 1e6)
+                )
+            {
+                packets.append(
+                    .remb(
+                        ReceiverEstimatedMaximumBitrate(
+                            senderSSRC: senderSSRC,
+                            bitrate: UInt64(bitrate),
+                            ssrcs: [state.mediaSSRC]
+                        )
+                    )
+                )
             }
             return packets
         }
@@ -193,7 +226,12 @@ package final class CongestionController: Sendable {
     private func allocate() {
         let (target, caps) = state.withLock { ($0.estimator.targetBitrate, $0.caps) }
         estimate.store(target, ordering: .relaxed)
-        let allocation = BitrateAllocation(target: target, audioBitrate: Self.audioBitrate, audioCap: caps.audio, videoCap: caps.video)
+        let allocation = BitrateAllocation(
+            target: target,
+            audioBitrate: Self.audioBitrate,
+            audioCap: caps.audio,
+            videoCap: caps.video
+        )
         shares.withLock { $0 = allocation }
     }
 

@@ -52,8 +52,13 @@ public struct DelayBasedEstimator: Sendable {
         guard let delta = interArrival.add(sendTime: sendTime, arrivalTime: arrivalTime, size: size) else { return }
         groupDeltas += 1
         let modified = trendline.update(delta)
-        let usage = detector.detect(modifiedTrend: modified, trend: trendline.trend, sendDelta: delta.sendDelta,
-                                    deltaCount: trendline.deltaCount, now: delta.arrivalTime)
+        let usage = detector.detect(
+            modifiedTrend: modified,
+            trend: trendline.trend,
+            sendDelta: delta.sendDelta,
+            deltaCount: trendline.deltaCount,
+            now: delta.arrivalTime
+        )
         switch (pendingUsage, usage) {
         case (.overusing, _): break
         case (.underusing, .normal): break
@@ -75,7 +80,12 @@ public struct DelayBasedEstimator: Sendable {
     public mutating func updateRate(roundTripTime: Int64, now: Int64) -> Int {
         let usage = pendingUsage ?? detector.usage
         pendingUsage = nil
-        return controller.update(usage: usage, throughput: throughputEstimator.bitrate, roundTripTime: roundTripTime, now: now)
+        return controller.update(
+            usage: usage,
+            throughput: throughputEstimator.bitrate,
+            roundTripTime: roundTripTime,
+            now: now
+        )
     }
 
     /// Forgets the packet groups (the send-time axis started again); the rate stays.

@@ -43,11 +43,19 @@ public struct InterArrival: Sendable {
     /// predecessor. Packets sent before the current group started (reordered) are ignored.
     public mutating func add(sendTime: Int64, arrivalTime: Int64, size: Int) -> Delta? {
         guard var group = current else {
-            current = Group(firstSend: sendTime, lastSend: sendTime, firstArrival: arrivalTime, lastArrival: arrivalTime, size: size)
+            current = Group(
+                firstSend: sendTime,
+                lastSend: sendTime,
+                firstArrival: arrivalTime,
+                lastArrival: arrivalTime,
+                size: size
+            )
             return nil
         }
         if sendTime < group.firstSend { return nil }
-        if sendTime - group.firstSend <= Self.burstThreshold || belongsToBurst(group, sendTime: sendTime, arrivalTime: arrivalTime) {
+        if sendTime - group.firstSend <= Self.burstThreshold
+            || belongsToBurst(group, sendTime: sendTime, arrivalTime: arrivalTime)
+        {
             group.lastSend = max(group.lastSend, sendTime)
             group.lastArrival = max(group.lastArrival, arrivalTime)
             group.size += size
@@ -59,11 +67,22 @@ public struct InterArrival: Sendable {
             let arrivalDelta = group.lastArrival - previous.lastArrival
             let sendDelta = group.lastSend - previous.lastSend
             if arrivalDelta >= 0 {
-                delta = Delta(sendDelta: sendDelta, arrivalDelta: arrivalDelta, sizeDelta: group.size - previous.size, arrivalTime: group.lastArrival)
+                delta = Delta(
+                    sendDelta: sendDelta,
+                    arrivalDelta: arrivalDelta,
+                    sizeDelta: group.size - previous.size,
+                    arrivalTime: group.lastArrival
+                )
             }
         }
         previous = group
-        current = Group(firstSend: sendTime, lastSend: sendTime, firstArrival: arrivalTime, lastArrival: arrivalTime, size: size)
+        current = Group(
+            firstSend: sendTime,
+            lastSend: sendTime,
+            firstArrival: arrivalTime,
+            lastArrival: arrivalTime,
+            size: size
+        )
         return delta
     }
 

@@ -11,7 +11,7 @@ public struct OveruseDetector: Sendable {
     /// Over-use must last this long (ms) before it is signalled.
     public static let overuseTime = 10.0
     /// The threshold's range (ms).
-    public static let thresholdRange = 6.0 ... 600.0
+    public static let thresholdRange = 6.0...600.0
 
     /// The current threshold (ms), initially 12.5.
     public private(set) var threshold = 12.5
@@ -28,7 +28,13 @@ public struct OveruseDetector: Sendable {
     /// Compares `modifiedTrend` (ms) with the threshold for a group that arrived at `now`
     /// (µs), `sendDelta` (µs) after the previous one; `deltaCount` is the number of group
     /// deltas seen so far. Returns the new state.
-    public mutating func detect(modifiedTrend: Double, trend: Double, sendDelta: Int64, deltaCount: Int, now: Int64) -> BandwidthUsage {
+    public mutating func detect(
+        modifiedTrend: Double,
+        trend: Double,
+        sendDelta: Int64,
+        deltaCount: Int,
+        now: Int64
+    ) -> BandwidthUsage {
         guard deltaCount >= 2 else { return usage }
         if modifiedTrend > threshold {
             let sendDeltaMs = Double(sendDelta) / 1000

@@ -23,8 +23,10 @@ public struct ReceiveSideBandwidthEstimator: Sendable {
     private var lastSent: (time: Int64, bitrate: Int)?
 
     /// Creates an estimator starting at `startBitrate` within `range`.
-    public init(startBitrate: Int = SendSideBandwidthEstimator.defaultStartBitrate,
-                range: ClosedRange<Int> = SendSideBandwidthEstimator.defaultMinimumBitrate ... 10_000_000) {
+    public init(
+        startBitrate: Int = SendSideBandwidthEstimator.defaultStartBitrate,
+        range: ClosedRange<Int> = SendSideBandwidthEstimator.defaultMinimumBitrate...10_000_000
+    ) {
         delayBased = DelayBasedEstimator(startBitrate: startBitrate, range: range)
     }
 

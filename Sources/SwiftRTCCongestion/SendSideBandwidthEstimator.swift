@@ -1,5 +1,5 @@
-import SwiftRTCRTP
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// Send-side bandwidth estimation as GCC runs it in browsers: every packet's transport-wide
 /// sequence number, size and send time go into a ``SendTimeHistory``; each transport-cc
@@ -35,18 +35,21 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The highest target (bits/s): the caps.
     public var maximumBitrate: Int {
         didSet {
-            let range = minimumBitrate ... max(minimumBitrate, maximumBitrate)
+            let range = minimumBitrate...max(minimumBitrate, maximumBitrate)
             delayBased.range = range
             lossBased.range = range
         }
     }
 
     /// Creates an estimator starting at `startBitrate`.
-    public init(startBitrate: Int = defaultStartBitrate, minimumBitrate: Int = defaultMinimumBitrate,
-                maximumBitrate: Int = defaultMaximumBitrate) {
+    public init(
+        startBitrate: Int = defaultStartBitrate,
+        minimumBitrate: Int = defaultMinimumBitrate,
+        maximumBitrate: Int = defaultMaximumBitrate
+    ) {
         self.minimumBitrate = minimumBitrate
         self.maximumBitrate = max(minimumBitrate, maximumBitrate)
-        let range = minimumBitrate ... max(minimumBitrate, maximumBitrate)
+        let range = minimumBitrate...max(minimumBitrate, maximumBitrate)
         delayBased = DelayBasedEstimator(startBitrate: startBitrate, range: range)
         lossBased = LossBasedEstimator(startBitrate: startBitrate, range: range)
     }

@@ -35,7 +35,11 @@ public struct SendTimeHistory: Sendable {
     /// at `sendTime` (microseconds, monotonic). No allocation.
     public mutating func record(sequenceNumber: UInt16, size: Int, sendTime: Int64) {
         let sequence = sendUnwrapper.unwrap(sequenceNumber)
-        entries[Int(sequence & Int64(Self.capacity - 1))] = Entry(sequence: sequence, sendTime: sendTime, size: Int32(clamping: size))
+        entries[Int(sequence & Int64(Self.capacity - 1))] = Entry(
+            sequence: sequence,
+            sendTime: sendTime,
+            size: Int32(clamping: size)
+        )
     }
 
     /// The farthest the reference time may move between two feedback packets (64 ms units:
@@ -89,8 +93,14 @@ public struct SendTimeHistory: Sendable {
             let slot = Int(sequence & Int64(Self.capacity - 1))
             guard entries[slot].sequence == sequence, !entries[slot].reported else { continue }
             if arrived != nil { entries[slot].reported = true }
-            results.append(PacketResult(sequenceNumber: sequence, sendTime: entries[slot].sendTime,
-                                        size: Int(entries[slot].size), arrivalTime: arrived))
+            results.append(
+                PacketResult(
+                    sequenceNumber: sequence,
+                    sendTime: entries[slot].sendTime,
+                    size: Int(entries[slot].size),
+                    arrivalTime: arrived
+                )
+            )
         }
         _ = feedbackUnwrapper.unwrap(feedback.baseSequenceNumber &+ UInt16(truncatingIfNeeded: feedback.statuses.count))
         return results

@@ -39,7 +39,7 @@ public struct TransportFeedbackRecorder: Sendable {
             if sequence - next >= Int64(Self.capacity) {
                 // Too far ahead: what the ring cannot hold any more is given up.
                 let first = sequence - Int64(Self.capacity) + 1
-                for s in next ..< min(first, next + Int64(Self.capacity)) { arrivals[index(s)] = -1 }
+                for s in next..<min(first, next + Int64(Self.capacity)) { arrivals[index(s)] = -1 }
                 nextToReport = first
             }
         } else {
@@ -73,7 +73,7 @@ public struct TransportFeedbackRecorder: Sendable {
         var statuses: [TransportLayerCC.Status] = []
         statuses.reserveCapacity(Int(end - base + 1))
         var last = base - 1
-        for sequence in base ... end {
+        for sequence in base...end {
             let arrival = arrivals[index(sequence)]
             if arrival < 0 {
                 statuses.append(.notReceived)
@@ -89,12 +89,16 @@ public struct TransportFeedbackRecorder: Sendable {
         // A feedback ends with a received packet.
         while statuses.last == .notReceived { statuses.removeLast() }
         guard last >= base else { return nil }
-        for s in base ... last { arrivals[index(s)] = -1 }
+        for s in base...last { arrivals[index(s)] = -1 }
         nextToReport = last + 1
-        let feedback = TransportLayerCC(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC,
-                                        baseSequenceNumber: UInt16(truncatingIfNeeded: base),
-                                        referenceTime: (Int32(truncatingIfNeeded: referenceTime) << 8) >> 8,
-                                        feedbackPacketCount: feedbackCount, statuses: statuses)
+        let feedback = TransportLayerCC(
+            senderSSRC: senderSSRC,
+            mediaSSRC: mediaSSRC,
+            baseSequenceNumber: UInt16(truncatingIfNeeded: base),
+            referenceTime: (Int32(truncatingIfNeeded: referenceTime) << 8) >> 8,
+            feedbackPacketCount: feedbackCount,
+            statuses: statuses
+        )
         feedbackCount &+= 1
         return feedback
     }

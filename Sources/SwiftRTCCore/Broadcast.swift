@@ -32,7 +32,11 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// - Parameters:
     ///   - replaysLatest: whether new subscribers start with the last value yielded.
     ///   - buffering: each subscriber's buffer (bounded: a slow consumer loses old values).
-    package init(replaysLatest: Bool, initial: Element? = nil, buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .bufferingNewest(64)) {
+    package init(
+        replaysLatest: Bool,
+        initial: Element? = nil,
+        buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .bufferingNewest(64)
+    ) {
         self.replaysLatest = replaysLatest
         self.buffering = buffering
         state.withLock { $0.latest = initial }

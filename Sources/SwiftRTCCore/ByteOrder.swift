@@ -28,7 +28,7 @@ extension UnsafeRawBufferPointer {
     /// The bytes `offset..<offset+count` as a buffer of their own (no copy).
     @inlinable
     package func slice(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: self[offset ..< offset + count])
+        UnsafeRawBufferPointer(rebasing: self[offset..<offset + count])
     }
 }
 

@@ -18,7 +18,9 @@ extension Duration {
     private static func whole(_ components: (seconds: Int64, attoseconds: Int64), perSecond: Int64) -> Int64 {
         let (scaled, overflow) = components.seconds.multipliedReportingOverflow(by: perSecond)
         if overflow { return components.seconds < 0 ? .min : .max }
-        let (sum, overflowSum) = scaled.addingReportingOverflow(components.attoseconds / (1_000_000_000_000_000_000 / perSecond))
+        let (sum, overflowSum) = scaled.addingReportingOverflow(
+            components.attoseconds / (1_000_000_000_000_000_000 / perSecond)
+        )
         return overflowSum ? (components.seconds < 0 ? .min : .max) : sum
     }
 }

@@ -69,7 +69,7 @@ struct SharedLevelLogHandler: LogHandler {
 
     var logLevel: Logger.Level {
         get { SwiftRTCLogging.level.loggerLevel ?? .critical }
-        set { }  // The shared level decides; set it with SwiftRTCLogging.level.
+        set {}  // The shared level decides; set it with SwiftRTCLogging.level.
     }
 
     var metadata: Logger.Metadata {

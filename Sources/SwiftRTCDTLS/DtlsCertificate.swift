@@ -32,7 +32,9 @@ public struct DtlsCertificate: Sendable {
         guard imported == 0 else {
             throw .invalidCertificate(reason: "certificate PEM: " + String(cString: gnutls_strerror(imported)))
         }
-        let certificateDER = try exported("gnutls_x509_crt_export") { gnutls_x509_crt_export(crt, GNUTLS_X509_FMT_DER, $0, $1) }
+        let certificateDER = try exported("gnutls_x509_crt_export") {
+            gnutls_x509_crt_export(crt, GNUTLS_X509_FMT_DER, $0, $1)
+        }
 
         // Let GnuTLS load the pair the way a transport will: that also checks they match.
         var credentials: gnutls_certificate_credentials_t?
@@ -73,8 +75,10 @@ public struct DtlsCertificate: Sendable {
         try check("gnutls_x509_crt_set_activation_time", gnutls_x509_crt_set_activation_time(crt, now - 86_400))
         try check("gnutls_x509_crt_set_expiration_time", gnutls_x509_crt_set_expiration_time(crt, now + 30 * 86_400))
         let name = Array(commonName.utf8)
-        try check("gnutls_x509_crt_set_dn_by_oid",
-                  gnutls_x509_crt_set_dn_by_oid(crt, "2.5.4.3", 0, name, UInt32(name.count)))
+        try check(
+            "gnutls_x509_crt_set_dn_by_oid",
+            gnutls_x509_crt_set_dn_by_oid(crt, "2.5.4.3", 0, name, UInt32(name.count))
+        )
         try check("gnutls_x509_crt_set_key", gnutls_x509_crt_set_key(crt, key))
         try check("gnutls_x509_crt_sign2", gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0))
 
@@ -87,7 +91,8 @@ public struct DtlsCertificate: Sendable {
         defer { keyPEM.withUnsafeMutableBytes { gnutls_memset($0.baseAddress, 0, $0.count) } }
         return try DtlsCertificate(
             certificatePEM: String(decoding: certificatePEM, as: UTF8.self),
-            privateKeyPEM: String(decoding: keyPEM, as: UTF8.self))
+            privateKeyPEM: String(decoding: keyPEM, as: UTF8.self)
+        )
     }
 
     /// Runs `body` with a datum that points at the UTF-8 bytes of `text`.
@@ -103,7 +108,8 @@ public struct DtlsCertificate: Sendable {
 /// The bytes a GnuTLS export function writes into a caller buffer (`output`, `&size`),
 /// asking it for the size first.
 private func exported(
-    _ function: String, _ export: (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>) -> Int32
+    _ function: String,
+    _ export: (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>) -> Int32
 ) throws(DtlsError) -> [UInt8] {
     var size = 0
     let sizing = export(nil, &size)

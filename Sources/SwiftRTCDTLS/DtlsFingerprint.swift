@@ -54,7 +54,8 @@ public struct DtlsFingerprint: Sendable, Hashable, CustomStringConvertible {
         guard digest.count == algorithm.digestLength else {
             throw .invalidFingerprint(
                 value: algorithm.rawValue + " " + Self.hex(digest),
-                expected: "\(algorithm.digestLength) bytes for \(algorithm.rawValue), found \(digest.count)")
+                expected: "\(algorithm.digestLength) bytes for \(algorithm.rawValue), found \(digest.count)"
+            )
         }
         self.algorithm = algorithm
         self.digest = digest
@@ -73,7 +74,8 @@ public struct DtlsFingerprint: Sendable, Hashable, CustomStringConvertible {
             throw .invalidFingerprint(
                 value: sdpValue,
                 expected: "a hash function of " + Algorithm.allCases.map(\.rawValue).joined(separator: ", ")
-                    + ", not \"\(fields[0])\"")
+                    + ", not \"\(fields[0])\""
+            )
         }
         var digest: [UInt8] = []
         digest.reserveCapacity(algorithm.digestLength)
@@ -81,14 +83,17 @@ public struct DtlsFingerprint: Sendable, Hashable, CustomStringConvertible {
             let utf8 = Array(pair.utf8)
             guard utf8.count == 2, let high = Self.nibble(utf8[0]), let low = Self.nibble(utf8[1]) else {
                 throw .invalidFingerprint(
-                    value: sdpValue, expected: "two hex digits at byte \(index + 1), found \"\(pair)\"")
+                    value: sdpValue,
+                    expected: "two hex digits at byte \(index + 1), found \"\(pair)\""
+                )
             }
             digest.append(high << 4 | low)
         }
         guard digest.count == algorithm.digestLength else {
             throw .invalidFingerprint(
                 value: sdpValue,
-                expected: "\(algorithm.digestLength) bytes for \(algorithm.rawValue), found \(digest.count)")
+                expected: "\(algorithm.digestLength) bytes for \(algorithm.rawValue), found \(digest.count)"
+            )
         }
         self.algorithm = algorithm
         self.digest = digest

@@ -36,7 +36,9 @@ extension DtlsTransport {
             lastFlight.removeAll()
             timer?.schedule(deadline: .distantFuture)
             if lastFlightResendCount > 0 {
-                logger.info("DTLS \(configuration.role.rawValue): last flight resent \(lastFlightResendCount) times before the peer had the keys")
+                logger.info(
+                    "DTLS \(configuration.role.rawValue): last flight resent \(lastFlightResendCount) times before the peer had the keys"
+                )
             }
         }
     }
@@ -73,7 +75,9 @@ extension DtlsTransport {
     func keepLastFlight() {
         handshakeFlight = []
         if handshakeFlightResendCount > 0 {
-            logger.info("DTLS \(configuration.role.rawValue): resent its flights \(handshakeFlightResendCount) times while connecting")
+            logger.info(
+                "DTLS \(configuration.role.rawValue): resent its flights \(handshakeFlightResendCount) times while connecting"
+            )
         }
         lastFlight = flightCapture ?? []
         guard !lastFlight.isEmpty else { return }
@@ -84,7 +88,9 @@ extension DtlsTransport {
     func resendLastFlight() {
         guard !lastFlight.isEmpty, lastFlightResendCount < Self.maximumLastFlightResends else {
             if !lastFlight.isEmpty {
-                logger.info("DTLS \(configuration.role.rawValue): no packet from the peer after \(lastFlightResendCount) resends of the last flight; left to its retransmissions")
+                logger.info(
+                    "DTLS \(configuration.role.rawValue): no packet from the peer after \(lastFlightResendCount) resends of the last flight; left to its retransmissions"
+                )
             }
             lastFlight.removeAll()
             timer?.schedule(deadline: .distantFuture)

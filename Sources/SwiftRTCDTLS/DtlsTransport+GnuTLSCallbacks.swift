@@ -53,7 +53,7 @@ extension DtlsTransport {
     func verifyPeerCertificate() -> Int32 {
         var count: UInt32 = 0
         guard gnutls_certificate_type_get(session) == GNUTLS_CRT_X509,
-              let peers = gnutls_certificate_get_peers(session, &count), count > 0
+            let peers = gnutls_certificate_get_peers(session, &count), count > 0
         else {
             verificationFailure = .noPeerCertificate
             return GNUTLS_E_CERTIFICATE_ERROR

@@ -1,6 +1,6 @@
 import CGnuTLS
-import SwiftRTCSRTP
 import Dispatch
+import SwiftRTCSRTP
 
 extension DtlsTransport {
     /// Advances GnuTLS with what has arrived or timed out: the handshake while connecting,
@@ -72,8 +72,8 @@ extension DtlsTransport {
     private func completeHandshake() {
         var selected = gnutls_srtp_profile_t(0)
         guard gnutls_srtp_get_selected_profile(session, &selected) == 0,
-              let profile = SrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
-              configuration.srtpProfiles.contains(profile)
+            let profile = SrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
+            configuration.srtpProfiles.contains(profile)
         else {
             _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_HANDSHAKE_FAILURE)
             transition(to: .failed(.noSrtpProfile))
@@ -87,11 +87,25 @@ extension DtlsTransport {
         do {
             var exported = [UInt8](repeating: 0, count: profile.keyingMaterialLength)
             let label = SrtpKeyingMaterial.exporterLabel
-            try check("gnutls_prf_rfc5705", exported.withUnsafeMutableBytes { out in
-                gnutls_prf_rfc5705(session, label.utf8.count, label, 0, nil, out.count,
-                                   out.baseAddress?.assumingMemoryBound(to: CChar.self))
-            })
-            keyingMaterial = try SrtpKeyingMaterial(exporterOutput: exported, profile: profile, role: configuration.role)
+            try check(
+                "gnutls_prf_rfc5705",
+                exported.withUnsafeMutableBytes { out in
+                    gnutls_prf_rfc5705(
+                        session,
+                        label.utf8.count,
+                        label,
+                        0,
+                        nil,
+                        out.count,
+                        out.baseAddress?.assumingMemoryBound(to: CChar.self)
+                    )
+                }
+            )
+            keyingMaterial = try SrtpKeyingMaterial(
+                exporterOutput: exported,
+                profile: profile,
+                role: configuration.role
+            )
         } catch {
             transition(to: .failed(error))
             return
@@ -100,8 +114,13 @@ extension DtlsTransport {
         let group = gnutls_group_get_name(gnutls_group_get(session)).map { String(cString: $0) } ?? "unknown"
         let duration = startedAt.map { $0.duration(to: .now) } ?? .zero
         info = DtlsConnectionInfo(
-            role: configuration.role, keyingMaterial: keyingMaterial, cipherSuite: cipherSuite, group: group,
-            remoteFingerprint: remoteFingerprint, handshakeDuration: duration)
+            role: configuration.role,
+            keyingMaterial: keyingMaterial,
+            cipherSuite: cipherSuite,
+            group: group,
+            remoteFingerprint: remoteFingerprint,
+            handshakeDuration: duration
+        )
         // No more retransmissions by GnuTLS: a lost last flight is answered when the peer
         // resends its own, and resent by ours until the peer shows it has the keys.
         timer?.schedule(deadline: .distantFuture)

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import CGnuTLS
+import SwiftRTCCore
 
 extension DtlsTransport {
     /// GnuTLS priorities: DTLS 1.2 only; ECDHE with ECDSA or RSA certificates; P-256 first
@@ -32,7 +32,10 @@ extension DtlsTransport {
         let flags = end | GNUTLS_DATAGRAM.rawValue | GNUTLS_NONBLOCK.rawValue | GNUTLS_NO_TICKETS.rawValue
         try check("gnutls_init", gnutls_init(&session, flags))
         try check("gnutls_priority_set_direct", gnutls_priority_set_direct(session, Self.priorities, nil))
-        try check("gnutls_credentials_set", gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials)))
+        try check(
+            "gnutls_credentials_set",
+            gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials))
+        )
         if configuration.role == .server {
             // WebRTC authenticates both ends by certificate fingerprint.
             gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE)
@@ -42,8 +45,10 @@ extension DtlsTransport {
         try check("gnutls_srtp_set_profile_direct", gnutls_srtp_set_profile_direct(session, profiles, nil))
         gnutls_dtls_set_mtu(session, UInt32(clamping: configuration.mtu))
         gnutls_dtls_set_timeouts(
-            session, Self.milliseconds(configuration.initialRetransmissionTimeout),
-            Self.milliseconds(configuration.handshakeTimeout))
+            session,
+            Self.milliseconds(configuration.initialRetransmissionTimeout),
+            Self.milliseconds(configuration.handshakeTimeout)
+        )
         installCallbacks()
     }
 

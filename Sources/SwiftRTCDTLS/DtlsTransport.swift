@@ -1,9 +1,9 @@
 import CGnuTLS
 import Dispatch
 import Logging
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCSRTP
+import Synchronization
 
 /// DTLS 1.2 over an ICE component, as WebRTC uses it to key SRTP (RFC 5764, RFC 8827).
 ///

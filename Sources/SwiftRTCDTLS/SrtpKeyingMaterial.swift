@@ -22,7 +22,11 @@ public struct SrtpKeyingMaterial: Sendable, Hashable {
     /// endpoint in `role`.
     public init(exporterOutput: [UInt8], profile: SrtpProfile, role: DtlsRole) throws(DtlsError) {
         guard let keys = profile.masterKeys(fromKeyingMaterial: exporterOutput) else {
-            throw .keyingMaterialLength(profile: profile, expected: profile.keyingMaterialLength, actual: exporterOutput.count)
+            throw .keyingMaterialLength(
+                profile: profile,
+                expected: profile.keyingMaterialLength,
+                actual: exporterOutput.count
+            )
         }
         self.profile = profile
         switch role {

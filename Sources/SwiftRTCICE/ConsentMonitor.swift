@@ -64,7 +64,8 @@ struct ConsentMonitor {
     /// Why the state is what it is, for a log line: libnice's state and the peer's silence.
     func why(now: ContinuousClock.Instant) -> String {
         let milliseconds = (now - lastActivity).milliseconds
-        return "libnice \(transportState), \(milliseconds) ms since the last datagram\(expired ? ", consent expired" : "")"
+        return
+            "libnice \(transportState), \(milliseconds) ms since the last datagram\(expired ? ", consent expired" : "")"
     }
 
     /// The state to report at `now`. Once silence reaches `failedAfter` the state stays

@@ -20,14 +20,20 @@ public enum DatagramKind: Sendable, Hashable, CaseIterable {
     /// Classifies a datagram. Total: any bytes, including none, give a kind.
     @inlinable
     public init(classifying datagram: UnsafeRawBufferPointer) {
-        guard let first = datagram.first else { self = .unknown; return }
+        guard let first = datagram.first else {
+            self = .unknown
+            return
+        }
         switch first {
         case 0...3: self = .stun
         case 16...19: self = .zrtp
         case 20...63: self = .dtls
         case 64...79: self = .turnChannel
         case 128...191:
-            guard datagram.count >= 2 else { self = .unknown; return }
+            guard datagram.count >= 2 else {
+                self = .unknown
+                return
+            }
             let payloadType = datagram[1] & 0x7F
             self = (64...95).contains(payloadType) ? .rtcp : .rtp
         default: self = .unknown

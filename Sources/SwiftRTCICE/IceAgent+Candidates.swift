@@ -30,10 +30,22 @@ extension IceAgent {
             }
             switch server.scheme {
             case .turn, .turns:
-                let type = server.scheme == .turns ? NICE_RELAY_TYPE_TURN_TLS
+                let type =
+                    server.scheme == .turns
+                    ? NICE_RELAY_TYPE_TURN_TLS
                     : server.transport == .tcp ? NICE_RELAY_TYPE_TURN_TCP : NICE_RELAY_TYPE_TURN_UDP
-                guard nice_agent_set_relay_info(core.agent, core.streamID, IceAgentCore.componentID, address, UInt32(server.port),
-                                                server.username ?? "", server.credential ?? "", type) != 0 else {
+                guard
+                    nice_agent_set_relay_info(
+                        core.agent,
+                        core.streamID,
+                        IceAgentCore.componentID,
+                        address,
+                        UInt32(server.port),
+                        server.username ?? "",
+                        server.credential ?? "",
+                        type
+                    ) != 0
+                else {
                     throw .libnice(call: "nice_agent_set_relay_info(\(server))")
                 }
                 relays.append(.init(server: server, address: address))
@@ -42,7 +54,9 @@ extension IceAgent {
                 properties.set("stun-server-port", UInt32(server.port))
                 stunServer = server
             case .stun, .stuns:
-                IceAgentCore.logger.warning("ICE server \(server) not used: libnice takes one STUN server over UDP (using \(stunServer.map { "\($0)" } ?? "none"))")
+                IceAgentCore.logger.warning(
+                    "ICE server \(server) not used: libnice takes one STUN server over UDP (using \(stunServer.map { "\($0)" } ?? "none"))"
+                )
             }
         }
         core.state.withLock { $0.relayServers = relays }
@@ -54,7 +68,9 @@ extension IceAgent {
 
     /// The local candidates gathered so far (to send again after ``restart()``).
     public var localCandidates: [IceCandidate] {
-        guard let list = nice_agent_get_local_candidates(core.agent, core.streamID, IceAgentCore.componentID) else { return [] }
+        guard let list = nice_agent_get_local_candidates(core.agent, core.streamID, IceAgentCore.componentID) else {
+            return []
+        }
         defer { g_slist_free_full(list) { nice_candidate_free($0?.assumingMemoryBound(to: NiceCandidate.self)) } }
         var candidates: [IceCandidate] = []
         var node: UnsafeMutablePointer<GSList>? = list
@@ -78,7 +94,9 @@ extension IceAgent {
     @discardableResult
     public func addRemoteCandidate(_ candidate: IceCandidate) async throws(IceError) -> Bool {
         try core.ensureOpen()
-        guard UInt32(candidate.component) == IceAgentCore.componentID, candidate.transportProtocol == .udp else { return false }
+        guard UInt32(candidate.component) == IceAgentCore.componentID, candidate.transportProtocol == .udp else {
+            return false
+        }
         var resolved = candidate
         if candidate.isMDNS {
             if let reason = SystemResolver.mdnsUnavailableReason() {
@@ -144,15 +162,28 @@ extension IceAgentCore {
     private func reportFailedAllocation(_ relay: RelayServer) {
         let errors = events.errors
         guard relay.server.scheme == .turn, relay.server.transport == .udp else {
-            errors.yield(.turnAllocationFailed(server: relay.server, stunErrorCode: nil,
-                                               reason: "libnice gave no relayed candidate over \(relay.server.transport.rawValue)"))
+            errors.yield(
+                .turnAllocationFailed(
+                    server: relay.server,
+                    stunErrorCode: nil,
+                    reason: "libnice gave no relayed candidate over \(relay.server.transport.rawValue)"
+                )
+            )
             return
         }
         DispatchQueue.global().async {
-            let outcome = TurnProbe.run(address: relay.address, port: relay.server.port,
-                                        username: relay.server.username ?? "", credential: relay.server.credential ?? "")
-            IceAgentCore.logger.warning("TURN server \(relay.server) gave no allocation: \(outcome.code.map { "STUN error \($0) " } ?? "")\(outcome.reason)")
-            errors.yield(.turnAllocationFailed(server: relay.server, stunErrorCode: outcome.code, reason: outcome.reason))
+            let outcome = TurnProbe.run(
+                address: relay.address,
+                port: relay.server.port,
+                username: relay.server.username ?? "",
+                credential: relay.server.credential ?? ""
+            )
+            IceAgentCore.logger.warning(
+                "TURN server \(relay.server) gave no allocation: \(outcome.code.map { "STUN error \($0) " } ?? "")\(outcome.reason)"
+            )
+            errors.yield(
+                .turnAllocationFailed(server: relay.server, stunErrorCode: outcome.code, reason: outcome.reason)
+            )
         }
     }
 

@@ -62,9 +62,15 @@ extension IceAgent {
 
         /// A configuration with SwiftRTC's defaults: no UPnP (it delayed gathering by 200 ms),
         /// 5 ms check pacing, trickle, consent freshness, UDP only.
-        public init(role: Role, servers: [IceServer] = [], transportPolicy: TransportPolicy = .all,
-                    localAddresses: [String] = [], checkPacing: Duration = .milliseconds(5),
-                    receiveBufferSize: Int = 1 << 20, consent: ConsentTiming = ConsentTiming()) {
+        public init(
+            role: Role,
+            servers: [IceServer] = [],
+            transportPolicy: TransportPolicy = .all,
+            localAddresses: [String] = [],
+            checkPacing: Duration = .milliseconds(5),
+            receiveBufferSize: Int = 1 << 20,
+            consent: ConsentTiming = ConsentTiming()
+        ) {
             self.role = role
             self.servers = servers
             self.transportPolicy = transportPolicy
@@ -89,5 +95,3 @@ extension IceAgent {
         }
     }
 }
-
-

@@ -5,10 +5,14 @@ import SwiftRTCSDP
 /// transport thread or on the thread of the call that caused them.
 extension IceAgentCore {
     private typealias StateChanged = @convention(c) (OpaquePointer?, guint, guint, guint, gpointer?) -> Void
-    private typealias NewCandidate = @convention(c) (OpaquePointer?, UnsafeMutablePointer<NiceCandidate>?, gpointer?) -> Void
+    private typealias NewCandidate =
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<NiceCandidate>?, gpointer?) -> Void
     private typealias GatheringDone = @convention(c) (OpaquePointer?, guint, gpointer?) -> Void
-    private typealias NewSelectedPair = @convention(c) (OpaquePointer?, guint, guint, UnsafeMutablePointer<NiceCandidate>?,
-                                                        UnsafeMutablePointer<NiceCandidate>?, gpointer?) -> Void
+    private typealias NewSelectedPair =
+        @convention(c) (
+            OpaquePointer?, guint, guint, UnsafeMutablePointer<NiceCandidate>?,
+            UnsafeMutablePointer<NiceCandidate>?, gpointer?
+        ) -> Void
 
     private static func core(_ userData: gpointer?) -> IceAgentCore {
         Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
@@ -16,13 +20,14 @@ extension IceAgentCore {
 
     private static let stateChanged: StateChanged = { _, _, component, niceState, userData in
         guard component == IceAgentCore.componentID else { return }
-        let mapped: IceConnectionState? = switch NiceComponentState(niceState) {
-        case NICE_COMPONENT_STATE_CONNECTING: .checking
-        case NICE_COMPONENT_STATE_CONNECTED: .connected
-        case NICE_COMPONENT_STATE_READY: .completed
-        case NICE_COMPONENT_STATE_FAILED: .failed
-        default: nil // disconnected (idle) and gathering: still new
-        }
+        let mapped: IceConnectionState? =
+            switch NiceComponentState(niceState) {
+            case NICE_COMPONENT_STATE_CONNECTING: .checking
+            case NICE_COMPONENT_STATE_CONNECTED: .connected
+            case NICE_COMPONENT_STATE_READY: .completed
+            case NICE_COMPONENT_STATE_FAILED: .failed
+            default: nil  // disconnected (idle) and gathering: still new
+            }
         guard let mapped else { return }
         core(userData).updateState { consent, now in consent.transportChanged(to: mapped, now: now) }
     }

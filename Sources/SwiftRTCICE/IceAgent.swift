@@ -26,8 +26,8 @@
 
 import CNice
 import Logging
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// An ICE agent for one WebRTC transport (a BUNDLE group): gathers local candidates, checks
 /// pairs with the peer's, keeps consent, and carries datagrams on the selected pair.
@@ -66,15 +66,27 @@ public final class IceAgent: Sendable {
         self.configuration = configuration
         // States and errors keep the newest 64 if nobody reads them (a flapping connection
         // must not grow memory); candidates are few and must all arrive.
-        let (states, stateContinuation) = AsyncStream.makeStream(of: IceConnectionState.self, bufferingPolicy: .bufferingNewest(64))
+        let (states, stateContinuation) = AsyncStream.makeStream(
+            of: IceConnectionState.self,
+            bufferingPolicy: .bufferingNewest(64)
+        )
         let (gathering, gatheringContinuation) = AsyncStream.makeStream(of: IceGatheringEvent.self)
-        let (errors, errorContinuation) = AsyncStream.makeStream(of: IceError.self, bufferingPolicy: .bufferingNewest(64))
+        let (errors, errorContinuation) = AsyncStream.makeStream(
+            of: IceError.self,
+            bufferingPolicy: .bufferingNewest(64)
+        )
         self.states = states
         self.gathering = gathering
         self.errors = errors
-        core = try IceAgentCore(configuration: configuration, thread: pool.nextThread(),
-                                events: .init(states: stateContinuation, gathering: gatheringContinuation,
-                                              errors: errorContinuation))
+        core = try IceAgentCore(
+            configuration: configuration,
+            thread: pool.nextThread(),
+            events: .init(
+                states: stateContinuation,
+                gathering: gatheringContinuation,
+                errors: errorContinuation
+            )
+        )
         component = IceComponent(core: core)
     }
 
@@ -92,7 +104,14 @@ public final class IceAgent: Sendable {
     /// candidates are known.
     public func setRemoteCredentials(_ credentials: Credentials) throws(IceError) {
         try core.ensureOpen()
-        guard nice_agent_set_remote_credentials(core.agent, core.streamID, credentials.usernameFragment, credentials.password) != 0 else {
+        guard
+            nice_agent_set_remote_credentials(
+                core.agent,
+                core.streamID,
+                credentials.usernameFragment,
+                credentials.password
+            ) != 0
+        else {
             throw .libnice(call: "nice_agent_set_remote_credentials")
         }
     }
@@ -177,7 +196,8 @@ final class IceAgentCore: @unchecked Sendable {
         // flowed both ways. ConsentMonitor keeps consent from the peer's datagrams instead;
         // libnice still answers the peer's consent checks.
         let options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue
-        guard let agent = nice_agent_new_full(thread.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options)) else {
+        guard let agent = nice_agent_new_full(thread.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options))
+        else {
             throw .libnice(call: "nice_agent_new_full")
         }
         self.agent = agent
@@ -222,7 +242,14 @@ final class IceAgentCore: @unchecked Sendable {
         let unretained = Unmanaged.passRetained(self)
         state.withLock { $0.retainedSelf = unretained }
         connectSignals(userData: unretained.toOpaque())
-        nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, IceAgentCore.receive, unretained.toOpaque())
+        nice_agent_attach_recv(
+            agent,
+            streamID,
+            Self.componentID,
+            thread.context,
+            IceAgentCore.receive,
+            unretained.toOpaque()
+        )
         startConsentTimer(userData: unretained.toOpaque())
     }
 
@@ -253,7 +280,10 @@ final class IceAgentCore: @unchecked Sendable {
         guard nice_agent_get_local_credentials(agent, streamID, &ufrag, &password) != 0, let ufrag, let password else {
             return IceAgent.Credentials(usernameFragment: "", password: "")
         }
-        defer { g_free(ufrag); g_free(password) }
+        defer {
+            g_free(ufrag)
+            g_free(password)
+        }
         return IceAgent.Credentials(usernameFragment: String(cString: ufrag), password: String(cString: password))
     }
 
@@ -268,7 +298,10 @@ final class IceAgentCore: @unchecked Sendable {
             guard next != state.reported, !state.closed else { return }
             if next == .failed || next == .disconnected {
                 // Worth a line in any log: what libnice said and how long the peer was silent.
-                Self.logger.warning("ICE \(state.reported) -> \(next): \(state.consent.why(now: now))", metadata: ["stream": "\(streamID)"])
+                Self.logger.warning(
+                    "ICE \(state.reported) -> \(next): \(state.consent.why(now: now))",
+                    metadata: ["stream": "\(streamID)"]
+                )
             } else {
                 Self.logger.debug("ICE state \(state.reported) -> \(next)", metadata: ["stream": "\(streamID)"])
             }
@@ -286,12 +319,17 @@ final class IceAgentCore: @unchecked Sendable {
     private func startConsentTimer(userData: UnsafeMutableRawPointer) {
         let interval = max(10, (configuration.consent.disconnectedAfter / 5).milliseconds)
         let source = g_timeout_source_new(UInt32(min(interval, 500)))!
-        g_source_set_callback(source, { userData in
-            let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
-            let count = core.receivedDatagrams.load(ordering: .relaxed)
-            core.updateState { consent, now in consent.observe(receivedCount: count, now: now) }
-            return 1 // G_SOURCE_CONTINUE
-        }, userData, nil)
+        g_source_set_callback(
+            source,
+            { userData in
+                let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
+                let count = core.receivedDatagrams.load(ordering: .relaxed)
+                core.updateState { consent, now in consent.observe(receivedCount: count, now: now) }
+                return 1  // G_SOURCE_CONTINUE
+            },
+            userData,
+            nil
+        )
         g_source_attach(source, thread.context)
         state.withLock { $0.timer = SourceHandle(pointer: source) }
     }
@@ -344,7 +382,10 @@ final class IceAgentCore: @unchecked Sendable {
     /// On the transport thread: nothing of libnice calls back into this object after it.
     private func teardown() {
         let (handlers, timer, userData) = state.withLock { state in
-            defer { state.signalHandlers = []; state.timer = nil }
+            defer {
+                state.signalHandlers = []
+                state.timer = nil
+            }
             return (state.signalHandlers, state.timer, state.retainedSelf!.toOpaque())
         }
         for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(agent), gulong(handler)) }
@@ -358,9 +399,13 @@ final class IceAgentCore: @unchecked Sendable {
         events.errors.finish()
         // Frees TURN allocations (it needs the sockets attached to read the answers), then
         // calls back on this thread.
-        nice_agent_close_async(agent, { _, _, userData in
-            Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue().closeFinished()
-        }, userData)
+        nice_agent_close_async(
+            agent,
+            { _, _, userData in
+                Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue().closeFinished()
+            },
+            userData
+        )
     }
 
     private func closeFinished() {
@@ -368,7 +413,10 @@ final class IceAgentCore: @unchecked Sendable {
         nice_agent_remove_stream(agent, streamID)
         let (waiters, retained) = state.withLock { state in
             state.closed = true
-            defer { state.closeWaiters = []; state.retainedSelf = nil }
+            defer {
+                state.closeWaiters = []
+                state.retainedSelf = nil
+            }
             return (state.closeWaiters, state.retainedSelf)
         }
         for waiter in waiters { waiter.resume() }

@@ -9,18 +9,20 @@ extension IceCandidate {
         let foundation = withUnsafeBytes(of: value.foundation) { bytes in
             String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        let type: CandidateType = switch value.type {
-        case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: .srflx
-        case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: .prflx
-        case NICE_CANDIDATE_TYPE_RELAYED: .relay
-        default: .host
-        }
-        let tcpType: TCPType? = switch value.transport {
-        case NICE_CANDIDATE_TRANSPORT_TCP_ACTIVE: .active
-        case NICE_CANDIDATE_TRANSPORT_TCP_PASSIVE: .passive
-        case NICE_CANDIDATE_TRANSPORT_TCP_SO: .so
-        default: nil
-        }
+        let type: CandidateType =
+            switch value.type {
+            case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: .srflx
+            case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: .prflx
+            case NICE_CANDIDATE_TYPE_RELAYED: .relay
+            default: .host
+            }
+        let tcpType: TCPType? =
+            switch value.transport {
+            case NICE_CANDIDATE_TRANSPORT_TCP_ACTIVE: .active
+            case NICE_CANDIDATE_TRANSPORT_TCP_PASSIVE: .passive
+            case NICE_CANDIDATE_TRANSPORT_TCP_SO: .so
+            default: nil
+            }
         var related: (String, UInt16)?
         if type != .host {
             withUnsafePointer(to: candidate.pointee.base_addr) { base in
@@ -28,9 +30,18 @@ extension IceCandidate {
             }
         }
         let (address, port) = withUnsafePointer(to: candidate.pointee.addr) { NiceAddressText.hostAndPort($0) }
-        self.init(foundation: foundation, component: UInt16(truncatingIfNeeded: value.component_id), transport: tcpType == nil ? "udp" : "tcp",
-                  priority: value.priority, address: address, port: port, type: type,
-                  relatedAddress: related?.0, relatedPort: related?.1, tcpType: tcpType)
+        self.init(
+            foundation: foundation,
+            component: UInt16(truncatingIfNeeded: value.component_id),
+            transport: tcpType == nil ? "udp" : "tcp",
+            priority: value.priority,
+            address: address,
+            port: port,
+            type: type,
+            relatedAddress: related?.0,
+            relatedPort: related?.1,
+            tcpType: tcpType
+        )
     }
 
     /// A new libnice candidate for this one in `streamID` (free it with `nice_candidate_free`),
@@ -38,12 +49,13 @@ extension IceCandidate {
     /// is neither UDP nor TCP.
     func makeNiceCandidate(streamID: UInt32) -> UnsafeMutablePointer<NiceCandidate>? {
         guard let transport = transportProtocol else { return nil }
-        let niceType: NiceCandidateType = switch type {
-        case .host: NICE_CANDIDATE_TYPE_HOST
-        case .srflx: NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE
-        case .prflx: NICE_CANDIDATE_TYPE_PEER_REFLEXIVE
-        case .relay: NICE_CANDIDATE_TYPE_RELAYED
-        }
+        let niceType: NiceCandidateType =
+            switch type {
+            case .host: NICE_CANDIDATE_TYPE_HOST
+            case .srflx: NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE
+            case .prflx: NICE_CANDIDATE_TYPE_PEER_REFLEXIVE
+            case .relay: NICE_CANDIDATE_TYPE_RELAYED
+            }
         guard let candidate = nice_candidate_new(niceType) else { return nil }
         guard nice_address_set_from_string(&candidate.pointee.addr, address) != 0 else {
             nice_candidate_free(candidate)
@@ -53,12 +65,13 @@ extension IceCandidate {
         if let relatedAddress, nice_address_set_from_string(&candidate.pointee.base_addr, relatedAddress) != 0 {
             nice_address_set_port(&candidate.pointee.base_addr, UInt32(relatedPort ?? 0))
         }
-        candidate.pointee.transport = switch (transport, tcpType) {
-        case (.udp, _): NICE_CANDIDATE_TRANSPORT_UDP
-        case (.tcp, .passive?): NICE_CANDIDATE_TRANSPORT_TCP_PASSIVE
-        case (.tcp, .so?): NICE_CANDIDATE_TRANSPORT_TCP_SO
-        case (.tcp, _): NICE_CANDIDATE_TRANSPORT_TCP_ACTIVE
-        }
+        candidate.pointee.transport =
+            switch (transport, tcpType) {
+            case (.udp, _): NICE_CANDIDATE_TRANSPORT_UDP
+            case (.tcp, .passive?): NICE_CANDIDATE_TRANSPORT_TCP_PASSIVE
+            case (.tcp, .so?): NICE_CANDIDATE_TRANSPORT_TCP_SO
+            case (.tcp, _): NICE_CANDIDATE_TRANSPORT_TCP_ACTIVE
+            }
         candidate.pointee.priority = priority
         candidate.pointee.stream_id = streamID
         candidate.pointee.component_id = UInt32(component)
@@ -75,7 +88,7 @@ extension IceCandidate {
 enum NiceAddressText {
     /// The IP literal (IPv6 without brackets) and port.
     static func hostAndPort(_ address: UnsafePointer<NiceAddress>) -> (String, UInt16) {
-        var buffer = [CChar](repeating: 0, count: 64) // >= NICE_ADDRESS_STRING_LEN (INET6_ADDRSTRLEN)
+        var buffer = [CChar](repeating: 0, count: 64)  // >= NICE_ADDRESS_STRING_LEN (INET6_ADDRSTRLEN)
         nice_address_to_string(address, &buffer)
         let host = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return (host, UInt16(truncatingIfNeeded: nice_address_get_port(address)))

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import CNice
+import SwiftRTCCore
 
 /// The one component of an agent, as the layers above see it: a ``DatagramSender``.
 public final class IceComponent: DatagramSender {
@@ -13,8 +13,13 @@ public final class IceComponent: DatagramSender {
     /// no allocation; `false` before a pair is selected, after close, or if the socket refused.
     public func send(_ datagram: UnsafeRawBufferPointer) -> Bool {
         guard let base = datagram.baseAddress, !core.isClosed.load(ordering: .relaxed) else { return false }
-        let sent = nice_agent_send(core.agent, core.streamID, IceAgentCore.componentID, UInt32(datagram.count),
-                                   base.assumingMemoryBound(to: CChar.self))
+        let sent = nice_agent_send(
+            core.agent,
+            core.streamID,
+            IceAgentCore.componentID,
+            UInt32(datagram.count),
+            base.assumingMemoryBound(to: CChar.self)
+        )
         return Int(sent) == datagram.count
     }
 }

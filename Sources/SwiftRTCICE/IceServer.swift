@@ -55,7 +55,9 @@ public struct IceServer: Sendable, Hashable, CustomStringConvertible {
             let query = rest[rest.index(after: question)...]
             rest = rest[..<question]
             guard scheme.isRelay else { throw fail("only turn: and turns: URLs take a query") }
-            guard query.hasPrefix("transport="), let value = Transport(rawValue: query.dropFirst("transport=".count).lowercased()) else {
+            guard query.hasPrefix("transport="),
+                let value = Transport(rawValue: query.dropFirst("transport=".count).lowercased())
+            else {
                 throw fail("expected '?transport=udp' or '?transport=tcp'")
             }
             transport = value
@@ -83,7 +85,9 @@ public struct IceServer: Sendable, Hashable, CustomStringConvertible {
         }
         var port: UInt16 = scheme.isSecure ? 5349 : 3478
         if let portText {
-            guard let value = UInt16(portText), value > 0 else { throw fail("port '\(portText)' is not a number from 1 to 65535") }
+            guard let value = UInt16(portText), value > 0 else {
+                throw fail("port '\(portText)' is not a number from 1 to 65535")
+            }
             port = value
         }
         if scheme.isRelay && (username == nil || credential == nil) {

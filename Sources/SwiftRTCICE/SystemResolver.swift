@@ -58,7 +58,8 @@ enum SystemResolver {
         for line in text.split(separator: "\n") where line.hasPrefix("hosts:") {
             let sources = line.dropFirst("hosts:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
             if sources.contains(where: { $0.hasPrefix("mdns") || $0 == "resolve" }) { return nil }
-            return "no mDNS resolver in the system resolver configuration (\(path) hosts: \(sources.joined(separator: " "))); install libnss-mdns or systemd-resolved"
+            return
+                "no mDNS resolver in the system resolver configuration (\(path) hosts: \(sources.joined(separator: " "))); install libnss-mdns or systemd-resolved"
         }
         return "\(path) has no hosts: line, so no mDNS resolver is configured"
     }
@@ -87,7 +88,9 @@ enum SystemResolver {
         guard family == AF_INET || family == AF_INET6 else { return nil }
         let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return nil
+        }
         let text = host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         // Link-local IPv6 comes back with a zone ("fe80::1%eth0"); libnice takes the bare address.
         return text.split(separator: "%").first.map(String.init)

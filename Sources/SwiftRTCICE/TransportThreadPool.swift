@@ -58,30 +58,45 @@ final class TransportThread: @unchecked Sendable {
         loop = g_main_loop_new(context, 0)
         let start = Unmanaged.passRetained(StartBox(context: context, loop: loop)).toOpaque()
         // g_thread_new names the thread (visible in top -H, gdb) and aborts if it cannot start one.
-        let thread = g_thread_new(String(name.utf8.prefix(15)), { argument in
-            let box = Unmanaged<StartBox>.fromOpaque(argument!).takeRetainedValue()
-            g_main_context_push_thread_default(box.context)
-            g_main_loop_run(box.loop)
-            g_main_context_pop_thread_default(box.context)
-            return nil
-        }, start)
+        let thread = g_thread_new(
+            String(name.utf8.prefix(15)),
+            { argument in
+                let box = Unmanaged<StartBox>.fromOpaque(argument!).takeRetainedValue()
+                g_main_context_push_thread_default(box.context)
+                g_main_loop_run(box.loop)
+                g_main_context_pop_thread_default(box.context)
+                return nil
+            },
+            start
+        )
         handle.withLock { $0 = thread.map(ThreadHandle.init) }
     }
 
     /// Runs `body` on this thread, soon (or now, if called on it).
     func invoke(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(InvokeBox(body)).toOpaque()
-        g_main_context_invoke_full(context, G_PRIORITY_DEFAULT, { data in
-            Unmanaged<InvokeBox>.fromOpaque(data!).takeUnretainedValue().body()
-            return 0 // G_SOURCE_REMOVE
-        }, box, { data in
-            Unmanaged<InvokeBox>.fromOpaque(data!).release()
-        })
+        g_main_context_invoke_full(
+            context,
+            G_PRIORITY_DEFAULT,
+            { data in
+                Unmanaged<InvokeBox>.fromOpaque(data!).takeUnretainedValue().body()
+                return 0  // G_SOURCE_REMOVE
+            },
+            box,
+            { data in
+                Unmanaged<InvokeBox>.fromOpaque(data!).release()
+            }
+        )
     }
 
     /// Quits the loop and waits for the thread to end. Idempotent.
     func stop() {
-        guard let thread = handle.withLock({ value -> ThreadHandle? in defer { value = nil }; return value }) else { return }
+        guard
+            let thread = handle.withLock({ value -> ThreadHandle? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         g_main_loop_quit(loop)
         _ = g_thread_join(thread.pointer)
     }

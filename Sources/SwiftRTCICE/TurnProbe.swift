@@ -24,14 +24,16 @@ enum TurnProbe {
 
         // 1. Unauthenticated Allocate: the server answers 401 with its realm and nonce.
         var request = StunMessage(type: StunMessage.allocateRequest)
-        request.append(StunMessage.requestedTransport, [17, 0, 0, 0]) // UDP
+        request.append(StunMessage.requestedTransport, [17, 0, 0, 0])  // UDP
         guard let first = socket.exchange(request) else {
             return Outcome(code: nil, reason: "no answer from \(address):\(port) (timed out)")
         }
         guard let (code, reason) = first.errorCode else {
             return Outcome(code: nil, reason: "the server allocated without credentials when probed")
         }
-        guard code == 401, let realm = first.attribute(StunMessage.realm), let nonce = first.attribute(StunMessage.nonce) else {
+        guard code == 401, let realm = first.attribute(StunMessage.realm),
+            let nonce = first.attribute(StunMessage.nonce)
+        else {
             return Outcome(code: code, reason: reason)
         }
 
@@ -47,7 +49,11 @@ enum TurnProbe {
             message.appendMessageIntegrity(key: key)
             return message
         }
-        guard let second = socket.exchange(signed(StunMessage.allocateRequest, StunMessage.requestedTransport, [17, 0, 0, 0])) else {
+        guard
+            let second = socket.exchange(
+                signed(StunMessage.allocateRequest, StunMessage.requestedTransport, [17, 0, 0, 0])
+            )
+        else {
             return Outcome(code: nil, reason: "no answer to the authenticated Allocate (timed out)")
         }
         if let (code, reason) = second.errorCode { return Outcome(code: code, reason: reason) }
@@ -106,7 +112,9 @@ package struct StunMessage {
 
     /// A received message, if it is a well-formed STUN message.
     package init?(received: [UInt8]) {
-        guard received.count >= 20, Array(received[4..<8]) == Self.magicCookie, received[0] & 0xC0 == 0 else { return nil }
+        guard received.count >= 20, Array(received[4..<8]) == Self.magicCookie, received[0] & 0xC0 == 0 else {
+            return nil
+        }
         let length = Int(received[2]) << 8 | Int(received[3])
         guard length % 4 == 0, received.count == 20 + length else { return nil }
         bytes = received
@@ -155,7 +163,9 @@ package struct StunMessage {
 
     /// ERROR-CODE of an error response: class * 100 + number, and the reason phrase.
     package var errorCode: (Int, String)? {
-        guard bytes[1] & 0x10 != 0, bytes[0] & 0x01 != 0, let value = attribute(Self.errorCodeAttribute), value.count >= 4 else {
+        guard bytes[1] & 0x10 != 0, bytes[0] & 0x01 != 0, let value = attribute(Self.errorCodeAttribute),
+            value.count >= 4
+        else {
             return nil
         }
         return (Int(value[2] & 0x07) * 100 + Int(value[3]), String(decoding: value[4...], as: UTF8.self))
@@ -210,7 +220,8 @@ private struct UDPClient {
                 let count = recv(descriptor, &buffer, buffer.count, 0)
                 guard count > 0 else { break }
                 if let response = StunMessage(received: Array(buffer[0..<count])),
-                   response.transactionID == request.transactionID {
+                    response.transactionID == request.transactionID
+                {
                     return response
                 }
             }

@@ -25,10 +25,18 @@ package struct AudioChunker {
     /// Appends interleaved `samples` of `channels` channels, calling `body` with each whole
     /// frame. A change of channel count first pads a partial frame of the old count with
     /// silence and hands it out.
-    package mutating func append(_ samples: UnsafeBufferPointer<Int16>, channels: Int, _ body: (AudioFrame) throws -> Void) rethrows {
+    package mutating func append(
+        _ samples: UnsafeBufferPointer<Int16>,
+        channels: Int,
+        _ body: (AudioFrame) throws -> Void
+    ) rethrows {
         if channels != frame.channels {
             try flush(body)
-            frame = AudioFrame(samples: [Int16](repeating: 0, count: samplesPerChannel * channels), channels: channels, timestamp: position)
+            frame = AudioFrame(
+                samples: [Int16](repeating: 0, count: samplesPerChannel * channels),
+                channels: channels,
+                timestamp: position
+            )
             filled = 0
         }
         let size = samplesPerChannel * channels
@@ -36,8 +44,8 @@ package struct AudioChunker {
         while offset < samples.count {
             let count = min(size - filled, samples.count - offset)
             frame.samples.withUnsafeMutableBufferPointer { out in
-                _ = UnsafeMutableBufferPointer(rebasing: out[filled ..< filled + count])
-                    .initialize(from: UnsafeBufferPointer(rebasing: samples[offset ..< offset + count]))
+                _ = UnsafeMutableBufferPointer(rebasing: out[filled..<filled + count])
+                    .initialize(from: UnsafeBufferPointer(rebasing: samples[offset..<offset + count]))
             }
             filled += count
             offset += count
@@ -54,7 +62,7 @@ package struct AudioChunker {
     package mutating func flush(_ body: (AudioFrame) throws -> Void) rethrows {
         guard filled > 0 else { return }
         frame.samples.withUnsafeMutableBufferPointer { out in
-            for index in filled ..< out.count { out[index] = 0 }
+            for index in filled..<out.count { out[index] = 0 }
         }
         filled = frame.samples.count
         frame.timestamp = position

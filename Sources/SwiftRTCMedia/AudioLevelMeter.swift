@@ -26,12 +26,17 @@ public struct AudioLevelMeter: Sendable {
     /// The RFC 6464 level of the audio analysed since the last call (127 if none), and resets
     /// that window (call once per outgoing packet).
     public mutating func takeAudioLevel() -> UInt8 {
-        defer { sumOfSquares = 0; sampleCount = 0 }
+        defer {
+            sumOfSquares = 0
+            sampleCount = 0
+        }
         return Self.audioLevel(meanSquare: sampleCount == 0 ? 0 : sumOfSquares / Double(sampleCount))
     }
 
     /// RMS of everything analysed so far, 0 to 1 of full scale.
-    public var rms: Double { totalSampleCount == 0 ? 0 : (totalSumOfSquares / Double(totalSampleCount)).squareRoot() / 32768 }
+    public var rms: Double {
+        totalSampleCount == 0 ? 0 : (totalSumOfSquares / Double(totalSampleCount)).squareRoot() / 32768
+    }
 
     /// RMS of one frame, 0 to 1 of full scale.
     public static func rms(of frame: AudioFrame) -> Double {

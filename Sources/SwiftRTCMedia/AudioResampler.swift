@@ -16,7 +16,7 @@ import CSWResample
 /// ```
 public final class AudioResampler {
     /// The sample rates accepted on either side, in hertz.
-    public static let supportedRates = 8_000 ... 192_000
+    public static let supportedRates = 8_000...192_000
 
     /// The format of what ``convert(_:)`` takes.
     public let input: PCMFormat
@@ -28,7 +28,8 @@ public final class AudioResampler {
 
     /// A resampler from `input` to `output`.
     public init(from input: PCMFormat, to output: PCMFormat) throws(AudioResamplerError) {
-        for format in [input, output] where !Self.supportedRates.contains(format.sampleRate) || !(1 ... 2).contains(format.channels) {
+        for format in [input, output]
+        where !Self.supportedRates.contains(format.sampleRate) || !(1...2).contains(format.channels) {
             throw .unsupportedFormat(format)
         }
         self.input = input
@@ -41,8 +42,17 @@ public final class AudioResampler {
             av_channel_layout_uninit(&outLayout)
         }
         var context: OpaquePointer?
-        let status = swr_alloc_set_opts2(&context, &outLayout, AV_SAMPLE_FMT_S16, Int32(output.sampleRate),
-                                         &inLayout, AV_SAMPLE_FMT_S16, Int32(input.sampleRate), 0, nil)
+        let status = swr_alloc_set_opts2(
+            &context,
+            &outLayout,
+            AV_SAMPLE_FMT_S16,
+            Int32(output.sampleRate),
+            &inLayout,
+            AV_SAMPLE_FMT_S16,
+            Int32(input.sampleRate),
+            0,
+            nil
+        )
         guard status >= 0, let context else { throw .library(operation: "swr_alloc_set_opts2", code: status) }
         self.context = context
         let initialised = swr_init(context)

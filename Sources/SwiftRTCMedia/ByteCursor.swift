@@ -17,7 +17,11 @@ struct ByteCursor {
 
     mutating func require(_ count: Int, _ what: String) throws(MediaFileError) {
         guard count >= 0, count <= remaining else {
-            throw .truncated(format: format, offset: bytes.count, expected: "\(what) (\(count) bytes at offset \(offset))")
+            throw .truncated(
+                format: format,
+                offset: bytes.count,
+                expected: "\(what) (\(count) bytes at offset \(offset))"
+            )
         }
     }
 
@@ -67,7 +71,8 @@ struct ByteCursor {
 /// Little-endian appenders for the writers.
 extension Array where Element == UInt8 {
     mutating func appendLE16(_ value: UInt16) {
-        append(UInt8(truncatingIfNeeded: value)); append(UInt8(truncatingIfNeeded: value >> 8))
+        append(UInt8(truncatingIfNeeded: value))
+        append(UInt8(truncatingIfNeeded: value >> 8))
     }
     mutating func appendLE32(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }

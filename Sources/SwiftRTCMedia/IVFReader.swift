@@ -35,18 +35,38 @@ public struct IVFReader: MediaSource, Sendable {
             throw error
         }
         var header = ByteCursor(headerBytes, format: Self.format)
-        guard try header.ascii(4, "signature") == "DKIF" else { throw .badMagic(format: Self.format, expected: "\"DKIF\"") }
+        guard try header.ascii(4, "signature") == "DKIF" else {
+            throw .badMagic(format: Self.format, expected: "\"DKIF\"")
+        }
         let version = try header.le16("version")
-        guard version == 0 else { throw .invalidField(format: Self.format, offset: 4, field: "version", value: "\(version)") }
+        guard version == 0 else {
+            throw .invalidField(format: Self.format, offset: 4, field: "version", value: "\(version)")
+        }
         let headerSize = Int(try header.le16("header size"))
-        guard headerSize >= 32 else { throw .invalidField(format: Self.format, offset: 6, field: "header size", value: "\(headerSize)") }
+        guard headerSize >= 32 else {
+            throw .invalidField(format: Self.format, offset: 6, field: "header size", value: "\(headerSize)")
+        }
         let fourcc = try header.ascii(4, "codec FourCC")
-        guard fourcc == "VP80" else { throw .invalidField(format: Self.format, offset: 8, field: "codec FourCC (only VP80 is supported)", value: fourcc) }
+        guard fourcc == "VP80" else {
+            throw .invalidField(
+                format: Self.format,
+                offset: 8,
+                field: "codec FourCC (only VP80 is supported)",
+                value: fourcc
+            )
+        }
         width = Int(try header.le16("width"))
         height = Int(try header.le16("height"))
         let denominator = Int(try header.le32("time base denominator"))
         let numerator = Int(try header.le32("time base numerator"))
-        guard denominator > 0, numerator > 0 else { throw .invalidField(format: Self.format, offset: 16, field: "time base", value: "\(numerator)/\(denominator)") }
+        guard denominator > 0, numerator > 0 else {
+            throw .invalidField(
+                format: Self.format,
+                offset: 16,
+                field: "time base",
+                value: "\(numerator)/\(denominator)"
+            )
+        }
         timeBase = (numerator, denominator)
         headerFrameCount = Int(try header.le32("frame count"))
         _ = try file.read(headerSize - 32, format: Self.format, "rest of the \(headerSize)-byte header")
@@ -59,9 +79,16 @@ public struct IVFReader: MediaSource, Sendable {
         var header = ByteCursor(try file.read(12, format: Self.format, "frame header"), format: Self.format)
         let size = Int(try header.le32("frame size"))
         let pts = try header.le64("pts")
-        guard (1...(16 << 20)).contains(size) else { throw .invalidField(format: Self.format, offset: frameOffset, field: "frame size", value: "\(size)") }
+        guard (1...(16 << 20)).contains(size) else {
+            throw .invalidField(format: Self.format, offset: frameOffset, field: "frame size", value: "\(size)")
+        }
         let data = try file.read(size, format: Self.format, "VP8 frame of \(size) bytes")
         let ticks = pts &* 90_000 &* UInt64(timeBase.numerator) / UInt64(timeBase.denominator)
-        return EncodedFrame(codec: .vp8, data: data, timestamp: UInt32(truncatingIfNeeded: ticks), isKeyframe: data[0] & 1 == 0)
+        return EncodedFrame(
+            codec: .vp8,
+            data: data,
+            timestamp: UInt32(truncatingIfNeeded: ticks),
+            isKeyframe: data[0] & 1 == 0
+        )
     }
 }

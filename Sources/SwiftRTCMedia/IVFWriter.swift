@@ -17,21 +17,32 @@ public final class IVFWriter {
 
     /// Creates (truncating) `path` and writes the header.
     public init(path: String, width: Int, height: Int) throws(MediaFileError) {
-        guard (1...65535).contains(width), (1...65535).contains(height) else { throw .unusable(format: "IVF", reason: "size \(width)x\(height) out of range") }
+        guard (1...65535).contains(width), (1...65535).contains(height) else {
+            throw .unusable(format: "IVF", reason: "size \(width)x\(height) out of range")
+        }
         self.width = width
         self.height = height
         file = try MediaOutputFile(path: path)
         var header = [UInt8]()
-        header.appendASCII("DKIF"); header.appendLE16(0); header.appendLE16(32); header.appendASCII("VP80")
-        header.appendLE16(UInt16(width)); header.appendLE16(UInt16(height))
-        header.appendLE32(90_000); header.appendLE32(1); header.appendLE32(0); header.appendLE32(0)
+        header.appendASCII("DKIF")
+        header.appendLE16(0)
+        header.appendLE16(32)
+        header.appendASCII("VP80")
+        header.appendLE16(UInt16(width))
+        header.appendLE16(UInt16(height))
+        header.appendLE32(90_000)
+        header.appendLE32(1)
+        header.appendLE32(0)
+        header.appendLE32(0)
         try file.append(header)
     }
 
     /// Appends a VP8 frame.
     public func write(_ frame: EncodedFrame) throws(MediaFileError) {
         guard file.isOpen else { throw .unusable(format: "IVF", reason: "writer is closed") }
-        guard frame.codec == .vp8, !frame.data.isEmpty else { throw .unusable(format: "IVF", reason: "IVF holds non-empty VP8 frames, got \(frame.codec.rawValue)") }
+        guard frame.codec == .vp8, !frame.data.isEmpty else {
+            throw .unusable(format: "IVF", reason: "IVF holds non-empty VP8 frames, got \(frame.codec.rawValue)")
+        }
         if firstTimestamp == nil {
             firstTimestamp = frame.timestamp
         } else {
@@ -40,7 +51,8 @@ public final class IVFWriter {
         lastTimestamp = frame.timestamp
         var bytes = [UInt8]()
         bytes.reserveCapacity(12 + frame.data.count)
-        bytes.appendLE32(UInt32(frame.data.count)); bytes.appendLE64(UInt64(bitPattern: pts))
+        bytes.appendLE32(UInt32(frame.data.count))
+        bytes.appendLE64(UInt64(bitPattern: pts))
         bytes += frame.data
         try file.append(bytes)
         frameCount += 1

@@ -46,6 +46,10 @@ extension MediaFileError {
         guard result < 0 else { return }
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(result, &buffer, buffer.count)
-        throw .muxer(operation: operation, code: result, message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        throw .muxer(
+            operation: operation,
+            code: result,
+            message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        )
     }
 }

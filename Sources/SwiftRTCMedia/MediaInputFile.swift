@@ -36,9 +36,17 @@ final class MediaInputFile: Sendable {
     private func fill(_ count: Int, _ state: inout State) throws(MediaFileError) -> Int {
         while state.buffer.count - state.bufferStart < count, !state.reachedEnd {
             let chunk: Data?
-            do { chunk = try handle.read(upToCount: 1 << 20) } catch { throw .io(path: path, operation: "read", errno: EIO) }
-            guard let chunk, !chunk.isEmpty else { state.reachedEnd = true; break }
-            if state.bufferStart > 0 { state.buffer.removeFirst(state.bufferStart); state.bufferStart = 0 }
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch {
+                throw .io(path: path, operation: "read", errno: EIO)
+            }
+            guard let chunk, !chunk.isEmpty else {
+                state.reachedEnd = true
+                break
+            }
+            if state.bufferStart > 0 {
+                state.buffer.removeFirst(state.bufferStart)
+                state.bufferStart = 0
+            }
             state.buffer.append(contentsOf: chunk)
         }
         return state.buffer.count - state.bufferStart
@@ -53,11 +61,17 @@ final class MediaInputFile: Sendable {
     func read(_ count: Int, format: String, _ what: String) throws(MediaFileError) -> [UInt8] {
         try state.withLock { (state) throws(MediaFileError) in
             guard count >= 0, try fill(count, &state) >= count else {
-                throw .truncated(format: format, offset: state.offset + (state.buffer.count - state.bufferStart),
-                                 expected: "\(what) (\(count) bytes at offset \(state.offset))")
+                throw .truncated(
+                    format: format,
+                    offset: state.offset + (state.buffer.count - state.bufferStart),
+                    expected: "\(what) (\(count) bytes at offset \(state.offset))"
+                )
             }
-            defer { state.bufferStart += count; state.offset += count }
-            return Array(state.buffer[state.bufferStart ..< state.bufferStart + count])
+            defer {
+                state.bufferStart += count
+                state.offset += count
+            }
+            return Array(state.buffer[state.bufferStart..<state.bufferStart + count])
         }
     }
 
@@ -68,15 +82,27 @@ final class MediaInputFile: Sendable {
             while true {
                 let available = try fill(scanned + 1, &state)
                 guard available > scanned else {
-                    throw .truncated(format: format, offset: state.offset + available, expected: "\(what) ending in a newline")
+                    throw .truncated(
+                        format: format,
+                        offset: state.offset + available,
+                        expected: "\(what) ending in a newline"
+                    )
                 }
                 if state.buffer[state.bufferStart + scanned] == 0x0A {
-                    defer { state.bufferStart += scanned + 1; state.offset += scanned + 1 }
-                    return Array(state.buffer[state.bufferStart ..< state.bufferStart + scanned])
+                    defer {
+                        state.bufferStart += scanned + 1
+                        state.offset += scanned + 1
+                    }
+                    return Array(state.buffer[state.bufferStart..<state.bufferStart + scanned])
                 }
                 scanned += 1
                 guard scanned <= limit else {
-                    throw .invalidField(format: format, offset: state.offset, field: what, value: "longer than \(limit) bytes")
+                    throw .invalidField(
+                        format: format,
+                        offset: state.offset,
+                        field: what,
+                        value: "longer than \(limit) bytes"
+                    )
                 }
             }
         }

@@ -27,7 +27,9 @@ final class MediaOutputFile {
         guard descriptor >= 0 else { throw .unusable(format: path, reason: "file is closed") }
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+            let n = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .io(path: path, operation: "write", errno: errno)
@@ -38,7 +40,9 @@ final class MediaOutputFile {
 
     /// Cuts the file back to `length` bytes (used by silence trimming).
     func truncate(to length: Int) throws(MediaFileError) {
-        guard ftruncate(descriptor, off_t(length)) == 0 else { throw .io(path: path, operation: "truncate", errno: errno) }
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw .io(path: path, operation: "truncate", errno: errno)
+        }
         size = length
     }
 

@@ -23,19 +23,28 @@ public struct OggOpusReader: MediaSource, Sendable {
     /// Opens `path` and reads the `OpusHead` and `OpusTags` packets.
     public init(path: String) throws(MediaFileError) {
         pages = try OggPageReader(path: path)
-        guard let (headPacket, _, headOffset) = try pages.readPacket() else { throw .badMagic(format: "Ogg", expected: "\"OggS\"") }
+        guard let (headPacket, _, headOffset) = try pages.readPacket() else {
+            throw .badMagic(format: "Ogg", expected: "\"OggS\"")
+        }
         head = try OpusHead(parsing: headPacket, offset: headOffset)
         guard let (tagsPacket, _, tagsOffset) = try pages.readPacket() else {
             throw .truncated(format: "Ogg Opus", offset: headOffset, expected: "an \"OpusTags\" packet")
         }
         var tags = ByteCursor(tagsPacket, format: "Ogg Opus")
         guard tagsPacket.count >= 8, try tags.ascii(8, "magic") == "OpusTags" else {
-            throw .invalidField(format: "Ogg Opus", offset: tagsOffset, field: "second packet (expected OpusTags)", value: String(decoding: tagsPacket.prefix(8), as: UTF8.self))
+            throw .invalidField(
+                format: "Ogg Opus",
+                offset: tagsOffset,
+                field: "second packet (expected OpusTags)",
+                value: String(decoding: tagsPacket.prefix(8), as: UTF8.self)
+            )
         }
         let vendorLength = Int(try tags.le32("vendor length"))
         vendor = String(decoding: try tags.bytes(vendorLength, "vendor string"), as: UTF8.self)
         let count = Int(try tags.le32("comment count"))
-        guard count <= tags.remaining / 4 else { throw .invalidField(format: "Ogg Opus", offset: tagsOffset, field: "comment count", value: "\(count)") }
+        guard count <= tags.remaining / 4 else {
+            throw .invalidField(format: "Ogg Opus", offset: tagsOffset, field: "comment count", value: "\(count)")
+        }
         var comments: [String] = []
         for _ in 0..<count {
             let length = Int(try tags.le32("comment length"))
@@ -54,12 +63,22 @@ public struct OggOpusReader: MediaSource, Sendable {
             guard let (packet, granule, offset) = try pages.readPacket() else { return nil }
             next = (packet, try Self.samples(packet, offset: offset), granule, offset)
         }
-        let frame = EncodedFrame(codec: .opus, data: next.packet, timestamp: UInt32(truncatingIfNeeded: position), isKeyframe: true)
+        let frame = EncodedFrame(
+            codec: .opus,
+            data: next.packet,
+            timestamp: UInt32(truncatingIfNeeded: position),
+            isKeyframe: true
+        )
         position += Int64(next.samples)
         if next.granule >= 0 {
             // A page may end early (end trimming on the last page, RFC 7845 section 4.5), never late.
             guard next.granule <= position else {
-                throw .invalidField(format: "Ogg Opus", offset: next.offset, field: "granule position (beyond the packets' end at \(position))", value: "\(next.granule)")
+                throw .invalidField(
+                    format: "Ogg Opus",
+                    offset: next.offset,
+                    field: "granule position (beyond the packets' end at \(position))",
+                    value: "\(next.granule)"
+                )
             }
             granulePosition = next.granule
         }
@@ -85,7 +104,12 @@ public struct OggOpusReader: MediaSource, Sendable {
 
     private static func samples(_ packet: [UInt8], offset: Int) throws(MediaFileError) -> Int {
         guard let samples = OpusPacket.sampleCount(packet) else {
-            throw .invalidField(format: "Ogg Opus", offset: offset, field: "Opus packet TOC", value: packet.first.map { "0x" + String($0, radix: 16) } ?? "empty packet")
+            throw .invalidField(
+                format: "Ogg Opus",
+                offset: offset,
+                field: "Opus packet TOC",
+                value: packet.first.map { "0x" + String($0, radix: 16) } ?? "empty packet"
+            )
         }
         return samples
     }

@@ -27,7 +27,8 @@ public final class OggOpusWriter {
     private var pagePackets: [[UInt8]] = []
     private var pageSegments = 0
     private var pageStartGranule: Int64
-    private var trimming: (settings: SilenceTrimming, detector: VoiceActivityDetector, gate: LeadingSilenceGate<[UInt8]>)?
+    private var trimming:
+        (settings: SilenceTrimming, detector: VoiceActivityDetector, gate: LeadingSilenceGate<[UInt8]>)?
     private var heldSilence: [(packet: [UInt8], samples: Int)] = []
     private var heldSilenceSamples = 0
     private static let maximumHeldSilence = 30 * AudioFrame.sampleRate
@@ -40,19 +41,37 @@ public final class OggOpusWriter {
     public private(set) var skippedFrames = 0
 
     /// Creates (truncating) `path` and writes the two header pages.
-    public init(path: String, head: OpusHead, trimming: SilenceTrimming? = nil, pageDuration: Duration = .milliseconds(500), vendor: String = "SwiftRTC") throws(MediaFileError) {
-        guard head.channels == 1 || head.channels == 2 else { throw .unusable(format: "Ogg Opus", reason: "only mono or stereo, got \(head.channels) channels") }
+    public init(
+        path: String,
+        head: OpusHead,
+        trimming: SilenceTrimming? = nil,
+        pageDuration: Duration = .milliseconds(500),
+        vendor: String = "SwiftRTC"
+    ) throws(MediaFileError) {
+        guard head.channels == 1 || head.channels == 2 else {
+            throw .unusable(format: "Ogg Opus", reason: "only mono or stereo, got \(head.channels) channels")
+        }
         self.head = head
         file = try MediaOutputFile(path: path)
         serialNumber = UInt32.random(in: 1...UInt32.max)
-        pageSamples = max(1, Int(pageDuration.components.seconds) * AudioFrame.sampleRate + Int(pageDuration.components.attoseconds / 20_833_333_333_333))
+        pageSamples = max(
+            1,
+            Int(pageDuration.components.seconds) * AudioFrame.sampleRate
+                + Int(pageDuration.components.attoseconds / 20_833_333_333_333)
+        )
         granule = 0
         pageStartGranule = 0
         if let trimming {
-            self.trimming = (trimming, VoiceActivityDetector(), LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000))
+            self.trimming = (
+                trimming, VoiceActivityDetector(),
+                LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000)
+            )
         }
         var tags = [UInt8]()
-        tags.appendASCII("OpusTags"); tags.appendLE32(UInt32(vendor.utf8.count)); tags.appendASCII(vendor); tags.appendLE32(0)
+        tags.appendASCII("OpusTags")
+        tags.appendLE32(UInt32(vendor.utf8.count))
+        tags.appendASCII(vendor)
+        tags.appendLE32(0)
         try writePage(packets: [head.packet], flags: .beginningOfStream, granule: 0)
         try writePage(packets: [tags], flags: [], granule: 0)
     }
@@ -62,11 +81,17 @@ public final class OggOpusWriter {
     public func write(_ frame: EncodedFrame, pcm: AudioFrame? = nil) throws(MediaFileError) {
         guard file.isOpen else { throw .unusable(format: "Ogg Opus", reason: "writer is closed") }
         guard frame.codec == .opus, let samples = OpusPacket.sampleCount(frame.data) else {
-            throw .unusable(format: "Ogg Opus", reason: "not a valid Opus packet (\(frame.codec.rawValue), \(frame.data.count) bytes)")
+            throw .unusable(
+                format: "Ogg Opus",
+                reason: "not a valid Opus packet (\(frame.codec.rawValue), \(frame.data.count) bytes)"
+            )
         }
         if let expected = nextTimestamp {
             let gap = RTPTimestamp.distance(from: expected, to: frame.timestamp)
-            guard gap >= 0 else { skippedFrames += 1; return }
+            guard gap >= 0 else {
+                skippedFrames += 1
+                return
+            }
             if gap <= Self.maximumFilledGap {
                 for (packet, fill) in Self.gapFillers(samples: Int(gap), stereo: head.channels == 2) {
                     try admit(packet, samples: fill, speech: false)
@@ -106,12 +131,14 @@ public final class OggOpusWriter {
         guard trimming.gate.hasStarted else { return }
         if speech || heldSilenceSamples > Self.maximumHeldSilence {
             for held in heldSilence { try append(held.packet, samples: held.samples) }
-            heldSilence = []; heldSilenceSamples = 0
+            heldSilence = []
+            heldSilenceSamples = 0
         }
         if speech {
             for packet in released { try append(packet, samples: OpusPacket.sampleCount(packet) ?? 0) }
         } else {
-            heldSilence.append((packet, samples)); heldSilenceSamples += samples
+            heldSilence.append((packet, samples))
+            heldSilenceSamples += samples
         }
     }
 
@@ -137,7 +164,9 @@ public final class OggOpusWriter {
         let segments = packet.count / 255 + 1
         if !pagePackets.isEmpty, granule - pageStartGranule >= Int64(pageSamples) || pageSegments + segments > 255 {
             try writePage(packets: pagePackets, flags: [], granule: granule)
-            pagePackets = []; pageSegments = 0; pageStartGranule = granule
+            pagePackets = []
+            pageSegments = 0
+            pageStartGranule = granule
         }
         pagePackets.append(packet)
         pageSegments += segments
@@ -145,8 +174,14 @@ public final class OggOpusWriter {
     }
 
     private func writePage(packets: [[UInt8]], flags: OggPage.Flags, granule: Int64) throws(MediaFileError) {
-        let page = OggPage(flags: flags, granulePosition: packets.isEmpty ? -1 : granule, serialNumber: serialNumber, sequenceNumber: sequenceNumber,
-                           segmentTable: packets.flatMap { OggPage.lacing(forPacketOfLength: $0.count) }, body: packets.flatMap { $0 })
+        let page = OggPage(
+            flags: flags,
+            granulePosition: packets.isEmpty ? -1 : granule,
+            serialNumber: serialNumber,
+            sequenceNumber: sequenceNumber,
+            segmentTable: packets.flatMap { OggPage.lacing(forPacketOfLength: $0.count) },
+            body: packets.flatMap { $0 }
+        )
         try file.append(page.serialized)
         sequenceNumber += 1
     }

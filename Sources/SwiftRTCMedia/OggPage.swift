@@ -44,7 +44,14 @@ public struct OggPage: Sendable, Hashable {
     public var body: [UInt8]
 
     /// A page; ``serialized`` computes its CRC.
-    public init(flags: Flags, granulePosition: Int64, serialNumber: UInt32, sequenceNumber: UInt32, segmentTable: [UInt8], body: [UInt8]) {
+    public init(
+        flags: Flags,
+        granulePosition: Int64,
+        serialNumber: UInt32,
+        sequenceNumber: UInt32,
+        segmentTable: [UInt8],
+        body: [UInt8]
+    ) {
         self.flags = flags
         self.granulePosition = granulePosition
         self.serialNumber = serialNumber
@@ -57,9 +64,14 @@ public struct OggPage: Sendable, Hashable {
     public var serialized: [UInt8] {
         var bytes = [UInt8]()
         bytes.reserveCapacity(27 + segmentTable.count + body.count)
-        bytes.appendASCII("OggS"); bytes.append(0); bytes.append(flags.rawValue)
-        bytes.appendLE64(UInt64(bitPattern: granulePosition)); bytes.appendLE32(serialNumber); bytes.appendLE32(sequenceNumber)
-        bytes.appendLE32(0); bytes.append(UInt8(segmentTable.count))
+        bytes.appendASCII("OggS")
+        bytes.append(0)
+        bytes.append(flags.rawValue)
+        bytes.appendLE64(UInt64(bitPattern: granulePosition))
+        bytes.appendLE32(serialNumber)
+        bytes.appendLE32(sequenceNumber)
+        bytes.appendLE32(0)
+        bytes.append(UInt8(segmentTable.count))
         bytes += segmentTable
         bytes += body
         let crc = OggCRC.checksum(bytes)

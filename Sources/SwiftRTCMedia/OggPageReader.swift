@@ -28,10 +28,22 @@ struct OggPageReader {
         var header = ByteCursor(headerBytes, format: Self.format)
         guard try header.ascii(4, "capture pattern") == "OggS" else {
             if offset == 0 { throw .badMagic(format: Self.format, expected: "\"OggS\"") }
-            throw .invalidField(format: Self.format, offset: offset, field: "capture pattern (lost page sync)", value: String(decoding: headerBytes.prefix(4), as: UTF8.self))
+            throw .invalidField(
+                format: Self.format,
+                offset: offset,
+                field: "capture pattern (lost page sync)",
+                value: String(decoding: headerBytes.prefix(4), as: UTF8.self)
+            )
         }
         let version = try header.u8("version")
-        guard version == 0 else { throw .invalidField(format: Self.format, offset: offset + 4, field: "stream structure version", value: "\(version)") }
+        guard version == 0 else {
+            throw .invalidField(
+                format: Self.format,
+                offset: offset + 4,
+                field: "stream structure version",
+                value: "\(version)"
+            )
+        }
         let flags = OggPage.Flags(rawValue: try header.u8("header type"))
         let granule = Int64(bitPattern: try header.le64("granule position"))
         let serial = try header.le32("serial number")
@@ -41,7 +53,14 @@ struct OggPageReader {
         let segmentTable = try file.read(segmentCount, format: Self.format, "segment table of page at offset \(offset)")
         let bodyLength = segmentTable.reduce(0) { $0 + Int($1) }
         let body = try file.read(bodyLength, format: Self.format, "body of page at offset \(offset)")
-        let page = OggPage(flags: flags, granulePosition: granule, serialNumber: serial, sequenceNumber: sequence, segmentTable: segmentTable, body: body)
+        let page = OggPage(
+            flags: flags,
+            granulePosition: granule,
+            serialNumber: serial,
+            sequenceNumber: sequence,
+            segmentTable: segmentTable,
+            body: body
+        )
         var check = headerBytes + segmentTable + body
         for i in 22..<26 { check[i] = 0 }
         guard OggCRC.checksum(check) == crc else { throw .checksumMismatch(format: Self.format, offset: offset) }
@@ -54,15 +73,24 @@ struct OggPageReader {
         while ready.isEmpty {
             guard let (page, offset) = try readPage() else {
                 guard partialPacket.isEmpty else {
-                    throw .truncated(format: Self.format, offset: file.offset, expected: "the rest of the packet begun at offset \(partialPacketOffset)")
+                    throw .truncated(
+                        format: Self.format,
+                        offset: file.offset,
+                        expected: "the rest of the packet begun at offset \(partialPacketOffset)"
+                    )
                 }
                 return nil
             }
             if serialNumber == nil { serialNumber = page.serialNumber }
             guard page.serialNumber == serialNumber else { continue }
             if page.flags.contains(.continued) != !partialPacket.isEmpty {
-                throw .invalidField(format: Self.format, offset: offset + 5, field: "continued-packet flag",
-                                    value: page.flags.contains(.continued) ? "set with no packet to continue" : "clear while a packet is unfinished")
+                throw .invalidField(
+                    format: Self.format,
+                    offset: offset + 5,
+                    field: "continued-packet flag",
+                    value: page.flags.contains(.continued)
+                        ? "set with no packet to continue" : "clear while a packet is unfinished"
+                )
             }
             var position = 0
             for lacing in page.segmentTable {
@@ -70,7 +98,12 @@ struct OggPageReader {
                 partialPacket += page.body[position..<position + Int(lacing)]
                 position += Int(lacing)
                 guard partialPacket.count <= Self.maximumPacketSize else {
-                    throw .invalidField(format: Self.format, offset: partialPacketOffset, field: "packet size", value: "over \(Self.maximumPacketSize) bytes")
+                    throw .invalidField(
+                        format: Self.format,
+                        offset: partialPacketOffset,
+                        field: "packet size",
+                        value: "over \(Self.maximumPacketSize) bytes"
+                    )
                 }
                 if lacing < 255 {
                     ready.append((partialPacket, -1, partialPacketOffset))

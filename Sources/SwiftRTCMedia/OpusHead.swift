@@ -28,9 +28,13 @@ public struct OpusHead: Sendable, Hashable {
     /// The 19-byte header packet (mapping family 0: mono or stereo).
     public var packet: [UInt8] {
         var bytes = [UInt8]()
-        bytes.appendASCII("OpusHead"); bytes.append(1); bytes.append(UInt8(channels))
-        bytes.appendLE16(UInt16(preSkip)); bytes.appendLE32(UInt32(inputSampleRate))
-        bytes.appendLE16(UInt16(bitPattern: outputGain)); bytes.append(0)
+        bytes.appendASCII("OpusHead")
+        bytes.append(1)
+        bytes.append(UInt8(channels))
+        bytes.appendLE16(UInt16(preSkip))
+        bytes.appendLE32(UInt32(inputSampleRate))
+        bytes.appendLE16(UInt16(bitPattern: outputGain))
+        bytes.append(0)
         return bytes
     }
 
@@ -40,14 +44,21 @@ public struct OpusHead: Sendable, Hashable {
             throw .badMagic(format: "Ogg Opus", expected: "an \"OpusHead\" packet first")
         }
         let version = try cursor.u8("OpusHead version")
-        guard version & 0xF0 == 0 else { throw .invalidField(format: "Ogg Opus", offset: offset, field: "OpusHead version", value: "\(version)") }
+        guard version & 0xF0 == 0 else {
+            throw .invalidField(format: "Ogg Opus", offset: offset, field: "OpusHead version", value: "\(version)")
+        }
         channels = Int(try cursor.u8("channel count"))
         preSkip = Int(try cursor.le16("pre-skip"))
         inputSampleRate = Int(try cursor.le32("input sample rate"))
         outputGain = Int16(bitPattern: try cursor.le16("output gain"))
         let family = try cursor.u8("channel mapping family")
         guard family == 0, channels == 1 || channels == 2 else {
-            throw .invalidField(format: "Ogg Opus", offset: offset, field: "channels/mapping family (only mono or stereo, family 0)", value: "\(channels)/\(family)")
+            throw .invalidField(
+                format: "Ogg Opus",
+                offset: offset,
+                field: "channels/mapping family (only mono or stereo, family 0)",
+                value: "\(channels)/\(family)"
+            )
         }
     }
 }

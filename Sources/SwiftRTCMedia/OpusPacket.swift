@@ -3,9 +3,9 @@ enum OpusPacket {
     /// Samples per frame by TOC configuration number (0-31).
     private static let frameSamples: [Int] = (0..<32).map { config in
         switch config {
-        case 0..<12: return [480, 960, 1920, 2880][config % 4]   // SILK 10/20/40/60 ms
-        case 12..<16: return [480, 960][config % 2]              // Hybrid 10/20 ms
-        default: return [120, 240, 480, 960][config % 4]        // CELT 2.5/5/10/20 ms
+        case 0..<12: return [480, 960, 1920, 2880][config % 4]  // SILK 10/20/40/60 ms
+        case 12..<16: return [480, 960][config % 2]  // Hybrid 10/20 ms
+        default: return [120, 240, 480, 960][config % 4]  // CELT 2.5/5/10/20 ms
         }
     }
 

@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRTCCodecs
+import Synchronization
 
 /// A piece of PCM a track hands out (``MediaStreamTrack/pcm(_:)``).
 public struct PCMChunk: Sendable {

@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRTCCodecs
+import Synchronization
 
 /// Audio a program makes, written in pieces of any length and played into a track in real
 /// time: a voice agent's synthesized speech at 16 or 24 kHz, a phone line's 8 kHz, mono or
@@ -34,9 +34,13 @@ public final class PCMSource: Sendable {
     /// A source taking PCM in `format` (a rate of ``AudioResampler/supportedRates``, 1 or 2
     /// channels), queuing up to `bufferMilliseconds` of audio.
     public init(format: PCMFormat, bufferMilliseconds: Int = 1000) throws(AudioResamplerError) {
-        let resampler: AudioResampler? = format.sampleRate == AudioFrame.sampleRate && (1 ... 2).contains(format.channels)
+        let resampler: AudioResampler? =
+            format.sampleRate == AudioFrame.sampleRate && (1...2).contains(format.channels)
             ? nil
-            : try AudioResampler(from: format, to: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: format.channels))
+            : try AudioResampler(
+                from: format,
+                to: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: format.channels)
+            )
         self.format = format
         state = Mutex(State(resampler: resampler))
         queue = PushSource(capacity: max(1, bufferMilliseconds / 20), overflow: .backpressure)
@@ -44,7 +48,9 @@ public final class PCMSource: Sendable {
 
     /// Queues interleaved `samples` in ``format``, waiting while the queue is full.
     public func write(_ samples: [Int16]) async throws(PCMSourceError) {
-        guard samples.count % format.channels == 0 else { throw .partialSampleFrame(count: samples.count, channels: format.channels) }
+        guard samples.count % format.channels == 0 else {
+            throw .partialSampleFrame(count: samples.count, channels: format.channels)
+        }
         let frames = try state.withLock { (state) throws(PCMSourceError) -> [AudioFrame] in
             guard !state.finished else { throw .finished }
             let converted = state.resampler?.convert(samples) ?? samples
@@ -65,7 +71,9 @@ public final class PCMSource: Sendable {
             state.finished = true
             var frames: [AudioFrame] = []
             if let tail = state.resampler?.flush(), !tail.isEmpty {
-                tail.withUnsafeBufferPointer { pcm in state.chunker.append(pcm, channels: format.channels) { frames.append($0) } }
+                tail.withUnsafeBufferPointer { pcm in
+                    state.chunker.append(pcm, channels: format.channels) { frames.append($0) }
+                }
             }
             state.chunker.flush { frames.append($0) }
             return frames

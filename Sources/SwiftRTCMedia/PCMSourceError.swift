@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRTCCodecs
+import Synchronization
 
 /// Why a ``PCMSource`` refused samples.
 public enum PCMSourceError: Error, Hashable, Sendable, CustomStringConvertible {

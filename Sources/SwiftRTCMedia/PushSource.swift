@@ -101,7 +101,10 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
     public func finish() {
         let (consumer, producers) = state.withLock { state in
             state.finished = true
-            defer { state.consumer = nil; state.producers = [] }
+            defer {
+                state.consumer = nil
+                state.producers = []
+            }
             return (state.consumer, state.producers)
         }
         consumer?.resume(returning: nil)

@@ -14,15 +14,31 @@ public struct RawPCMReader: MediaSource, Sendable {
 
     /// Reads `bytes` of audio in `format`; their count must be whole sample frames.
     public init(bytes: [UInt8], format: PCMFormat, frameMilliseconds: Int = 20) throws(MediaFileError) {
-        guard format.channels == 1 || format.channels == 2 else { throw .invalidField(format: "PCM", offset: 0, field: "channel count", value: "\(format.channels)") }
-        guard (1000...384_000).contains(format.sampleRate) else { throw .invalidField(format: "PCM", offset: 0, field: "sample rate", value: "\(format.sampleRate)") }
+        guard format.channels == 1 || format.channels == 2 else {
+            throw .invalidField(format: "PCM", offset: 0, field: "channel count", value: "\(format.channels)")
+        }
+        guard (1000...384_000).contains(format.sampleRate) else {
+            throw .invalidField(format: "PCM", offset: 0, field: "sample rate", value: "\(format.sampleRate)")
+        }
         guard bytes.count % (2 * format.channels) == 0 else {
-            throw .truncated(format: "PCM", offset: bytes.count, expected: "whole sample frames of \(2 * format.channels) bytes")
+            throw .truncated(
+                format: "PCM",
+                offset: bytes.count,
+                expected: "whole sample frames of \(2 * format.channels) bytes"
+            )
         }
         self.format = format
         let pcm = [Int16](littleEndianPCM: bytes[...])
-        framer = PCMFramer(samples: try PCMFileResampling.to48k(pcm, channels: format.channels, from: format.sampleRate, format: "PCM"),
-                           channels: format.channels, frameMilliseconds: frameMilliseconds)
+        framer = PCMFramer(
+            samples: try PCMFileResampling.to48k(
+                pcm,
+                channels: format.channels,
+                from: format.sampleRate,
+                format: "PCM"
+            ),
+            channels: format.channels,
+            frameMilliseconds: frameMilliseconds
+        )
     }
 
     /// The next 48 kHz frame, `nil` after the last one (padded with silence to full length).

@@ -18,6 +18,10 @@ public struct SilenceSource: MediaSource, Sendable {
     public mutating func readFrame() -> AudioFrame? {
         let count = AudioFrame.sampleRate * frameMilliseconds / 1000
         defer { sampleIndex += UInt64(count) }
-        return AudioFrame(samples: [Int16](repeating: 0, count: count * channels), channels: channels, timestamp: sampleIndex)
+        return AudioFrame(
+            samples: [Int16](repeating: 0, count: count * channels),
+            channels: channels,
+            timestamp: sampleIndex
+        )
     }
 }

@@ -34,7 +34,10 @@ struct LeadingSilenceGate<Frame> {
         heldSamples += samples
         if isSpeech {
             hasStarted = true
-            defer { held = []; heldSamples = 0 }
+            defer {
+                held = []
+                heldSamples = 0
+            }
             return held.map(\.frame)
         }
         while heldSamples - (held.first?.samples ?? 0) >= preRollSamples + samples, !held.isEmpty {

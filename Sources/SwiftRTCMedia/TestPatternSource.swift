@@ -35,7 +35,16 @@ public struct TestPatternSource: MediaSource, Sendable {
         let side = max(2, height / 6)
         let travel = max(1, width - side)
         let left = (frameNumber * max(1, width / 80) * 2) % travel
-        Self.fill(&frame, x: left, y: height * 2 / 3, width: side, height: min(side, height - height * 2 / 3), luma: 235, u: 90, v: 240)
+        Self.fill(
+            &frame,
+            x: left,
+            y: height * 2 / 3,
+            width: side,
+            height: min(side, height - height * 2 / 3),
+            luma: 235,
+            u: 90,
+            v: 240
+        )
         Self.drawCounter(frameNumber, into: &frame)
         frameNumber += 1
         return frame
@@ -68,13 +77,15 @@ public struct TestPatternSource: MediaSource, Sendable {
                         for x in (x0 + inset)..<(x0 + dot - inset) {
                             let index = y * frame.yStride + x
                             guard index < frame.y.count else { return nil }
-                            sum += Int(frame.y[index]); count += 1
+                            sum += Int(frame.y[index])
+                            count += 1
                         }
                     }
                     if count > 0, sum / count > 125 { bits |= 1 << UInt64(row * 5 + column) }
                 }
             }
-            let (glyph, distance) = font.enumerated()
+            let (glyph, distance) =
+                font.enumerated()
                 .map { ($0.offset, ($0.element ^ bits).nonzeroBitCount) }
                 .min { $0.1 < $1.1 } ?? (0, Int.max)
             guard distance <= 4 else { return nil }
@@ -92,7 +103,16 @@ public struct TestPatternSource: MediaSource, Sendable {
             remaining /= 10
             for row in 0..<7 {
                 for column in 0..<5 where glyph & (1 << UInt64(row * 5 + column)) != 0 {
-                    fill(&frame, x: (1 + digit * 6 + column) * dot, y: (1 + row) * dot, width: dot, height: dot, luma: 235, u: 128, v: 128)
+                    fill(
+                        &frame,
+                        x: (1 + digit * 6 + column) * dot,
+                        y: (1 + row) * dot,
+                        width: dot,
+                        height: dot,
+                        luma: 235,
+                        u: 128,
+                        v: 128
+                    )
                 }
             }
         }
@@ -113,7 +133,9 @@ public struct TestPatternSource: MediaSource, Sendable {
     ].map { rows in
         var bits: UInt64 = 0
         for (row, text) in rows.enumerated() {
-            for (column, character) in text.enumerated() where character == "1" { bits |= 1 << UInt64(row * 5 + column) }
+            for (column, character) in text.enumerated() where character == "1" {
+                bits |= 1 << UInt64(row * 5 + column)
+            }
         }
         return bits
     }
@@ -122,7 +144,10 @@ public struct TestPatternSource: MediaSource, Sendable {
 
     /// 75 % colour bars (BT.601 video range): white, yellow, cyan, green, magenta, red, blue.
     static func colourBars(width: Int, height: Int) -> VideoFrame {
-        let bars: [(UInt8, UInt8, UInt8)] = [(180, 128, 128), (162, 44, 142), (131, 156, 44), (112, 72, 58), (84, 184, 198), (65, 100, 212), (35, 212, 114)]
+        let bars: [(UInt8, UInt8, UInt8)] = [
+            (180, 128, 128), (162, 44, 142), (131, 156, 44), (112, 72, 58), (84, 184, 198), (65, 100, 212),
+            (35, 212, 114),
+        ]
         var frame = VideoFrame(width: width, height: height)
         for (index, bar) in bars.enumerated() {
             let left = index * width / bars.count, right = (index + 1) * width / bars.count
@@ -132,7 +157,16 @@ public struct TestPatternSource: MediaSource, Sendable {
     }
 
     /// Fills a rectangle (clipped to the frame); chroma covers the 2x2-subsampled area.
-    static func fill(_ frame: inout VideoFrame, x: Int, y: Int, width: Int, height: Int, luma: UInt8, u: UInt8, v: UInt8) {
+    static func fill(
+        _ frame: inout VideoFrame,
+        x: Int,
+        y: Int,
+        width: Int,
+        height: Int,
+        luma: UInt8,
+        u: UInt8,
+        v: UInt8
+    ) {
         let x0 = max(0, x), y0 = max(0, y), x1 = min(frame.width, x + width), y1 = min(frame.height, y + height)
         guard x0 < x1, y0 < y1 else { return }
         for row in y0..<y1 {

@@ -28,10 +28,14 @@ extension VideoFrame {
         try MediaFileError.checkFFmpeg(av_frame_get_buffer(picture, 0), "av_frame_get_buffer")
         guard let rgb = picture.pointee.data.0 else { throw .unusable(format: "PNG", reason: "no picture buffer") }
         let stride = Int(picture.pointee.linesize.0)
-        for row in 0 ..< height {
+        for row in 0..<height {
             let out = rgb + row * stride
-            for column in 0 ..< width {
-                let (r, g, b) = Self.rgb(y: y[row * yStride + column], u: u[(row / 2) * uvStride + column / 2], v: v[(row / 2) * uvStride + column / 2])
+            for column in 0..<width {
+                let (r, g, b) = Self.rgb(
+                    y: y[row * yStride + column],
+                    u: u[(row / 2) * uvStride + column / 2],
+                    v: v[(row / 2) * uvStride + column / 2]
+                )
                 out[3 * column] = r
                 out[3 * column + 1] = g
                 out[3 * column + 2] = b

@@ -57,7 +57,9 @@ public struct VoiceActivityDetector: Sendable {
             blockFill += 1
             if blockFill == Self.blockSamples {
                 speech = classifyBlock() || speech
-                blockFill = 0; blockTotalEnergy = 0; blockVoiceEnergy = 0
+                blockFill = 0
+                blockTotalEnergy = 0
+                blockVoiceEnergy = 0
             }
         }
         return speech || hangoverBlocks > 0
@@ -71,7 +73,9 @@ public struct VoiceActivityDetector: Sendable {
         // speech in steady broadband noise keeps a high share; a burst of such noise does not.
         let excessVoice = max(0, voice - voiceFloor.linear), excessTotal = max(1e-12, total - totalFloor.linear)
         let ratio = excessVoice / excessTotal
-        let active = voiceDecibels > max(voiceFloor.decibels + thresholdDecibels, minimumSpeechDecibels) && ratio >= minimumVoiceBandRatio
+        let active =
+            voiceDecibels > max(voiceFloor.decibels + thresholdDecibels, minimumSpeechDecibels)
+            && ratio >= minimumVoiceBandRatio
         voiceFloor.update(voiceDecibels)
         totalFloor.update(10 * log10(total + 1e-12))
         if active {
@@ -117,17 +121,32 @@ struct Biquad: Sendable {
 
     static func lowPass(cutoff: Double, rate: Double = Double(AudioFrame.sampleRate)) -> Biquad {
         let w = 2 * Double.pi * cutoff / rate, alpha = sin(w) / (2 * 0.7071), c = cos(w), a0 = 1 + alpha
-        return Biquad(b0: (1 - c) / 2 / a0, b1: (1 - c) / a0, b2: (1 - c) / 2 / a0, a1: -2 * c / a0, a2: (1 - alpha) / a0)
+        return Biquad(
+            b0: (1 - c) / 2 / a0,
+            b1: (1 - c) / a0,
+            b2: (1 - c) / 2 / a0,
+            a1: -2 * c / a0,
+            a2: (1 - alpha) / a0
+        )
     }
 
     static func highPass(cutoff: Double, rate: Double = Double(AudioFrame.sampleRate)) -> Biquad {
         let w = 2 * Double.pi * cutoff / rate, alpha = sin(w) / (2 * 0.7071), c = cos(w), a0 = 1 + alpha
-        return Biquad(b0: (1 + c) / 2 / a0, b1: -(1 + c) / a0, b2: (1 + c) / 2 / a0, a1: -2 * c / a0, a2: (1 - alpha) / a0)
+        return Biquad(
+            b0: (1 + c) / 2 / a0,
+            b1: -(1 + c) / a0,
+            b2: (1 + c) / 2 / a0,
+            a1: -2 * c / a0,
+            a2: (1 - alpha) / a0
+        )
     }
 
     mutating func process(_ x: Double) -> Double {
         let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-        x2 = x1; x1 = x; y2 = y1; y1 = y
+        x2 = x1
+        x1 = x
+        y2 = y1
+        y1 = y
         return y
     }
 }

@@ -27,7 +27,8 @@ public struct WAVReader: MediaSource, Sendable {
     public init(bytes: [UInt8], frameMilliseconds: Int = 20) throws(MediaFileError) {
         var cursor = ByteCursor(bytes, format: "WAV")
         guard bytes.count >= 12, try cursor.ascii(4, "RIFF") == "RIFF", (try? cursor.le32("RIFF size")) != nil,
-              try cursor.ascii(4, "WAVE") == "WAVE" else {
+            try cursor.ascii(4, "WAVE") == "WAVE"
+        else {
             throw .badMagic(format: "WAV", expected: "\"RIFF\" <size> \"WAVE\"")
         }
         var format: PCMFormat?
@@ -37,7 +38,14 @@ public struct WAVReader: MediaSource, Sendable {
             let size = try cursor.le32("chunk size")
             switch id {
             case "fmt ":
-                guard size >= 16 else { throw .invalidField(format: "WAV", offset: chunkOffset + 4, field: "fmt chunk size", value: "\(size)") }
+                guard size >= 16 else {
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: chunkOffset + 4,
+                        field: "fmt chunk size",
+                        value: "\(size)"
+                    )
+                }
                 let fieldOffset = cursor.offset
                 var body = ByteCursor(Array(try cursor.bytes(Int(size), "fmt chunk")), format: "WAV")
                 let tag = try body.le16("format tag")
@@ -51,24 +59,66 @@ public struct WAVReader: MediaSource, Sendable {
                     try body.skip(8, "extension header")
                     isPCM = try body.le16("sub-format") == 1
                 }
-                guard isPCM else { throw .invalidField(format: "WAV", offset: fieldOffset, field: "format tag (only PCM is supported)", value: "\(tag)") }
-                guard channels == 1 || channels == 2 else { throw .invalidField(format: "WAV", offset: fieldOffset + 2, field: "channel count", value: "\(channels)") }
-                guard (1000...384_000).contains(rate) else { throw .invalidField(format: "WAV", offset: fieldOffset + 4, field: "sample rate", value: "\(rate)") }
+                guard isPCM else {
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: fieldOffset,
+                        field: "format tag (only PCM is supported)",
+                        value: "\(tag)"
+                    )
+                }
+                guard channels == 1 || channels == 2 else {
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: fieldOffset + 2,
+                        field: "channel count",
+                        value: "\(channels)"
+                    )
+                }
+                guard (1000...384_000).contains(rate) else {
+                    throw .invalidField(format: "WAV", offset: fieldOffset + 4, field: "sample rate", value: "\(rate)")
+                }
                 guard bits == 16, blockAlign == channels * 2 else {
-                    throw .invalidField(format: "WAV", offset: fieldOffset + 14, field: "bits per sample (only 16-bit PCM is supported)", value: "\(bits)")
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: fieldOffset + 14,
+                        field: "bits per sample (only 16-bit PCM is supported)",
+                        value: "\(bits)"
+                    )
                 }
                 format = PCMFormat(sampleRate: rate, channels: channels)
                 if size % 2 == 1 { try? cursor.skip(1, "pad byte") }
             case "data":
-                guard let format else { throw .invalidField(format: "WAV", offset: chunkOffset, field: "chunk order (data before fmt)", value: "\"data\"") }
-                let length = size == 0xFFFF_FFFF ? cursor.remaining - cursor.remaining % (2 * format.channels) : Int(size)
+                guard let format else {
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: chunkOffset,
+                        field: "chunk order (data before fmt)",
+                        value: "\"data\""
+                    )
+                }
+                let length =
+                    size == 0xFFFF_FFFF ? cursor.remaining - cursor.remaining % (2 * format.channels) : Int(size)
                 guard length % (2 * format.channels) == 0 else {
-                    throw .invalidField(format: "WAV", offset: chunkOffset + 4, field: "data size (not whole sample frames)", value: "\(size)")
+                    throw .invalidField(
+                        format: "WAV",
+                        offset: chunkOffset + 4,
+                        field: "data size (not whole sample frames)",
+                        value: "\(size)"
+                    )
                 }
                 let pcm = [Int16](littleEndianPCM: try cursor.bytes(length, "data chunk of \(length) bytes"))
                 self.format = format
-                framer = PCMFramer(samples: try PCMFileResampling.to48k(pcm, channels: format.channels, from: format.sampleRate, format: "WAV"),
-                                   channels: format.channels, frameMilliseconds: frameMilliseconds)
+                framer = PCMFramer(
+                    samples: try PCMFileResampling.to48k(
+                        pcm,
+                        channels: format.channels,
+                        from: format.sampleRate,
+                        format: "WAV"
+                    ),
+                    channels: format.channels,
+                    frameMilliseconds: frameMilliseconds
+                )
                 return
             default:
                 try cursor.skip(Int(size) + Int(size % 2), "\"\(id)\" chunk of \(size) bytes")

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import SwiftRTCCodecs
+import SwiftRTCCore
 
 /// Records 48 kHz ``AudioFrame``s to a WAV file (PCM 16-bit, mono or stereo), at 48 kHz or
 /// at the rate the file is made for (16 kHz for speech-to-text...): frames of another rate
@@ -25,7 +25,8 @@ public final class WAVWriter {
     private let file: MediaOutputFile
     private let headerUpdateBytes: Int
     private var bytesSinceUpdate = 0
-    private var trimming: (settings: SilenceTrimming, detector: VoiceActivityDetector, gate: LeadingSilenceGate<AudioFrame>)?
+    private var trimming:
+        (settings: SilenceTrimming, detector: VoiceActivityDetector, gate: LeadingSilenceGate<AudioFrame>)?
     /// File size just after the last speech frame written (trimming only).
     private var speechEnd = WAVWriter.headerSize
 
@@ -33,16 +34,28 @@ public final class WAVWriter {
 
     /// Creates (truncating) the file at `path` for `channels` channels at `sampleRate` (one of
     /// ``AudioResampler/supportedRates``) and writes its header.
-    public init(path: String, channels: Int, sampleRate: Int = AudioFrame.sampleRate, trimming: SilenceTrimming? = nil,
-                headerUpdateInterval: Duration = .seconds(1)) throws(MediaFileError) {
-        guard channels == 1 || channels == 2 else { throw .invalidField(format: "WAV", offset: 22, field: "channel count", value: "\(channels)") }
-        guard AudioResampler.supportedRates.contains(sampleRate) else { throw .invalidField(format: "WAV", offset: 24, field: "sample rate", value: "\(sampleRate)") }
+    public init(
+        path: String,
+        channels: Int,
+        sampleRate: Int = AudioFrame.sampleRate,
+        trimming: SilenceTrimming? = nil,
+        headerUpdateInterval: Duration = .seconds(1)
+    ) throws(MediaFileError) {
+        guard channels == 1 || channels == 2 else {
+            throw .invalidField(format: "WAV", offset: 22, field: "channel count", value: "\(channels)")
+        }
+        guard AudioResampler.supportedRates.contains(sampleRate) else {
+            throw .invalidField(format: "WAV", offset: 24, field: "sample rate", value: "\(sampleRate)")
+        }
         self.channels = channels
         self.sampleRate = sampleRate
         let seconds = headerUpdateInterval.seconds
         headerUpdateBytes = max(1, Int(seconds * Double(sampleRate))) * channels * 2
         if let trimming {
-            self.trimming = (trimming, VoiceActivityDetector(), LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000))
+            self.trimming = (
+                trimming, VoiceActivityDetector(),
+                LeadingSilenceGate(preRollSamples: trimming.preRollMilliseconds * AudioFrame.sampleRate / 1000)
+            )
         }
         file = try MediaOutputFile(path: path)
         try file.append(header(dataSize: 0))
@@ -51,7 +64,9 @@ public final class WAVWriter {
     /// Appends a frame (converted to the file's rate and channels when they differ).
     public func write(_ frame: AudioFrame) throws(MediaFileError) {
         guard file.isOpen else { throw .unusable(format: "WAV", reason: "writer is closed") }
-        guard (1 ... 2).contains(frame.channels) else { throw .unusable(format: "WAV", reason: "frame has \(frame.channels) channels") }
+        guard (1...2).contains(frame.channels) else {
+            throw .unusable(format: "WAV", reason: "frame has \(frame.channels) channels")
+        }
         guard var trimming else { return try append(frame) }
         let speech = trimming.detector.isSpeech(frame)
         let released = trimming.gate.admit(frame, samples: frame.samplesPerChannel, isSpeech: speech)
@@ -79,8 +94,10 @@ public final class WAVWriter {
         if sampleRate != AudioFrame.sampleRate || frame.channels != channels {
             if converter?.input.channels != frame.channels {
                 do {
-                    converter = try AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: frame.channels),
-                                                   to: PCMFormat(sampleRate: sampleRate, channels: channels))
+                    converter = try AudioResampler(
+                        from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: frame.channels),
+                        to: PCMFormat(sampleRate: sampleRate, channels: channels)
+                    )
                 } catch {
                     throw .unusable(format: "WAV", reason: "\(error)")
                 }
@@ -101,11 +118,19 @@ public final class WAVWriter {
     private func header(dataSize: Int) -> [UInt8] {
         var header = [UInt8]()
         header.reserveCapacity(Self.headerSize)
-        header.appendASCII("RIFF"); header.appendLE32(UInt32(truncatingIfNeeded: 36 + dataSize)); header.appendASCII("WAVE")
-        header.appendASCII("fmt "); header.appendLE32(16); header.appendLE16(1); header.appendLE16(UInt16(channels))
-        header.appendLE32(UInt32(sampleRate)); header.appendLE32(UInt32(sampleRate * channels * 2))
-        header.appendLE16(UInt16(channels * 2)); header.appendLE16(16)
-        header.appendASCII("data"); header.appendLE32(UInt32(truncatingIfNeeded: dataSize))
+        header.appendASCII("RIFF")
+        header.appendLE32(UInt32(truncatingIfNeeded: 36 + dataSize))
+        header.appendASCII("WAVE")
+        header.appendASCII("fmt ")
+        header.appendLE32(16)
+        header.appendLE16(1)
+        header.appendLE16(UInt16(channels))
+        header.appendLE32(UInt32(sampleRate))
+        header.appendLE32(UInt32(sampleRate * channels * 2))
+        header.appendLE16(UInt16(channels * 2))
+        header.appendLE16(16)
+        header.appendASCII("data")
+        header.appendLE32(UInt32(truncatingIfNeeded: dataSize))
         return header
     }
 }

@@ -1,7 +1,7 @@
 import CAVFormat
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCRTP
+import Synchronization
 
 /// Plays one track of a WebM file, Opus audio or VP8 video, as ``EncodedFrame``s without
 /// decoding: what ``WebMRecorder``, `ffmpeg` and browsers' MediaRecorder write. Demuxing is
@@ -45,7 +45,10 @@ public struct WebMReader: MediaSource, Sendable {
     public static func tracks(in path: String) throws(MediaFileError) -> Set<Track> {
         var tracks = Set<Track>()
         for track in [Track.audio, .video] {
-            do { _ = try Demuxer(path: path, track: track); tracks.insert(track) } catch {
+            do {
+                _ = try Demuxer(path: path, track: track)
+                tracks.insert(track)
+            } catch {
                 if case .invalidField(_, _, "track", _) = error { continue }
                 throw error
             }
@@ -89,26 +92,38 @@ final class Demuxer: Sendable {
             try MediaFileError.checkFFmpeg(avformat_find_stream_info(context, nil), "avformat_find_stream_info")
             let wanted = track == .audio ? AV_CODEC_ID_OPUS : AV_CODEC_ID_VP8
             var found: (Int32, UnsafeMutablePointer<AVStream>)?
-            for index in 0 ..< Int(context.pointee.nb_streams) {
-                guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_id == wanted else { continue }
+            for index in 0..<Int(context.pointee.nb_streams) {
+                guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_id == wanted
+                else { continue }
                 found = (Int32(index), stream)
                 break
             }
             guard let (index, stream) = found else {
-                throw MediaFileError.invalidField(format: WebMReader.format, offset: 0, field: "track",
-                                                  value: "no \(track == .audio ? "Opus audio" : "VP8 video") track")
+                throw MediaFileError.invalidField(
+                    format: WebMReader.format,
+                    offset: 0,
+                    field: "track",
+                    value: "no \(track == .audio ? "Opus audio" : "VP8 video") track"
+                )
             }
             let parameters = stream.pointee.codecpar.pointee
             streamIndex = index
             codec = track == .audio ? .opus : .vp8
             timeBase = (Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
             guard timeBase.num > 0, timeBase.den > 0 else {
-                throw MediaFileError.invalidField(format: WebMReader.format, offset: 0, field: "time base", value: "\(timeBase.num)/\(timeBase.den)")
+                throw MediaFileError.invalidField(
+                    format: WebMReader.format,
+                    offset: 0,
+                    field: "time base",
+                    value: "\(timeBase.num)/\(timeBase.den)"
+                )
             }
             width = track == .video ? Int(parameters.width) : nil
             height = track == .video ? Int(parameters.height) : nil
             channels = track == .audio ? Int(parameters.ch_layout.nb_channels) : nil
-            guard let packet = av_packet_alloc() else { throw MediaFileError.unusable(format: WebMReader.format, reason: "out of memory") }
+            guard let packet = av_packet_alloc() else {
+                throw MediaFileError.unusable(format: WebMReader.format, reason: "out of memory")
+            }
             state = Mutex(State(context: context, packet: packet))
             owned = nil
         } catch {
@@ -135,20 +150,34 @@ final class Demuxer: Sendable {
                 if result == CAVFormat_eof() { return nil }
                 try MediaFileError.checkFFmpeg(result, "av_read_frame")
                 defer { av_packet_unref(packet) }
-                guard packet.pointee.stream_index == streamIndex, packet.pointee.size > 0, let data = packet.pointee.data else { continue }
+                guard packet.pointee.stream_index == streamIndex, packet.pointee.size > 0,
+                    let data = packet.pointee.data
+                else { continue }
                 let size = Int(packet.pointee.size)
                 guard size <= RemoteInputLimits.maxEncodedVideoFrameBytes else {
-                    throw .invalidField(format: WebMReader.format, offset: Int(packet.pointee.pos), field: "frame size", value: "\(size)")
+                    throw .invalidField(
+                        format: WebMReader.format,
+                        offset: Int(packet.pointee.pos),
+                        field: "frame size",
+                        value: "\(size)"
+                    )
                 }
                 let clock = Int64(codec.clockRate)
                 let raw = packet.pointee.pts != Int64.min ? packet.pointee.pts : packet.pointee.dts
                 // The file's time on the codec clock, from the track's first packet; backwards
                 // or beyond the jump limit: 20 ms after the previous packet.
                 var ticks = raw == Int64.min ? nil : Self.ticks(raw, timeBase: timeBase, clock: clock)
-                if let first = state.first, let value = ticks { ticks = value &- first } else if let value = ticks { state.first = value; ticks = 0 }
+                if let first = state.first, let value = ticks {
+                    ticks = value &- first
+                } else if let value = ticks {
+                    state.first = value
+                    ticks = 0
+                }
                 let step = clock / 50
                 if let last = state.last {
-                    if let value = ticks, value >= last, value - last <= Int64(RemoteInputLimits.maxTimestampJump) * clock {
+                    if let value = ticks, value >= last,
+                        value - last <= Int64(RemoteInputLimits.maxTimestampJump) * clock
+                    {
                         state.last = value
                     } else {
                         state.jumps += 1
@@ -160,8 +189,14 @@ final class Demuxer: Sendable {
                 let timestamp = UInt32(truncatingIfNeeded: state.last ?? 0)
                 let bytes = Array(UnsafeBufferPointer(start: data, count: size))
                 let isKeyframe = codec == .opus || packet.pointee.flags & AV_PKT_FLAG_KEY != 0
-                return EncodedFrame(codec: codec, data: bytes, timestamp: timestamp, isKeyframe: isKeyframe,
-                                    width: codec == .vp8 && isKeyframe ? width : nil, height: codec == .vp8 && isKeyframe ? height : nil)
+                return EncodedFrame(
+                    codec: codec,
+                    data: bytes,
+                    timestamp: timestamp,
+                    isKeyframe: isKeyframe,
+                    width: codec == .vp8 && isKeyframe ? width : nil,
+                    height: codec == .vp8 && isKeyframe ? height : nil
+                )
             }
         }
     }

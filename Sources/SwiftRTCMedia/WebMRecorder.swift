@@ -1,6 +1,6 @@
 import CAVFormat
-import SwiftRTCCore
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// Records Opus and VP8 ``EncodedFrame``s together into a WebM file, as they are (no
@@ -79,16 +79,28 @@ public final class WebMRecorder {
 
     /// Creates `path` and writes the WebM header with an Opus track (`audio`, whose
     /// `OpusHead` becomes the track's CodecPrivate) and/or a VP8 track (`video`).
-    public init(path: String, audio: OpusHead?, video: VideoFormat?, trackStart: TrackStart = .arrival,
-                trimming: SilenceTrimming? = nil, clusterDuration: Duration = .seconds(1)) throws(MediaFileError) {
-        guard audio != nil || video != nil else { throw .unusable(format: "WebM", reason: "a recording needs an audio or a video track") }
+    public init(
+        path: String,
+        audio: OpusHead?,
+        video: VideoFormat?,
+        trackStart: TrackStart = .arrival,
+        trimming: SilenceTrimming? = nil,
+        clusterDuration: Duration = .seconds(1)
+    ) throws(MediaFileError) {
+        guard audio != nil || video != nil else {
+            throw .unusable(format: "WebM", reason: "a recording needs an audio or a video track")
+        }
         self.trackStart = trackStart
         if let trimming {
-            trimmer = Trimmer(settings: (.milliseconds(trimming.preRollMilliseconds), .milliseconds(trimming.postRollMilliseconds)))
+            trimmer = Trimmer(
+                settings: (.milliseconds(trimming.preRollMilliseconds), .milliseconds(trimming.postRollMilliseconds))
+            )
         }
         var context: UnsafeMutablePointer<AVFormatContext>?
         try Self.check(avformat_alloc_output_context2(&context, nil, "webm", path), "avformat_alloc_output_context2")
-        guard let context else { throw .muxer(operation: "avformat_alloc_output_context2", code: 0, message: "no context") }
+        guard let context else {
+            throw .muxer(operation: "avformat_alloc_output_context2", code: 0, message: "no context")
+        }
         self.context = context
         if let audio {
             guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
@@ -131,7 +143,9 @@ public final class WebMRecorder {
         isWriting = true
         // The muxer may have chosen its own time bases.
         for (codec, track) in tracks {
-            if let stream = context.pointee.streams[Int(track.streamIndex)] { tracks[codec]?.timeBase = stream.pointee.time_base }
+            if let stream = context.pointee.streams[Int(track.streamIndex)] {
+                tracks[codec]?.timeBase = stream.pointee.time_base
+            }
         }
         packet = av_packet_alloc()
     }
@@ -146,8 +160,12 @@ public final class WebMRecorder {
     /// without it counts as speech).
     public func write(_ frame: EncodedFrame, at time: Duration? = nil, pcm: AudioFrame? = nil) throws(MediaFileError) {
         guard isWriting else { throw .unusable(format: "WebM", reason: "recorder is closed") }
-        guard tracks[frame.codec] != nil else { throw .unusable(format: "WebM", reason: "no \(frame.codec.rawValue) track in this recording") }
-        guard !frame.data.isEmpty else { throw .unusable(format: "WebM", reason: "empty \(frame.codec.rawValue) frame") }
+        guard tracks[frame.codec] != nil else {
+            throw .unusable(format: "WebM", reason: "no \(frame.codec.rawValue) track in this recording")
+        }
+        guard !frame.data.isEmpty else {
+            throw .unusable(format: "WebM", reason: "empty \(frame.codec.rawValue) frame")
+        }
         guard let presentation = place(frame, at: time) else { return }
         guard var trimmer else { return try mux(frame, at: presentation) }
         defer { self.trimmer = trimmer }
@@ -199,9 +217,14 @@ public final class WebMRecorder {
             }
             track.elapsedTicks += ticks
             // Seconds and the rest apart: `ticks * 10^9` alone overflows after 28.5 hours at 90 kHz.
-            presentation = start + .seconds(track.elapsedTicks / rate) + .nanoseconds(track.elapsedTicks % rate * 1_000_000_000 / rate)
+            presentation =
+                start + .seconds(track.elapsedTicks / rate)
+                + .nanoseconds(track.elapsedTicks % rate * 1_000_000_000 / rate)
         } else {
-            if frame.codec == .vp8, !frame.isKeyframe { skippedFrames += 1; return nil }
+            if frame.codec == .vp8, !frame.isKeyframe {
+                skippedFrames += 1
+                return nil
+            }
             track.start = trackStart == .zero ? .zero : ContinuousClock.now - created
             presentation = track.start ?? .zero
         }
@@ -212,15 +235,23 @@ public final class WebMRecorder {
     /// Hands a frame to the muxer at `presentation`.
     private func mux(_ frame: EncodedFrame, at presentation: Duration) throws(MediaFileError) {
         guard let context, let packet, var track = tracks[frame.codec] else { return }
-        if frame.codec == .vp8, track.lastPTS == .min, !frame.isKeyframe { skippedFrames += 1; return }
+        if frame.codec == .vp8, track.lastPTS == .min, !frame.isKeyframe {
+            skippedFrames += 1
+            return
+        }
         let microseconds = presentation.nanoseconds / 1000
         let pts = av_rescale_q(microseconds, AVRational(num: 1, den: 1_000_000), track.timeBase)
-        guard pts > track.lastPTS else { skippedFrames += 1; return }
+        guard pts > track.lastPTS else {
+            skippedFrames += 1
+            return
+        }
         track.lastPTS = pts
         tracks[frame.codec] = track
 
         try Self.check(av_new_packet(packet, Int32(frame.data.count)), "av_new_packet")
-        frame.data.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: frame.data.count) }
+        frame.data.withUnsafeBytes {
+            packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: frame.data.count)
+        }
         packet.pointee.pts = pts
         packet.pointee.dts = pts
         packet.pointee.stream_index = track.streamIndex

@@ -13,7 +13,12 @@ public struct WhiteNoiseSource: MediaSource, Sendable {
     private var sampleIndex: UInt64 = 0
 
     /// Noise of peak `amplitude`, reproducible for a given `seed`.
-    public init(amplitude: Double = 0.1, channels: Int = 1, frameMilliseconds: Int = 20, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
+    public init(
+        amplitude: Double = 0.1,
+        channels: Int = 1,
+        frameMilliseconds: Int = 20,
+        seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    ) {
         self.amplitude = amplitude
         self.channels = channels
         self.frameMilliseconds = frameMilliseconds
@@ -26,7 +31,9 @@ public struct WhiteNoiseSource: MediaSource, Sendable {
         let scale = amplitude * Double(Int16.max)
         var samples = [Int16](repeating: 0, count: count * channels)
         for i in samples.indices {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             let unit = Double(state >> 11) / Double(1 << 53) * 2 - 1
             samples[i] = Int16(scale * unit)
         }

@@ -34,19 +34,38 @@ public struct Y4MReader: MediaSource, Sendable {
             case "H": height = Int(value)
             case "F":
                 let parts = value.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw .invalidField(format: Self.format, offset: 0, field: "frame rate F", value: value) }
+                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                    throw .invalidField(format: Self.format, offset: 0, field: "frame rate F", value: value)
+                }
                 rate = (parts[0], parts[1])
             case "C":
                 guard ["420jpeg", "420paldv", "420mpeg2", "420"].contains(value) else {
-                    throw .invalidField(format: Self.format, offset: 0, field: "colour space (only 8-bit 4:2:0 is supported)", value: value)
+                    throw .invalidField(
+                        format: Self.format,
+                        offset: 0,
+                        field: "colour space (only 8-bit 4:2:0 is supported)",
+                        value: value
+                    )
                 }
             case "I":
-                guard value == "p" || value == "?" else { throw .invalidField(format: Self.format, offset: 0, field: "interlacing (only progressive)", value: value) }
+                guard value == "p" || value == "?" else {
+                    throw .invalidField(
+                        format: Self.format,
+                        offset: 0,
+                        field: "interlacing (only progressive)",
+                        value: value
+                    )
+                }
             default: continue
             }
         }
         guard let width, let height, (1...8192).contains(width), (1...8192).contains(height) else {
-            throw .invalidField(format: Self.format, offset: 0, field: "frame size W/H", value: "W\(width.map(String.init) ?? "?") H\(height.map(String.init) ?? "?")")
+            throw .invalidField(
+                format: Self.format,
+                offset: 0,
+                field: "frame size W/H",
+                value: "W\(width.map(String.init) ?? "?") H\(height.map(String.init) ?? "?")"
+            )
         }
         self.width = width
         self.height = height
@@ -59,7 +78,12 @@ public struct Y4MReader: MediaSource, Sendable {
         let headerOffset = file.offset
         let line = try file.readLine(limit: 1024, format: Self.format, "FRAME header")
         guard line.starts(with: Array("FRAME".utf8)) else {
-            throw .invalidField(format: Self.format, offset: headerOffset, field: "frame header (expected \"FRAME\")", value: String(decoding: line.prefix(16), as: UTF8.self))
+            throw .invalidField(
+                format: Self.format,
+                offset: headerOffset,
+                field: "frame header (expected \"FRAME\")",
+                value: String(decoding: line.prefix(16), as: UTF8.self)
+            )
         }
         // Planes are read before the frame is built, so a header announcing a huge size costs
         // no more memory than the file actually holds.

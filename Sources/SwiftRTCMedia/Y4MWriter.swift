@@ -11,15 +11,26 @@ public final class Y4MWriter {
     private let file: MediaOutputFile
 
     /// Creates (truncating) `path` and writes the stream header.
-    public init(path: String, width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1)) throws(MediaFileError) {
+    public init(
+        path: String,
+        width: Int,
+        height: Int,
+        frameRate: (numerator: Int, denominator: Int) = (30, 1)
+    ) throws(MediaFileError) {
         guard width > 0, height > 0, frameRate.numerator > 0, frameRate.denominator > 0 else {
-            throw .unusable(format: "Y4M", reason: "size \(width)x\(height) and rate \(frameRate.numerator):\(frameRate.denominator) must be positive")
+            throw .unusable(
+                format: "Y4M",
+                reason:
+                    "size \(width)x\(height) and rate \(frameRate.numerator):\(frameRate.denominator) must be positive"
+            )
         }
         self.width = width
         self.height = height
         file = try MediaOutputFile(path: path)
         var header = [UInt8]()
-        header.appendASCII("YUV4MPEG2 W\(width) H\(height) F\(frameRate.numerator):\(frameRate.denominator) Ip A1:1 C420jpeg\n")
+        header.appendASCII(
+            "YUV4MPEG2 W\(width) H\(height) F\(frameRate.numerator):\(frameRate.denominator) Ip A1:1 C420jpeg\n"
+        )
         try file.append(header)
     }
 
@@ -27,11 +38,15 @@ public final class Y4MWriter {
     public func write(_ frame: VideoFrame) throws(MediaFileError) {
         guard file.isOpen else { throw .unusable(format: "Y4M", reason: "writer is closed") }
         guard frame.width == width, frame.height == height else {
-            throw .unusable(format: "Y4M", reason: "frame is \(frame.width)x\(frame.height), file is \(width)x\(height)")
+            throw .unusable(
+                format: "Y4M",
+                reason: "frame is \(frame.width)x\(frame.height), file is \(width)x\(height)"
+            )
         }
         guard frame.y.count >= frame.yStride * (height - 1) + width,
-              frame.u.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth,
-              frame.v.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth else {
+            frame.u.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth,
+            frame.v.count >= frame.uvStride * (frame.chromaHeight - 1) + frame.chromaWidth
+        else {
             throw .unusable(format: "Y4M", reason: "frame planes are smaller than their strides say")
         }
         var bytes = [UInt8]()
@@ -39,7 +54,9 @@ public final class Y4MWriter {
         bytes.appendASCII("FRAME\n")
         for row in 0..<height { bytes += frame.y[(row * frame.yStride)..<(row * frame.yStride + width)] }
         for plane in [frame.u, frame.v] {
-            for row in 0..<frame.chromaHeight { bytes += plane[(row * frame.uvStride)..<(row * frame.uvStride + frame.chromaWidth)] }
+            for row in 0..<frame.chromaHeight {
+                bytes += plane[(row * frame.uvStride)..<(row * frame.uvStride + frame.chromaWidth)]
+            }
         }
         try file.append(bytes)
     }

@@ -35,7 +35,8 @@ struct EarlyDatagrams {
             entries = .allocate(capacity: Self.capacity)
         }
         guard let storage, let entries else { return }
-        UnsafeMutableRawBufferPointer(rebasing: storage[count * Self.slotSize ..< count * Self.slotSize + bytes.count]).copyMemory(from: bytes)
+        UnsafeMutableRawBufferPointer(rebasing: storage[count * Self.slotSize..<count * Self.slotSize + bytes.count])
+            .copyMemory(from: bytes)
         entries[count] = (bytes.count, rtcp, arrival)
         count += 1
     }
@@ -54,9 +55,13 @@ struct EarlyDatagrams {
     /// the storage.
     consuming func drain(_ body: (UnsafeRawBufferPointer, _ rtcp: Bool, _ arrival: Double) -> Void) {
         guard let storage, let entries else { return }
-        for i in 0 ..< count {
+        for i in 0..<count {
             let start = i * Self.slotSize
-            body(UnsafeRawBufferPointer(rebasing: storage[start ..< start + entries[i].length]), entries[i].rtcp, entries[i].arrival)
+            body(
+                UnsafeRawBufferPointer(rebasing: storage[start..<start + entries[i].length]),
+                entries[i].rtcp,
+                entries[i].arrival
+            )
         }
         storage.deallocate()
         entries.deallocate()

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import Foundation
+import SwiftRTCCore
 import Synchronization
 
 /// The receive-side timer of every connection in the process: every 10 ms, on one thread of

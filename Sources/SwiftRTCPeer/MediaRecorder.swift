@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Records tracks into files in one line, as aiortc's `MediaRecorder` does:
 ///
@@ -48,17 +48,30 @@ public final class MediaRecorder: Sendable {
     /// Starts recording `tracks` into `path` (more files beside it if they do not fit one).
     /// With `trimming`, leading and trailing silence is left out (audio; WebM and Ogg decode
     /// the Opus once more to hear it).
-    public convenience init(tracks: [MediaStreamTrack], path: String, trimming: SilenceTrimming? = nil) throws(MediaRecorderError) {
+    public convenience init(
+        tracks: [MediaStreamTrack],
+        path: String,
+        trimming: SilenceTrimming? = nil
+    ) throws(MediaRecorderError) {
         try self.init(tracks: tracks, url: URL(fileURLWithPath: path), reserved: false, trimming: trimming)
     }
 
     /// Records into `file`, which the caller created empty for it (a ``RecordingFolder``'s
     /// unique name, made with `O_EXCL`); more files beside it are created here.
-    package convenience init(tracks: [MediaStreamTrack], reservedFile file: URL, trimming: SilenceTrimming? = nil) throws(MediaRecorderError) {
+    package convenience init(
+        tracks: [MediaStreamTrack],
+        reservedFile file: URL,
+        trimming: SilenceTrimming? = nil
+    ) throws(MediaRecorderError) {
         try self.init(tracks: tracks, url: file, reserved: true, trimming: trimming)
     }
 
-    private init(tracks: [MediaStreamTrack], url: URL, reserved: Bool, trimming: SilenceTrimming?) throws(MediaRecorderError) {
+    private init(
+        tracks: [MediaStreamTrack],
+        url: URL,
+        reserved: Bool,
+        trimming: SilenceTrimming?
+    ) throws(MediaRecorderError) {
         let path = url.path
         let format: Format
         switch url.pathExtension.lowercased() {
@@ -69,9 +82,14 @@ public final class MediaRecorder: Sendable {
         }
         let audio = tracks.filter { $0.kind == .audio }, video = tracks.filter { $0.kind == .video }
         guard !tracks.isEmpty else { throw .tracksDoNotFit(path: path, reason: "no track to record") }
-        guard format == .webm || video.isEmpty else { throw .tracksDoNotFit(path: path, reason: "\(url.pathExtension) holds no video") }
-        let groups: [[MediaStreamTrack]] = format == .webm
-            ? (0 ..< max(audio.count, video.count)).map { index in [audio, video].compactMap { index < $0.count ? $0[index] : nil } }
+        guard format == .webm || video.isEmpty else {
+            throw .tracksDoNotFit(path: path, reason: "\(url.pathExtension) holds no video")
+        }
+        let groups: [[MediaStreamTrack]] =
+            format == .webm
+            ? (0..<max(audio.count, video.count)).map { index in
+                [audio, video].compactMap { index < $0.count ? $0[index] : nil }
+            }
             : audio.map { [$0] }
         var recordings: [Recording] = []
         do throws(MediaRecorderError) {
@@ -82,7 +100,10 @@ public final class MediaRecorder: Sendable {
                 recordings.append(Self.record(group, to: file, format: format, trimming: trimming))
             }
         } catch {
-            for recording in recordings { recording.finish(); recording.writer.cancel() }
+            for recording in recordings {
+                recording.finish()
+                recording.writer.cancel()
+            }
             throw error
         }
         self.recordings = recordings
@@ -103,7 +124,11 @@ public final class MediaRecorder: Sendable {
                 written.append(recording.url)
             } catch let error as MediaRecorderError {
                 failure = failure ?? error
-                if case .nothingRecorded = error { try? FileManager.default.removeItem(at: recording.url) } else { written.append(recording.url) }
+                if case .nothingRecorded = error {
+                    try? FileManager.default.removeItem(at: recording.url)
+                } else {
+                    written.append(recording.url)
+                }
             } catch {
                 failure = failure ?? .file(.unusable(format: recording.url.pathExtension, reason: "\(error)"))
             }
@@ -119,7 +144,12 @@ public final class MediaRecorder: Sendable {
         close(descriptor)
     }
 
-    private static func record(_ tracks: [MediaStreamTrack], to url: URL, format: Format, trimming: SilenceTrimming?) -> Recording {
+    private static func record(
+        _ tracks: [MediaStreamTrack],
+        to url: URL,
+        format: Format,
+        trimming: SilenceTrimming?
+    ) -> Recording {
         let (stream, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
         var feeders: [Task<Void, Never>] = []
         for track in tracks {
@@ -141,7 +171,14 @@ public final class MediaRecorder: Sendable {
                 switch format {
                 case .wav: missing = try await writeWAV(stream, to: url, trimming: trimming)
                 case .oggOpus: missing = try await writeOgg(stream, to: url, trimming: trimming)
-                case .webm: missing = try await writeWebM(stream, to: url, hasVideo: hasVideo, hasAudio: hasAudio, trimming: trimming)
+                case .webm:
+                    missing = try await writeWebM(
+                        stream,
+                        to: url,
+                        hasVideo: hasVideo,
+                        hasAudio: hasAudio,
+                        trimming: trimming
+                    )
                 }
             } catch {
                 throw MediaRecorderError.file(error)
@@ -157,7 +194,11 @@ public final class MediaRecorder: Sendable {
         case videoKeyframe = "no video keyframe was received"
     }
 
-    private static func writeWAV(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+    private static func writeWAV(
+        _ frames: AsyncStream<MediaFrame>,
+        to url: URL,
+        trimming: SilenceTrimming?
+    ) async throws(MediaFileError) -> Nothing? {
         var writer: WAVWriter?
         var decoder: OpusDecoder?
         for await frame in frames {
@@ -180,12 +221,22 @@ public final class MediaRecorder: Sendable {
 
     /// Writes the Opus of `frames` (encoded as it came, raw audio encoded) to an Ogg file at
     /// `url` once the first arrives; what was missing when nothing did.
-    package static func writeOgg(_ frames: AsyncStream<MediaFrame>, to url: URL, trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+    package static func writeOgg(
+        _ frames: AsyncStream<MediaFrame>,
+        to url: URL,
+        trimming: SilenceTrimming?
+    ) async throws(MediaFileError) -> Nothing? {
         var writer: OggOpusWriter?
         var codec = AudioCodec(trimming: trimming)
         for await frame in frames {
             for (opus, pcm) in codec.opus(frame) {
-                if writer == nil { writer = try OggOpusWriter(path: url.path, head: OpusHead(channels: codec.channels), trimming: trimming) }
+                if writer == nil {
+                    writer = try OggOpusWriter(
+                        path: url.path,
+                        head: OpusHead(channels: codec.channels),
+                        trimming: trimming
+                    )
+                }
                 try writer?.write(opus, pcm: pcm)
             }
         }
@@ -196,8 +247,13 @@ public final class MediaRecorder: Sendable {
 
     /// Writes `frames` to a WebM file at `url`, beginning at the first VP8 keyframe when
     /// `hasVideo` (audio before it held); what was missing when nothing could be written.
-    package static func writeWebM(_ frames: AsyncStream<MediaFrame>, to url: URL, hasVideo: Bool, hasAudio: Bool,
-                                  trimming: SilenceTrimming?) async throws(MediaFileError) -> Nothing? {
+    package static func writeWebM(
+        _ frames: AsyncStream<MediaFrame>,
+        to url: URL,
+        hasVideo: Bool,
+        hasAudio: Bool,
+        trimming: SilenceTrimming?
+    ) async throws(MediaFileError) -> Nothing? {
         var recorder: WebMRecorder?
         var held: [(EncodedFrame, AudioFrame?)] = []
         var audioCodec = AudioCodec(trimming: trimming)
@@ -207,9 +263,14 @@ public final class MediaRecorder: Sendable {
             switch frame {
             case .video(let picture):
                 // A local track's raw video, encoded at the first frame's size (the file's).
-                if vp8 == nil { vp8 = try? VP8Encoder(configuration: .init(width: picture.width, height: picture.height, targetBitrate: 1_500_000)) }
+                if vp8 == nil {
+                    vp8 = try? VP8Encoder(
+                        configuration: .init(width: picture.width, height: picture.height, targetBitrate: 1_500_000)
+                    )
+                }
                 guard vp8?.configuration.width == picture.width, vp8?.configuration.height == picture.height,
-                      let encoded = try? vp8?.encode(picture) else { continue }
+                    let encoded = try? vp8?.encode(picture)
+                else { continue }
                 items = [(encoded, nil)]
             case .encoded(let encoded) where encoded.codec == .vp8:
                 items = [(encoded, nil)]
@@ -223,10 +284,19 @@ public final class MediaRecorder: Sendable {
                             if item.0.codec == .opus, held.count < maximumHeldFrames { held.append(item) }
                             continue
                         }
-                        recorder = try WebMRecorder(path: url.path, audio: hasAudio ? OpusHead(channels: 2) : nil,
-                                                    video: size, trimming: trimming)
+                        recorder = try WebMRecorder(
+                            path: url.path,
+                            audio: hasAudio ? OpusHead(channels: 2) : nil,
+                            video: size,
+                            trimming: trimming
+                        )
                     } else {
-                        recorder = try WebMRecorder(path: url.path, audio: OpusHead(channels: 2), video: nil, trimming: trimming)
+                        recorder = try WebMRecorder(
+                            path: url.path,
+                            audio: OpusHead(channels: 2),
+                            video: nil,
+                            trimming: trimming
+                        )
                     }
                     for early in held { try recorder?.write(early.0, pcm: early.1) }
                     held = []
@@ -258,7 +328,7 @@ public final class MediaRecorder: Sendable {
                 if decoder == nil { decoder = try? OpusDecoder(channels: 2) }
                 return [(encoded, try? decoder?.decode(encoded))]
             case .audio(let audio):
-                guard (1 ... 2).contains(audio.channels) else { return [] }
+                guard (1...2).contains(audio.channels) else { return [] }
                 if encoder == nil || encoder?.configuration.channels != audio.channels {
                     encoder = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels))
                     channels = audio.channels
@@ -280,7 +350,9 @@ public final class MediaRecorder: Sendable {
 
     /// The picture size of a VP8 keyframe: from the depacketizer, or read from its header.
     static func pictureSize(of frame: EncodedFrame) -> VideoSize? {
-        if let width = frame.width, let height = frame.height, width > 0, height > 0 { return VideoSize(width: width, height: height) }
+        if let width = frame.width, let height = frame.height, width > 0, height > 0 {
+            return VideoSize(width: width, height: height)
+        }
         let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
         guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
         return VideoSize(width: Int(width), height: Int(height))

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Why a recording could not start or did not complete.
 public enum MediaRecorderError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -22,7 +22,8 @@ public enum MediaRecorderError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .unknownFormat(let path): "recording \(path): unknown format (use .webm, .ogg, .opus or .wav)"
         case let .tracksDoNotFit(path, reason): "recording \(path): \(reason)"
-        case let .cannotCreate(path, errno): "recording \(path): cannot create the file (errno \(errno)\(errno == EEXIST ? ", it exists" : ""))"
+        case let .cannotCreate(path, errno):
+            "recording \(path): cannot create the file (errno \(errno)\(errno == EEXIST ? ", it exists" : ""))"
         case .file(let error): "recording: \(error)"
         case let .nothingRecorded(path, reason): "recording \(path): \(reason), no file written"
         }

@@ -23,7 +23,11 @@ extension MediaStreamTrack {
     public func play(file path: String, loop: Bool = false) throws(MediaFileError) -> Playback {
         let format = try MediaFileKind(path: path)
         guard format.kinds.contains(kind) else {
-            throw .unusable(format: format.name, reason: "\(path) has no \(kind == .audio ? "audio" : "video") for a \(kind == .audio ? "audio" : "video") track")
+            throw .unusable(
+                format: format.name,
+                reason:
+                    "\(path) has no \(kind == .audio ? "audio" : "video") for a \(kind == .audio ? "audio" : "video") track"
+            )
         }
         switch format {
         case .wav:
@@ -36,7 +40,9 @@ extension MediaStreamTrack {
             return play(try LoopingSource(loop: loop) { () throws(MediaFileError) in try Y4MReader(path: path) })
         case .webm:
             let track: WebMReader.Track = kind == .audio ? .audio : .video
-            return play(try LoopingSource(loop: loop) { () throws(MediaFileError) in try WebMReader(path: path, track: track) })
+            return play(
+                try LoopingSource(loop: loop) { () throws(MediaFileError) in try WebMReader(path: path, track: track) }
+            )
         }
     }
 }
@@ -62,7 +68,7 @@ enum MediaFileKind {
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + magic.count && Array(head[offset ..< offset + magic.count]) == magic
+            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
         }
         if starts(Array("RIFF".utf8)), starts(Array("WAVE".utf8), at: 8) {
             self = .wav

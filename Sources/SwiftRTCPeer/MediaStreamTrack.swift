@@ -1,10 +1,10 @@
-import SwiftRTCCore
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// An audio or video track (W3C `MediaStreamTrack`).
 ///
@@ -41,7 +41,8 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// without re-encoding.
     let remoteEncodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)?
 
-    init(kind: MediaKind, id: String, isRemote: Bool, encodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)? = nil) {
+    init(kind: MediaKind, id: String, isRemote: Bool, encodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)? = nil)
+    {
         self.kind = kind
         self.id = id
         self.isRemote = isRemote
@@ -120,33 +121,56 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Plays `source` into the track (replacing what played before) until it ends or the
     /// track stops.
     @discardableResult
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == AudioFrame {
-        start { source.frames(pacing: pacing) } wrap: { .audio($0) }
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback
+    where Source.Frame == AudioFrame {
+        start {
+            source.frames(pacing: pacing)
+        } wrap: {
+            .audio($0)
+        }
     }
 
     /// Plays a video `source` into the track (replacing what played before).
     @discardableResult
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == VideoFrame {
-        start { source.frames(pacing: pacing) } wrap: { .video($0) }
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback
+    where Source.Frame == VideoFrame {
+        start {
+            source.frames(pacing: pacing)
+        } wrap: {
+            .video($0)
+        }
     }
 
     /// Plays an encoded `source` (IVF, Ogg Opus...) into the track, frames passed through as
     /// they are.
     @discardableResult
-    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback where Source.Frame == EncodedFrame {
-        start { source.frames(pacing: pacing) } wrap: { .encoded($0) }
+    public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback
+    where Source.Frame == EncodedFrame {
+        start {
+            source.frames(pacing: pacing)
+        } wrap: {
+            .encoded($0)
+        }
     }
 
     /// Plays audio the application pushes (``PushSource/push(_:)``) at its timestamps.
     @discardableResult
     public func play(_ source: PushSource<AudioFrame>, pacing: Pacing = .realTime) -> Playback {
-        start { source.frames(pacing: pacing) } wrap: { .audio($0) }
+        start {
+            source.frames(pacing: pacing)
+        } wrap: {
+            .audio($0)
+        }
     }
 
     /// Plays video the application pushes (custom capture, a screen share) at its timestamps.
     @discardableResult
     public func play(_ source: PushSource<VideoFrame>, pacing: Pacing = .realTime) -> Playback {
-        start { source.frames(pacing: pacing) } wrap: { .video($0) }
+        start {
+            source.frames(pacing: pacing)
+        } wrap: {
+            .video($0)
+        }
     }
 
     /// Plays PCM the application writes (``PCMSource/write(_:)``) in real time. When the
@@ -186,13 +210,18 @@ public final class MediaStreamTrack: Sendable, Identifiable {
             let task = Task {
                 var resampler: AudioResampler?
                 for await frame in frames {
-                    guard case .audio(let audio) = frame, (1 ... 2).contains(audio.channels) else { continue }
+                    guard case .audio(let audio) = frame, (1...2).contains(audio.channels) else { continue }
                     if resampler?.input.channels != audio.channels {
-                        resampler = try? AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: audio.channels), to: format)
+                        resampler = try? AudioResampler(
+                            from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: audio.channels),
+                            to: format
+                        )
                     }
                     guard let resampler else { continue }
                     let position = resampler.outputPosition
-                    continuation.yield(PCMChunk(samples: resampler.convert(audio.samples), format: format, position: position))
+                    continuation.yield(
+                        PCMChunk(samples: resampler.convert(audio.samples), format: format, position: position)
+                    )
                 }
                 continuation.finish()
             }
@@ -212,16 +241,21 @@ public final class MediaStreamTrack: Sendable, Identifiable {
                 for await frame in frames { if case .video(let picture) = frame { return picture } }
                 return nil
             }
-            group.addTask { try? await Task.sleep(for: timeout); return nil }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
     }
 
-    private func start<Frames: AsyncSequence>(_ makeFrames: @escaping @Sendable () -> Frames,
-                                              wrap: @escaping @Sendable (Frames.Element) -> MediaFrame,
-                                              end: @escaping @Sendable () -> Void = {}) -> Playback
+    private func start<Frames: AsyncSequence>(
+        _ makeFrames: @escaping @Sendable () -> Frames,
+        wrap: @escaping @Sendable (Frames.Element) -> MediaFrame,
+        end: @escaping @Sendable () -> Void = {}
+    ) -> Playback
     where Frames: SendableMetatype, Frames.AsyncIterator: SendableMetatype {
         let task = Task { [weak self] in
             defer { end() }
@@ -230,14 +264,20 @@ public final class MediaStreamTrack: Sendable, Identifiable {
                 self.push(wrap(frame))
             }
         }
-        player.withLock { $0?.cancel(); $0 = task }
+        player.withLock {
+            $0?.cancel()
+            $0 = task
+        }
         return Playback(task: task)
     }
 
     /// Ends the track: playing stops, streams finish.
     public func stop() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
-        player.withLock { $0?.cancel(); $0 = nil }
+        player.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
         senders.withLock { $0 = [] }
         stream.finish()
     }

@@ -1,10 +1,10 @@
-import SwiftRTCCore
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Why a track refused an operation.
 public enum MediaStreamTrackError: Error, Hashable, Sendable {

@@ -1,5 +1,5 @@
-import SwiftRTCCore
 import SwiftRTCCongestion
+import SwiftRTCCore
 import SwiftRTCRTP
 import SwiftRTCSDP
 
@@ -14,7 +14,10 @@ extension PeerConnection {
     func configureCongestion(_ negotiation: Negotiation, remote: SessionDescription, transport: PeerTransport) {
         var setup = CongestionController.Setup()
         for media in negotiation.media where media.accepted && (media.kind == .audio || media.kind == .video) {
-            let ids = Dictionary(media.extensions.filter { $0.id < 256 }.map { (UInt8($0.id), $0.uri) }, uniquingKeysWith: { first, _ in first })
+            let ids = Dictionary(
+                media.extensions.filter { $0.id < 256 }.map { (UInt8($0.id), $0.uri) },
+                uniquingKeysWith: { first, _ in first }
+            )
             let section = remote.media.first { $0.mid == media.mid }.map(remote.resolved)
             let feedback = media.codecs.flatMap(\.feedback) + (section?.wildcardFeedback ?? [])
             let transportSequenceID = ids.first { $0.value == TransportSequenceNumber.uri }?.key
@@ -36,8 +39,10 @@ extension PeerConnection {
     func bandwidthCaps(remote: SessionDescription?) -> CongestionController.Caps {
         // Every cap in bit/s within 1...maxBitrate, whatever the configuration or the peer wrote.
         let maxKbps = RemoteInputLimits.maxBitrate / 1000
-        var caps = CongestionController.Caps(audio: configuration.maxAudioBitrateKbps.map { min($0, maxKbps) * 1000 },
-                                             video: configuration.maxVideoBitrateKbps.map { min($0, maxKbps) * 1000 })
+        var caps = CongestionController.Caps(
+            audio: configuration.maxAudioBitrateKbps.map { min($0, maxKbps) * 1000 },
+            video: configuration.maxVideoBitrateKbps.map { min($0, maxKbps) * 1000 }
+        )
         guard let remote else { return caps }
         func limit(_ lines: [Bandwidth]) -> Int? {
             let stated: UInt64

@@ -36,18 +36,37 @@ extension PeerConnection {
             let counters = sender.counters.withLock { $0 }
             guard counters.packetsSent > 0, let sentAt = counters.lastSendTime else { continue }
             // The RTP time now: the last packet's timestamp advanced by the time since.
-            let rtp = counters.lastRTPTimestamp &+ UInt32(truncatingIfNeeded: Int64((now - sentAt) * Double(parameters.clockRate)))
-            packets.append(.senderReport(SenderReport(
-                ssrc: sender.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtp,
-                packetCount: UInt32(truncatingIfNeeded: counters.packetsSent),
-                octetCount: UInt32(truncatingIfNeeded: counters.bytesSent),
-                reports: packets.isEmpty ? Array(blocks.prefix(31)) : [])))
-            chunks.append(SourceDescription.Chunk(source: sender.ssrc, items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]))
+            let rtp =
+                counters.lastRTPTimestamp
+                &+ UInt32(truncatingIfNeeded: Int64((now - sentAt) * Double(parameters.clockRate)))
+            packets.append(
+                .senderReport(
+                    SenderReport(
+                        ssrc: sender.ssrc,
+                        ntpTimestamp: ntp,
+                        rtpTimestamp: rtp,
+                        packetCount: UInt32(truncatingIfNeeded: counters.packetsSent),
+                        octetCount: UInt32(truncatingIfNeeded: counters.bytesSent),
+                        reports: packets.isEmpty ? Array(blocks.prefix(31)) : []
+                    )
+                )
+            )
+            chunks.append(
+                SourceDescription.Chunk(
+                    source: sender.ssrc,
+                    items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]
+                )
+            )
         }
         if packets.isEmpty {
             let ssrc = transceiverList.first?.sender.ssrc ?? 1
             packets.append(.receiverReport(ReceiverReport(ssrc: ssrc, reports: Array(blocks.prefix(31)))))
-            chunks.append(SourceDescription.Chunk(source: ssrc, items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]))
+            chunks.append(
+                SourceDescription.Chunk(
+                    source: ssrc,
+                    items: [SourceDescription.Item(type: SourceDescription.Item.cname, text: cname)]
+                )
+            )
         }
         packets.append(.sourceDescription(SourceDescription(chunks: chunks)))
         return packets

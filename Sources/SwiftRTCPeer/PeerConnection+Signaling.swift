@@ -24,12 +24,17 @@ extension PeerConnection {
     /// Creates an answer (JSEP §5.3.1) to the remote offer.
     public func createAnswer() async throws(PeerConnectionError) -> SignalingDescription {
         guard !isClosed else { throw .closed }
-        guard signaling == .haveRemoteOffer || signaling == .haveLocalPranswer, let offer = pendingRemote, let transport else {
+        guard signaling == .haveRemoteOffer || signaling == .haveLocalPranswer, let offer = pendingRemote, let transport
+        else {
             throw .invalidState(operation: "createAnswer", state: signaling)
         }
         sessionVersion += 1
         do {
-            var answer = try JSEP.createAnswer(to: offer, transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+            var answer = try JSEP.createAnswer(
+                to: offer,
+                transceivers: transceiverList.map(\.jsep),
+                local: localParameters(transport)
+            )
             addBandwidthLines(to: &answer)
             return SignalingDescription(type: .answer, sdp: answer.sdp)
         } catch {
@@ -53,7 +58,9 @@ extension PeerConnection {
             }
             pendingLocal = parsed
         case .answer, .pranswer:
-            guard let offer = pendingRemote else { throw .invalidState(operation: "setLocalDescription(answer)", state: signaling) }
+            guard let offer = pendingRemote else {
+                throw .invalidState(operation: "setLocalDescription(answer)", state: signaling)
+            }
             try await apply(offer: offer, answer: parsed, localIsOfferer: false)
             if description.type == .answer {
                 currentLocal = parsed
@@ -129,7 +136,8 @@ extension PeerConnection {
             description.media[i].candidates = candidates
             description.media[i].endOfCandidates = complete
         }
-        let type: SignalingState.DescriptionType = pendingLocal == nil
+        let type: SignalingState.DescriptionType =
+            pendingLocal == nil
             ? (currentLocalIsOffer ? .offer : .answer)
             : (signaling == .haveLocalPranswer ? .pranswer : .offer)
         return SignalingDescription(type: type, sdp: description.sdp)
@@ -138,7 +146,8 @@ extension PeerConnection {
     /// The remote description: the pending one, else the current one.
     public var remoteDescription: SignalingDescription? {
         guard let description = pendingRemote ?? currentRemote else { return nil }
-        let type: SignalingState.DescriptionType = pendingRemote != nil
+        let type: SignalingState.DescriptionType =
+            pendingRemote != nil
             ? (signaling == .haveRemotePranswer ? .pranswer : .offer)
             : (currentLocalIsOffer ? .answer : .offer)
         return SignalingDescription(type: type, sdp: description.sdp)
@@ -152,7 +161,10 @@ extension PeerConnection {
             if candidate.isEndOfCandidates {
                 try transport.agent.remoteGatheringComplete()
             } else {
-                let parsed = try IceCandidate(sdpLine: candidate.candidate.hasPrefix("a=") ? String(candidate.candidate.dropFirst(2)) : candidate.candidate)
+                let parsed = try IceCandidate(
+                    sdpLine: candidate.candidate.hasPrefix("a=")
+                        ? String(candidate.candidate.dropFirst(2)) : candidate.candidate
+                )
                 try await addRemote(parsed, to: transport)
             }
         } catch let error as SDPParseError {
@@ -214,7 +226,9 @@ extension PeerConnection {
             if let free = transceiverList.first(where: { $0.mid == nil && $0.kind == section.kind }) {
                 free.setMid(mid)
             } else if !section.isRejected {
-                transceiverList.append(RTPTransceiver(kind: section.kind, direction: .recvonly, track: nil, streamId: cname, mid: mid))
+                transceiverList.append(
+                    RTPTransceiver(kind: section.kind, direction: .recvonly, track: nil, streamId: cname, mid: mid)
+                )
             }
         }
     }
@@ -226,10 +240,16 @@ extension PeerConnection {
             guard (resolved.direction ?? .sendrecv).sends else { continue }
             let mid = resolved.mid ?? String(index)
             guard let transceiver = transceiverList.first(where: { $0.mid == mid }),
-                  !announced.contains(ObjectIdentifier(transceiver)) else { continue }
+                !announced.contains(ObjectIdentifier(transceiver))
+            else { continue }
             announced.insert(ObjectIdentifier(transceiver))
-            trackEvents.yield(TrackEvent(track: transceiver.receiver.track, transceiver: transceiver,
-                                         streamIds: resolved.msids.map(\.streamId)))
+            trackEvents.yield(
+                TrackEvent(
+                    track: transceiver.receiver.track,
+                    transceiver: transceiver,
+                    streamIds: resolved.msids.map(\.streamId)
+                )
+            )
         }
     }
 
@@ -238,9 +258,17 @@ extension PeerConnection {
         let fingerprint = certificate.fingerprint
         let parts = fingerprint.sdpValue.split(separator: " ", maxSplits: 1)
         return LocalParameters(
-            iceUfrag: credentials.usernameFragment, icePwd: credentials.password,
-            fingerprints: [Fingerprint(hashFunction: String(parts.first ?? "sha-256"), value: String(parts.last ?? ""))],
-            answerSetup: .active, candidates: localCandidateList, endOfCandidates: iceGatheringState == .complete,
-            sessionId: sessionId, sessionVersion: sessionVersion, cname: cname)
+            iceUfrag: credentials.usernameFragment,
+            icePwd: credentials.password,
+            fingerprints: [
+                Fingerprint(hashFunction: String(parts.first ?? "sha-256"), value: String(parts.last ?? ""))
+            ],
+            answerSetup: .active,
+            candidates: localCandidateList,
+            endOfCandidates: iceGatheringState == .complete,
+            sessionId: sessionId,
+            sessionVersion: sessionVersion,
+            cname: cname
+        )
     }
 }

@@ -54,8 +54,12 @@ extension PeerConnection {
         }
         for (limit, count) in hits { transportStats["limitHits.\(limit.name)"] = .int(count) }
         transportStats["datagramsDropped"] = .int(Int64(transport.agent.demultiplexer.dropped))
-        if let dtls = transport.dtlsTransport { transportStats["dtlsDatagramsDropped"] = .int(Int64(dtls.droppedDatagrams)) }
-        transportStats["iceRole"] = .string(transport.agent.configuration.role == .controlling ? "controlling" : "controlled")
+        if let dtls = transport.dtlsTransport {
+            transportStats["dtlsDatagramsDropped"] = .int(Int64(dtls.droppedDatagrams))
+        }
+        transportStats["iceRole"] = .string(
+            transport.agent.configuration.role == .controlling ? "controlling" : "controlled"
+        )
         if let srtp = transport.srtpCounters {
             transportStats["srtpAuthenticationFailures"] = .int(Int64(srtp.authenticationFailures))
             transportStats["srtpReplays"] = .int(Int64(srtp.replays))
@@ -63,8 +67,16 @@ extension PeerConnection {
             transportStats["srtpRemoteStreamsEvicted"] = .int(Int64(srtp.remoteStreamsEvicted))
         }
         if let pair = transport.agent.selectedPair {
-            let local = candidateStats(pair.local, id: "CL-\(pair.local.foundation)-\(pair.local.port)", type: .localCandidate)
-            let remote = candidateStats(pair.remote, id: "CR-\(pair.remote.foundation)-\(pair.remote.port)", type: .remoteCandidate)
+            let local = candidateStats(
+                pair.local,
+                id: "CL-\(pair.local.foundation)-\(pair.local.port)",
+                type: .localCandidate
+            )
+            let remote = candidateStats(
+                pair.remote,
+                id: "CR-\(pair.remote.foundation)-\(pair.remote.port)",
+                type: .remoteCandidate
+            )
             report.add(local)
             report.add(remote)
             var pairStats = StatsReport.Stats(id: "CP-\(local.id)-\(remote.id)", type: .candidatePair)
@@ -93,8 +105,16 @@ extension PeerConnection {
             if let parameters = sender.parameters {
                 let c = sender.counters.withLock { $0 }
                 let codecId = "CO-\(parameters.payloadType)"
-                report.add(codecStats(id: codecId, payloadType: parameters.payloadType, kind: kind, name: parameters.codecName,
-                                      clockRate: parameters.clockRate, channels: parameters.channels))
+                report.add(
+                    codecStats(
+                        id: codecId,
+                        payloadType: parameters.payloadType,
+                        kind: kind,
+                        name: parameters.codecName,
+                        clockRate: parameters.clockRate,
+                        channels: parameters.channels
+                    )
+                )
                 let sourceId = "MS-\(sender.ssrc)"
                 var source = StatsReport.Stats(id: sourceId, type: .mediaSource)
                 source["kind"] = .string(kind)
@@ -103,7 +123,9 @@ extension PeerConnection {
                     source["width"] = .int(Int64(c.captureWidth))
                     source["height"] = .int(Int64(c.captureHeight))
                     source["frames"] = .int(c.framesCaptured)
-                    if let fps = collector.rate(sourceId + "frames", count: Double(c.framesCaptured), now: now) { source["framesPerSecond"] = .double(fps) }
+                    if let fps = collector.rate(sourceId + "frames", count: Double(c.framesCaptured), now: now) {
+                        source["framesPerSecond"] = .double(fps)
+                    }
                 } else {
                     source["audioLevel"] = .double(c.audioLevel)
                     // Pushed frames that are no audio (channel count not 1 or 2, samples not
@@ -135,7 +157,9 @@ extension PeerConnection {
                     out["frameWidth"] = .int(Int64(c.frameWidth))
                     out["frameHeight"] = .int(Int64(c.frameHeight))
                     if let qp = c.qpAverage { out["qpAverage"] = .double(qp) }
-                    if let fps = collector.rate(out.id + "frames", count: Double(c.framesSent), now: now) { out["framesPerSecond"] = .double(fps) }
+                    if let fps = collector.rate(out.id + "frames", count: Double(c.framesSent), now: now) {
+                        out["framesPerSecond"] = .double(fps)
+                    }
                 }
                 var remoteIn = StatsReport.Stats(id: "RI-\(sender.ssrc)", type: .remoteInboundRTP)
                 remoteIn["ssrc"] = .int(Int64(sender.ssrc))
@@ -156,15 +180,27 @@ extension PeerConnection {
             let receiver = transceiver.receiver
             if let parameters = receiver.parameters {
                 let path = receiver.path.withLock { path in
-                    (ssrc: path.remoteSSRC, packets: path.packetsReceived, bytes: path.bytesReceived, headers: path.headerBytesReceived,
-                     frames: path.framesAssembled, delay: path.jitterBufferDelay,
-                     lost: Int64(path.statistics?.cumulativeLost ?? 0), jitter: path.statistics?.jitterSeconds ?? 0,
-                     discarded: Int64(path.assembler?.jitterBuffer.latePackets ?? 0) + Int64(path.assembler?.jitterBuffer.duplicates ?? 0))
+                    (
+                        ssrc: path.remoteSSRC, packets: path.packetsReceived, bytes: path.bytesReceived,
+                        headers: path.headerBytesReceived,
+                        frames: path.framesAssembled, delay: path.jitterBufferDelay,
+                        lost: Int64(path.statistics?.cumulativeLost ?? 0), jitter: path.statistics?.jitterSeconds ?? 0,
+                        discarded: Int64(path.assembler?.jitterBuffer.latePackets ?? 0)
+                            + Int64(path.assembler?.jitterBuffer.duplicates ?? 0)
+                    )
                 }
                 let d = receiver.decoding.withLock { $0 }
                 let codecId = "CI-\(parameters.payloadType)"
-                report.add(codecStats(id: codecId, payloadType: parameters.payloadType, kind: kind, name: parameters.codecName,
-                                      clockRate: parameters.clockRate, channels: parameters.channels))
+                report.add(
+                    codecStats(
+                        id: codecId,
+                        payloadType: parameters.payloadType,
+                        kind: kind,
+                        name: parameters.codecName,
+                        clockRate: parameters.clockRate,
+                        channels: parameters.channels
+                    )
+                )
                 var inbound = StatsReport.Stats(id: "IT-\(transceiver.mid ?? "-")", type: .inboundRTP)
                 inbound["ssrc"] = .int(Int64(path.ssrc ?? 0))
                 inbound["kind"] = .string(kind)
@@ -188,8 +224,12 @@ extension PeerConnection {
                     inbound["framesDropped"] = .int(d.framesDropped)
                     inbound["frameWidth"] = .int(Int64(d.frameWidth))
                     inbound["frameHeight"] = .int(Int64(d.frameHeight))
-                    if let fps = collector.rate(inbound.id + "decoded", count: Double(d.framesDecoded), now: now) { inbound["framesPerSecond"] = .double(fps) }
-                    if let fps = collector.rate(inbound.id + "received", count: Double(path.frames), now: now) { inbound["framesReceivedPerSecond"] = .double(fps) }
+                    if let fps = collector.rate(inbound.id + "decoded", count: Double(d.framesDecoded), now: now) {
+                        inbound["framesPerSecond"] = .double(fps)
+                    }
+                    if let fps = collector.rate(inbound.id + "received", count: Double(path.frames), now: now) {
+                        inbound["framesReceivedPerSecond"] = .double(fps)
+                    }
                 } else {
                     inbound["framesDecoded"] = .int(d.framesDecoded)
                     inbound["totalSamplesReceived"] = .int(d.totalSamplesReceived)
@@ -227,7 +267,8 @@ extension PeerConnection {
         return current.statsString(since: lastStatsForString)
     }
 
-    private func candidateStats(_ candidate: IceCandidate, id: String, type: StatsReport.StatsType) -> StatsReport.Stats {
+    private func candidateStats(_ candidate: IceCandidate, id: String, type: StatsReport.StatsType) -> StatsReport.Stats
+    {
         var stats = StatsReport.Stats(id: id, type: type)
         stats["transportId"] = .string("T01")
         stats["address"] = .string(candidate.address)
@@ -239,7 +280,14 @@ extension PeerConnection {
         return stats
     }
 
-    private func codecStats(id: String, payloadType: UInt8, kind: String, name: String, clockRate: UInt32, channels: Int) -> StatsReport.Stats {
+    private func codecStats(
+        id: String,
+        payloadType: UInt8,
+        kind: String,
+        name: String,
+        clockRate: UInt32,
+        channels: Int
+    ) -> StatsReport.Stats {
         var stats = StatsReport.Stats(id: id, type: .codec)
         stats["payloadType"] = .int(Int64(payloadType))
         stats["mimeType"] = .string("\(kind)/\(name)")

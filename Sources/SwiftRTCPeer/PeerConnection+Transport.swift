@@ -18,11 +18,16 @@ extension PeerConnection {
     func ensureTransport(role: IceAgent.Role) async throws(PeerConnectionError) -> PeerTransport {
         if let transport { return transport }
         let ice = IceAgent.Configuration(
-            role: role, servers: configuration.iceServers,
+            role: role,
+            servers: configuration.iceServers,
             transportPolicy: configuration.iceTransportPolicy == .relay ? .relay : .all,
-            localAddresses: configuration.gatherAddresses, checkPacing: configuration.checkPacing)
+            localAddresses: configuration.gatherAddresses,
+            checkPacing: configuration.checkPacing
+        )
         let made: PeerTransport
-        do { made = try PeerTransport(configuration: ice, pool: configuration.transportThreads, limitHits: limitHits) } catch {
+        do {
+            made = try PeerTransport(configuration: ice, pool: configuration.transportThreads, limitHits: limitHits)
+        } catch {
             throw .transport(error.description)
         }
         transport = made
@@ -33,15 +38,21 @@ extension PeerConnection {
         lastStatsForString = StatsReport(timestamp: now * 1000)
         gatheringStateEvents.yield(.gathering)
         let agent = made.agent
-        tasks.append(Task { [weak self] in
-            for await event in agent.gathering { await self?.gathered(event) }
-        })
-        tasks.append(Task { [weak self] in
-            for await state in agent.states { await self?.iceChanged(state) }
-        })
-        tasks.append(Task { [weak self] in
-            for await error in agent.errors { await self?.report(error) }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await event in agent.gathering { await self?.gathered(event) }
+            }
+        )
+        tasks.append(
+            Task { [weak self] in
+                for await state in agent.states { await self?.iceChanged(state) }
+            }
+        )
+        tasks.append(
+            Task { [weak self] in
+                for await error in agent.errors { await self?.report(error) }
+            }
+        )
         do { try await agent.startGathering() } catch { throw .transport(error.description) }
         // Host candidates are known at once: the first description carries them.
         for candidate in agent.localCandidates { remember(candidate) }
@@ -67,7 +78,9 @@ extension PeerConnection {
     func remember(_ candidate: IceCandidate) {
         guard !localCandidateList.contains(candidate) else { return }
         localCandidateList.append(candidate)
-        candidateEvents.yield(IceCandidateInit(candidate: candidate.sdpLine, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0))
+        candidateEvents.yield(
+            IceCandidateInit(candidate: candidate.sdpLine, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0)
+        )
     }
 
     func iceChanged(_ state: IceConnectionState) {
@@ -106,12 +119,16 @@ extension PeerConnection {
 
     /// ICE credentials and candidates from a remote description (an ICE restart when the
     /// credentials change).
-    func applyRemoteTransport(_ remote: SessionDescription, transport: PeerTransport) async throws(PeerConnectionError) {
+    func applyRemoteTransport(_ remote: SessionDescription, transport: PeerTransport) async throws(PeerConnectionError)
+    {
         guard let section = remote.media.first(where: { !$0.isRejected }).map(remote.resolved),
-              let ufrag = section.iceUfrag, let pwd = section.icePwd else {
+            let ufrag = section.iceUfrag, let pwd = section.icePwd
+        else {
             throw .invalidDescription("no ICE credentials (a=ice-ufrag, a=ice-pwd) in the remote description")
         }
-        let previous = (currentRemote ?? pendingRemote).flatMap { $0.media.first(where: { !$0.isRejected }).map(remote.resolved) }
+        let previous = (currentRemote ?? pendingRemote).flatMap {
+            $0.media.first(where: { !$0.isRejected }).map(remote.resolved)
+        }
         do {
             if let previous, previous.iceUfrag != nil, previous.iceUfrag != ufrag, signaling == .stable {
                 _ = try transport.agent.restart()  // the peer restarts ICE: so do we
@@ -141,10 +158,16 @@ extension PeerConnection {
 
     /// Applies a completed offer/answer: per section the codec, header extensions and
     /// direction to the sender and receiver; then DTLS with the negotiated role.
-    func apply(offer: SessionDescription, answer: SessionDescription, localIsOfferer: Bool) async throws(PeerConnectionError) {
+    func apply(
+        offer: SessionDescription,
+        answer: SessionDescription,
+        localIsOfferer: Bool
+    ) async throws(PeerConnectionError) {
         guard let transport else { throw .invalidState(operation: "negotiation", state: signaling) }
         let negotiation: Negotiation
-        do { negotiation = try Negotiation(offer: offer, answer: answer) } catch { throw .invalidDescription(error.description) }
+        do { negotiation = try Negotiation(offer: offer, answer: answer) } catch {
+            throw .invalidDescription(error.description)
+        }
         let remote = localIsOfferer ? answer : offer
         for media in negotiation.media where media.kind == .audio || media.kind == .video {
             guard let transceiver = transceiverList.first(where: { $0.mid == media.mid }) else { continue }
@@ -156,32 +179,65 @@ extension PeerConnection {
             // The answer's direction is already the intersection of both sides' wishes.
             let direction = localIsOfferer ? media.answererDirection.reversed : media.answererDirection
             transceiver.setCurrentDirection(direction)
-            guard let codec = media.codecs.first(where: { ["opus", "vp8"].contains($0.encodingName ?? "") }) else { continue }
+            guard let codec = media.codecs.first(where: { ["opus", "vp8"].contains($0.encodingName ?? "") }) else {
+                continue
+            }
             let frameCodec: EncodedFrame.Codec = codec.encodingName == "opus" ? .opus : .vp8
             var extmap: [UInt8: String] = [:]
             for ext in media.extensions where ext.id < 256 { extmap[UInt8(ext.id)] = ext.uri }
             let ids = RTPHeaderExtensionIDs(extmap: extmap)
             let clockRate = codec.clockRate ?? frameCodec.clockRate
             let section = remote.media.first(where: { $0.mid == media.mid }).map(remote.resolved)
-            let recovery = Self.recovery(codec: codec, media: media, remoteSection: section, localSSRC: transceiver.sender.ssrc)
+            let recovery = Self.recovery(
+                codec: codec,
+                media: media,
+                remoteSection: section,
+                localSSRC: transceiver.sender.ssrc
+            )
             if direction.sends {
                 transport.route(transceiver.sender)
-                transceiver.sender.start(RTPSender.Parameters(
-                    payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1), mid: media.mid, extensions: ids, recovery: recovery.send,
-                    videoSize: configuration.videoSendSize, maxFrameRate: Double(configuration.maxVideoFrameRate)), transport: transport)
+                transceiver.sender.start(
+                    RTPSender.Parameters(
+                        payloadType: codec.payloadType,
+                        codec: frameCodec,
+                        codecName: codec.name ?? "",
+                        clockRate: clockRate,
+                        channels: Int(codec.channels ?? 1),
+                        mid: media.mid,
+                        extensions: ids,
+                        recovery: recovery.send,
+                        videoSize: configuration.videoSendSize,
+                        maxFrameRate: Double(configuration.maxVideoFrameRate)
+                    ),
+                    transport: transport
+                )
             } else {
                 transceiver.sender.stop()
             }
             if direction.receives {
                 let fid = section?.ssrcGroups.first(where: { $0.semantics == "FID" })?.ssrcs
                 let ssrc = fid?.first ?? section?.ssrcNumbers.first
-                transceiver.receiver.configure(RTPReceiver.Parameters(
-                    payloadType: codec.payloadType, codec: frameCodec, codecName: codec.name ?? "", clockRate: clockRate,
-                    channels: Int(codec.channels ?? 1), recovery: recovery.receive,
-                    maximumDecodedPixels: configuration.maxDecodedPixels), remoteSSRC: ssrc)
-                transport.route(transceiver.receiver, mid: media.mid, payloadType: codec.payloadType, ssrc: ssrc, midExtensionID: ids.mid,
-                                rtxPayloadType: recovery.receive.rtxPayloadType, rtxSSRC: fid.flatMap { $0.count > 1 ? $0[1] : nil })
+                transceiver.receiver.configure(
+                    RTPReceiver.Parameters(
+                        payloadType: codec.payloadType,
+                        codec: frameCodec,
+                        codecName: codec.name ?? "",
+                        clockRate: clockRate,
+                        channels: Int(codec.channels ?? 1),
+                        recovery: recovery.receive,
+                        maximumDecodedPixels: configuration.maxDecodedPixels
+                    ),
+                    remoteSSRC: ssrc
+                )
+                transport.route(
+                    transceiver.receiver,
+                    mid: media.mid,
+                    payloadType: codec.payloadType,
+                    ssrc: ssrc,
+                    midExtensionID: ids.mid,
+                    rtxPayloadType: recovery.receive.rtxPayloadType,
+                    rtxSSRC: fid.flatMap { $0.count > 1 ? $0[1] : nil }
+                )
             }
         }
         configureCongestion(negotiation, remote: remote, transport: transport)
@@ -190,29 +246,42 @@ extension PeerConnection {
 
     /// Makes the DTLS transport with the negotiated role and the remote fingerprints; the
     /// client's handshake starts once ICE connects.
-    func startDtls(negotiation: Negotiation, remote: SessionDescription, localIsOfferer: Bool) throws(PeerConnectionError) {
+    func startDtls(
+        negotiation: Negotiation,
+        remote: SessionDescription,
+        localIsOfferer: Bool
+    ) throws(PeerConnectionError) {
         guard !dtlsStarted, let transport,
-              let media = negotiation.media.first(where: { $0.accepted }) else { return }
+            let media = negotiation.media.first(where: { $0.accepted })
+        else { return }
         let offererIsClient = media.offererIsDTLSClient
         let role: DtlsRole = (localIsOfferer == offererIsClient) ? .client : .server
         guard let section = remote.media.first(where: { !$0.isRejected }).map(remote.resolved) else { return }
-        let fingerprints = section.fingerprints.compactMap { try? DtlsFingerprint(sdpValue: "\($0.hashFunction) \($0.value)") }
+        let fingerprints = section.fingerprints.compactMap {
+            try? DtlsFingerprint(sdpValue: "\($0.hashFunction) \($0.value)")
+        }
         let dtls: DtlsTransport
         do {
-            dtls = try transport.makeDtls(DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: fingerprints))
+            dtls = try transport.makeDtls(
+                DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: fingerprints)
+            )
         } catch {
             dtlsState = .failed(error)
             updateConnectionState()
             throw .transport(error.description)
         }
         dtlsStarted = true
-        tasks.append(Task { [weak self] in
-            for await state in dtls.stateUpdates { await self?.dtlsChanged(state) }
-        })
-        tasks.append(Task { [weak self] in
-            guard let info = try? await dtls.connected() else { return }
-            await self?.dtlsConnected(info)
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await state in dtls.stateUpdates { await self?.dtlsChanged(state) }
+            }
+        )
+        tasks.append(
+            Task { [weak self] in
+                guard let info = try? await dtls.connected() else { return }
+                await self?.dtlsConnected(info)
+            }
+        )
         if role == .server || iceState == .connected || iceState == .completed { dtls.start() }
     }
 

@@ -81,7 +81,10 @@ public actor PeerConnection {
         public var videoSendSize: VideoSize? {
             didSet {
                 guard let size = videoSendSize else { return }
-                videoSendSize = VideoSize(width: min(max(size.width, 16), 4096), height: min(max(size.height, 16), 4096))
+                videoSendSize = VideoSize(
+                    width: min(max(size.width, 16), 4096),
+                    height: min(max(size.height, 16), 4096)
+                )
             }
         }
         /// The most frames per second video is sent at (1 to 60; default 30); the bandwidth
@@ -89,11 +92,17 @@ public actor PeerConnection {
         public var maxVideoFrameRate = 30 { didSet { maxVideoFrameRate = min(max(maxVideoFrameRate, 1), 60) } }
 
         /// Creates a configuration.
-        public init(iceServers: [IceServer] = [], iceTransportPolicy: IceTransportPolicy = .all,
-                    bundlePolicy: BundlePolicy = .maxBundle, certificate: DtlsCertificate? = nil,
-                    gatherAddresses: [String] = [], checkPacing: Duration = .milliseconds(5),
-                    transportThreads: TransportThreadPool = .shared,
-                    maxAudioBitrateKbps: Int? = nil, maxVideoBitrateKbps: Int? = nil) {
+        public init(
+            iceServers: [IceServer] = [],
+            iceTransportPolicy: IceTransportPolicy = .all,
+            bundlePolicy: BundlePolicy = .maxBundle,
+            certificate: DtlsCertificate? = nil,
+            gatherAddresses: [String] = [],
+            checkPacing: Duration = .milliseconds(5),
+            transportThreads: TransportThreadPool = .shared,
+            maxAudioBitrateKbps: Int? = nil,
+            maxVideoBitrateKbps: Int? = nil
+        ) {
             self.iceServers = iceServers
             self.iceTransportPolicy = iceTransportPolicy
             self.bundlePolicy = bundlePolicy
@@ -112,7 +121,7 @@ public actor PeerConnection {
     public let certificate: DtlsCertificate
     let logger = SwiftRTCLogging.logger("peer")
     let cname = UUID().uuidString.lowercased()
-    let sessionId = UInt64.random(in: 1 ..< (1 << 62))
+    let sessionId = UInt64.random(in: 1..<(1 << 62))
     var sessionVersion: UInt64 = 1
 
     // Signaling
@@ -196,7 +205,9 @@ public actor PeerConnection {
     public func localCandidates() -> AsyncStream<IceCandidateInit> {
         let mid = transceiverList.first?.mid ?? "0"
         var past = localCandidateList.map { IceCandidateInit(candidate: $0.sdpLine, sdpMid: mid, sdpMLineIndex: 0) }
-        if iceGatheringState == .complete { past.append(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0)) }
+        if iceGatheringState == .complete {
+            past.append(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
+        }
         return candidateEvents.subscribe(replaying: past)
     }
     /// Remote tracks as the remote descriptions announce them.
@@ -211,20 +222,30 @@ public actor PeerConnection {
     @discardableResult
     public func addTrack(_ track: MediaStreamTrack, streamId: String? = nil) throws(PeerConnectionError) -> RTPSender {
         guard !isClosed else { throw .closed }
-        if let free = transceiverList.first(where: { $0.kind == track.kind && $0.sender.track == nil && !$0.direction.sends }) {
+        if let free = transceiverList.first(where: {
+            $0.kind == track.kind && $0.sender.track == nil && !$0.direction.sends
+        }) {
             free.sender.replaceTrack(track)
             free.direction = free.direction.receives ? .sendrecv : .sendonly
             return free.sender
         }
-        let transceiver = RTPTransceiver(kind: track.kind, direction: .sendrecv, track: track, streamId: streamId ?? cname)
+        let transceiver = RTPTransceiver(
+            kind: track.kind,
+            direction: .sendrecv,
+            track: track,
+            streamId: streamId ?? cname
+        )
         transceiverList.append(transceiver)
         return transceiver.sender
     }
 
     /// Adds a transceiver of `kind` (audio or video) with `direction`, and optionally a track.
     @discardableResult
-    public func addTransceiver(_ kind: MediaKind, direction: MediaDirection = .sendrecv,
-                               track: MediaStreamTrack? = nil) throws(PeerConnectionError) -> RTPTransceiver {
+    public func addTransceiver(
+        _ kind: MediaKind,
+        direction: MediaDirection = .sendrecv,
+        track: MediaStreamTrack? = nil
+    ) throws(PeerConnectionError) -> RTPTransceiver {
         guard !isClosed else { throw .closed }
         guard kind == .audio || kind == .video else { throw .unsupportedKind(kind.rawValue) }
         let transceiver = RTPTransceiver(kind: kind, direction: direction, track: track, streamId: cname)

@@ -1,10 +1,10 @@
-import Synchronization
+import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCDTLS
 import SwiftRTCICE
-import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSRTP
+import Synchronization
 
 /// The one BUNDLEd transport of a ``PeerConnection``: an ``IceAgent`` carrying DTLS and
 /// SRTP/SRTCP with rtcp-mux, and the data plane on its transport thread (DESIGN.md, "Two
@@ -94,7 +94,10 @@ final class PeerTransport: @unchecked Sendable {
         let demultiplexer = agent.demultiplexer
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveDTLS(bytes) }, for: .dtls)
         demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTP(bytes) }, for: .rtp)
-        demultiplexer.setHandler({ [weak self] bytes in self?.receiveRTCP(bytes, arrival: NTPTime.monotonicSeconds()) }, for: .rtcp)
+        demultiplexer.setHandler(
+            { [weak self] bytes in self?.receiveRTCP(bytes, arrival: NTPTime.monotonicSeconds()) },
+            for: .rtcp
+        )
     }
 
     deinit {
@@ -110,7 +113,6 @@ final class PeerTransport: @unchecked Sendable {
     var counterValues: Counters { counters.withLock { $0 } }
     var srtpCounters: SrtpSession.Counters? { srtp.withLock { $0?.counters } }
     var dtlsTransport: DtlsTransport? { dtls.withLock { $0 } }
-
 
     // MARK: Setup (control plane)
 
@@ -136,8 +138,15 @@ final class PeerTransport: @unchecked Sendable {
 
     /// Routes a receiver's stream: by its mid, payload type and (when the SDP said) SSRC; its
     /// RTX stream likewise by the RTX payload type and SSRC.
-    func route(_ receiver: RTPReceiver, mid: String, payloadType: UInt8, ssrc: UInt32?, midExtensionID: UInt8?,
-               rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil) {
+    func route(
+        _ receiver: RTPReceiver,
+        mid: String,
+        payloadType: UInt8,
+        ssrc: UInt32?,
+        midExtensionID: UInt8?,
+        rtxPayloadType: UInt8? = nil,
+        rtxSSRC: UInt32? = nil
+    ) {
         routes.withLock { routes in
             if !routes.receivers.objects.contains(where: { $0 === receiver }) {
                 routes.receivers.append(receiver)
@@ -186,7 +195,9 @@ final class PeerTransport: @unchecked Sendable {
             receivers.forEach { receiver in
                 guard receiver.needsTick(now: now) else { return }
                 let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
-                guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else { return }
+                guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else {
+                    return
+                }
                 _ = sendRTCP(feedbackBuffer, length: length)
             }
         }
@@ -205,15 +216,25 @@ final class PeerTransport: @unchecked Sendable {
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
         congestion.stamp(buffer, length: length)
         // The session has its own lock per direction: protect outside this one.
-        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
-        counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length),
+            agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected]))
+        else { return false }
+        counters.withLock {
+            $0.packetsSent += 1
+            $0.bytesSent += Int64(protected)
+        }
         return true
     }
 
     /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.
     func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length), agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected])) else { return false }
-        counters.withLock { $0.packetsSent += 1; $0.bytesSent += Int64(protected) }
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length),
+            agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected]))
+        else { return false }
+        counters.withLock {
+            $0.packetsSent += 1
+            $0.bytesSent += Int64(protected)
+        }
         return true
     }
 
@@ -244,9 +265,14 @@ final class PeerTransport: @unchecked Sendable {
             }
         }
         UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[..<bytes.count]).copyMemory(from: bytes)
-        counters.withLock { $0.packetsReceived += 1; $0.bytesReceived += Int64(bytes.count) }
-        let length = rtcp ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
-                          : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
+        counters.withLock {
+            $0.packetsReceived += 1
+            $0.bytesReceived += Int64(bytes.count)
+        }
+        let length =
+            rtcp
+            ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
+            : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
         if !peerHasKeys.load(ordering: .relaxed) {
             peerHasKeys.store(true, ordering: .relaxed)
@@ -277,7 +303,8 @@ final class PeerTransport: @unchecked Sendable {
             }
             found = found ?? routes.byPayloadType[packet.payloadType]
             guard let found, let parameters = found.parameters else { return nil }
-            if parameters.payloadType == packet.payloadType || parameters.recovery.rtxPayloadType == packet.payloadType {
+            if parameters.payloadType == packet.payloadType || parameters.recovery.rtxPayloadType == packet.payloadType
+            {
                 guard routes.bySSRC.count < RemoteInputLimits.maxRemoteSSRCsPerTransport else {
                     limitHits.hit(.remoteSSRCs)
                     return nil
@@ -330,7 +357,10 @@ final class PeerTransport: @unchecked Sendable {
             }
             switch packet {
             case .senderReport(let report):
-                routes.withLock { $0.bySSRC[report.ssrc] }?.receivedSenderReport(ntp: report.ntpTimestamp, arrival: arrival)
+                routes.withLock { $0.bySSRC[report.ssrc] }?.receivedSenderReport(
+                    ntp: report.ntpTimestamp,
+                    arrival: arrival
+                )
                 handle(report.reports)
             case .receiverReport(let report):
                 handle(report.reports)

@@ -1,10 +1,10 @@
-import SwiftRTCCore
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// A source playing into a track (``MediaStreamTrack/play(_:pacing:)``).
 public struct Playback: Sendable {

@@ -54,8 +54,10 @@ extension RTPReceiver {
         var counts = path.withLock { path in
             var counts = path.retiredAssemblerLimits
             if let assembler = path.assembler { counts.add(assembler) }
-            counts.nackJumpsRestarted += path.recovery.retiredNackRestarts + Int64(path.recovery.nack?.jumpsRestarted ?? 0)
-            counts.keyframeRequestsRateLimited += path.recovery.retiredKeyframesRateLimited + Int64(path.recovery.keyframes.rateLimited)
+            counts.nackJumpsRestarted +=
+                path.recovery.retiredNackRestarts + Int64(path.recovery.nack?.jumpsRestarted ?? 0)
+            counts.keyframeRequestsRateLimited +=
+                path.recovery.retiredKeyframesRateLimited + Int64(path.recovery.keyframes.rateLimited)
             counts.rtxOutOfWindow = path.recovery.rtxOutOfWindow
             return counts
         }

@@ -55,7 +55,12 @@ struct ReceiveRecovery {
         case .opus:
             FrameAssembler(codec: .opus, capacity: 128, maximumWait: 0.02, minimumDelay: 0.02, maximumDelay: 0.5)
         case .vp8:
-            FrameAssembler(codec: .vp8, maximumWait: parameters.recovery.nack ? 0.25 : 0.1, minimumDelay: 0, maximumDelay: 0.5)
+            FrameAssembler(
+                codec: .vp8,
+                maximumWait: parameters.recovery.nack ? 0.25 : 0.1,
+                minimumDelay: 0,
+                maximumDelay: 0.5
+            )
         }
     }
 
@@ -81,15 +86,22 @@ struct ReceiveRecovery {
         guard let rtx = self.parameters.rtxPayloadType, packet.payloadType == rtx else { return nil }
         if let original = RTXPacket.originalSequenceNumber(of: packet) {
             guard let newest = newestSequence,
-                  (-RemoteInputLimits.maxNackAge ... RemoteInputLimits.maxRetransmissionLead)
-                      .contains(SequenceNumber.distance(from: newest, to: original)) else {
+                (-RemoteInputLimits.maxNackAge...RemoteInputLimits.maxRetransmissionLead)
+                    .contains(SequenceNumber.distance(from: newest, to: original))
+            else {
                 rtxOutOfWindow += 1
                 return nil
             }
         }
         guard let mediaSSRC, let buffer = unwrapBuffer?.bytes,
-              let length = try? RTXPacket.unwrap(packet, originalPayloadType: parameters.payloadType, originalSSRC: mediaSSRC, into: buffer),
-              let original = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])) else {
+            let length = try? RTXPacket.unwrap(
+                packet,
+                originalPayloadType: parameters.payloadType,
+                originalSSRC: mediaSSRC,
+                into: buffer
+            ),
+            let original = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+        else {
             rtxDiscarded += 1
             return nil
         }
@@ -130,8 +142,13 @@ struct ReceiveRecovery {
 
     /// The feedback due at `now`: a NACK for missing packets, a PLI or FIR when a keyframe is
     /// `needed` (rate limited; `sentKeyframeRequest` says whether one went out).
-    mutating func feedback(now: Double, roundTripTime: Double?, keyframeNeeded: Bool, mediaSSRC: UInt32?,
-                           into packets: inout [RTCPPacket]) -> (sentKeyframeRequest: Bool, gaveUp: Bool) {
+    mutating func feedback(
+        now: Double,
+        roundTripTime: Double?,
+        keyframeNeeded: Bool,
+        mediaSSRC: UInt32?,
+        into packets: inout [RTCPPacket]
+    ) -> (sentKeyframeRequest: Bool, gaveUp: Bool) {
         var gaveUp = false
         if nack != nil {
             nack?.roundTripTime = roundTripTime
@@ -139,7 +156,8 @@ struct ReceiveRecovery {
             gaveUp = nack?.takeAbandoned() ?? false
         }
         guard keyframeNeeded || gaveUp, let mediaSSRC,
-              let request = keyframes.request(mediaSSRC: mediaSSRC, now: now, roundTripTime: roundTripTime) else {
+            let request = keyframes.request(mediaSSRC: mediaSSRC, now: now, roundTripTime: roundTripTime)
+        else {
             return (false, gaveUp)
         }
         packets.append(request)
@@ -163,14 +181,28 @@ extension RTPReceiver {
             guard path.parameters != nil else { return }
             release(now: now, path: &path)
             guard kind == .video else {
-                _ = path.recovery.feedback(now: now, roundTripTime: roundTripTime, keyframeNeeded: false, mediaSSRC: path.remoteSSRC, into: &packets)
+                _ = path.recovery.feedback(
+                    now: now,
+                    roundTripTime: roundTripTime,
+                    keyframeNeeded: false,
+                    mediaSSRC: path.remoteSSRC,
+                    into: &packets
+                )
                 return
             }
             let needed = keyframeNeeded.load(ordering: .relaxed)
-            let result = path.recovery.feedback(now: now, roundTripTime: roundTripTime, keyframeNeeded: needed,
-                                                mediaSSRC: path.remoteSSRC, into: &packets)
-            if result.sentKeyframeRequest { keyframeNeeded.store(false, ordering: .relaxed) }
-            else if result.gaveUp { keyframeNeeded.store(true, ordering: .relaxed) }
+            let result = path.recovery.feedback(
+                now: now,
+                roundTripTime: roundTripTime,
+                keyframeNeeded: needed,
+                mediaSSRC: path.remoteSSRC,
+                into: &packets
+            )
+            if result.sentKeyframeRequest {
+                keyframeNeeded.store(false, ordering: .relaxed)
+            } else if result.gaveUp {
+                keyframeNeeded.store(true, ordering: .relaxed)
+            }
         }
         return packets
     }
@@ -207,9 +239,12 @@ extension RTPReceiver {
     /// `maxFreezeDuration`, seconds, for video).
     func addRecoveryStats(to inbound: inout StatsReport.Stats, decoding d: Decoding) {
         let recovery = path.withLock { path in
-            (nacks: path.recovery.nack?.nacksSent ?? 0, plis: path.recovery.keyframes.pliSent, firs: path.recovery.keyframes.firSent,
-             packets: path.recovery.retransmittedPackets, bytes: path.recovery.retransmittedBytes,
-             target: path.assembler?.jitterBuffer.targetDelay ?? 0)
+            (
+                nacks: path.recovery.nack?.nacksSent ?? 0, plis: path.recovery.keyframes.pliSent,
+                firs: path.recovery.keyframes.firSent,
+                packets: path.recovery.retransmittedPackets, bytes: path.recovery.retransmittedBytes,
+                target: path.assembler?.jitterBuffer.targetDelay ?? 0
+            )
         }
         inbound["nackCount"] = .int(Int64(recovery.nacks))
         inbound["retransmittedPacketsReceived"] = .int(recovery.packets)

@@ -1,9 +1,9 @@
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Receives one remote media stream (W3C `RTCRtpReceiver`): on the transport thread it takes
 /// the stream's plain RTP packets into reception statistics and a ``FrameAssembler`` (jitter
@@ -102,7 +102,9 @@ public final class RTPReceiver: Sendable {
         self.kind = kind
         let encoded = encoded
         track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true, encodedFrames: { encoded.subscribe() })
-        if kind == .video { track.setKeyframeRequester { [weak self] in self?.keyframeNeeded.store(true, ordering: .relaxed) } }
+        if kind == .video {
+            track.setKeyframeRequester { [weak self] in self?.keyframeNeeded.store(true, ordering: .relaxed) }
+        }
     }
 
     /// The negotiated receive parameters, if negotiated.
@@ -112,7 +114,8 @@ public final class RTPReceiver: Sendable {
     func configure(_ parameters: Parameters, remoteSSRC: UInt32?) {
         // Room for two seconds of frames: a burst (media kept while SRTP was being keyed,
         // frames released together after a stall) waits for the decoder instead of losing one.
-        let queue = kind == .audio ? RemoteInputLimits.decoderQueueAudioFrames : RemoteInputLimits.decoderQueueVideoFrames
+        let queue =
+            kind == .audio ? RemoteInputLimits.decoderQueueAudioFrames : RemoteInputLimits.decoderQueueVideoFrames
         let (stream, continuation) = AsyncStream<EncodedFrame>.makeStream(bufferingPolicy: .bufferingNewest(queue))
         let started: Bool = path.withLock { path in
             if let ssrc = remoteSSRC { path.remoteSSRC = ssrc }
@@ -126,9 +129,15 @@ public final class RTPReceiver: Sendable {
             path.frames = continuation
             return true
         }
-        guard started else { continuation.finish(); return }
+        guard started else {
+            continuation.finish()
+            return
+        }
         let task = Task.detached { [weak self] in _ = await self?.decode(stream, parameters: parameters) }
-        decoder.withLock { $0?.cancel(); $0 = task }
+        decoder.withLock {
+            $0?.cancel()
+            $0 = task
+        }
     }
 
     /// The received frames before decoding (for recording, or forwarding without
@@ -138,8 +147,14 @@ public final class RTPReceiver: Sendable {
     /// Ends decoding and the remote track.
     func stop() {
         encoded.finish()
-        path.withLock { $0.frames?.finish(); $0.frames = nil }
-        decoder.withLock { $0?.cancel(); $0 = nil }
+        path.withLock {
+            $0.frames?.finish()
+            $0.frames = nil
+        }
+        decoder.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
         track.stop()
     }
 
@@ -177,8 +192,12 @@ public final class RTPReceiver: Sendable {
             path.statistics = ReceiveStatistics(ssrc: packet.ssrc, clockRate: parameters.clockRate)
             path.remoteSSRC = packet.ssrc
         }
-        path.statistics?.record(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalSeconds: arrival,
-                                retransmission: retransmission)
+        path.statistics?.record(
+            sequenceNumber: packet.sequenceNumber,
+            timestamp: packet.timestamp,
+            arrivalSeconds: arrival,
+            retransmission: retransmission
+        )
         path.recovery.received(packet, retransmission: retransmission, at: arrival)
         path.packetsReceived += 1
         path.bytesReceived += Int64(packet.payloadLength)

@@ -17,10 +17,15 @@ extension RTPSender {
     /// Sets up (or keeps, for the same RTX setup) the history that answers NACKs.
     func configureRetransmissions(_ parameters: Parameters) {
         let recovery = parameters.recovery
-        let rtx: NackResponder.RTX? = recovery.rtxPayloadType.flatMap { pt in rtxSsrc.map { NackResponder.RTX(payloadType: pt, ssrc: $0) } }
+        let rtx: NackResponder.RTX? = recovery.rtxPayloadType.flatMap { pt in
+            rtxSsrc.map { NackResponder.RTX(payloadType: pt, ssrc: $0) }
+        }
         let refused: Int? = retransmissions.withLock { responder in
             let refused = responder?.refused
-            guard recovery.nack else { responder = nil; return refused }
+            guard recovery.nack else {
+                responder = nil
+                return refused
+            }
             if let existing = responder, existing.rtx == rtx { return nil }
             responder = NackResponder(rtx: rtx)
             return refused
@@ -40,7 +45,9 @@ extension RTPSender {
         let bitrate = transport.congestion.targetBitrate(for: kind)
         let totals: (packets: Int, bytes: Int, refused: Int)? = retransmissions.withLock { responder in
             guard let responder else { return nil }
-            responder.respond(to: nack.lost, now: now, roundTripTime: roundTripTime, bitrate: bitrate) { buffer, length in
+            responder.respond(to: nack.lost, now: now, roundTripTime: roundTripTime, bitrate: bitrate) {
+                buffer,
+                length in
                 transport.sendRTP(buffer, length: length)
             }
             return (responder.retransmittedPackets, responder.retransmittedBytes, responder.refused)
@@ -63,7 +70,9 @@ extension RTPSender {
     func receivedKeyframeRequest(fir sequence: UInt8?, now: Double = NTPTime.monotonicSeconds()) {
         let served: Bool = counters.withLock {
             if sequence == nil { $0.pliReceived += 1 } else { $0.firReceived += 1 }
-            if let last = $0.lastKeyframeRequestServed, now - last < RemoteInputLimits.minKeyframeRequestInterval, now >= last {
+            if let last = $0.lastKeyframeRequestServed, now - last < RemoteInputLimits.minKeyframeRequestInterval,
+                now >= last
+            {
                 $0.keyframeRequestsIgnored += 1
                 return false
             }
@@ -80,8 +89,11 @@ extension RTPSender {
     /// requests ignored by their rate limit.
     var limitHits: [(limit: RemoteInputLimit, count: Int64)] {
         let c = counters.withLock { $0 }
-        return [(RemoteInputLimit.nackResendBudget, c.nackResendsRefused), (.keyframeRequestRate, c.keyframeRequestsIgnored)]
-            .filter { $0.1 > 0 }.map { (limit: $0.0, count: $0.1) }
+        return [
+            (RemoteInputLimit.nackResendBudget, c.nackResendsRefused),
+            (.keyframeRequestRate, c.keyframeRequestsIgnored),
+        ]
+        .filter { $0.1 > 0 }.map { (limit: $0.0, count: $0.1) }
     }
 }
 
@@ -100,7 +112,10 @@ extension SendPipeline {
     func adaptToLoss(_ opus: OpusEncoder) {
         guard parameters.recovery.inbandFEC else { return }
         let fraction = sender.counters.withLock { c in
-            max(c.remoteFractionLost, c.packetsSent > 0 ? Double(max(0, c.remotePacketsLost)) / Double(c.packetsSent) : 0)
+            max(
+                c.remoteFractionLost,
+                c.packetsSent > 0 ? Double(max(0, c.remotePacketsLost)) / Double(c.packetsSent) : 0
+            )
         }
         let percent = min(50, Int((fraction * 100).rounded()))
         guard percent != opus.configuration.expectedPacketLoss else { return }

@@ -1,10 +1,10 @@
-import Synchronization
 import SwiftRTCCodecs
+import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCMedia
-import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Synchronization
 
 /// Sends one local track (W3C `RTCRtpSender`): encodes raw frames (Opus, VP8), packetizes them
 /// with the negotiated header extensions (mid, abs-send-time, transport-wide sequence number,
@@ -100,7 +100,9 @@ public final class RTPSender: Sendable {
     /// The command sequence number of the last FIR acted on (-1: none yet).
     let lastFIRSequence = Atomic<Int>(-1)
     private let currentTrack: Mutex<MediaStreamTrack?>
-    private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>((nil, nil, nil))
+    private let state = Mutex<(parameters: Parameters?, transport: PeerTransport?, task: Task<Void, Never>?)>(
+        (nil, nil, nil)
+    )
     /// Audio: the pipeline that sends each frame on the pushing thread, and the track it is
     /// attached to.
     private let audio = Mutex<(pipeline: SendPipeline?, track: MediaStreamTrack?)>((nil, nil))
@@ -128,8 +130,10 @@ public final class RTPSender: Sendable {
     /// Starts sending (the video task, or the audio pipeline), or restarts for new
     /// parameters; the same parameters keep the running one.
     func start(_ parameters: Parameters, transport: PeerTransport) {
-        let running = state.withLock { $0.parameters == parameters && $0.transport === transport }
-            && (kind == .audio ? audio.withLock { $0.pipeline != nil && $0.track === track } : state.withLock { $0.task != nil })
+        let running =
+            state.withLock { $0.parameters == parameters && $0.transport === transport }
+            && (kind == .audio
+                ? audio.withLock { $0.pipeline != nil && $0.track === track } : state.withLock { $0.task != nil })
         if running { return }
         restart(parameters, transport: transport)
     }
@@ -231,9 +235,18 @@ final class SendPipeline {
         lengths.initialize(repeating: (0, 0))
         let continuity = sender.continuity.withLock { $0 }
         timestampBase = continuity.nextTimestamp
-        opusPacketizer = OpusPacketizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber)
-        vp8Packetizer = VP8Packetizer(ssrc: sender.ssrc, payloadType: parameters.payloadType, sequenceNumber: continuity.sequenceNumber,
-                                      pictureID: continuity.pictureID, mtu: Self.mtu)
+        opusPacketizer = OpusPacketizer(
+            ssrc: sender.ssrc,
+            payloadType: parameters.payloadType,
+            sequenceNumber: continuity.sequenceNumber
+        )
+        vp8Packetizer = VP8Packetizer(
+            ssrc: sender.ssrc,
+            payloadType: parameters.payloadType,
+            sequenceNumber: continuity.sequenceNumber,
+            pictureID: continuity.pictureID,
+            mtu: Self.mtu
+        )
     }
 
     deinit {
@@ -242,7 +255,7 @@ final class SendPipeline {
     }
 
     func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: slots[index * Self.slotSize ..< (index + 1) * Self.slotSize])
+        UnsafeMutableRawBufferPointer(rebasing: slots[index * Self.slotSize..<(index + 1) * Self.slotSize])
     }
 
     /// One video frame from the sending task (audio goes to ``sendAudio(_:enabled:)`` on the
@@ -266,7 +279,10 @@ final class SendPipeline {
     private func countCaptured(_ encoded: EncodedFrame) {
         sender.counters.withLock {
             $0.framesCaptured += 1
-            if let w = encoded.width, let h = encoded.height { $0.frameWidth = w; $0.frameHeight = h }
+            if let w = encoded.width, let h = encoded.height {
+                $0.frameWidth = w
+                $0.frameHeight = h
+            }
         }
     }
 
@@ -278,7 +294,7 @@ final class SendPipeline {
         case (.audio(let audio), .opus):
             // Any length: frames of an Opus length go straight to the encoder, others are cut
             // into 20 ms frames (the rest waits for the next push).
-            guard (1 ... 2).contains(audio.channels), audio.samples.count % audio.channels == 0 else {
+            guard (1...2).contains(audio.channels), audio.samples.count % audio.channels == 0 else {
                 sender.counters.withLock { $0.audioFramesRejected += 1 }
                 return
             }
@@ -300,42 +316,49 @@ final class SendPipeline {
 
     /// One raw audio frame of an Opus length: encoded (silence when disabled) and sent.
     private func encodeAudio(_ frame: AudioFrame, enabled: Bool) {
-            var audio = frame
-            if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }
-            sender.counters.withLock {
-                $0.framesCaptured += 1
-                $0.audioLevel = AudioLevelMeter.rms(of: audio)
-            }
-            let bitrate = min(max(transport.congestion.targetBitrate(for: .audio), 6_000), 510_000)
-            if opus == nil || opus?.configuration.channels != audio.channels {
-                opus = try? OpusEncoder(configuration: OpusEncoderConfiguration(channels: audio.channels, bitrate: bitrate,
-                                                                                inbandFEC: parameters.recovery.inbandFEC))
-            } else if let current = opus, current.configuration.bitrate != bitrate {
-                var configuration = current.configuration
-                configuration.bitrate = bitrate
-                try? current.apply(configuration)
-            }
-            guard let opus else { return }
-            adaptToLoss(opus)
-            let start = ContinuousClock.now
-            guard var encoded = try? opus.encode(audio) else { return }
-            let elapsed = ContinuousClock.now - start
-            encoded.timestamp = timestampBase &+ UInt32(truncatingIfNeeded: audioSamples)
-            audioSamples += UInt64(audio.samplesPerChannel)
-            let level = AudioLevelMeter.audioLevel(of: audio)
-            sender.counters.withLock {
-                $0.framesEncoded += 1
-                $0.totalEncodeTime += elapsed.seconds
-                $0.targetBitrate = opus.configuration.bitrate
-            }
-            sendOpus(encoded, level: level)
+        var audio = frame
+        if !enabled { audio.samples = [Int16](repeating: 0, count: audio.samples.count) }
+        sender.counters.withLock {
+            $0.framesCaptured += 1
+            $0.audioLevel = AudioLevelMeter.rms(of: audio)
+        }
+        let bitrate = min(max(transport.congestion.targetBitrate(for: .audio), 6_000), 510_000)
+        if opus == nil || opus?.configuration.channels != audio.channels {
+            opus = try? OpusEncoder(
+                configuration: OpusEncoderConfiguration(
+                    channels: audio.channels,
+                    bitrate: bitrate,
+                    inbandFEC: parameters.recovery.inbandFEC
+                )
+            )
+        } else if let current = opus, current.configuration.bitrate != bitrate {
+            var configuration = current.configuration
+            configuration.bitrate = bitrate
+            try? current.apply(configuration)
+        }
+        guard let opus else { return }
+        adaptToLoss(opus)
+        let start = ContinuousClock.now
+        guard var encoded = try? opus.encode(audio) else { return }
+        let elapsed = ContinuousClock.now - start
+        encoded.timestamp = timestampBase &+ UInt32(truncatingIfNeeded: audioSamples)
+        audioSamples += UInt64(audio.samplesPerChannel)
+        let level = AudioLevelMeter.audioLevel(of: audio)
+        sender.counters.withLock {
+            $0.framesEncoded += 1
+            $0.totalEncodeTime += elapsed.seconds
+            $0.targetBitrate = opus.configuration.bitrate
+        }
+        sendOpus(encoded, level: level)
     }
 
     /// One raw video frame: rate control, encoding, then paced sending.
     private func sendVideo(_ video: VideoFrame, enabled: Bool) async {
         var picture = video
         if !enabled {
-            if black?.width != video.width || black?.height != video.height { black = VideoFrame(width: video.width, height: video.height) }
+            if black?.width != video.width || black?.height != video.height {
+                black = VideoFrame(width: video.width, height: video.height)
+            }
             black?.timestamp = video.timestamp
             picture = black ?? video
         }
@@ -350,8 +373,13 @@ final class SendPipeline {
         // being scaled to the first frame's size.
         let size = parameters.videoSize ?? VideoSize(width: video.width, height: video.height)
         if vp8 == nil || vp8?.configuration.width != size.width || vp8?.configuration.height != size.height {
-            vp8 = try? VP8Encoder(configuration: VP8EncoderConfiguration(width: size.width, height: size.height,
-                                                                         targetBitrate: VideoRateControl.encoderBitrate(target)))
+            vp8 = try? VP8Encoder(
+                configuration: VP8EncoderConfiguration(
+                    width: size.width,
+                    height: size.height,
+                    targetBitrate: VideoRateControl.encoderBitrate(target)
+                )
+            )
         }
         guard let vp8 else { return }
         // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
@@ -384,9 +412,12 @@ final class SendPipeline {
         let transport = self.transport
         let buffer = slot(0)
         let length: Int? = frame.data.withUnsafeBytes { payload in
-            try? opusPacketizer.packetize(payload, timestamp: frame.timestamp, into: buffer) { (writer: inout RTPPacketWriter) throws(RTPError) in
+            try? opusPacketizer.packetize(payload, timestamp: frame.timestamp, into: buffer) {
+                (writer: inout RTPPacketWriter) throws(RTPError) in
                 try Self.appendExtensions(&writer, ids: ids, mid: mid, transport: transport)
-                if let id = ids.audioLevel, let level { try writer.appendExtension(AudioLevel(voiceActivity: level < 127, level: level), id: id) }
+                if let id = ids.audioLevel, let level {
+                    try writer.appendExtension(AudioLevel(voiceActivity: level < 127, level: level), id: id)
+                }
             }
         }
         guard let length else { return }
@@ -396,7 +427,10 @@ final class SendPipeline {
             $0.nextTimestamp = frame.timestamp &+ 960
         }
         transmit(slot: 0, length: length, payload: frame.data.count, timestamp: frame.timestamp)
-        sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
+        sender.counters.withLock {
+            $0.framesSent += 1
+            $0.encodedBytes += Int64(frame.data.count)
+        }
     }
 
     func sendVP8(_ frame: EncodedFrame) async {
@@ -406,11 +440,14 @@ final class SendPipeline {
         let scratch = slot(Self.slotCount - 1)
         var count = 0
         _ = frame.data.withUnsafeBytes { payload in
-            try? vp8Packetizer.packetize(payload, timestamp: frame.timestamp, into: scratch) { (writer: inout RTPPacketWriter) throws(RTPError) in
+            try? vp8Packetizer.packetize(payload, timestamp: frame.timestamp, into: scratch) {
+                (writer: inout RTPPacketWriter) throws(RTPError) in
                 try Self.appendExtensions(&writer, ids: ids, mid: mid, transport: transport)
             } emit: { (packet: UnsafeRawBufferPointer) throws(RTPError) in
                 guard count < Self.slotCount - 1 else { return }
-                UnsafeMutableRawBufferPointer(rebasing: slots[count * Self.slotSize ..< count * Self.slotSize + packet.count]).copyMemory(from: packet)
+                UnsafeMutableRawBufferPointer(
+                    rebasing: slots[count * Self.slotSize..<count * Self.slotSize + packet.count]
+                ).copyMemory(from: packet)
                 let payloadLength = (try? RTPPacket(parsing: packet))?.payloadLength ?? packet.count
                 lengths[count] = (packet.count, payloadLength)
                 count += 1
@@ -425,22 +462,36 @@ final class SendPipeline {
         // Paced at 2.5 times the target: the sender sleeps when the budget is spent (at most
         // once per few milliseconds), never per packet.
         var bytes = 0
-        for i in 0 ..< count { bytes += lengths[i].packet }
-        pacing.startFrame(bytes: bytes, targetBitrate: transport.congestion.targetBitrate(for: .video), now: CongestionController.microseconds())
-        for i in 0 ..< count {
+        for i in 0..<count { bytes += lengths[i].packet }
+        pacing.startFrame(
+            bytes: bytes,
+            targetBitrate: transport.congestion.targetBitrate(for: .video),
+            now: CongestionController.microseconds()
+        )
+        for i in 0..<count {
             let wait = pacing.wait(now: CongestionController.microseconds())
             if wait > 0 { try? await Task.sleep(for: .microseconds(wait)) }
             transmit(slot: i, length: lengths[i].packet, payload: lengths[i].payload, timestamp: frame.timestamp)
             pacing.sent(bytes: lengths[i].packet, now: CongestionController.microseconds())
         }
-        sender.counters.withLock { $0.framesSent += 1; $0.encodedBytes += Int64(frame.data.count) }
+        sender.counters.withLock {
+            $0.framesSent += 1
+            $0.encodedBytes += Int64(frame.data.count)
+        }
     }
 
-    static func appendExtensions(_ writer: inout RTPPacketWriter, ids: RTPHeaderExtensionIDs, mid: SDESMid, transport: PeerTransport) throws(RTPError) {
+    static func appendExtensions(
+        _ writer: inout RTPPacketWriter,
+        ids: RTPHeaderExtensionIDs,
+        mid: SDESMid,
+        transport: PeerTransport
+    ) throws(RTPError) {
         if let id = ids.mid { try writer.appendExtension(mid, id: id) }
         if let id = ids.absSendTime { try writer.appendExtension(AbsSendTime(ntp: NTPTime.now()), id: id) }
         // Numbered by CongestionController.stamp at send time, in wire order.
-        if let id = ids.transportSequenceNumber { try writer.appendExtension(TransportSequenceNumber(value: 0), id: id) }
+        if let id = ids.transportSequenceNumber {
+            try writer.appendExtension(TransportSequenceNumber(value: 0), id: id)
+        }
     }
 
     func transmit(slot index: Int, length: Int, payload: Int, timestamp: UInt32) {

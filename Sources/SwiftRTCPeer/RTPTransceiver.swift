@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRTCSDP
+import Synchronization
 
 /// A sender and a receiver sharing one media section (W3C `RTCRtpTransceiver`).
 public final class RTPTransceiver: Sendable {
@@ -17,7 +17,12 @@ public final class RTPTransceiver: Sendable {
         self.kind = kind
         self.streamId = streamId
         let ssrc = UInt32.random(in: 1...UInt32.max)
-        sender = RTPSender(kind: kind, track: track, ssrc: ssrc, rtxSsrc: kind == .video ? UInt32.random(in: 1...UInt32.max) : nil)
+        sender = RTPSender(
+            kind: kind,
+            track: track,
+            ssrc: ssrc,
+            rtxSsrc: kind == .video ? UInt32.random(in: 1...UInt32.max) : nil
+        )
         receiver = RTPReceiver(kind: kind, trackId: "remote-\(kind)-\(ssrc)")
         state = Mutex((mid, direction, nil))
     }
@@ -39,7 +44,14 @@ public final class RTPTransceiver: Sendable {
 
     /// The transceiver as JSEP takes it.
     var jsep: LocalTransceiver {
-        LocalTransceiver(kind: kind, direction: direction, mid: mid, streamId: streamId,
-                         trackId: sender.track?.id ?? "-", ssrc: sender.ssrc, rtxSsrc: sender.rtxSsrc)
+        LocalTransceiver(
+            kind: kind,
+            direction: direction,
+            mid: mid,
+            streamId: streamId,
+            trackId: sender.track?.id ?? "-",
+            ssrc: sender.ssrc,
+            rtxSsrc: sender.rtxSsrc
+        )
     }
 }

@@ -26,7 +26,8 @@ public enum SignalingState: String, Sendable, Hashable, CaseIterable {
         case (.haveRemoteOffer, .answer, true), (.haveLocalPranswer, .answer, true): .stable
         case (.haveLocalOffer, .answer, false), (.haveRemotePranswer, .answer, false): .stable
         case (.haveLocalOffer, .rollback, _), (.haveRemoteOffer, .rollback, _),
-             (.haveLocalPranswer, .rollback, _), (.haveRemotePranswer, .rollback, _): .stable
+            (.haveLocalPranswer, .rollback, _), (.haveRemotePranswer, .rollback, _):
+            .stable
         default: nil
         }
     }

@@ -9,8 +9,10 @@ extension StatsReport: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        self.init(timestamp: try container.decode(Double.self, forKey: .timestamp),
-                  stats: try container.decode([String: Stats].self, forKey: .stats))
+        self.init(
+            timestamp: try container.decode(Double.self, forKey: .timestamp),
+            stats: try container.decode([String: Stats].self, forKey: .stats)
+        )
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -59,8 +61,11 @@ extension StatsReport.Stats: Codable {
         for key in container.allKeys where key.stringValue != "id" && key.stringValue != "type" {
             values[key.stringValue] = try container.decode(StatsReport.Value.self, forKey: key)
         }
-        self.init(id: try container.decode(String.self, forKey: Key(stringValue: "id")),
-                  type: try container.decode(StatsReport.StatsType.self, forKey: Key(stringValue: "type")), values: values)
+        self.init(
+            id: try container.decode(String.self, forKey: Key(stringValue: "id")),
+            type: try container.decode(StatsReport.StatsType.self, forKey: Key(stringValue: "type")),
+            values: values
+        )
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -32,29 +32,39 @@ extension StatsReport {
             let local = pair.string("localCandidateId").flatMap { stats[$0] }
             let remote = pair.string("remoteCandidateId").flatMap { stats[$0] }
             let rtt = pair.number("currentRoundTripTime").map { "\(Int(($0 * 1000).rounded()))ms" } ?? "-"
-            let types = "\(local?.string("candidateType") ?? "-")->\(remote?.string("candidateType") ?? "-")/\(local?.string("protocol") ?? "udp")"
-            lines.append("CN \(rtt) | \(types) | (s)\(Self.bitrate(rate(pair, "bytesSent"))) | (r)\(Self.bitrate(rate(pair, "bytesReceived")))")
+            let types =
+                "\(local?.string("candidateType") ?? "-")->\(remote?.string("candidateType") ?? "-")/\(local?.string("protocol") ?? "udp")"
+            lines.append(
+                "CN \(rtt) | \(types) | (s)\(Self.bitrate(rate(pair, "bytesSent"))) | (r)\(Self.bitrate(rate(pair, "bytesReceived")))"
+            )
         }
         let vs = first(.outboundRTP, kind: "video"), vr = first(.inboundRTP, kind: "video")
         let asOut = first(.outboundRTP, kind: "audio"), arIn = first(.inboundRTP, kind: "audio")
         if let vs {
             let source = vs.string("mediaSourceId").flatMap { stats[$0] }
-            let input = "\(Int(source?.number("width") ?? 0))x\(Int(source?.number("height") ?? 0))@\(fps(source?.number("framesPerSecond")))fps"
-            let sent = "\(Int(vs.number("frameWidth") ?? 0))x\(Int(vs.number("frameHeight") ?? 0))@\(fps(vs.number("framesPerSecond")))fps"
+            let input =
+                "\(Int(source?.number("width") ?? 0))x\(Int(source?.number("height") ?? 0))@\(fps(source?.number("framesPerSecond")))fps"
+            let sent =
+                "\(Int(vs.number("frameWidth") ?? 0))x\(Int(vs.number("frameHeight") ?? 0))@\(fps(vs.number("framesPerSecond")))fps"
             lines.append("VS (input) \(input) | (sent) \(sent)")
             let encoded = rate(vs, "totalEncodedBytesTarget")
             let target = vs.number("targetBitrate") ?? 0
             let available = all(.candidatePair).first?.number("availableOutgoingBitrate") ?? target
             let frames = delta(vs, "framesEncoded")
             let encodeMs = frames > 0 ? delta(vs, "totalEncodeTime") / frames * 1000 : 0
-            lines.append("VS (enc) \(Self.bitrate(encoded))/\(Self.bitrate(target)) | (sent) \(Self.bitrate(rate(vs, "bytesSent")))/\(Self.bitrate(available)) | \(Int(encodeMs.rounded()))ms | \(codecName(vs))")
+            lines.append(
+                "VS (enc) \(Self.bitrate(encoded))/\(Self.bitrate(target)) | (sent) \(Self.bitrate(rate(vs, "bytesSent")))/\(Self.bitrate(available)) | \(Int(encodeMs.rounded()))ms | \(codecName(vs))"
+            )
             lines.append("AvgQP (past 30 encoded frames) = \(Int((vs.number("qpAverage") ?? 0).rounded()))")
         }
         if let vr {
-            let received = "\(Int(vr.number("frameWidth") ?? 0))x\(Int(vr.number("frameHeight") ?? 0))@\(fps(vr.number("framesReceivedPerSecond")))fps"
+            let received =
+                "\(Int(vr.number("frameWidth") ?? 0))x\(Int(vr.number("frameHeight") ?? 0))@\(fps(vr.number("framesReceivedPerSecond")))fps"
             let decoded = delta(vr, "framesDecoded")
             let decodeMs = decoded > 0 ? delta(vr, "totalDecodeTime") / decoded * 1000 : 0
-            lines.append("VR (recv) \(received) | (decoded)\(fps(decoded / seconds)) | (output)\(fps(vr.number("framesPerSecond")))fps | \(Self.bitrate(rate(vr, "bytesReceived")))/\(Self.bitrate(rate(vr, "retransmittedBytesReceived"))) | \(Int(decodeMs.rounded()))ms")
+            lines.append(
+                "VR (recv) \(received) | (decoded)\(fps(decoded / seconds)) | (output)\(fps(vr.number("framesPerSecond")))fps | \(Self.bitrate(rate(vr, "bytesReceived")))/\(Self.bitrate(rate(vr, "retransmittedBytesReceived"))) | \(Int(decodeMs.rounded()))ms"
+            )
         }
         if let asOut {
             lines.append("AS \(Self.bitrate(rate(asOut, "bytesSent"))) | \(codecName(asOut))")
@@ -64,7 +74,9 @@ extension StatsReport {
             let delayMs = emitted > 0 ? delta(arIn, "jitterBufferDelay") / emitted * 1000 : 0
             let samples = delta(arIn, "totalSamplesReceived")
             let expand = samples > 0 ? delta(arIn, "concealedSamples") / samples : 0
-            lines.append("AR \(Self.bitrate(rate(arIn, "bytesReceived"))) | \(codecName(arIn)) | \(Int(delayMs.rounded()))ms | (expandrate)\(String(format: "%.6f", expand))")
+            lines.append(
+                "AR \(Self.bitrate(rate(arIn, "bytesReceived"))) | \(codecName(arIn)) | \(Int(delayMs.rounded()))ms | (expandrate)\(String(format: "%.6f", expand))"
+            )
         }
         var lost: [String] = []
         if let vs { lost.append("VS \(Int(stats["RI-\(vs.string("ssrc") ?? "")"]?.number("packetsLost") ?? 0))") }

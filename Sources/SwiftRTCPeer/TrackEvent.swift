@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRTCSDP
+import Synchronization
 
 /// A remote track arrived (W3C `RTCTrackEvent`).
 public struct TrackEvent: Sendable {

@@ -13,17 +13,25 @@ struct VideoRateControl {
 
     /// The encoder bitrate for a share (within what libvpx accepts).
     static func encoderBitrate(_ share: Int) -> Int {
-        min(max(share, VP8EncoderConfiguration.bitrateRange.lowerBound), VP8EncoderConfiguration.bitrateRange.upperBound)
+        min(
+            max(share, VP8EncoderConfiguration.bitrateRange.lowerBound),
+            VP8EncoderConfiguration.bitrateRange.upperBound
+        )
     }
 
     /// Whether `frame` is encoded at the share `target` (bits/s); reconfigures `encoder`
     /// when the share or the frame rate it affords changed.
     mutating func admit(_ frame: VideoFrame, target: Int, encoder: VP8Encoder, maximumFrameRate: Double) -> Bool {
         let configuration = encoder.configuration
-        let frameRate = BitrateAllocation.frameRate(bitrate: target, width: configuration.width, height: configuration.height,
-                                                    maximum: maximumFrameRate).rounded()
+        let frameRate = BitrateAllocation.frameRate(
+            bitrate: target,
+            width: configuration.width,
+            height: configuration.height,
+            maximum: maximumFrameRate
+        ).rounded()
         let bitrate = Self.encoderBitrate(target)
-        let moved = abs(Double(bitrate - configuration.targetBitrate)) >= Self.hysteresis * Double(configuration.targetBitrate)
+        let moved =
+            abs(Double(bitrate - configuration.targetBitrate)) >= Self.hysteresis * Double(configuration.targetBitrate)
         if moved || frameRate != configuration.frameRate {
             var next = configuration
             next.targetBitrate = bitrate

@@ -46,6 +46,6 @@ public struct ApplicationDefined: RTCPPacketBody {
     public func writeBody(into b: UnsafeMutableRawBufferPointer) {
         b.put32(ssrc, at: 0)
         b.put32(name, at: 4)
-        for i in 0 ..< bodyLength - 8 { b.put8(i < data.count ? data[i] : 0, at: 8 + i) }
+        for i in 0..<bodyLength - 8 { b.put8(i < data.count ? data[i] : 0, at: 8 + i) }
     }
 }

@@ -30,5 +30,7 @@ public struct AudioLevel: RTPHeaderExtension, Sendable, Hashable {
     }
 
     public var encodedLength: Int { 1 }
-    public func encode(into buffer: UnsafeMutableRawBufferPointer) { buffer.put8((voiceActivity ? 0x80 : 0) | level, at: 0) }
+    public func encode(into buffer: UnsafeMutableRawBufferPointer) {
+        buffer.put8((voiceActivity ? 0x80 : 0) | level, at: 0)
+    }
 }

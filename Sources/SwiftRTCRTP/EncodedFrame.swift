@@ -23,7 +23,8 @@ public struct EncodedFrame: Sendable, Hashable {
     public var height: Int?
 
     /// Creates the value from its fields.
-    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil) {
+    public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil)
+    {
         self.codec = codec
         self.data = data
         self.timestamp = timestamp

@@ -28,11 +28,23 @@ public final class FrameAssembler {
     ///   - maximumWait: seconds to wait for a missing packet.
     ///   - minimumDelay: the least playout delay of the jitter buffer, in seconds.
     ///   - maximumDelay: the most playout delay, in seconds (0: frames leave as soon as complete).
-    public init(codec: EncodedFrame.Codec, capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1,
-                minimumDelay: Double = 0, maximumDelay: Double = 0) {
+    public init(
+        codec: EncodedFrame.Codec,
+        capacity: Int = 512,
+        slotSize: Int = 1500,
+        maximumWait: Double = 0.1,
+        minimumDelay: Double = 0,
+        maximumDelay: Double = 0
+    ) {
         self.codec = codec
-        jitterBuffer = JitterBuffer(capacity: capacity, slotSize: slotSize, maximumWait: maximumWait, clockRate: codec.clockRate,
-                                    minimumDelay: minimumDelay, maximumDelay: maximumDelay)
+        jitterBuffer = JitterBuffer(
+            capacity: capacity,
+            slotSize: slotSize,
+            maximumWait: maximumWait,
+            clockRate: codec.clockRate,
+            minimumDelay: minimumDelay,
+            maximumDelay: maximumDelay
+        )
     }
 
     /// Frames dropped because a packet was missing or malformed, or the frame too large.
@@ -42,7 +54,11 @@ public final class FrameAssembler {
 
     /// Stores a received RTP packet (copied); a `retransmission` stays out of the jitter estimate.
     @discardableResult
-    public func insert(_ bytes: UnsafeRawBufferPointer, arrival: Double, retransmission: Bool = false) -> JitterBuffer.InsertResult {
+    public func insert(
+        _ bytes: UnsafeRawBufferPointer,
+        arrival: Double,
+        retransmission: Bool = false
+    ) -> JitterBuffer.InsertResult {
         let result = jitterBuffer.insert(bytes, arrival: arrival, retransmission: retransmission)
         if codec == .vp8, result == .accepted, !jitterBuffer.started { noteStart(bytes) }
         return result
@@ -55,8 +71,10 @@ public final class FrameAssembler {
     func noteStart(_ bytes: UnsafeRawBufferPointer) {
         guard let packet = try? RTPPacket(parsing: bytes), jitterBuffer.isStart(packet.sequenceNumber) else { return }
         let payload = packet.payload
-        if let (descriptor, length) = try? VP8PayloadDescriptor.parse(payload), descriptor.startsFrame, length <= payload.count,
-           let header = try? VP8FrameHeader(parsing: payload.slice(length, payload.count - length)), header.isKeyframe {
+        if let (descriptor, length) = try? VP8PayloadDescriptor.parse(payload), descriptor.startsFrame,
+            length <= payload.count,
+            let header = try? VP8FrameHeader(parsing: payload.slice(length, payload.count - length)), header.isKeyframe
+        {
             jitterBuffer.fixStart()
             startsWithoutKeyframe = false
         } else {

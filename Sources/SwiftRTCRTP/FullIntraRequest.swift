@@ -21,7 +21,10 @@ public struct FullIntraRequest: RTCPPacketBody {
         /// The command sequence number.
         public var sequenceNumber: UInt8
         /// Creates the value from its fields.
-        public init(ssrc: UInt32, sequenceNumber: UInt8) { self.ssrc = ssrc; self.sequenceNumber = sequenceNumber }
+        public init(ssrc: UInt32, sequenceNumber: UInt8) {
+            self.ssrc = ssrc
+            self.sequenceNumber = sequenceNumber
+        }
     }
 
     /// The SSRC of the packet's sender.
@@ -40,11 +43,18 @@ public struct FullIntraRequest: RTCPPacketBody {
 
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
         guard body.count >= 8, body.count % 8 == 0 else {
-            throw .truncated(what: "RTCP payload-specific feedback (FIR)", offset: offset, needed: max(8, (body.count + 7) / 8 * 8), available: body.count)
+            throw .truncated(
+                what: "RTCP payload-specific feedback (FIR)",
+                offset: offset,
+                needed: max(8, (body.count + 7) / 8 * 8),
+                available: body.count
+            )
         }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
-        entries = stride(from: 8, to: body.count, by: 8).map { Entry(ssrc: body.u32($0), sequenceNumber: body.u8($0 + 4)) }
+        entries = stride(from: 8, to: body.count, by: 8).map {
+            Entry(ssrc: body.u32($0), sequenceNumber: body.u8($0 + 4))
+        }
     }
 
     public var headerCount: UInt8 { Self.format }

@@ -30,7 +30,12 @@ public struct GenericNACK: RTCPPacketBody {
 
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
         guard body.count >= 12, body.count % 4 == 0 else {
-            throw .truncated(what: "RTCP RTP feedback (NACK)", offset: offset, needed: max(12, body.count + 4 - body.count % 4), available: body.count)
+            throw .truncated(
+                what: "RTCP RTP feedback (NACK)",
+                offset: offset,
+                needed: max(12, body.count + 4 - body.count % 4),
+                available: body.count
+            )
         }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
@@ -39,7 +44,7 @@ public struct GenericNACK: RTCPPacketBody {
         for o in stride(from: 8, to: body.count, by: 4) {
             let pid = body.u16(o), blp = body.u16(o + 2)
             lost.append(pid)
-            for bit in 0 ..< 16 where blp & (1 << bit) != 0 && lost.count < limit { lost.append(pid &+ UInt16(bit + 1)) }
+            for bit in 0..<16 where blp & (1 << bit) != 0 && lost.count < limit { lost.append(pid &+ UInt16(bit + 1)) }
             if lost.count >= limit { break }
         }
     }

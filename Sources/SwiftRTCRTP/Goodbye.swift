@@ -23,7 +23,7 @@ public struct Goodbye: RTCPPacketBody {
 
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
         try Self.require(body, Int(count) * 4, "RTCP BYE sources", offset)
-        sources = (0 ..< Int(count)).map { body.u32($0 * 4) }
+        sources = (0..<Int(count)).map { body.u32($0 * 4) }
         let o = Int(count) * 4
         reason = []
         if o < body.count {
@@ -36,7 +36,9 @@ public struct Goodbye: RTCPPacketBody {
     /// The reason as text.
     public var reasonText: String { String(decoding: reason, as: UTF8.self) }
     public var headerCount: UInt8 { UInt8(min(sources.count, 31)) }
-    public var bodyLength: Int { Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + min(reason.count, 255) + 3) / 4 * 4) }
+    public var bodyLength: Int {
+        Int(headerCount) * 4 + (reason.isEmpty ? 0 : (1 + min(reason.count, 255) + 3) / 4 * 4)
+    }
 
     public func writeBody(into b: UnsafeMutableRawBufferPointer) {
         for (i, source) in sources.prefix(31).enumerated() { b.put32(source, at: i * 4) }
@@ -44,8 +46,14 @@ public struct Goodbye: RTCPPacketBody {
         var o = Int(headerCount) * 4
         let text = reason.prefix(255)
         b.put8(UInt8(text.count), at: o)
-        for byte in text { o += 1; b.put8(byte, at: o) }
+        for byte in text {
+            o += 1
+            b.put8(byte, at: o)
+        }
         o += 1
-        while o < bodyLength { b.put8(0, at: o); o += 1 }
+        while o < bodyLength {
+            b.put8(0, at: o)
+            o += 1
+        }
     }
 }

@@ -89,8 +89,14 @@ public final class JitterBuffer {
     ///   - clockRate: the stream's RTP clock rate (for the delay estimate).
     ///   - minimumDelay: the least playout delay, in seconds.
     ///   - maximumDelay: the most playout delay, in seconds (0: no playout delay).
-    public init(capacity: Int = 512, slotSize: Int = 1500, maximumWait: Double = 0.1, clockRate: UInt32 = 90_000,
-                minimumDelay: Double = 0, maximumDelay: Double = 0) {
+    public init(
+        capacity: Int = 512,
+        slotSize: Int = 1500,
+        maximumWait: Double = 0.1,
+        clockRate: UInt32 = 90_000,
+        minimumDelay: Double = 0,
+        maximumDelay: Double = 0
+    ) {
         slots = PacketSlots(capacity: capacity, slotSize: slotSize)
         slotTimestamps = Array(repeating: 0, count: slots.capacity)
         self.maximumWait = maximumWait
@@ -209,7 +215,7 @@ public final class JitterBuffer {
             stored = 0
             visited += slots.capacity
         } else {
-            for current in first ..< sequence where slots.holds(current) {
+            for current in first..<sequence where slots.holds(current) {
                 slots.clear(current)
                 stored -= 1
             }
@@ -240,7 +246,9 @@ public final class JitterBuffer {
             return .packet(packet)
         }
         // A hole: find the first packet after it, and wait for the hole as long as allowed.
-        guard let after = firstHeld(after: current), now - slots.arrival(after) >= maximumWait, now >= due(after) else { return nil }
+        guard let after = firstHeld(after: current), now - slots.arrival(after) >= maximumWait, now >= due(after) else {
+            return nil
+        }
         next = after
         started = true
         lostPackets += Int(after - current)

@@ -71,8 +71,13 @@ public struct KeyframeRequester: Sendable {
         case .fir:
             firSent += 1
             firSequence &+= 1
-            return .fullIntraRequest(FullIntraRequest(senderSSRC: senderSSRC, mediaSSRC: 0,
-                                                      entries: [.init(ssrc: mediaSSRC, sequenceNumber: firSequence)]))
+            return .fullIntraRequest(
+                FullIntraRequest(
+                    senderSSRC: senderSSRC,
+                    mediaSSRC: 0,
+                    entries: [.init(ssrc: mediaSSRC, sequenceNumber: firSequence)]
+                )
+            )
         }
     }
 }

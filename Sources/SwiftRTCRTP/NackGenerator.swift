@@ -53,8 +53,12 @@ public struct NackGenerator: Sendable {
     var visited = 0
 
     /// Creates the value from its fields; the defaults are ``RemoteInputLimits``'s.
-    public init(maximumRetries: Int = 10, maximumAge: Int = RemoteInputLimits.maxNackAge,
-                maximumMissing: Int = RemoteInputLimits.maxNackMissingPackets, maximumTime: Double = .infinity) {
+    public init(
+        maximumRetries: Int = 10,
+        maximumAge: Int = RemoteInputLimits.maxNackAge,
+        maximumMissing: Int = RemoteInputLimits.maxNackMissingPackets,
+        maximumTime: Double = .infinity
+    ) {
         self.maximumRetries = maximumRetries
         self.maximumTime = maximumTime
         self.maximumAge = Int64(max(1, maximumAge))
@@ -153,7 +157,7 @@ public struct NackGenerator: Sendable {
     /// at least `retryInterval` seconds ago (the RTT, typically).
     public mutating func sequenceNumbersToRequest(now: Double, retryInterval: Double) -> [UInt16] {
         var result: [UInt16] = []
-        for offset in 0 ..< used {
+        for offset in 0..<used {
             let i = (head + offset) % ring.count
             guard ring[i].isMissing else { continue }
             let tooOld = now - ring[i].detected > maximumTime

@@ -57,8 +57,12 @@ public struct NackRequester: Sendable {
         if mediaSSRC != ssrc {
             if mediaSSRC != nil {
                 restartsBefore += generator.jumpsRestarted
-                generator = NackGenerator(maximumRetries: generator.maximumRetries, maximumAge: Int(generator.maximumAge),
-                                          maximumMissing: generator.maximumMissing, maximumTime: generator.maximumTime)
+                generator = NackGenerator(
+                    maximumRetries: generator.maximumRetries,
+                    maximumAge: Int(generator.maximumAge),
+                    maximumMissing: generator.maximumMissing,
+                    maximumTime: generator.maximumTime
+                )
                 abandonedReported = 0
                 restartsReported = 0
             }

@@ -53,7 +53,11 @@ public final class NackResponder {
     /// Keeps the last `capacity` packets of up to `slotSize` bytes.
     public init(rtx: RTX?, capacity: Int = 512, slotSize: Int = 1500) {
         self.rtx = rtx
-        history = PacketHistory(capacity: capacity, slotSize: slotSize, rtxSequenceNumber: UInt16.random(in: 0...0x7FFF))
+        history = PacketHistory(
+            capacity: capacity,
+            slotSize: slotSize,
+            rtxSequenceNumber: UInt16.random(in: 0...0x7FFF)
+        )
         scratch = .allocate(byteCount: slotSize + 2, alignment: 16)
         resentSequence = Array(repeating: nil, count: history.slots.capacity)
         resentAt = Array(repeating: 0, count: history.slots.capacity)
@@ -70,8 +74,13 @@ public final class NackResponder {
     /// in a scratch buffer reused for the next one; `send` returns whether it went out).
     /// Packets resent less than `roundTripTime` ago are not resent again. `bitrate` is the
     /// stream's (the congestion controller's target), in bits/s: the budget's rate.
-    public func respond(to lost: [UInt16], now: Double, roundTripTime: Double?, bitrate: Int = 0,
-                        send: (UnsafeMutableRawBufferPointer, Int) -> Bool) {
+    public func respond(
+        to lost: [UInt16],
+        now: Double,
+        roundTripTime: Double?,
+        bitrate: Int = 0,
+        send: (UnsafeMutableRawBufferPointer, Int) -> Bool
+    ) {
         let rate = Double(max(bitrate, RemoteInputLimits.minResendBitrate)) / 8
         let depth = rate * RemoteInputLimits.resendBudgetWindow
         if let budgetTime {
@@ -99,8 +108,14 @@ public final class NackResponder {
             }
             let length: Int
             if let rtx {
-                guard let written = try? history.retransmission(of: sequence, rtxPayloadType: rtx.payloadType,
-                                                                rtxSSRC: rtx.ssrc, into: scratch) ?? nil else { continue }
+                guard
+                    let written = try? history.retransmission(
+                        of: sequence,
+                        rtxPayloadType: rtx.payloadType,
+                        rtxSSRC: rtx.ssrc,
+                        into: scratch
+                    ) ?? nil
+                else { continue }
                 length = written
             } else {
                 guard original.bytes.count <= scratch.count else { continue }

@@ -19,10 +19,22 @@ public struct OpusPacketizer: Sendable {
     /// packet of a talkspurt (after DTX silence).
     @inlinable
     public mutating func packetize(
-        _ opusPacket: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool = false, into buffer: UnsafeMutableRawBufferPointer,
+        _ opusPacket: UnsafeRawBufferPointer,
+        timestamp: UInt32,
+        marker: Bool = false,
+        into buffer: UnsafeMutableRawBufferPointer,
         extensions: (inout RTPPacketWriter) throws(RTPError) -> Void = { _ throws(RTPError) in }
     ) throws(RTPError) -> Int {
-        var writer = try RTPPacketWriter(into: buffer, header: RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc))
+        var writer = try RTPPacketWriter(
+            into: buffer,
+            header: RTPHeader(
+                marker: marker,
+                payloadType: payloadType,
+                sequenceNumber: sequenceNumber,
+                timestamp: timestamp,
+                ssrc: ssrc
+            )
+        )
         try extensions(&writer)
         try writer.appendPayload(opusPacket)
         sequenceNumber &+= 1

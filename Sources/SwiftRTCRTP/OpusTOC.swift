@@ -28,14 +28,16 @@ public struct OpusTOC: Sendable, Hashable {
         case 0: frameCount = 1
         case 1, 2: frameCount = 2
         default:
-            guard packet.count >= 2 else { throw .truncated(what: "Opus frame count byte", offset: 1, needed: 1, available: 0) }
+            guard packet.count >= 2 else {
+                throw .truncated(what: "Opus frame count byte", offset: 1, needed: 1, available: 0)
+            }
             frameCount = Int(packet.u8(1) & 0x3F)
             guard frameCount >= 1 else { throw .invalidField(what: "Opus frame count", offset: 1, value: 0) }
         }
         let c = Int(configuration)
         switch c {
-        case 0 ... 11: frameDurationMicroseconds = [10_000, 20_000, 40_000, 60_000][c % 4]  // SILK
-        case 12 ... 15: frameDurationMicroseconds = [10_000, 20_000][c % 2]  // hybrid
+        case 0...11: frameDurationMicroseconds = [10_000, 20_000, 40_000, 60_000][c % 4]  // SILK
+        case 12...15: frameDurationMicroseconds = [10_000, 20_000][c % 2]  // hybrid
         default: frameDurationMicroseconds = [2_500, 5_000, 10_000, 20_000][c % 4]  // CELT
         }
     }

@@ -14,7 +14,9 @@ public final class PacketHistory {
 
     /// Remembers a sent packet (before SRTP protection). Throws if it is not RTP or too large.
     public func store(_ bytes: UnsafeRawBufferPointer, sentAt time: Double = 0) throws(RTPError) {
-        guard bytes.count <= slots.slotSize else { throw .bufferTooSmall(needed: bytes.count, available: slots.slotSize) }
+        guard bytes.count <= slots.slotSize else {
+            throw .bufferTooSmall(needed: bytes.count, available: slots.slotSize)
+        }
         let packet = try RTPPacket(parsing: bytes)
         slots.store(bytes, sequence: unwrapper.unwrap(packet.sequenceNumber), arrival: time)
     }
@@ -27,10 +29,20 @@ public final class PacketHistory {
 
     /// Writes the RTX packet that resends `sequenceNumber` into `buffer` and returns its
     /// length, or nil if the packet is no longer kept.
-    public func retransmission(of sequenceNumber: UInt16, rtxPayloadType: UInt8, rtxSSRC: UInt32,
-                               into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int? {
+    public func retransmission(
+        of sequenceNumber: UInt16,
+        rtxPayloadType: UInt8,
+        rtxSSRC: UInt32,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPError) -> Int? {
         guard let original = packet(sequenceNumber) else { return nil }
-        let length = try RTXPacket.wrap(original, payloadType: rtxPayloadType, ssrc: rtxSSRC, sequenceNumber: rtxSequenceNumber, into: buffer)
+        let length = try RTXPacket.wrap(
+            original,
+            payloadType: rtxPayloadType,
+            ssrc: rtxSSRC,
+            sequenceNumber: rtxSequenceNumber,
+            into: buffer
+        )
         rtxSequenceNumber &+= 1
         return length
     }

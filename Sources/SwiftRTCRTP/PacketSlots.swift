@@ -32,7 +32,7 @@ final class PacketSlots {
     /// Copies `bytes` into the slot of `sequence` (the caller checked the size).
     func store(_ bytes: UnsafeRawBufferPointer, sequence: Int64, arrival: Double) {
         let i = index(sequence)
-        UnsafeMutableRawBufferPointer(rebasing: storage[i * slotSize ..< (i + 1) * slotSize]).put(bytes, at: 0)
+        UnsafeMutableRawBufferPointer(rebasing: storage[i * slotSize..<(i + 1) * slotSize]).put(bytes, at: 0)
         lengths[i] = bytes.count
         sequences[i] = sequence
         arrivals[i] = arrival
@@ -42,7 +42,7 @@ final class PacketSlots {
     func bytes(_ sequence: Int64) -> UnsafeRawBufferPointer? {
         let i = index(sequence)
         guard sequences[i] == sequence else { return nil }
-        return UnsafeRawBufferPointer(rebasing: storage[i * slotSize ..< i * slotSize + lengths[i]])
+        return UnsafeRawBufferPointer(rebasing: storage[i * slotSize..<i * slotSize + lengths[i]])
     }
 
     func arrival(_ sequence: Int64) -> Double { arrivals[index(sequence)] }
@@ -54,6 +54,6 @@ final class PacketSlots {
 
     /// Empties every slot.
     func clearAll() {
-        for i in 0 ..< capacity { sequences[i] = Self.empty }
+        for i in 0..<capacity { sequences[i] = Self.empty }
     }
 }

@@ -23,7 +23,7 @@ public struct PlayoutDelay: RTPHeaderExtension, Sendable, Hashable {
     }
 
     /// The bounds in milliseconds.
-    public var milliseconds: ClosedRange<Int> { Int(minimum) * 10 ... max(Int(minimum), Int(maximum)) * 10 }
+    public var milliseconds: ClosedRange<Int> { Int(minimum) * 10...max(Int(minimum), Int(maximum)) * 10 }
 
     @inlinable
     public init(parsing data: UnsafeRawBufferPointer) throws(RTPError) {

@@ -18,7 +18,9 @@ public struct RTCPCompoundIterator {
         let first = bytes.u8(offset)
         guard first >> 6 == 2 else { throw .invalidField(what: "RTCP version", offset: offset, value: Int(first >> 6)) }
         let length = (Int(bytes.u16(offset + 2)) + 1) * 4
-        guard length <= left else { throw .truncated(what: "RTCP packet", offset: offset, needed: length, available: left) }
+        guard length <= left else {
+            throw .truncated(what: "RTCP packet", offset: offset, needed: length, available: left)
+        }
         var bodyLength = length - 4
         if first & 0x20 != 0 {
             let padding = Int(bytes.u8(offset + length - 1))
@@ -27,7 +29,12 @@ public struct RTCPCompoundIterator {
             }
             bodyLength -= padding
         }
-        let view = RTCPPacketView(offset: offset, count: first & 0x1F, packetType: bytes.u8(offset + 1), body: bytes.slice(offset + 4, bodyLength))
+        let view = RTCPPacketView(
+            offset: offset,
+            count: first & 0x1F,
+            packetType: bytes.u8(offset + 1),
+            body: bytes.slice(offset + 4, bodyLength)
+        )
         offset += length
         return view
     }
@@ -35,7 +42,14 @@ public struct RTCPCompoundIterator {
 
 extension RTCPPacketBody {
     @inlinable
-    static func require(_ body: UnsafeRawBufferPointer, _ length: Int, _ what: StaticString, _ offset: Int) throws(RTPError) {
-        guard body.count >= length else { throw .truncated(what: what, offset: offset, needed: length, available: body.count) }
+    static func require(
+        _ body: UnsafeRawBufferPointer,
+        _ length: Int,
+        _ what: StaticString,
+        _ offset: Int
+    ) throws(RTPError) {
+        guard body.count >= length else {
+            throw .truncated(what: what, offset: offset, needed: length, available: body.count)
+        }
     }
 }

@@ -37,16 +37,25 @@ public enum RTCPPacket: Sendable, Hashable {
     public init(_ view: RTCPPacketView) throws(RTPError) {
         let body = view.body, count = view.count, offset = view.offset + 4
         switch (view.packetType, count) {
-        case (SenderReport.packetType, _): self = .senderReport(try SenderReport(count: count, body: body, offset: offset))
-        case (ReceiverReport.packetType, _): self = .receiverReport(try ReceiverReport(count: count, body: body, offset: offset))
-        case (SourceDescription.packetType, _): self = .sourceDescription(try SourceDescription(count: count, body: body, offset: offset))
+        case (SenderReport.packetType, _):
+            self = .senderReport(try SenderReport(count: count, body: body, offset: offset))
+        case (ReceiverReport.packetType, _):
+            self = .receiverReport(try ReceiverReport(count: count, body: body, offset: offset))
+        case (SourceDescription.packetType, _):
+            self = .sourceDescription(try SourceDescription(count: count, body: body, offset: offset))
         case (Goodbye.packetType, _): self = .goodbye(try Goodbye(count: count, body: body, offset: offset))
-        case (ApplicationDefined.packetType, _): self = .application(try ApplicationDefined(count: count, body: body, offset: offset))
-        case (GenericNACK.packetType, GenericNACK.format): self = .nack(try GenericNACK(count: count, body: body, offset: offset))
-        case (TransportLayerCC.packetType, TransportLayerCC.format): self = .transportFeedback(try TransportLayerCC(count: count, body: body, offset: offset))
-        case (PictureLossIndication.packetType, PictureLossIndication.format): self = .pictureLossIndication(try PictureLossIndication(count: count, body: body, offset: offset))
-        case (FullIntraRequest.packetType, FullIntraRequest.format): self = .fullIntraRequest(try FullIntraRequest(count: count, body: body, offset: offset))
-        case (ReceiverEstimatedMaximumBitrate.packetType, ReceiverEstimatedMaximumBitrate.format) where ReceiverEstimatedMaximumBitrate.matches(body):
+        case (ApplicationDefined.packetType, _):
+            self = .application(try ApplicationDefined(count: count, body: body, offset: offset))
+        case (GenericNACK.packetType, GenericNACK.format):
+            self = .nack(try GenericNACK(count: count, body: body, offset: offset))
+        case (TransportLayerCC.packetType, TransportLayerCC.format):
+            self = .transportFeedback(try TransportLayerCC(count: count, body: body, offset: offset))
+        case (PictureLossIndication.packetType, PictureLossIndication.format):
+            self = .pictureLossIndication(try PictureLossIndication(count: count, body: body, offset: offset))
+        case (FullIntraRequest.packetType, FullIntraRequest.format):
+            self = .fullIntraRequest(try FullIntraRequest(count: count, body: body, offset: offset))
+        case (ReceiverEstimatedMaximumBitrate.packetType, ReceiverEstimatedMaximumBitrate.format)
+        where ReceiverEstimatedMaximumBitrate.matches(body):
             self = .remb(try ReceiverEstimatedMaximumBitrate(count: count, body: body, offset: offset))
         default: self = .unknown(packetType: view.packetType, count: count, body: Array(body))
         }
@@ -88,7 +97,7 @@ public enum RTCPPacket: Sendable, Hashable {
         buffer.put8(0x80 | (count & 0x1F), at: 0)
         buffer.put8(type, at: 1)
         buffer.put16(UInt16(length / 4), at: 2)
-        let body = UnsafeMutableRawBufferPointer(rebasing: buffer[4 ..< 4 + length])
+        let body = UnsafeMutableRawBufferPointer(rebasing: buffer[4..<4 + length])
         switch self {
         case let .senderReport(p): p.writeBody(into: body)
         case let .receiverReport(p): p.writeBody(into: body)
@@ -101,13 +110,16 @@ public enum RTCPPacket: Sendable, Hashable {
         case let .fullIntraRequest(p): p.writeBody(into: body)
         case let .remb(p): p.writeBody(into: body)
         case let .unknown(_, _, bytes):
-            for i in 0 ..< length { body.put8(i < bytes.count ? bytes[i] : 0, at: i) }
+            for i in 0..<length { body.put8(i < bytes.count ? bytes[i] : 0, at: i) }
         }
         return 4 + length
     }
 
     /// Writes `packets` back to back as one compound datagram and returns its length.
-    public static func writeCompound(_ packets: [RTCPPacket], into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+    public static func writeCompound(
+        _ packets: [RTCPPacket],
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPError) -> Int {
         var offset = 0
         for packet in packets {
             offset += try packet.write(into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]))

@@ -13,6 +13,8 @@ public protocol RTPHeaderExtension {
 extension RTPHeaderExtension {
     @inlinable
     static func require(_ data: UnsafeRawBufferPointer, _ length: Int, _ what: StaticString) throws(RTPError) {
-        guard data.count >= length else { throw .truncated(what: what, offset: 0, needed: length, available: data.count) }
+        guard data.count >= length else {
+            throw .truncated(what: what, offset: 0, needed: length, available: data.count)
+        }
     }
 }

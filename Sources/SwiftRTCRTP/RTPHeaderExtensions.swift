@@ -78,7 +78,10 @@ public struct RTPHeaderExtensions: Sequence {
                 let first = bytes.u8(offset)
                 // Padding: a zero byte in both forms; in the one-byte form any ID 0 byte
                 // (libwebrtc skips it alike).
-                if first == 0 || (!twoByte && first >> 4 == 0) { offset += 1; continue }
+                if first == 0 || (!twoByte && first >> 4 == 0) {
+                    offset += 1
+                    continue
+                }
                 let id: UInt8, length: Int, start: Int
                 if twoByte {
                     guard offset + 2 <= bytes.count else { return nil }
@@ -107,11 +110,19 @@ public struct RTPHeaderExtensions: Sequence {
         var offset = 0
         while offset < bytes.count {
             let first = bytes.u8(offset)
-            if first == 0 || (!twoByte && first >> 4 == 0) { offset += 1; continue }
+            if first == 0 || (!twoByte && first >> 4 == 0) {
+                offset += 1
+                continue
+            }
             let length: Int, start: Int
             if twoByte {
                 guard offset + 2 <= bytes.count else {
-                    throw .truncated(what: "RTP two-byte extension element header", offset: base + offset, needed: 2, available: bytes.count - offset)
+                    throw .truncated(
+                        what: "RTP two-byte extension element header",
+                        offset: base + offset,
+                        needed: 2,
+                        available: bytes.count - offset
+                    )
                 }
                 length = Int(bytes.u8(offset + 1))
                 start = offset + 2
@@ -121,7 +132,12 @@ public struct RTPHeaderExtensions: Sequence {
                 start = offset + 1
             }
             guard start + length <= bytes.count else {
-                throw .truncated(what: "RTP header extension element", offset: base + start, needed: length, available: bytes.count - start)
+                throw .truncated(
+                    what: "RTP header extension element",
+                    offset: base + start,
+                    needed: length,
+                    available: bytes.count - start
+                )
             }
             offset = start + length
         }

@@ -79,13 +79,22 @@ public struct RTPPacket {
             let profile = bytes.u16(offset)
             let length = Int(bytes.u16(offset + 2)) * 4
             guard offset + 4 + length <= count else {
-                throw .truncated(what: "RTP header extension elements", offset: offset + 4, needed: length, available: count - offset - 4)
+                throw .truncated(
+                    what: "RTP header extension elements",
+                    offset: offset + 4,
+                    needed: length,
+                    available: count - offset - 4
+                )
             }
             extensionProfile = profile
             extensionOffset = offset + 4
             extensionLength = length
             offset += 4 + length
-            try RTPHeaderExtensions.validate(bytes.slice(extensionOffset, length), profile: profile, at: extensionOffset)
+            try RTPHeaderExtensions.validate(
+                bytes.slice(extensionOffset, length),
+                profile: profile,
+                at: extensionOffset
+            )
         } else {
             extensionProfile = nil
             extensionOffset = offset

@@ -28,7 +28,11 @@ public struct RTPPacketWriter {
 
     /// Writes the fixed header into `buffer`.
     @inlinable
-    public init(into buffer: UnsafeMutableRawBufferPointer, header: RTPHeader, extensionForm: ExtensionForm = .oneByte) throws(RTPError) {
+    public init(
+        into buffer: UnsafeMutableRawBufferPointer,
+        header: RTPHeader,
+        extensionForm: ExtensionForm = .oneByte
+    ) throws(RTPError) {
         guard buffer.count >= 12 else { throw .bufferTooSmall(needed: 12, available: buffer.count) }
         guard header.payloadType < 128 else {
             throw .invalidField(what: "RTP payload type", offset: 1, value: Int(header.payloadType))
@@ -76,22 +80,39 @@ public struct RTPPacketWriter {
     }
 
     @inlinable
-    mutating func appendExtension(id: UInt8, length: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) throws(RTPError) {
-        guard !inPayload else { throw .invalidField(what: "RTP extension after payload", offset: count, value: Int(id)) }
+    mutating func appendExtension(
+        id: UInt8,
+        length: Int,
+        _ body: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(RTPError) {
+        guard !inPayload else {
+            throw .invalidField(what: "RTP extension after payload", offset: count, value: Int(id))
+        }
         switch form {
         case .oneByte:
-            guard (1 ... 14).contains(id), (1 ... 16).contains(length) else {
-                throw .invalidField(what: "RTP one-byte extension id/length", offset: count, value: Int(id) << 8 | length)
+            guard (1...14).contains(id), (1...16).contains(length) else {
+                throw .invalidField(
+                    what: "RTP one-byte extension id/length",
+                    offset: count,
+                    value: Int(id) << 8 | length
+                )
             }
         case .twoByte:
             guard id >= 1, length <= 255 else {
-                throw .invalidField(what: "RTP two-byte extension id/length", offset: count, value: Int(id) << 8 | length)
+                throw .invalidField(
+                    what: "RTP two-byte extension id/length",
+                    offset: count,
+                    value: Int(id) << 8 | length
+                )
             }
         }
         if extensionStart < 0 {
             try reserve(4)
             extensionStart = count
-            buffer.put16(form == .oneByte ? RTPHeaderExtensions.oneByteProfile : RTPHeaderExtensions.twoByteProfile, at: count)
+            buffer.put16(
+                form == .oneByte ? RTPHeaderExtensions.oneByteProfile : RTPHeaderExtensions.twoByteProfile,
+                at: count
+            )
             buffer.put16(0, at: count + 2)
             buffer.put8(buffer.load(fromByteOffset: 0, as: UInt8.self) | 0x10, at: 0)
             written += 4
@@ -104,7 +125,7 @@ public struct RTPPacketWriter {
             buffer.put8(id, at: count)
             buffer.put8(UInt8(length), at: count + 1)
         }
-        body(UnsafeMutableRawBufferPointer(rebasing: buffer[count + header ..< count + header + length]))
+        body(UnsafeMutableRawBufferPointer(rebasing: buffer[count + header..<count + header + length]))
         written += header + length
     }
 
@@ -116,7 +137,7 @@ public struct RTPPacketWriter {
         guard extensionStart >= 0 else { return }
         let pad = (4 - (count - extensionStart) % 4) % 4
         try reserve(pad)
-        for i in 0 ..< pad { buffer.put8(0, at: count + i) }
+        for i in 0..<pad { buffer.put8(0, at: count + i) }
         written += pad
         buffer.put16(UInt16((count - extensionStart - 4) / 4), at: extensionStart + 2)
     }
@@ -151,10 +172,12 @@ public struct RTPPacketWriter {
     @inlinable
     public mutating func finish(padding: Int = 0) throws(RTPError) -> Int {
         try closeHeader()
-        guard (0 ... 255).contains(padding) else { throw .invalidField(what: "RTP padding count", offset: count, value: padding) }
+        guard (0...255).contains(padding) else {
+            throw .invalidField(what: "RTP padding count", offset: count, value: padding)
+        }
         if padding > 0 {
             try reserve(padding)
-            for i in 0 ..< padding - 1 { buffer.put8(0, at: count + i) }
+            for i in 0..<padding - 1 { buffer.put8(0, at: count + i) }
             buffer.put8(UInt8(padding), at: count + padding - 1)
             buffer.put8(buffer.load(fromByteOffset: 0, as: UInt8.self) | 0x20, at: 0)
             written += padding

@@ -17,10 +17,22 @@ import SwiftRTCCore
 public enum RTXPacket {
     /// Writes the RTX packet for `original` into `buffer` and returns its length.
     @inlinable
-    public static func wrap(_ original: RTPPacket, payloadType: UInt8, ssrc: UInt32, sequenceNumber: UInt16,
-                            into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
-        try rewrite(original, payloadType: payloadType, ssrc: ssrc, sequenceNumber: sequenceNumber,
-                    payload: original.payload, osn: original.sequenceNumber, into: buffer)
+    public static func wrap(
+        _ original: RTPPacket,
+        payloadType: UInt8,
+        ssrc: UInt32,
+        sequenceNumber: UInt16,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPError) -> Int {
+        try rewrite(
+            original,
+            payloadType: payloadType,
+            ssrc: ssrc,
+            sequenceNumber: sequenceNumber,
+            payload: original.payload,
+            osn: original.sequenceNumber,
+            into: buffer
+        )
     }
 
     /// The original sequence number (OSN) an RTX packet carries, or nil when it has none
@@ -34,30 +46,58 @@ public enum RTXPacket {
     /// Writes the original packet carried by `rtx` (with the original payload type and SSRC)
     /// into `buffer` and returns its length. Throws for padding-only RTX packets (probes).
     @inlinable
-    public static func unwrap(_ rtx: RTPPacket, originalPayloadType: UInt8, originalSSRC: UInt32,
-                              into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+    public static func unwrap(
+        _ rtx: RTPPacket,
+        originalPayloadType: UInt8,
+        originalSSRC: UInt32,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPError) -> Int {
         let payload = rtx.payload
         guard payload.count >= 2 else {
-            throw .truncated(what: "RTX original sequence number", offset: rtx.payloadOffset, needed: 2, available: payload.count)
+            throw .truncated(
+                what: "RTX original sequence number",
+                offset: rtx.payloadOffset,
+                needed: 2,
+                available: payload.count
+            )
         }
-        return try rewrite(rtx, payloadType: originalPayloadType, ssrc: originalSSRC, sequenceNumber: payload.u16(0),
-                           payload: payload.slice(2, payload.count - 2), osn: nil, into: buffer)
+        return try rewrite(
+            rtx,
+            payloadType: originalPayloadType,
+            ssrc: originalSSRC,
+            sequenceNumber: payload.u16(0),
+            payload: payload.slice(2, payload.count - 2),
+            osn: nil,
+            into: buffer
+        )
     }
 
     @inlinable
-    static func rewrite(_ packet: RTPPacket, payloadType: UInt8, ssrc: UInt32, sequenceNumber: UInt16,
-                        payload: UnsafeRawBufferPointer, osn: UInt16?, into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+    static func rewrite(
+        _ packet: RTPPacket,
+        payloadType: UInt8,
+        ssrc: UInt32,
+        sequenceNumber: UInt16,
+        payload: UnsafeRawBufferPointer,
+        osn: UInt16?,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPError) -> Int {
         let header = packet.payloadOffset
         let needed = header + (osn == nil ? 0 : 2) + payload.count
         guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed, available: buffer.count) }
-        guard payloadType < 128 else { throw .invalidField(what: "RTP payload type", offset: 1, value: Int(payloadType)) }
+        guard payloadType < 128 else {
+            throw .invalidField(what: "RTP payload type", offset: 1, value: Int(payloadType))
+        }
         buffer.put(packet.bytes.slice(0, header), at: 0)
         buffer.put8(packet.bytes.u8(0) & ~0x20, at: 0)  // no padding
         buffer.put8(packet.bytes.u8(1) & 0x80 | payloadType, at: 1)
         buffer.put16(sequenceNumber, at: 2)
         buffer.put32(ssrc, at: 8)
         var o = header
-        if let osn { buffer.put16(osn, at: o); o += 2 }
+        if let osn {
+            buffer.put16(osn, at: o)
+            o += 2
+        }
         buffer.put(payload, at: o)
         return o + payload.count
     }

@@ -45,15 +45,24 @@ public struct ReceiveStatistics: Sendable {
     /// Counts a packet with `sequenceNumber` and `timestamp` that arrived at `arrivalSeconds`
     /// (any monotonic clock). A `retransmission` (repaired by RTX or NACK) counts as received
     /// but not in the jitter: it is late on purpose.
-    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, arrivalSeconds: Double, retransmission: Bool = false) {
+    public mutating func record(
+        sequenceNumber: UInt16,
+        timestamp: UInt32,
+        arrivalSeconds: Double,
+        retransmission: Bool = false
+    ) {
         if maxSequence < 0 {
             start(at: sequenceNumber)
         } else {
-            let delta = Int64(SequenceNumber.distance(from: UInt16(truncatingIfNeeded: maxSequence), to: sequenceNumber))
+            let delta = Int64(
+                SequenceNumber.distance(from: UInt16(truncatingIfNeeded: maxSequence), to: sequenceNumber)
+            )
             if delta > 0, delta < Int64(Self.maxDropout) {
                 maxSequence += delta
                 badSequence = nil
-            } else if delta <= 0, delta >= -Int64(Self.maxMisorder) || (retransmission && delta >= -Int64(RemoteInputLimits.maxNackAge)) {
+            } else if delta <= 0,
+                delta >= -Int64(Self.maxMisorder) || (retransmission && delta >= -Int64(RemoteInputLimits.maxNackAge))
+            {
                 // A duplicate or a reordered (or repaired) packet: counted, nothing moves.
             } else if badSequence == sequenceNumber {
                 // Two sequential packets after a jump: the source restarted its numbering.
@@ -111,15 +120,33 @@ public struct ReceiveStatistics: Sendable {
     /// The report block for this source (A.3); starts a new fraction-lost interval.
     /// `lastSenderReport` is the middle 32 bits of the last SR's NTP time, and
     /// `delaySinceLastSenderReport` the time since it arrived in 1/65536 s.
-    public mutating func makeReport(lastSenderReport: UInt32 = 0, delaySinceLastSenderReport: UInt32 = 0) -> ReceptionReport {
+    public mutating func makeReport(
+        lastSenderReport: UInt32 = 0,
+        delaySinceLastSenderReport: UInt32 = 0
+    ) -> ReceptionReport {
         let expectedInterval = expected - expectedPrior
         let receivedInterval = received - receivedPrior
         expectedPrior = expected
         receivedPrior = received
         let lostInterval = expectedInterval - receivedInterval
-        let fraction: UInt8 = expectedInterval <= 0 || lostInterval <= 0 ? 0 : UInt8(min(255, lostInterval.multipliedReportingOverflow(by: 256).overflow ? 255 : lostInterval * 256 / expectedInterval))
-        return ReceptionReport(ssrc: ssrc, fractionLost: fraction, cumulativeLost: cumulativeLost,
-                               extendedHighestSequence: extendedHighestSequence, jitter: jitter,
-                               lastSenderReport: lastSenderReport, delaySinceLastSenderReport: delaySinceLastSenderReport)
+        let fraction: UInt8 =
+            expectedInterval <= 0 || lostInterval <= 0
+            ? 0
+            : UInt8(
+                min(
+                    255,
+                    lostInterval.multipliedReportingOverflow(by: 256).overflow
+                        ? 255 : lostInterval * 256 / expectedInterval
+                )
+            )
+        return ReceptionReport(
+            ssrc: ssrc,
+            fractionLost: fraction,
+            cumulativeLost: cumulativeLost,
+            extendedHighestSequence: extendedHighestSequence,
+            jitter: jitter,
+            lastSenderReport: lastSenderReport,
+            delaySinceLastSenderReport: delaySinceLastSenderReport
+        )
     }
 }

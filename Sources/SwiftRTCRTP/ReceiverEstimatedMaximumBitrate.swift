@@ -41,7 +41,7 @@ public struct ReceiverEstimatedMaximumBitrate: RTCPPacketBody {
         let mantissa = UInt64(body.u24(13) & 0x3FFFF)
         bitrate = exponent > 46 ? UInt64.max : mantissa << exponent
         try Self.require(body, 16 + 4 * number, "RTCP REMB SSRC list", offset)
-        ssrcs = (0 ..< number).map { body.u32(16 + 4 * $0) }
+        ssrcs = (0..<number).map { body.u32(16 + 4 * $0) }
     }
 
     public var headerCount: UInt8 { Self.format }
@@ -49,7 +49,10 @@ public struct ReceiverEstimatedMaximumBitrate: RTCPPacketBody {
 
     public func writeBody(into b: UnsafeMutableRawBufferPointer) {
         var exponent: UInt64 = 0, mantissa = bitrate
-        while mantissa > 0x3FFFF { mantissa >>= 1; exponent += 1 }
+        while mantissa > 0x3FFFF {
+            mantissa >>= 1
+            exponent += 1
+        }
         b.put32(senderSSRC, at: 0)
         b.put32(0, at: 4)
         b.put32(Self.identifier, at: 8)

@@ -23,7 +23,13 @@ public struct ReceiverReport: RTCPPacketBody {
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
         try Self.require(body, 4 + Int(count) * ReceptionReport.length, "RTCP receiver report", offset)
         ssrc = body.u32(0)
-        reports = try ReceptionReport.parseList(count: count, body, from: 4, offset: offset, what: "RTCP receiver report blocks")
+        reports = try ReceptionReport.parseList(
+            count: count,
+            body,
+            from: 4,
+            offset: offset,
+            what: "RTCP receiver report blocks"
+        )
     }
 
     public var headerCount: UInt8 { UInt8(min(reports.count, 31)) }

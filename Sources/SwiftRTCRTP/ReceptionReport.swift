@@ -33,8 +33,15 @@ public struct ReceptionReport: Sendable, Hashable {
     public var delaySinceLastSenderReport: UInt32
 
     /// Creates the value from its fields.
-    public init(ssrc: UInt32, fractionLost: UInt8, cumulativeLost: Int32, extendedHighestSequence: UInt32,
-                jitter: UInt32, lastSenderReport: UInt32, delaySinceLastSenderReport: UInt32) {
+    public init(
+        ssrc: UInt32,
+        fractionLost: UInt8,
+        cumulativeLost: Int32,
+        extendedHighestSequence: UInt32,
+        jitter: UInt32,
+        lastSenderReport: UInt32,
+        delaySinceLastSenderReport: UInt32
+    ) {
         self.ssrc = ssrc
         self.fractionLost = fractionLost
         self.cumulativeLost = min(max(cumulativeLost, -0x80_0000), 0x7F_FFFF)
@@ -48,10 +55,15 @@ public struct ReceptionReport: Sendable, Hashable {
 
     init(_ b: UnsafeRawBufferPointer, at o: Int) {
         let lost = b.u24(o + 5)
-        self.init(ssrc: b.u32(o), fractionLost: b.u8(o + 4),
-                  cumulativeLost: lost & 0x80_0000 != 0 ? Int32(lost) - 0x100_0000 : Int32(lost),
-                  extendedHighestSequence: b.u32(o + 8), jitter: b.u32(o + 12),
-                  lastSenderReport: b.u32(o + 16), delaySinceLastSenderReport: b.u32(o + 20))
+        self.init(
+            ssrc: b.u32(o),
+            fractionLost: b.u8(o + 4),
+            cumulativeLost: lost & 0x80_0000 != 0 ? Int32(lost) - 0x100_0000 : Int32(lost),
+            extendedHighestSequence: b.u32(o + 8),
+            jitter: b.u32(o + 12),
+            lastSenderReport: b.u32(o + 16),
+            delaySinceLastSenderReport: b.u32(o + 20)
+        )
     }
 
     func write(into b: UnsafeMutableRawBufferPointer, at o: Int) {
@@ -64,12 +76,20 @@ public struct ReceptionReport: Sendable, Hashable {
         b.put32(delaySinceLastSenderReport, at: o + 20)
     }
 
-    static func parseList(count: UInt8, _ body: UnsafeRawBufferPointer, from start: Int, offset: Int, what: StaticString) throws(RTPError) -> [ReceptionReport] {
+    static func parseList(
+        count: UInt8,
+        _ body: UnsafeRawBufferPointer,
+        from start: Int,
+        offset: Int,
+        what: StaticString
+    ) throws(RTPError) -> [ReceptionReport] {
         let needed = start + Int(count) * length
-        guard body.count >= needed else { throw .truncated(what: what, offset: offset, needed: needed, available: body.count) }
+        guard body.count >= needed else {
+            throw .truncated(what: what, offset: offset, needed: needed, available: body.count)
+        }
         var reports: [ReceptionReport] = []
         reports.reserveCapacity(Int(count))
-        for i in 0 ..< Int(count) { reports.append(ReceptionReport(body, at: start + i * length)) }
+        for i in 0..<Int(count) { reports.append(ReceptionReport(body, at: start + i * length)) }
         return reports
     }
 }

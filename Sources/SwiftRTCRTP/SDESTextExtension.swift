@@ -11,7 +11,9 @@ public protocol SDESTextExtension: RTPHeaderExtension, Sendable, Hashable {
 extension SDESTextExtension {
     @inlinable
     public init(parsing data: UnsafeRawBufferPointer) throws(RTPError) {
-        guard data.count > 0 else { throw .truncated(what: "SDES header extension", offset: 0, needed: 1, available: 0) }
+        guard data.count > 0 else {
+            throw .truncated(what: "SDES header extension", offset: 0, needed: 1, available: 0)
+        }
         // Some senders pad the identifier with NULs to a word boundary.
         var end = data.count
         while end > 0, data.u8(end - 1) == 0 { end -= 1 }
@@ -24,6 +26,9 @@ extension SDESTextExtension {
     @inlinable
     public func encode(into buffer: UnsafeMutableRawBufferPointer) {
         var i = 0
-        for byte in value.utf8 { buffer.put8(byte, at: i); i += 1 }
+        for byte in value.utf8 {
+            buffer.put8(byte, at: i)
+            i += 1
+        }
     }
 }

@@ -28,7 +28,14 @@ public struct SenderReport: RTCPPacketBody {
     public var reports: [ReceptionReport]
 
     /// Creates the value from its fields.
-    public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32, reports: [ReceptionReport] = []) {
+    public init(
+        ssrc: UInt32,
+        ntpTimestamp: UInt64,
+        rtpTimestamp: UInt32,
+        packetCount: UInt32,
+        octetCount: UInt32,
+        reports: [ReceptionReport] = []
+    ) {
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp
         self.rtpTimestamp = rtpTimestamp
@@ -44,7 +51,13 @@ public struct SenderReport: RTCPPacketBody {
         rtpTimestamp = body.u32(12)
         packetCount = body.u32(16)
         octetCount = body.u32(20)
-        reports = try ReceptionReport.parseList(count: count, body, from: 24, offset: offset, what: "RTCP sender report blocks")
+        reports = try ReceptionReport.parseList(
+            count: count,
+            body,
+            from: 24,
+            offset: offset,
+            what: "RTCP sender report blocks"
+        )
     }
 
     public var headerCount: UInt8 { UInt8(min(reports.count, 31)) }
@@ -56,6 +69,8 @@ public struct SenderReport: RTCPPacketBody {
         b.put32(rtpTimestamp, at: 12)
         b.put32(packetCount, at: 16)
         b.put32(octetCount, at: 20)
-        for (i, report) in reports.prefix(31).enumerated() { report.write(into: b, at: 24 + i * ReceptionReport.length) }
+        for (i, report) in reports.prefix(31).enumerated() {
+            report.write(into: b, at: 24 + i * ReceptionReport.length)
+        }
     }
 }

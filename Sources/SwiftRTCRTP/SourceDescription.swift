@@ -20,7 +20,10 @@ public struct SourceDescription: RTCPPacketBody {
         /// The item text (UTF-8, up to 255 bytes).
         public var text: [UInt8]
         /// Creates the value from its fields.
-        public init(type: UInt8, text: [UInt8]) { self.type = type; self.text = Array(text.prefix(255)) }
+        public init(type: UInt8, text: [UInt8]) {
+            self.type = type
+            self.text = Array(text.prefix(255))
+        }
         /// Creates the value from its fields.
         public init(type: UInt8, text: String) { self.init(type: type, text: Array(text.utf8)) }
         /// The text as a string.
@@ -34,7 +37,10 @@ public struct SourceDescription: RTCPPacketBody {
         /// The items, in order.
         public var items: [Item]
         /// Creates the value from its fields.
-        public init(source: UInt32, items: [Item]) { self.source = source; self.items = items }
+        public init(source: UInt32, items: [Item]) {
+            self.source = source
+            self.items = items
+        }
         var length: Int { (4 + items.reduce(0) { $0 + 2 + min($1.text.count, 255) } + 1 + 3) / 4 * 4 }
     }
 
@@ -47,17 +53,30 @@ public struct SourceDescription: RTCPPacketBody {
     public init(count: UInt8, body: UnsafeRawBufferPointer, offset: Int) throws(RTPError) {
         chunks = []
         var o = 0
-        for _ in 0 ..< Int(count) {
-            guard o + 4 <= body.count else { throw .truncated(what: "RTCP SDES source", offset: offset + o, needed: 4, available: body.count - o) }
+        for _ in 0..<Int(count) {
+            guard o + 4 <= body.count else {
+                throw .truncated(what: "RTCP SDES source", offset: offset + o, needed: 4, available: body.count - o)
+            }
             var chunk = Chunk(source: body.u32(o), items: [])
             o += 4
             while true {
-                guard o < body.count else { throw .truncated(what: "RTCP SDES item", offset: offset + o, needed: 1, available: 0) }
+                guard o < body.count else {
+                    throw .truncated(what: "RTCP SDES item", offset: offset + o, needed: 1, available: 0)
+                }
                 let type = body.u8(o)
                 if type == 0 { break }
-                guard o + 2 <= body.count else { throw .truncated(what: "RTCP SDES item", offset: offset + o, needed: 2, available: body.count - o) }
+                guard o + 2 <= body.count else {
+                    throw .truncated(what: "RTCP SDES item", offset: offset + o, needed: 2, available: body.count - o)
+                }
                 let length = Int(body.u8(o + 1))
-                guard o + 2 + length <= body.count else { throw .truncated(what: "RTCP SDES item", offset: offset + o, needed: 2 + length, available: body.count - o) }
+                guard o + 2 + length <= body.count else {
+                    throw .truncated(
+                        what: "RTCP SDES item",
+                        offset: offset + o,
+                        needed: 2 + length,
+                        available: body.count - o
+                    )
+                }
                 chunk.items.append(Item(type: type, text: Array(body.slice(o + 2, length))))
                 o += 2 + length
             }
@@ -82,7 +101,10 @@ public struct SourceDescription: RTCPPacketBody {
                 for (i, byte) in text.enumerated() { b.put8(byte, at: o + 2 + i) }
                 o += 2 + text.count
             }
-            while o < end { b.put8(0, at: o); o += 1 }
+            while o < end {
+                b.put8(0, at: o)
+                o += 1
+            }
         }
     }
 }

@@ -49,7 +49,7 @@ public struct TransportLayerCC: RTCPPacketBody {
 
         /// The status for a received packet with `delta` 250 µs units (clamped to 16 bits).
         public static func received(delta: Int) -> Status {
-            (0 ... 255).contains(delta) ? .smallDelta(UInt8(delta)) : .largeDelta(Int16(clamping: delta))
+            (0...255).contains(delta) ? .smallDelta(UInt8(delta)) : .largeDelta(Int16(clamping: delta))
         }
     }
 
@@ -67,7 +67,14 @@ public struct TransportLayerCC: RTCPPacketBody {
     public var statuses: [Status]
 
     /// Creates the value from its fields.
-    public init(senderSSRC: UInt32, mediaSSRC: UInt32, baseSequenceNumber: UInt16, referenceTime: Int32, feedbackPacketCount: UInt8, statuses: [Status]) {
+    public init(
+        senderSSRC: UInt32,
+        mediaSSRC: UInt32,
+        baseSequenceNumber: UInt16,
+        referenceTime: Int32,
+        feedbackPacketCount: UInt8,
+        statuses: [Status]
+    ) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.baseSequenceNumber = baseSequenceNumber
@@ -91,7 +98,14 @@ public struct TransportLayerCC: RTCPPacketBody {
         symbols.reserveCapacity(min(total, 4 * body.count))
         var o = 16
         while symbols.count < total {
-            guard o + 2 <= body.count else { throw .truncated(what: "RTCP transport-cc packet chunk", offset: offset + o, needed: 2, available: body.count - o) }
+            guard o + 2 <= body.count else {
+                throw .truncated(
+                    what: "RTCP transport-cc packet chunk",
+                    offset: offset + o,
+                    needed: 2,
+                    available: body.count - o
+                )
+            }
             let chunk = body.u16(o)
             o += 2
             let left = total - symbols.count
@@ -100,9 +114,9 @@ public struct TransportLayerCC: RTCPPacketBody {
                 let run = min(Int(chunk & 0x1FFF), left)
                 symbols.append(contentsOf: repeatElement(symbol, count: run))
             } else if chunk & 0x4000 == 0 {
-                for i in 0 ..< min(14, left) { symbols.append(chunk >> (13 - i) & 1) }
+                for i in 0..<min(14, left) { symbols.append(chunk >> (13 - i) & 1) }
             } else {
-                for i in 0 ..< min(7, left) { symbols.append(chunk >> (12 - 2 * i) & 3) }
+                for i in 0..<min(7, left) { symbols.append(chunk >> (12 - 2 * i) & 3) }
             }
         }
         statuses = []
@@ -111,11 +125,25 @@ public struct TransportLayerCC: RTCPPacketBody {
             switch symbol {
             case 0: statuses.append(.notReceived)
             case 1:
-                guard o + 1 <= body.count else { throw .truncated(what: "RTCP transport-cc small delta", offset: offset + o, needed: 1, available: body.count - o) }
+                guard o + 1 <= body.count else {
+                    throw .truncated(
+                        what: "RTCP transport-cc small delta",
+                        offset: offset + o,
+                        needed: 1,
+                        available: body.count - o
+                    )
+                }
                 statuses.append(.smallDelta(body.u8(o)))
                 o += 1
             case 2:
-                guard o + 2 <= body.count else { throw .truncated(what: "RTCP transport-cc large delta", offset: offset + o, needed: 2, available: body.count - o) }
+                guard o + 2 <= body.count else {
+                    throw .truncated(
+                        what: "RTCP transport-cc large delta",
+                        offset: offset + o,
+                        needed: 2,
+                        available: body.count - o
+                    )
+                }
                 statuses.append(.largeDelta(Int16(bitPattern: body.u16(o))))
                 o += 2
             default:
@@ -136,14 +164,14 @@ public struct TransportLayerCC: RTCPPacketBody {
             if run >= 7 || i + run == symbols.count {
                 result.append(symbols[i] << 13 | UInt16(run))
                 i += run
-            } else if i + 14 <= symbols.count, !symbols[i ..< i + 14].contains(2) {
+            } else if i + 14 <= symbols.count, !symbols[i..<i + 14].contains(2) {
                 var chunk: UInt16 = 0x8000
-                for j in 0 ..< 14 { chunk |= symbols[i + j] << (13 - j) }
+                for j in 0..<14 { chunk |= symbols[i + j] << (13 - j) }
                 result.append(chunk)
                 i += 14
             } else {
                 var chunk: UInt16 = 0xC000
-                for j in 0 ..< 7 where i + j < symbols.count { chunk |= symbols[i + j] << (12 - 2 * j) }
+                for j in 0..<7 where i + j < symbols.count { chunk |= symbols[i + j] << (12 - 2 * j) }
                 result.append(chunk)
                 i += 7
             }
@@ -164,14 +192,24 @@ public struct TransportLayerCC: RTCPPacketBody {
         b.put24(UInt32(bitPattern: referenceTime) & 0xFF_FFFF, at: 12)
         b.put8(feedbackPacketCount, at: 15)
         var o = 16
-        for chunk in chunks { b.put16(chunk, at: o); o += 2 }
+        for chunk in chunks {
+            b.put16(chunk, at: o)
+            o += 2
+        }
         for status in statuses.prefix(0xFFFF) {
             switch status {
             case .notReceived: break
-            case let .smallDelta(d): b.put8(d, at: o); o += 1
-            case let .largeDelta(d): b.put16(UInt16(bitPattern: d), at: o); o += 2
+            case let .smallDelta(d):
+                b.put8(d, at: o)
+                o += 1
+            case let .largeDelta(d):
+                b.put16(UInt16(bitPattern: d), at: o)
+                o += 2
             }
         }
-        while o < b.count { b.put8(0, at: o); o += 1 }
+        while o < b.count {
+            b.put8(0, at: o)
+            o += 1
+        }
     }
 }

@@ -49,7 +49,14 @@ public struct VP8Depacketizer: Sendable {
 
     /// The last completed frame as an ``EncodedFrame`` (copies the bytes).
     public func makeFrame() -> EncodedFrame {
-        EncodedFrame(codec: .vp8, data: buffer, timestamp: info.timestamp, isKeyframe: info.isKeyframe, width: info.width, height: info.height)
+        EncodedFrame(
+            codec: .vp8,
+            data: buffer,
+            timestamp: info.timestamp,
+            isKeyframe: info.isKeyframe,
+            width: info.width,
+            height: info.height
+        )
     }
 
     /// Tells the depacketizer that packets before the next one are missing for good.
@@ -84,7 +91,12 @@ public struct VP8Depacketizer: Sendable {
                 return false
             }
             buffer.removeAll(keepingCapacity: true)
-            info = FrameInfo(timestamp: packet.timestamp, isKeyframe: header.isKeyframe, width: header.width, height: header.height)
+            info = FrameInfo(
+                timestamp: packet.timestamp,
+                isKeyframe: header.isKeyframe,
+                width: header.width,
+                height: header.height
+            )
             assembling = true
         } else if !assembling {
             return false

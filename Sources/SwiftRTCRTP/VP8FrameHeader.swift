@@ -24,12 +24,16 @@ public struct VP8FrameHeader: Sendable, Hashable {
     /// the packet that starts the frame).
     @inlinable
     public init(parsing frame: UnsafeRawBufferPointer) throws(RTPError) {
-        guard frame.count >= 3 else { throw .truncated(what: "VP8 payload header", offset: 0, needed: 3, available: frame.count) }
+        guard frame.count >= 3 else {
+            throw .truncated(what: "VP8 payload header", offset: 0, needed: 3, available: frame.count)
+        }
         isKeyframe = frame.u8(0) & 1 == 0
         width = nil
         height = nil
         guard isKeyframe else { return }
-        guard frame.count >= 10 else { throw .truncated(what: "VP8 keyframe header", offset: 3, needed: 7, available: frame.count - 3) }
+        guard frame.count >= 10 else {
+            throw .truncated(what: "VP8 keyframe header", offset: 3, needed: 7, available: frame.count - 3)
+        }
         guard frame.u8(3) == 0x9D, frame.u8(4) == 0x01, frame.u8(5) == 0x2A else {
             throw .invalidField(what: "VP8 keyframe start code", offset: 3, value: Int(frame.u24(3)))
         }

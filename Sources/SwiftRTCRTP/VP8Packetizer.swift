@@ -31,22 +31,41 @@ public struct VP8Packetizer: Sendable {
     @inlinable
     @discardableResult
     public mutating func packetize(
-        _ frame: UnsafeRawBufferPointer, timestamp: UInt32, into buffer: UnsafeMutableRawBufferPointer,
+        _ frame: UnsafeRawBufferPointer,
+        timestamp: UInt32,
+        into buffer: UnsafeMutableRawBufferPointer,
         extensions: (inout RTPPacketWriter) throws(RTPError) -> Void = { _ throws(RTPError) in },
         emit: (UnsafeRawBufferPointer) throws(RTPError) -> Void
     ) throws(RTPError) -> Int {
         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, mtu)])
         var offset = 0, packets = 0
         repeat {
-            let descriptor = VP8PayloadDescriptor(startOfPartition: offset == 0, pictureID: pictureID, longPictureID: true)
-            var writer = try RTPPacketWriter(into: out, header: RTPHeader(payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc))
+            let descriptor = VP8PayloadDescriptor(
+                startOfPartition: offset == 0,
+                pictureID: pictureID,
+                longPictureID: true
+            )
+            var writer = try RTPPacketWriter(
+                into: out,
+                header: RTPHeader(
+                    payloadType: payloadType,
+                    sequenceNumber: sequenceNumber,
+                    timestamp: timestamp,
+                    ssrc: ssrc
+                )
+            )
             try extensions(&writer)
             let space = try writer.payloadSpace()
             let room = space.count - descriptor.encodedLength
-            guard room > 0 else { throw .bufferTooSmall(needed: writer.count + descriptor.encodedLength + 1, available: out.count) }
+            guard room > 0 else {
+                throw .bufferTooSmall(needed: writer.count + descriptor.encodedLength + 1, available: out.count)
+            }
             let chunk = min(room, frame.count - offset)
             descriptor.write(into: space)
-            UnsafeMutableRawBufferPointer(rebasing: space[descriptor.encodedLength...]).put(frame.slice(offset, chunk), at: 0)
+            UnsafeMutableRawBufferPointer(rebasing: space[descriptor.encodedLength...]).put(
+                frame.slice(offset, chunk),
+                at: 0
+            )
             try writer.advancePayload(by: descriptor.encodedLength + chunk)
             offset += chunk
             if offset == frame.count { out.put8(out.load(fromByteOffset: 1, as: UInt8.self) | 0x80, at: 1) }

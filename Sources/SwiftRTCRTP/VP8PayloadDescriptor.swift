@@ -38,9 +38,17 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
     public var keyIndex: UInt8?
 
     /// Creates the value from its fields.
-    public init(nonReference: Bool = false, startOfPartition: Bool, partitionIndex: UInt8 = 0, pictureID: UInt16? = nil,
-                longPictureID: Bool = true, tl0PictureIndex: UInt8? = nil, temporalLayer: UInt8? = nil,
-                layerSync: Bool = false, keyIndex: UInt8? = nil) {
+    public init(
+        nonReference: Bool = false,
+        startOfPartition: Bool,
+        partitionIndex: UInt8 = 0,
+        pictureID: UInt16? = nil,
+        longPictureID: Bool = true,
+        tl0PictureIndex: UInt8? = nil,
+        temporalLayer: UInt8? = nil,
+        layerSync: Bool = false,
+        keyIndex: UInt8? = nil
+    ) {
         self.nonReference = nonReference
         self.startOfPartition = startOfPartition
         self.partitionIndex = partitionIndex & 7
@@ -59,20 +67,39 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
 
     /// Parses the descriptor at the start of `payload`; returns it and its length.
     @inlinable
-    public static func parse(_ payload: UnsafeRawBufferPointer) throws(RTPError) -> (VP8PayloadDescriptor, length: Int) {
-        guard payload.count >= 1 else { throw .truncated(what: "VP8 payload descriptor", offset: 0, needed: 1, available: 0) }
+    public static func parse(_ payload: UnsafeRawBufferPointer) throws(RTPError) -> (VP8PayloadDescriptor, length: Int)
+    {
+        guard payload.count >= 1 else {
+            throw .truncated(what: "VP8 payload descriptor", offset: 0, needed: 1, available: 0)
+        }
         let first = payload.u8(0)
-        var d = VP8PayloadDescriptor(nonReference: first & 0x20 != 0, startOfPartition: first & 0x10 != 0, partitionIndex: first & 7, longPictureID: false)
+        var d = VP8PayloadDescriptor(
+            nonReference: first & 0x20 != 0,
+            startOfPartition: first & 0x10 != 0,
+            partitionIndex: first & 7,
+            longPictureID: false
+        )
         var o = 1
         if first & 0x80 != 0 {
-            guard payload.count > o else { throw .truncated(what: "VP8 descriptor extension byte", offset: o, needed: 1, available: 0) }
+            guard payload.count > o else {
+                throw .truncated(what: "VP8 descriptor extension byte", offset: o, needed: 1, available: 0)
+            }
             let x = payload.u8(o)
             o += 1
             if x & 0x80 != 0 {
-                guard payload.count > o else { throw .truncated(what: "VP8 PictureID", offset: o, needed: 1, available: 0) }
+                guard payload.count > o else {
+                    throw .truncated(what: "VP8 PictureID", offset: o, needed: 1, available: 0)
+                }
                 let m = payload.u8(o)
                 if m & 0x80 != 0 {
-                    guard payload.count > o + 1 else { throw .truncated(what: "VP8 15-bit PictureID", offset: o, needed: 2, available: payload.count - o) }
+                    guard payload.count > o + 1 else {
+                        throw .truncated(
+                            what: "VP8 15-bit PictureID",
+                            offset: o,
+                            needed: 2,
+                            available: payload.count - o
+                        )
+                    }
                     d.pictureID = payload.u16(o) & 0x7FFF
                     d.longPictureID = true
                     o += 2
@@ -82,12 +109,16 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
                 }
             }
             if x & 0x40 != 0 {
-                guard payload.count > o else { throw .truncated(what: "VP8 TL0PICIDX", offset: o, needed: 1, available: 0) }
+                guard payload.count > o else {
+                    throw .truncated(what: "VP8 TL0PICIDX", offset: o, needed: 1, available: 0)
+                }
                 d.tl0PictureIndex = payload.u8(o)
                 o += 1
             }
             if x & 0x30 != 0 {
-                guard payload.count > o else { throw .truncated(what: "VP8 TID/KEYIDX", offset: o, needed: 1, available: 0) }
+                guard payload.count > o else {
+                    throw .truncated(what: "VP8 TID/KEYIDX", offset: o, needed: 1, available: 0)
+                }
                 let t = payload.u8(o)
                 if x & 0x20 != 0 {
                     d.temporalLayer = t >> 6
@@ -111,9 +142,16 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
     /// Writes the descriptor at the start of `buffer` (which must hold ``encodedLength`` bytes).
     public func write(into buffer: UnsafeMutableRawBufferPointer) {
         let extended = encodedLength > 1
-        buffer.put8((extended ? 0x80 : 0) | (nonReference ? 0x20 : 0) | (startOfPartition ? 0x10 : 0) | partitionIndex, at: 0)
+        buffer.put8(
+            (extended ? 0x80 : 0) | (nonReference ? 0x20 : 0) | (startOfPartition ? 0x10 : 0) | partitionIndex,
+            at: 0
+        )
         guard extended else { return }
-        buffer.put8((pictureID != nil ? 0x80 : 0) | (tl0PictureIndex != nil ? 0x40 : 0) | (temporalLayer != nil ? 0x20 : 0) | (keyIndex != nil ? 0x10 : 0), at: 1)
+        buffer.put8(
+            (pictureID != nil ? 0x80 : 0) | (tl0PictureIndex != nil ? 0x40 : 0) | (temporalLayer != nil ? 0x20 : 0)
+                | (keyIndex != nil ? 0x10 : 0),
+            at: 1
+        )
         var o = 2
         if let pictureID {
             if longPictureID {
@@ -124,7 +162,10 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
                 o += 1
             }
         }
-        if let tl0PictureIndex { buffer.put8(tl0PictureIndex, at: o); o += 1 }
+        if let tl0PictureIndex {
+            buffer.put8(tl0PictureIndex, at: o)
+            o += 1
+        }
         if temporalLayer != nil || keyIndex != nil {
             buffer.put8((temporalLayer ?? 0) << 6 | (layerSync ? 0x20 : 0) | (keyIndex ?? 0), at: o)
         }

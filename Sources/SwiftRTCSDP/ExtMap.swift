@@ -49,7 +49,12 @@ public struct ExtMap: Sendable, Hashable, Codable {
             }
             direction = parsed
         }
-        self.init(id: id, direction: direction, uri: String(parts[1]), attributes: parts.count == 3 ? String(parts[2]) : nil)
+        self.init(
+            id: id,
+            direction: direction,
+            uri: String(parts[1]),
+            attributes: parts.count == 3 ? String(parts[2]) : nil
+        )
     }
 
     var sdpValue: String {

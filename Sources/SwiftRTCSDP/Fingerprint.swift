@@ -24,8 +24,10 @@ public struct Fingerprint: Sendable, Hashable, Codable {
     /// Formats `bytes` as an SDP fingerprint (uppercase hex with colons), as browsers write it.
     public init(hashFunction: String, bytes: [UInt8]) {
         let hex = Array("0123456789ABCDEF")
-        self.init(hashFunction: hashFunction,
-                  value: bytes.map { String([hex[Int($0 >> 4)], hex[Int($0 & 0xF)]]) }.joined(separator: ":"))
+        self.init(
+            hashFunction: hashFunction,
+            value: bytes.map { String([hex[Int($0 >> 4)], hex[Int($0 & 0xF)]]) }.joined(separator: ":")
+        )
     }
 
     init(parsing value: Substring, line: SDPLine) throws(SDPParseError) {

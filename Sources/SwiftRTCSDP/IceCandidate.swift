@@ -72,11 +72,23 @@ public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// Creates a candidate.
-    public init(foundation: String, component: UInt16, transport: String, priority: UInt32,
-                address: String, port: UInt16, type: CandidateType,
-                relatedAddress: String? = nil, relatedPort: UInt16? = nil, tcpType: TCPType? = nil,
-                generation: UInt32? = nil, ufrag: String? = nil, networkId: UInt32? = nil,
-                networkCost: UInt32? = nil, extensions: [Extension] = []) {
+    public init(
+        foundation: String,
+        component: UInt16,
+        transport: String,
+        priority: UInt32,
+        address: String,
+        port: UInt16,
+        type: CandidateType,
+        relatedAddress: String? = nil,
+        relatedPort: UInt16? = nil,
+        tcpType: TCPType? = nil,
+        generation: UInt32? = nil,
+        ufrag: String? = nil,
+        networkId: UInt32? = nil,
+        networkCost: UInt32? = nil,
+        extensions: [Extension] = []
+    ) {
         self.foundation = foundation
         self.component = component
         self.transport = transport
@@ -117,11 +129,18 @@ public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible
     /// `RTCIceCandidate.candidate`). Errors name line 1.
     public init(sdpLine: String) throws(SDPParseError) {
         guard let line = SDPLine.split(sdpLine).first else {
-            throw SDPParseError(lineNumber: 1, line: sdpLine, expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>")
+            throw SDPParseError(
+                lineNumber: 1,
+                line: sdpLine,
+                expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>"
+            )
         }
         let value = line.type == "a" || line.type == "?" ? line.value : Substring(line.text)
         guard value.hasPrefix("candidate:") else {
-            throw SDPParseError(line, expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>")
+            throw SDPParseError(
+                line,
+                expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>"
+            )
         }
         try self.init(parsing: value.dropFirst("candidate:".count), line: line)
     }
@@ -135,7 +154,10 @@ public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible
     init(parsing value: Substring, line: SDPLine) throws(SDPParseError) {
         let parts = value.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count >= 8, parts[6] == "typ" else {
-            throw SDPParseError(line, expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>")
+            throw SDPParseError(
+                line,
+                expected: "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type>"
+            )
         }
         guard (1...32).contains(parts[0].count), parts[0].allSatisfy(\.isIceChar) else {
             throw SDPParseError(line, expected: "a candidate foundation of 1 to 32 letters, digits, '+' or '/'")
@@ -152,8 +174,15 @@ public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible
         guard let type = CandidateType(rawValue: parts[7].lowercased()) else {
             throw SDPParseError(line, expected: "a candidate type (host, srflx, prflx or relay)")
         }
-        self.init(foundation: String(parts[0]), component: component, transport: String(parts[2]),
-                  priority: priority, address: String(parts[4]), port: port, type: type)
+        self.init(
+            foundation: String(parts[0]),
+            component: component,
+            transport: String(parts[2]),
+            priority: priority,
+            address: String(parts[4]),
+            port: port,
+            type: type
+        )
         var index = 8
         while index < parts.count {
             guard index + 1 < parts.count else {

@@ -19,7 +19,12 @@ public enum JSEP {
                 mid = String(next)
                 taken.insert(mid)
             }
-            var m = MediaDescription(kind: t.kind, port: 9, proto: mediaProto, formats: t.capabilities.codecs.map { String($0.payloadType) })
+            var m = MediaDescription(
+                kind: t.kind,
+                port: 9,
+                proto: mediaProto,
+                formats: t.capabilities.codecs.map { String($0.payloadType) }
+            )
             m.mid = mid
             addTransport(to: &m, local: local, setup: .actpass)
             m.extensions = t.capabilities.extensions
@@ -49,8 +54,11 @@ public enum JSEP {
     /// - the first offered BUNDLE group is accepted with the accepted mids;
     /// - `a=setup` answers `actpass` with `local.answerSetup`, `active` with `passive` and
     ///   `passive` with `active`.
-    public static func createAnswer(to offer: SessionDescription, transceivers: [LocalTransceiver],
-                                     local: LocalParameters) throws(JSEPError) -> SessionDescription {
+    public static func createAnswer(
+        to offer: SessionDescription,
+        transceivers: [LocalTransceiver],
+        local: LocalParameters
+    ) throws(JSEPError) -> SessionDescription {
         var answer = session(local: local)
         var unused = transceivers
         let offeredBundle = offer.bundleGroups.first ?? []
@@ -60,7 +68,8 @@ public enum JSEP {
             let offered = offer.resolved(section)
             let mid = offered.mid ?? String(index)
             offeredMixed = offeredMixed || offered.extmapAllowMixed
-            let supported = (offered.kind == .audio || offered.kind == .video)
+            let supported =
+                (offered.kind == .audio || offered.kind == .video)
                 && offered.proto.uppercased().hasSuffix("SAVPF") && offered.rtcpMux
                 && (offered.port != 0 || (offered.bundleOnly && offeredBundle.contains(mid)))
             guard supported else {
@@ -69,10 +78,18 @@ public enum JSEP {
             }
             // Pick the transceiver: same mid, else the first unused one of this kind.
             let transceiver: LocalTransceiver
-            if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == offered.kind }) ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind }) {
+            if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == offered.kind })
+                ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind })
+            {
                 transceiver = unused.remove(at: i)
             } else {
-                transceiver = LocalTransceiver(kind: offered.kind, direction: .recvonly, mid: mid, streamId: "-", trackId: "-")
+                transceiver = LocalTransceiver(
+                    kind: offered.kind,
+                    direction: .recvonly,
+                    mid: mid,
+                    streamId: "-",
+                    trackId: "-"
+                )
             }
             let codecs = intersect(offered: offered, capabilities: transceiver.capabilities)
             guard !codecs.isEmpty else {
@@ -87,7 +104,12 @@ public enum JSEP {
                 throw .invalidSetup(mid: mid, setup: offeredSetup.rawValue)
             }
 
-            var m = MediaDescription(kind: offered.kind, port: 9, proto: offered.proto, formats: codecs.map { String($0.payloadType) })
+            var m = MediaDescription(
+                kind: offered.kind,
+                port: 9,
+                proto: offered.proto,
+                formats: codecs.map { String($0.payloadType) }
+            )
             // An answer carries a=mid only when the offer did (RFC 5888 §9.1).
             m.mid = offered.mid
             addTransport(to: &m, local: local, setup: setup)
@@ -106,7 +128,8 @@ public enum JSEP {
                     .map { Rid(id: $0.id, direction: .recv) }
                 m.simulcast = Simulcast(recv: simulcast.send)
                 let ridURIs = [ExtMap.URI.rtpStreamId, ExtMap.URI.repairedRtpStreamId]
-                for ext in offered.extensions where ridURIs.contains(ext.uri) && !m.extensions.contains(where: { $0.uri == ext.uri }) {
+                for ext in offered.extensions
+                where ridURIs.contains(ext.uri) && !m.extensions.contains(where: { $0.uri == ext.uri }) {
                     m.extensions.append(ExtMap(id: ext.id, direction: ext.direction?.reversed, uri: ext.uri))
                 }
             }
@@ -124,8 +147,13 @@ public enum JSEP {
     /// An ICE restart offer (JSEP §5.2.1, RFC 8839 §4.4.1.1.1): `previous` (this side's last
     /// offer) with new ICE credentials and candidates, the session version incremented, and
     /// everything else (mids, codecs, payload types, SSRCs, fingerprints) the same.
-    public static func iceRestartOffer(previous: SessionDescription, iceUfrag: String, icePwd: String,
-                                       candidates: [IceCandidate] = [], endOfCandidates: Bool = false) -> SessionDescription {
+    public static func iceRestartOffer(
+        previous: SessionDescription,
+        iceUfrag: String,
+        icePwd: String,
+        candidates: [IceCandidate] = [],
+        endOfCandidates: Bool = false
+    ) -> SessionDescription {
         var offer = previous
         offer.origin.sessionVersion &+= 1
         if offer.iceUfrag != nil { offer.iceUfrag = iceUfrag }
@@ -207,7 +235,9 @@ public enum JSEP {
         let offeredCodecs = offered.payloadTypes.filter { listed.insert($0).inserted }
             .map { pt in offered.attributes.codec(pt) ?? RtpCodec(payloadType: pt, name: nil, clockRate: nil) }
         for codec in offeredCodecs where codec.encodingName != "rtx" {
-            guard let mine = capabilities.codecs.first(where: { $0.encodingName != "rtx" && $0.isSameFormat(as: codec) }) else { continue }
+            guard
+                let mine = capabilities.codecs.first(where: { $0.encodingName != "rtx" && $0.isSameFormat(as: codec) })
+            else { continue }
             var accepted = codec
             accepted.formatParameters = mine.formatParameters
             let offeredFeedback = codec.feedback + offered.wildcardFeedback
@@ -216,7 +246,9 @@ public enum JSEP {
         }
         if capabilities.codecs.contains(where: { $0.encodingName == "rtx" }) {
             for codec in offeredCodecs where codec.encodingName == "rtx" {
-                guard let apt = codec.associatedPayloadType, result.contains(where: { $0.payloadType == apt }) else { continue }
+                guard let apt = codec.associatedPayloadType, result.contains(where: { $0.payloadType == apt }) else {
+                    continue
+                }
                 var accepted = codec
                 accepted.feedback = []
                 result.append(accepted)
@@ -237,7 +269,11 @@ public enum JSEP {
     /// and DTLS attributes without candidates, which aiortc requires in every section.
     static func rejected(_ offered: MediaDescription, local: LocalParameters) -> MediaDescription {
         var m = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
-        addTransport(to: &m, local: local, setup: (offered.setup ?? .actpass).answer(preferred: local.answerSetup) ?? local.answerSetup)
+        addTransport(
+            to: &m,
+            local: local,
+            setup: (offered.setup ?? .actpass).answer(preferred: local.answerSetup) ?? local.answerSetup
+        )
         m.port = 0
         m.connection = ConnectionData()
         m.candidates = []

@@ -20,8 +20,10 @@ public enum JSEPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingFingerprint(let mid): "m-section \(mid) has no a=fingerprint (DTLS is mandatory)"
         case .invalidSetup(let mid, let setup): "m-section \(mid) has unusable a=setup:\(setup)"
         case .sectionMismatch(let what): "answer does not match offer: \(what)"
-        case .codecMismatch(let mid, let pt): "m-section \(mid): payload type \(pt) in the answer was not offered for that codec"
-        case .extensionMismatch(let mid, let id): "m-section \(mid): extmap id \(id) in the answer was not offered for that URI"
+        case .codecMismatch(let mid, let pt):
+            "m-section \(mid): payload type \(pt) in the answer was not offered for that codec"
+        case .extensionMismatch(let mid, let id):
+            "m-section \(mid): extmap id \(id) in the answer was not offered for that URI"
         }
     }
 }

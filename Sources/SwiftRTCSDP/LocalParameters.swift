@@ -23,9 +23,18 @@ public struct LocalParameters: Sendable, Hashable {
     public var cname: String
 
     /// Creates local parameters.
-    public init(iceUfrag: String, icePwd: String, fingerprints: [Fingerprint], answerSetup: DTLSSetup = .active,
-                candidates: [IceCandidate] = [], endOfCandidates: Bool = false, iceLite: Bool = false,
-                sessionId: UInt64, sessionVersion: UInt64 = 1, cname: String) {
+    public init(
+        iceUfrag: String,
+        icePwd: String,
+        fingerprints: [Fingerprint],
+        answerSetup: DTLSSetup = .active,
+        candidates: [IceCandidate] = [],
+        endOfCandidates: Bool = false,
+        iceLite: Bool = false,
+        sessionId: UInt64,
+        sessionVersion: UInt64 = 1,
+        cname: String
+    ) {
         self.iceUfrag = iceUfrag
         self.icePwd = icePwd
         self.fingerprints = fingerprints

@@ -20,9 +20,16 @@ public struct LocalTransceiver: Sendable, Hashable {
     public var capabilities: MediaCapabilities
 
     /// Creates a transceiver; capabilities default to `MediaCapabilities.defaults(for: kind)`.
-    public init(kind: MediaKind, direction: MediaDirection = .sendrecv, mid: String? = nil,
-                streamId: String, trackId: String, ssrc: UInt32? = nil, rtxSsrc: UInt32? = nil,
-                capabilities: MediaCapabilities? = nil) {
+    public init(
+        kind: MediaKind,
+        direction: MediaDirection = .sendrecv,
+        mid: String? = nil,
+        streamId: String,
+        trackId: String,
+        ssrc: UInt32? = nil,
+        rtxSsrc: UInt32? = nil,
+        capabilities: MediaCapabilities? = nil
+    ) {
         self.kind = kind
         self.direction = direction
         self.mid = mid

@@ -18,32 +18,45 @@ public struct MediaCapabilities: Sendable, Hashable {
     /// transport-cc; header extensions ssrc-audio-level, abs-send-time, transport-wide-cc, mid.
     public static let audio = MediaCapabilities(
         codecs: [
-            RtpCodec(payloadType: 111, name: "opus", clockRate: 48000, channels: 2,
-                     formatParameters: "minptime=10;useinbandfec=1", feedback: [RtcpFeedback("transport-cc")]),
+            RtpCodec(
+                payloadType: 111,
+                name: "opus",
+                clockRate: 48000,
+                channels: 2,
+                formatParameters: "minptime=10;useinbandfec=1",
+                feedback: [RtcpFeedback("transport-cc")]
+            )
         ],
         extensions: [
             ExtMap(id: 1, uri: ExtMap.URI.audioLevel),
             ExtMap(id: 2, uri: ExtMap.URI.absSendTime),
             ExtMap(id: 3, uri: ExtMap.URI.transportWideCC),
             ExtMap(id: 4, uri: ExtMap.URI.mid),
-        ])
+        ]
+    )
 
     /// VP8 (RFC 7741) as payload type 96 with goog-remb, transport-cc, ccm fir, nack and
     /// nack pli, its RTX (RFC 4588) as 97 with `apt=96`; header extensions abs-send-time,
     /// transport-wide-cc, mid.
     public static let video = MediaCapabilities(
         codecs: [
-            RtpCodec(payloadType: 96, name: "VP8", clockRate: 90000, feedback: [
-                RtcpFeedback("goog-remb"), RtcpFeedback("transport-cc"), RtcpFeedback("ccm", "fir"),
-                RtcpFeedback("nack"), RtcpFeedback("nack", "pli"),
-            ]),
+            RtpCodec(
+                payloadType: 96,
+                name: "VP8",
+                clockRate: 90000,
+                feedback: [
+                    RtcpFeedback("goog-remb"), RtcpFeedback("transport-cc"), RtcpFeedback("ccm", "fir"),
+                    RtcpFeedback("nack"), RtcpFeedback("nack", "pli"),
+                ]
+            ),
             RtpCodec(payloadType: 97, name: "rtx", clockRate: 90000, formatParameters: "apt=96"),
         ],
         extensions: [
             ExtMap(id: 2, uri: ExtMap.URI.absSendTime),
             ExtMap(id: 3, uri: ExtMap.URI.transportWideCC),
             ExtMap(id: 4, uri: ExtMap.URI.mid),
-        ])
+        ]
+    )
 
     /// The defaults for a kind (audio or video; nothing for other kinds).
     public static func defaults(for kind: MediaKind) -> MediaCapabilities {
@@ -62,12 +75,14 @@ extension RtpCodec {
     /// its `apt` by the caller.
     public func isSameFormat(as other: RtpCodec) -> Bool {
         guard let name = encodingName, name == other.encodingName,
-              clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1) else { return false }
+            clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1)
+        else { return false }
         let mine = parameters, theirs = other.parameters
         switch name {
         case "h264":
             return (mine["packetization-mode"] ?? "0") == (theirs["packetization-mode"] ?? "0")
-                && (mine["profile-level-id"] ?? "42001f").prefix(2).lowercased() == (theirs["profile-level-id"] ?? "42001f").prefix(2).lowercased()
+                && (mine["profile-level-id"] ?? "42001f").prefix(2).lowercased()
+                    == (theirs["profile-level-id"] ?? "42001f").prefix(2).lowercased()
         case "vp9":
             return (mine["profile-id"] ?? "0") == (theirs["profile-id"] ?? "0")
         default:

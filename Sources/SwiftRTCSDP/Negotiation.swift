@@ -43,7 +43,9 @@ public struct Negotiation: Sendable, Hashable {
         for (index, (o, a)) in zip(offer.media.map(offer.resolved), answer.media.map(answer.resolved)).enumerated() {
             let mid = o.mid ?? String(index)
             guard o.kind == a.kind, a.mid == nil || a.mid == o.mid else {
-                throw .sectionMismatch("section \(index) is \(o.kind) \(o.mid ?? "-") in the offer, \(a.kind) \(a.mid ?? "-") in the answer")
+                throw .sectionMismatch(
+                    "section \(index) is \(o.kind) \(o.mid ?? "-") in the offer, \(a.kind) \(a.mid ?? "-") in the answer"
+                )
             }
             let accepted = a.port != 0 || bundle.contains(mid)
             var codecs: [RtpCodec] = []
@@ -51,8 +53,10 @@ public struct Negotiation: Sendable, Hashable {
             if accepted && a.isRTP {
                 for pt in a.payloadTypes {
                     let answered = a.attributes.codec(pt) ?? RtpCodec(payloadType: pt, name: nil, clockRate: nil)
-                    guard o.payloadTypes.contains(pt), let offered = o.attributes.codec(pt) ?? (answered.name == nil ? answered : nil),
-                          offered.encodingName == answered.encodingName else {
+                    guard o.payloadTypes.contains(pt),
+                        let offered = o.attributes.codec(pt) ?? (answered.name == nil ? answered : nil),
+                        offered.encodingName == answered.encodingName
+                    else {
                         throw .codecMismatch(mid: mid, payloadType: pt)
                     }
                     codecs.append(answered)
@@ -67,11 +71,18 @@ public struct Negotiation: Sendable, Hashable {
                     throw .invalidSetup(mid: mid, setup: a.setup?.rawValue ?? "")
                 }
             }
-            media.append(NegotiatedMedia(mid: mid, kind: o.kind, accepted: accepted,
-                                         offererDirection: o.direction ?? .sendrecv,
-                                         answererDirection: accepted ? (a.direction ?? .sendrecv) : .inactive,
-                                         codecs: codecs, extensions: extensions,
-                                         answererSetup: accepted ? a.setup : nil))
+            media.append(
+                NegotiatedMedia(
+                    mid: mid,
+                    kind: o.kind,
+                    accepted: accepted,
+                    offererDirection: o.direction ?? .sendrecv,
+                    answererDirection: accepted ? (a.direction ?? .sendrecv) : .inactive,
+                    codecs: codecs,
+                    extensions: extensions,
+                    answererSetup: accepted ? a.setup : nil
+                )
+            )
         }
     }
 }

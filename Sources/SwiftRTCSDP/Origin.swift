@@ -14,8 +14,14 @@ public struct Origin: Sendable, Hashable, Codable {
     public var address: String
 
     /// Creates an origin.
-    public init(username: String = "-", sessionId: UInt64, sessionVersion: UInt64,
-                networkType: String = "IN", addressType: String = "IP4", address: String = "127.0.0.1") {
+    public init(
+        username: String = "-",
+        sessionId: UInt64,
+        sessionVersion: UInt64,
+        networkType: String = "IN",
+        addressType: String = "IP4",
+        address: String = "127.0.0.1"
+    ) {
         self.username = username
         self.sessionId = sessionId
         self.sessionVersion = sessionVersion

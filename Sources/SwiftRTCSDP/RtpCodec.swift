@@ -15,8 +15,14 @@ public struct RtpCodec: Sendable, Hashable, Codable {
     public var feedback: [RtcpFeedback]
 
     /// Creates a codec.
-    public init(payloadType: UInt8, name: String?, clockRate: UInt32?, channels: UInt16? = nil,
-                formatParameters: String? = nil, feedback: [RtcpFeedback] = []) {
+    public init(
+        payloadType: UInt8,
+        name: String?,
+        clockRate: UInt32?,
+        channels: UInt16? = nil,
+        formatParameters: String? = nil,
+        feedback: [RtcpFeedback] = []
+    ) {
         self.payloadType = payloadType
         self.name = name
         self.clockRate = clockRate
@@ -41,7 +47,13 @@ public struct RtpCodec: Sendable, Hashable, Codable {
     /// payload types 0, 8, 9 and 13 written without `a=rtpmap`.
     public var encodingName: String? {
         if let name { return name.lowercased() }
-        return switch payloadType { case 0: "pcmu"; case 8: "pcma"; case 9: "g722"; case 13: "cn"; default: nil }
+        return switch payloadType {
+        case 0: "pcmu"
+        case 8: "pcma"
+        case 9: "g722"
+        case 13: "cn"
+        default: nil
+        }
     }
 
     /// For an RTX codec (RFC 4588), the payload type it repairs (`apt=`).

@@ -11,7 +11,9 @@ extension SDPAttributes {
     /// Encodes the attributes that are present.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        func list<T: Encodable>(_ value: [T], _ key: CodingKeys) throws { if !value.isEmpty { try c.encode(value, forKey: key) } }
+        func list<T: Encodable>(_ value: [T], _ key: CodingKeys) throws {
+            if !value.isEmpty { try c.encode(value, forKey: key) }
+        }
         func flag(_ value: Bool, _ key: CodingKeys) throws { if value { try c.encode(value, forKey: key) } }
         try list(groups, .groups)
         try c.encodeIfPresent(msidSemantic, forKey: .msidSemantic)

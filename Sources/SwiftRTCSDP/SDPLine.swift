@@ -23,7 +23,8 @@ public struct SDPLine: Sendable, Hashable {
             while let last = line.last, last == " " || last == "\t" { line.removeLast() }
             if line.isEmpty { continue }
             if line.count >= 2, let first = line.first, first.isASCII, first.isLetter,
-               line[line.index(after: line.startIndex)] == "=" {
+                line[line.index(after: line.startIndex)] == "="
+            {
                 lines.append(SDPLine(type: first, value: line.dropFirst(2), number: index + 1))
             } else {
                 lines.append(SDPLine(type: "?", value: line, number: index + 1))

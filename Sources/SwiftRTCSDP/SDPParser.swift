@@ -13,13 +13,17 @@ extension SessionDescription {
     public init(parsing text: String) throws(SDPParseError) {
         let lines = SDPLine.split(text)
         if lines.count > RemoteInputLimits.maxDescriptionLines {
-            throw SDPParseError(lines[RemoteInputLimits.maxDescriptionLines],
-                                expected: "at most \(RemoteInputLimits.maxDescriptionLines) lines in a description")
+            throw SDPParseError(
+                lines[RemoteInputLimits.maxDescriptionLines],
+                expected: "at most \(RemoteInputLimits.maxDescriptionLines) lines in a description"
+            )
         }
         guard let first = lines.first else {
             throw SDPParseError(lineNumber: 1, line: "", expected: "v=0 (the description is empty)")
         }
-        guard first.type == "v", first.value == "0" else { throw SDPParseError(first, expected: "v=0 as the first line") }
+        guard first.type == "v", first.value == "0" else {
+            throw SDPParseError(first, expected: "v=0 as the first line")
+        }
         guard lines.count > 1 else {
             throw SDPParseError(first, expected: "an o= (origin) line after v=0 (the description ends here)")
         }
@@ -44,21 +48,28 @@ extension SessionDescription {
                     timing.append(try Timing(parsing: line))
                     sawTiming = true
                 case "a": try attributes.parse(line)
-                case "u", "e", "p", "r", "z", "k": otherLines.append(SDPOtherLine(type: String(line.type), value: String(line.value)))
-                case "v", "o", "s": throw SDPParseError(line, expected: "a single \(line.type)= line at the top of the description")
+                case "u", "e", "p", "r", "z", "k":
+                    otherLines.append(SDPOtherLine(type: String(line.type), value: String(line.value)))
+                case "v", "o", "s":
+                    throw SDPParseError(line, expected: "a single \(line.type)= line at the top of the description")
                 default: throw SDPParseError(line, expected: Self.lineTypes)
                 }
                 continue
             }
             switch line.type {
             case "m":
-                guard sawTiming else { throw SDPParseError(line, expected: "a t= (timing) line before the first m= line") }
+                guard sawTiming else {
+                    throw SDPParseError(line, expected: "a t= (timing) line before the first m= line")
+                }
                 if var last = media.popLast() {
                     last.finish()
                     media.append(last)
                 }
                 guard media.count < RemoteInputLimits.maxMediaSections else {
-                    throw SDPParseError(line, expected: "at most \(RemoteInputLimits.maxMediaSections) m= sections in a description")
+                    throw SDPParseError(
+                        line,
+                        expected: "at most \(RemoteInputLimits.maxMediaSections) m= sections in a description"
+                    )
                 }
                 media.append(try MediaDescription(parsing: line))
             case "i": media[media.count - 1].information = String(line.value)
@@ -67,7 +78,11 @@ extension SessionDescription {
             case "a": try media[media.count - 1].attributes.parse(line)
             case "k": media[media.count - 1].otherLines.append(SDPOtherLine(type: "k", value: String(line.value)))
             case "v", "o", "s", "t", "u", "e", "p", "r", "z":
-                throw SDPParseError(line, expected: "i=, c=, b=, k=, a= or m= lines in a media section (\(line.type)= belongs at session level)")
+                throw SDPParseError(
+                    line,
+                    expected:
+                        "i=, c=, b=, k=, a= or m= lines in a media section (\(line.type)= belongs at session level)"
+                )
             default: throw SDPParseError(line, expected: Self.lineTypes)
             }
         }
@@ -101,9 +116,17 @@ extension Origin {
         let expected = "o=<username> <session id> <session version> <nettype> <addrtype> <address>"
         guard parts.count == 6 else { throw SDPParseError(line, expected: expected) }
         guard let id = UInt64(parts[1]) else { throw SDPParseError(line, expected: "a numeric session id in o=") }
-        guard let version = UInt64(parts[2]) else { throw SDPParseError(line, expected: "a numeric session version in o=") }
-        self.init(username: String(parts[0]), sessionId: id, sessionVersion: version,
-                  networkType: String(parts[3]), addressType: String(parts[4]), address: String(parts[5]))
+        guard let version = UInt64(parts[2]) else {
+            throw SDPParseError(line, expected: "a numeric session version in o=")
+        }
+        self.init(
+            username: String(parts[0]),
+            sessionId: id,
+            sessionVersion: version,
+            networkType: String(parts[3]),
+            addressType: String(parts[4]),
+            address: String(parts[5])
+        )
     }
 }
 
@@ -145,10 +168,16 @@ extension MediaDescription {
         }
         let portParts = parts[1].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let port = UInt16(portParts[0]) else { throw SDPParseError(line, expected: "an m= port from 0 to 65535") }
-        self.init(kind: MediaKind(rawValue: String(parts[0])), port: port, proto: String(parts[2]),
-                  formats: parts.dropFirst(3).map(String.init))
+        self.init(
+            kind: MediaKind(rawValue: String(parts[0])),
+            port: port,
+            proto: String(parts[2]),
+            formats: parts.dropFirst(3).map(String.init)
+        )
         if portParts.count == 2 {
-            guard let count = UInt16(portParts[1]) else { throw SDPParseError(line, expected: "a port count number after / in m=") }
+            guard let count = UInt16(portParts[1]) else {
+                throw SDPParseError(line, expected: "a port count number after / in m=")
+            }
             portCount = count
         }
         if isRTP {
@@ -183,11 +212,15 @@ extension SDPAttributes {
             set = true
         }
         func number<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SDPParseError) -> T {
-            guard let n = T(value.trimmingBlanks) else { throw SDPParseError(line, expected: "\(what): a number from 0 to \(T.max)") }
+            guard let n = T(value.trimmingBlanks) else {
+                throw SDPParseError(line, expected: "\(what): a number from 0 to \(T.max)")
+            }
             return n
         }
         func payloadType(_ text: Substring) throws(SDPParseError) -> UInt8 {
-            guard let pt = UInt8(text), pt < 128 else { throw SDPParseError(line, expected: "a payload type from 0 to 127 after a=\(name):") }
+            guard let pt = UInt8(text), pt < 128 else {
+                throw SDPParseError(line, expected: "a payload type from 0 to 127 after a=\(name):")
+            }
             return pt
         }
         func codecIndex(_ pt: UInt8) -> Int {
@@ -204,11 +237,15 @@ extension SDPAttributes {
         switch name {
         case "group":
             let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard let semantics = parts.first else { throw SDPParseError(line, expected: "a=group:<semantics> <mid>...") }
+            guard let semantics = parts.first else {
+                throw SDPParseError(line, expected: "a=group:<semantics> <mid>...")
+            }
             groups.append(SDPGroup(semantics: String(semantics), mids: parts.dropFirst().map(String.init)))
         case "msid-semantic":
             let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard let semantic = parts.first else { throw SDPParseError(line, expected: "a=msid-semantic:<semantic> [<stream id>...]") }
+            guard let semantic = parts.first else {
+                throw SDPParseError(line, expected: "a=msid-semantic:<semantic> [<stream id>...]")
+            }
             msidSemantic = MsidSemantic(semantic: String(semantic), identifiers: parts.dropFirst().map(String.init))
         case "ice-lite": try flag(&iceLite)
         case "ice-ufrag": iceUfrag = try nonEmpty()
@@ -229,15 +266,24 @@ extension SDPAttributes {
             direction = MediaDirection(rawValue: String(name))
         case "msid":
             let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard (1...2).contains(parts.count) else { throw SDPParseError(line, expected: "a=msid:<stream id> [<track id>]") }
+            guard (1...2).contains(parts.count) else {
+                throw SDPParseError(line, expected: "a=msid:<stream id> [<track id>]")
+            }
             msids.append(Msid(streamId: String(parts[0]), trackId: parts.count == 2 ? String(parts[1]) : nil))
         case "rtcp":
             let parts = value.split(separator: " ", omittingEmptySubsequences: true)
             guard parts.count == 1 || parts.count == 4, let port = UInt16(parts[0]) else {
                 throw SDPParseError(line, expected: "a=rtcp:<port 0-65535> [<nettype> <addrtype> <address>]")
             }
-            rtcp = RtcpAddress(port: port, connection: parts.count == 4
-                ? ConnectionData(networkType: String(parts[1]), addressType: String(parts[2]), address: String(parts[3])) : nil)
+            rtcp = RtcpAddress(
+                port: port,
+                connection: parts.count == 4
+                    ? ConnectionData(
+                        networkType: String(parts[1]),
+                        addressType: String(parts[2]),
+                        address: String(parts[3])
+                    ) : nil
+            )
         case "rtcp-mux": try flag(&rtcpMux)
         case "rtcp-mux-only": try flag(&rtcpMuxOnly)
         case "rtcp-rsize": try flag(&rtcpReducedSize)
@@ -247,21 +293,31 @@ extension SDPAttributes {
             guard parts.count == 2 else { throw SDPParseError(line, expected: expected) }
             let pt = try payloadType(parts[0])
             let encoding = parts[1].split(separator: "/", omittingEmptySubsequences: false)
-            guard (2...3).contains(encoding.count), !encoding[0].isEmpty else { throw SDPParseError(line, expected: expected) }
-            guard let rate = UInt32(encoding[1]) else { throw SDPParseError(line, expected: "a clock rate number in a=rtpmap") }
+            guard (2...3).contains(encoding.count), !encoding[0].isEmpty else {
+                throw SDPParseError(line, expected: expected)
+            }
+            guard let rate = UInt32(encoding[1]) else {
+                throw SDPParseError(line, expected: "a clock rate number in a=rtpmap")
+            }
             var channels: UInt16?
             if encoding.count == 3 {
-                guard let n = UInt16(encoding[2]) else { throw SDPParseError(line, expected: "a channel count number in a=rtpmap") }
+                guard let n = UInt16(encoding[2]) else {
+                    throw SDPParseError(line, expected: "a channel count number in a=rtpmap")
+                }
                 channels = n
             }
             let index = codecIndex(pt)
-            guard codecs[index].name == nil else { throw SDPParseError(line, expected: "one a=rtpmap per payload type (\(pt) is mapped twice)") }
+            guard codecs[index].name == nil else {
+                throw SDPParseError(line, expected: "one a=rtpmap per payload type (\(pt) is mapped twice)")
+            }
             codecs[index].name = String(encoding[0])
             codecs[index].clockRate = rate
             codecs[index].channels = channels
         case "fmtp":
             let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard let first = parts.first else { throw SDPParseError(line, expected: "a=fmtp:<payload type> <parameters>") }
+            guard let first = parts.first else {
+                throw SDPParseError(line, expected: "a=fmtp:<payload type> <parameters>")
+            }
             let pt = try payloadType(first)
             let index = codecIndex(pt)
             let parameters = parts.count == 2 ? String(parts[1]) : ""
@@ -273,7 +329,9 @@ extension SDPAttributes {
             }
         case "rtcp-fb":
             let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2 else { throw SDPParseError(line, expected: "a=rtcp-fb:<payload type or *> <type> [<parameter>]") }
+            guard parts.count >= 2 else {
+                throw SDPParseError(line, expected: "a=rtcp-fb:<payload type or *> <type> [<parameter>]")
+            }
             let feedback = RtcpFeedback(String(parts[1]), parts.count > 2 ? parts[2...].joined(separator: " ") : nil)
             if parts[0] == "*" {
                 wildcardFeedback.append(feedback)
@@ -288,7 +346,10 @@ extension SDPAttributes {
             simulcast = try Simulcast(parsing: value, line: line)
         case "candidate":
             guard candidates.count < RemoteInputLimits.maxCandidatesPerSection else {
-                throw SDPParseError(line, expected: "at most \(RemoteInputLimits.maxCandidatesPerSection) candidates in a section")
+                throw SDPParseError(
+                    line,
+                    expected: "at most \(RemoteInputLimits.maxCandidatesPerSection) candidates in a section"
+                )
             }
             candidates.append(try IceCandidate(parsing: value, line: line))
         case "end-of-candidates": try flag(&endOfCandidates)
@@ -301,7 +362,9 @@ extension SDPAttributes {
             }
             var streams: UInt32?
             if parts.count == 3 {
-                guard let n = UInt32(parts[2]) else { throw SDPParseError(line, expected: "a number of streams in a=sctpmap") }
+                guard let n = UInt32(parts[2]) else {
+                    throw SDPParseError(line, expected: "a number of streams in a=sctpmap")
+                }
                 streams = n
             }
             sctpMap = SctpMap(port: port, application: String(parts[1]), streams: streams)

@@ -40,7 +40,9 @@ public struct Simulcast: Sendable, Hashable, Codable {
                     rid.first == "~" ? Stream(rid: String(rid.dropFirst()), paused: true) : Stream(rid: String(rid))
                 }
             }
-            guard streams.allSatisfy({ $0.allSatisfy { !$0.rid.isEmpty } }) else { throw SDPParseError(line, expected: expected) }
+            guard streams.allSatisfy({ $0.allSatisfy { !$0.rid.isEmpty } }) else {
+                throw SDPParseError(line, expected: expected)
+            }
             switch parts[index] {
             case "send" where send.isEmpty: send = streams
             case "recv" where recv.isEmpty: recv = streams

@@ -1,7 +1,7 @@
 import CSRTP
 import CSRTPNettle
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// The libsrtp build that SwiftRTC's SRTP runs on, and its process-global crypto kernel.
 ///
@@ -30,7 +30,8 @@ public enum SrtpLibrary {
     /// Runs `body` with libsrtp initialised and `crypto` installed (or `.stock` if libsrtp
     /// refused the nettle types), under the kernel lock; passes the implementation in force.
     static func withKernel<Result>(
-        _ crypto: SrtpCrypto, _ body: (SrtpCrypto) throws(SrtpSessionError) -> Result
+        _ crypto: SrtpCrypto,
+        _ body: (SrtpCrypto) throws(SrtpSessionError) -> Result
     ) throws(SrtpSessionError) -> Result {
         try kernel.withLock { (state: inout Kernel) throws(SrtpSessionError) -> Result in
             if !state.initialised {
@@ -45,7 +46,9 @@ public enum SrtpLibrary {
                     state.installed = wanted
                 } else if wanted == .nettle {
                     state.nettleRefused = status
-                    logger.warning("libsrtp refused the nettle crypto replacements (status \(status)); using stock libsrtp crypto")
+                    logger.warning(
+                        "libsrtp refused the nettle crypto replacements (status \(status)); using stock libsrtp crypto"
+                    )
                 } else {
                     throw .library(status)
                 }

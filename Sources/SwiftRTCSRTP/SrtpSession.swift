@@ -53,8 +53,11 @@ public final class SrtpSession: @unchecked Sendable {
     ///     libwebrtc uses).
     ///   - crypto: the crypto implementation (``SrtpCrypto/default``).
     public init(
-        profile: SrtpProfile, local: SrtpMasterKey, remote: SrtpMasterKey,
-        replayWindow: Int = 1024, crypto: SrtpCrypto = .default
+        profile: SrtpProfile,
+        local: SrtpMasterKey,
+        remote: SrtpMasterKey,
+        replayWindow: Int = 1024,
+        crypto: SrtpCrypto = .default
     ) throws(SrtpSessionError) {
         for (what, bytes, expected) in [
             ("local key", local.key, profile.keyLength), ("local salt", local.salt, profile.saltLength),
@@ -86,7 +89,10 @@ public final class SrtpSession: @unchecked Sendable {
     }
 
     private static func makeContext(
-        _ profile: SrtpProfile, _ master: SrtpMasterKey, _ direction: srtp_ssrc_type_t, _ replayWindow: Int
+        _ profile: SrtpProfile,
+        _ master: SrtpMasterKey,
+        _ direction: srtp_ssrc_type_t,
+        _ replayWindow: Int
     ) throws(SrtpSessionError) -> srtp_t {
         var policy = srtp_policy_t()
         let libsrtpProfile = srtp_profile_t(rawValue: UInt32(profile.rawValue))
@@ -149,7 +155,11 @@ extension SrtpSession {
         case protectRTP, unprotectRTP, protectRTCP, unprotectRTCP
     }
 
-    func transform(_ operation: Operation, _ packet: UnsafeMutableRawBufferPointer, _ length: Int) throws(SrtpPacketError) -> Int {
+    func transform(
+        _ operation: Operation,
+        _ packet: UnsafeMutableRawBufferPointer,
+        _ length: Int
+    ) throws(SrtpPacketError) -> Int {
         let minimum: Int, room: Int
         switch operation {
         case .protectRTP: (minimum, room) = (Self.rtpHeaderLength, profile.rtpTagLength)
@@ -159,7 +169,7 @@ extension SrtpSession {
         }
         // RTP and RTCP are version 2: the first byte is 128...191 (RFC 7983).
         guard let base = packet.baseAddress, length >= minimum, length <= Self.maximumPacketLength,
-              packet.count - length >= room, base.load(as: UInt8.self) >> 6 == 2
+            packet.count - length >= room, base.load(as: UInt8.self) >> 6 == 2
         else {
             malformedCount.wrappingAdd(1, ordering: .relaxed)
             throw .malformed
@@ -234,9 +244,16 @@ extension SrtpSession {
         public var remoteStreamsEvicted: UInt64 = 0
 
         /// Counters with the given values (all zero by default).
-        public init(protected: UInt64 = 0, unprotected: UInt64 = 0, authenticationFailures: UInt64 = 0,
-                    replays: UInt64 = 0, malformed: UInt64 = 0, otherFailures: UInt64 = 0,
-                    remoteStreams: Int = 0, remoteStreamsEvicted: UInt64 = 0) {
+        public init(
+            protected: UInt64 = 0,
+            unprotected: UInt64 = 0,
+            authenticationFailures: UInt64 = 0,
+            replays: UInt64 = 0,
+            malformed: UInt64 = 0,
+            otherFailures: UInt64 = 0,
+            remoteStreams: Int = 0,
+            remoteStreamsEvicted: UInt64 = 0
+        ) {
             self.protected = protected
             self.unprotected = unprotected
             self.authenticationFailures = authenticationFailures
@@ -258,6 +275,7 @@ extension SrtpSession {
             malformed: malformedCount.load(ordering: .relaxed),
             otherFailures: otherFailureCount.load(ordering: .relaxed),
             remoteStreams: inboundLock.withLock { $0.count },
-            remoteStreamsEvicted: inboundLock.withLock { $0.evicted })
+            remoteStreamsEvicted: inboundLock.withLock { $0.evicted }
+        )
     }
 }

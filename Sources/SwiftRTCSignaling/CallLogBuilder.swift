@@ -46,11 +46,18 @@ public struct CallLogBuilder: Sendable, Hashable, Codable {
         guard let sessionID = message.session, let sender = message.from else { return nil }
         if case .call(let request) = message.body {
             if calls[sessionID] == nil, request.initiator == sender {
-                calls[sessionID] = Call(initiator: sender, opponents: request.opponents, conferenceType: request.conferenceType, started: time)
+                calls[sessionID] = Call(
+                    initiator: sender,
+                    opponents: request.opponents,
+                    conferenceType: request.conferenceType,
+                    started: time
+                )
             }
             return nil
         }
-        guard var call = calls[sessionID], sender == call.initiator || call.opponents.contains(sender) else { return nil }
+        guard var call = calls[sessionID], sender == call.initiator || call.opponents.contains(sender) else {
+            return nil
+        }
         switch message.body {
         case .accept(let accept):
             if accept.sdp != nil, sender != call.initiator, !call.left.contains(sender) {
@@ -119,7 +126,16 @@ public struct CallLogBuilder: Sendable, Hashable, Codable {
         } else {
             result = .noAnswer
         }
-        return CallRecord(callId: sessionID, caller: call.initiator, callees: call.opponents, conferenceType: call.conferenceType,
-                          started: call.started, answered: call.answered, ended: time, result: result, customItems: call.items)
+        return CallRecord(
+            callId: sessionID,
+            caller: call.initiator,
+            callees: call.opponents,
+            conferenceType: call.conferenceType,
+            started: call.started,
+            answered: call.answered,
+            ended: time,
+            result: result,
+            customItems: call.items
+        )
     }
 }

@@ -29,8 +29,17 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var duration: TimeInterval { answered.map { max(0, ended.timeIntervalSince($0)) } ?? 0 }
 
     /// A record.
-    public init(callId: String, caller: String, callees: [String], conferenceType: ConferenceType, started: Date,
-                answered: Date? = nil, ended: Date, result: CallEndResult, customItems: [String: String] = [:]) {
+    public init(
+        callId: String,
+        caller: String,
+        callees: [String],
+        conferenceType: ConferenceType,
+        started: Date,
+        answered: Date? = nil,
+        ended: Date,
+        result: CallEndResult,
+        customItems: [String: String] = [:]
+    ) {
         self.callId = callId
         self.caller = caller
         self.callees = callees

@@ -74,18 +74,24 @@ public final class InProcessSignalingHub: Sendable {
             let user = sender.userID
             let records = state.withLock { $0.records }.reversed().filter { record in
                 let role: CallRole? = record.caller == user ? .caller : record.callees.contains(user) ? .callee : nil
-                return role != nil && (query.role == nil || query.role == role) && (query.result == nil || query.result == record.result)
+                return role != nil && (query.role == nil || query.role == role)
+                    && (query.result == nil || query.result == record.result)
             }
-            let limited = Array(records.dropFirst(query.offset ?? 0).prefix(query.limit ?? SignalingLimits.defaultCallLogLimit))
+            let limited = Array(
+                records.dropFirst(query.offset ?? 0).prefix(query.limit ?? SignalingLimits.defaultCallLogLimit)
+            )
             return sender.deliver(SignalingMessage(body: .callLog(.init(replyTo: replyTo, records: limited))))
         default:
             break
         }
         let user = sender.userID
-        let (recipients, refusal): ([InProcessSignalingChannel], (SignalingErrorCode, String)?) = state.withLock { state in
+        let (recipients, refusal): ([InProcessSignalingChannel], (SignalingErrorCode, String)?) = state.withLock {
+            state in
             let sessionID = message.session ?? ""
             if case .call(let call) = message.body {
-                guard call.initiator == user else { return ([], (.forbidden, "call initiator \(call.initiator) is not the sender \(user)")) }
+                guard call.initiator == user else {
+                    return ([], (.forbidden, "call initiator \(call.initiator) is not the sender \(user)"))
+                }
                 if let existing = state.sessions[sessionID] {
                     guard existing.initiator == user, existing.members == Set(call.opponents + [user]) else {
                         return ([], (.conflict, "session \(sessionID) belongs to another call"))
@@ -94,8 +100,12 @@ public final class InProcessSignalingHub: Sendable {
                     state.sessions[sessionID] = Session(initiator: user, members: Set(call.opponents + [user]))
                 }
             }
-            guard let session = state.sessions[sessionID] else { return ([], (.forbidden, "no call with session \(sessionID)")) }
-            guard session.members.contains(user) else { return ([], (.forbidden, "\(user) is not invited to session \(sessionID)")) }
+            guard let session = state.sessions[sessionID] else {
+                return ([], (.forbidden, "no call with session \(sessionID)"))
+            }
+            guard session.members.contains(user) else {
+                return ([], (.forbidden, "\(user) is not invited to session \(sessionID)"))
+            }
             if let stranger = message.to.first(where: { !session.members.contains($0) }) {
                 return ([], (.forbidden, "\(stranger) is not in session \(sessionID)"))
             }

@@ -20,17 +20,31 @@ public enum OperationsRoutes {
     }
 
     /// Adds the three routes; `ready` answers `/readyz`.
-    public static func add<Context: RequestContext>(to router: Router<Context>, ready: @escaping @Sendable () async -> Bool) {
+    public static func add<Context: RequestContext>(
+        to router: Router<Context>,
+        ready: @escaping @Sendable () async -> Bool
+    ) {
         router.get("healthz") { _, _ in Self.text(.ok, "ok\n") }
-        router.get("readyz") { _, _ in await ready() ? Self.text(.ok, "ready\n") : Self.text(.serviceUnavailable, "not ready\n") }
+        router.get("readyz") { _, _ in
+            await ready() ? Self.text(.ok, "ready\n") : Self.text(.serviceUnavailable, "not ready\n")
+        }
         router.get("metrics") { _, _ in
-            guard let exporter = Self.exporter else { return Self.text(.notFound, "no metrics exporter in this process\n") }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: exporter())))
+            guard let exporter = Self.exporter else {
+                return Self.text(.notFound, "no metrics exporter in this process\n")
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: exporter()))
+            )
         }
     }
 
     private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status,
+            headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
     }
 }

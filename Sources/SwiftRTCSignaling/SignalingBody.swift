@@ -94,7 +94,13 @@ extension SignalingBody {
         /// The initiator's user info of `startCall(userInfo:)`.
         public var userInfo: [String: String]
         /// A call request.
-        public init(sdp: String, conferenceType: ConferenceType, initiator: String, opponents: [String], userInfo: [String: String] = [:]) {
+        public init(
+            sdp: String,
+            conferenceType: ConferenceType,
+            initiator: String,
+            opponents: [String],
+            userInfo: [String: String] = [:]
+        ) {
             self.sdp = sdp
             self.conferenceType = conferenceType
             self.initiator = initiator

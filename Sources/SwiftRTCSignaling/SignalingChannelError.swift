@@ -15,7 +15,8 @@ public enum SignalingChannelError: Error, Sendable, Hashable, CustomStringConver
         case .closed: "signaling channel closed"
         case .transport(let message): "signaling transport failed: \(message)"
         case .invalidMessage(let error): "invalid signaling message: \(error)"
-        case .queueFull(let limit): "signaling channel reconnecting with \(limit) messages queued, its limit: message not sent"
+        case .queueFull(let limit):
+            "signaling channel reconnecting with \(limit) messages queued, its limit: message not sent"
         }
     }
 }

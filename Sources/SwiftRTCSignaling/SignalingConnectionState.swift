@@ -29,7 +29,8 @@ public enum SignalingConnectionState: Sendable, Hashable, CustomStringConvertibl
         public var description: String {
             switch self {
             case .closedByClient: "closed by the client"
-            case let .closedByServer(code, reason): "closed by the server (\(code)\(reason.isEmpty ? "" : ": \(reason)"))"
+            case let .closedByServer(code, reason):
+                "closed by the server (\(code)\(reason.isEmpty ? "" : ": \(reason)"))"
             case let .refused(reason): "refused when logging in again: \(reason)"
             case let .gaveUp(after, lastError): "gave up reconnecting after \(after): \(lastError)"
             }

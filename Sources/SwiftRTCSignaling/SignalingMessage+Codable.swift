@@ -44,7 +44,10 @@ extension SignalingMessage: Codable {
         switch body {
         case .candidate(let candidate):
             if let index = candidate.sdpMLineIndex, !SignalingLimits.mediaSectionIndexRange.contains(index) {
-                throw refuse([NumberKey("sdpMLineIndex")], "\(index), expected \(SignalingLimits.mediaSectionIndexRange)")
+                throw refuse(
+                    [NumberKey("sdpMLineIndex")],
+                    "\(index), expected \(SignalingLimits.mediaSectionIndexRange)"
+                )
             }
         case .callLogQuery(let query):
             if let limit = query.limit, !(1...SignalingLimits.maxCallLogLimit).contains(limit) {
@@ -55,13 +58,19 @@ extension SignalingMessage: Codable {
             }
         case .callLog(let log):
             for (index, record) in log.records.enumerated() {
-                let times: [(String, Date?)] = [("started", record.started), ("answered", record.answered), ("ended", record.ended)]
-                for case let (name, time?) in times where !SignalingLimits.timeRange.contains(time.timeIntervalSince1970) {
-                    throw refuse([NumberKey("records"), NumberKey(index: index), NumberKey(name)],
-                                 "\(time.timeIntervalSince1970), expected Unix seconds in \(SignalingLimits.timeRange)")
+                let times: [(String, Date?)] = [
+                    ("started", record.started), ("answered", record.answered), ("ended", record.ended),
+                ]
+                for case let (name, time?) in times
+                where !SignalingLimits.timeRange.contains(time.timeIntervalSince1970) {
+                    throw refuse(
+                        [NumberKey("records"), NumberKey(index: index), NumberKey(name)],
+                        "\(time.timeIntervalSince1970), expected Unix seconds in \(SignalingLimits.timeRange)"
+                    )
                 }
             }
-        case .hello, .welcome, .call, .accept, .reject, .hangUp, .offer, .answer, .mediaSettings, .customItems, .recording, .error:
+        case .hello, .welcome, .call, .accept, .reject, .hangUp, .offer, .answer, .mediaSettings, .customItems,
+            .recording, .error:
             break
         }
     }
@@ -71,7 +80,10 @@ extension SignalingMessage: Codable {
         var stringValue: String
         var intValue: Int?
         init(_ name: String) { stringValue = name }
-        init(index: Int) { stringValue = "\(index)"; intValue = index }
+        init(index: Int) {
+            stringValue = "\(index)"
+            intValue = index
+        }
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { self.init(index: intValue) }
     }
@@ -116,7 +128,8 @@ extension SignalingMessage {
         } catch let error as DecodingError {
             let mapped = SignalingProtocolError(error)
             if case .unknownType = mapped, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-               let type = object["type"] as? String {
+                let type = object["type"] as? String
+            {
                 throw .unknownType(type)
             }
             throw mapped
@@ -141,23 +154,40 @@ extension SignalingMessage {
         let needsSession: Bool, needsRecipients: Bool
         switch body {
         case .hello, .welcome, .callLogQuery, .callLog, .error:
-            needsSession = false; needsRecipients = false
+            needsSession = false
+            needsRecipients = false
         case .call, .accept, .reject, .hangUp, .offer, .answer, .candidate, .mediaSettings, .customItems, .recording:
-            needsSession = true; needsRecipients = true
+            needsSession = true
+            needsRecipients = true
         }
-        if needsSession, (session ?? "").isEmpty { throw .invalidField(path: "session", reason: "a \(type.rawValue) message needs a session id") }
-        if needsRecipients, to.isEmpty { throw .invalidField(path: "to", reason: "a \(type.rawValue) message needs at least one recipient") }
+        if needsSession, (session ?? "").isEmpty {
+            throw .invalidField(path: "session", reason: "a \(type.rawValue) message needs a session id")
+        }
+        if needsRecipients, to.isEmpty {
+            throw .invalidField(path: "to", reason: "a \(type.rawValue) message needs at least one recipient")
+        }
         if to.count >= SignalingLimits.maxParticipants {
-            throw .invalidField(path: "to", reason: "\(to.count) recipients, at most \(SignalingLimits.maxParticipants - 1)")
+            throw .invalidField(
+                path: "to",
+                reason: "\(to.count) recipients, at most \(SignalingLimits.maxParticipants - 1)"
+            )
         }
-        if let index = to.firstIndex(where: \.isEmpty) { throw .invalidField(path: "to[\(index)]", reason: "empty user id") }
+        if let index = to.firstIndex(where: \.isEmpty) {
+            throw .invalidField(path: "to[\(index)]", reason: "empty user id")
+        }
         switch body {
         case .call(let call):
             if call.opponents.isEmpty || call.opponents.count >= SignalingLimits.maxParticipants {
-                throw .invalidField(path: "opponents", reason: "\(call.opponents.count) opponents, expected 1...\(SignalingLimits.maxParticipants - 1)")
+                throw .invalidField(
+                    path: "opponents",
+                    reason: "\(call.opponents.count) opponents, expected 1...\(SignalingLimits.maxParticipants - 1)"
+                )
             }
             if Set(call.opponents).count != call.opponents.count || call.opponents.contains(call.initiator) {
-                throw .invalidField(path: "opponents", reason: "opponents must be distinct users other than the initiator")
+                throw .invalidField(
+                    path: "opponents",
+                    reason: "opponents must be distinct users other than the initiator"
+                )
             }
             if let stranger = to.first(where: { !call.opponents.contains($0) }) {
                 throw .invalidField(path: "to", reason: "recipient \(stranger) is not one of the opponents")
@@ -169,14 +199,20 @@ extension SignalingMessage {
         case .customItems(let items):
             try Self.check(items.updated, path: "updated")
             if items.deleted.count > SignalingLimits.maxDictionaryEntries {
-                throw .invalidField(path: "deleted", reason: "\(items.deleted.count) keys, at most \(SignalingLimits.maxDictionaryEntries)")
+                throw .invalidField(
+                    path: "deleted",
+                    reason: "\(items.deleted.count) keys, at most \(SignalingLimits.maxDictionaryEntries)"
+                )
             }
         case .callLogQuery(let query):
             if let limit = query.limit, !(1...SignalingLimits.maxCallLogLimit).contains(limit) {
                 throw .invalidField(path: "limit", reason: "\(limit), expected 1...\(SignalingLimits.maxCallLogLimit)")
             }
             if let offset = query.offset, !(0...SignalingLimits.maxCallLogOffset).contains(offset) {
-                throw .invalidField(path: "offset", reason: "\(offset), expected 0...\(SignalingLimits.maxCallLogOffset)")
+                throw .invalidField(
+                    path: "offset",
+                    reason: "\(offset), expected 0...\(SignalingLimits.maxCallLogOffset)"
+                )
             }
         case .hello, .welcome, .offer, .answer, .candidate, .mediaSettings, .recording, .callLog, .error:
             break
@@ -185,7 +221,10 @@ extension SignalingMessage {
 
     private static func check(_ dictionary: [String: String], path: String) throws(SignalingProtocolError) {
         if dictionary.count > SignalingLimits.maxDictionaryEntries {
-            throw .invalidField(path: path, reason: "\(dictionary.count) entries, at most \(SignalingLimits.maxDictionaryEntries)")
+            throw .invalidField(
+                path: path,
+                reason: "\(dictionary.count) entries, at most \(SignalingLimits.maxDictionaryEntries)"
+            )
         }
     }
 }

@@ -24,7 +24,8 @@ public struct SignalingMessage: Sendable, Hashable {
     public var body: SignalingBody
 
     /// A message with its envelope and body.
-    public init(id: String? = nil, from: String? = nil, to: [String] = [], session: String? = nil, body: SignalingBody) {
+    public init(id: String? = nil, from: String? = nil, to: [String] = [], session: String? = nil, body: SignalingBody)
+    {
         self.id = id
         self.from = from
         self.to = to

@@ -33,15 +33,23 @@ public enum SignalingProtocolError: Error, Sendable, Hashable, CustomStringConve
         func path(_ codingPath: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
             var text = ""
             for component in codingPath + (key.map { [$0] } ?? []) {
-                if let index = component.intValue { text += "[\(index)]" } else { text += text.isEmpty ? component.stringValue : ".\(component.stringValue)" }
+                if let index = component.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? component.stringValue : ".\(component.stringValue)"
+                }
             }
             return text.isEmpty ? "(message)" : text
         }
         switch error {
         case let .keyNotFound(key, context):
-            self = key.stringValue == "type" && context.codingPath.isEmpty ? .unknownType(nil) : .missingField(path: path(context.codingPath, key))
+            self =
+                key.stringValue == "type" && context.codingPath.isEmpty
+                ? .unknownType(nil) : .missingField(path: path(context.codingPath, key))
         case let .typeMismatch(type, context):
-            self = context.codingPath.isEmpty ? .invalidJSON(reason: "expected an object")
+            self =
+                context.codingPath.isEmpty
+                ? .invalidJSON(reason: "expected an object")
                 : .invalidField(path: path(context.codingPath), reason: "expected \(type)")
         case let .valueNotFound(type, context):
             self = .invalidField(path: path(context.codingPath), reason: "null, expected \(type)")

@@ -29,10 +29,16 @@ public struct TLSIdentity: Sendable, Hashable, CustomStringConvertible {
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(chainBytes)
         } catch {
-            throw TLSSetupError(file: certificateChainFile, reason: "not a PEM certificate chain (BEGIN CERTIFICATE blocks)")
+            throw TLSSetupError(
+                file: certificateChainFile,
+                reason: "not a PEM certificate chain (BEGIN CERTIFICATE blocks)"
+            )
         }
         guard !chain.isEmpty else {
-            throw TLSSetupError(file: certificateChainFile, reason: "no certificate in it (expected BEGIN CERTIFICATE blocks)")
+            throw TLSSetupError(
+                file: certificateChainFile,
+                reason: "no certificate in it (expected BEGIN CERTIFICATE blocks)"
+            )
         }
         let keyBytes = try TLSSetupError.read(privateKeyFile)
         let key: NIOSSLPrivateKey
@@ -49,15 +55,20 @@ public struct TLSIdentity: Sendable, Hashable, CustomStringConvertible {
         do {
             _ = try NIOSSLContext(configuration: serverConfiguration)
         } catch {
-            throw TLSSetupError(file: privateKeyFile, reason: "this key does not belong to the certificate of \(certificateChainFile)")
+            throw TLSSetupError(
+                file: privateKeyFile,
+                reason: "this key does not belong to the certificate of \(certificateChainFile)"
+            )
         }
     }
 
     /// The server configuration: this chain and key, TLS 1.2 or 1.3 (NIOSSL's default would
     /// take 1.0), NIOSSL's cipher suites.
     var serverConfiguration: TLSConfiguration {
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain.map { .certificate($0) },
-                                                                     privateKey: .privateKey(privateKey))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificateChain.map { .certificate($0) },
+            privateKey: .privateKey(privateKey)
+        )
         configuration.minimumTLSVersion = .tlsv12
         return configuration
     }

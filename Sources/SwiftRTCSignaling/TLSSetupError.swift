@@ -28,7 +28,9 @@ public struct TLSSetupError: Error, Sendable, Hashable, CustomStringConvertible 
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
-        guard data.count <= maxFileBytes else { throw TLSSetupError(file: file, reason: "over \(maxFileBytes) bytes, not a PEM file") }
+        guard data.count <= maxFileBytes else {
+            throw TLSSetupError(file: file, reason: "over \(maxFileBytes) bytes, not a PEM file")
+        }
         return Array(data)
     }
 }
@@ -42,7 +44,8 @@ enum TLSFailure {
             return "TLS: the server's certificate is not for \(host) (none of its names or addresses is \(host))"
         }
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "TLS: the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED: not issued by a trusted CA, "
+            return
+                "TLS: the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED: not issued by a trusted CA, "
                 + "expired or not yet valid); a self-signed or private CA must be trusted explicitly"
         }
         if text.contains("WRONG_VERSION_NUMBER") || text.contains("PACKET_LENGTH_TOO_LONG") {

@@ -38,7 +38,9 @@ public struct TLSTrust: Sendable, Hashable, CustomStringConvertible {
             } catch {
                 throw TLSSetupError(file: file, reason: "not a PEM CA certificate (BEGIN CERTIFICATE blocks)")
             }
-            guard !certificates.isEmpty else { throw TLSSetupError(file: file, reason: "no certificate in it (expected BEGIN CERTIFICATE blocks)") }
+            guard !certificates.isEmpty else {
+                throw TLSSetupError(file: file, reason: "no certificate in it (expected BEGIN CERTIFICATE blocks)")
+            }
             additionalRoots += certificates
         }
         self.caCertificateFiles = caCertificateFiles
@@ -56,6 +58,7 @@ public struct TLSTrust: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        caCertificateFiles.isEmpty ? "system CA certificates" : "system CA certificates and \(caCertificateFiles.joined(separator: ", "))"
+        caCertificateFiles.isEmpty
+            ? "system CA certificates" : "system CA certificates and \(caCertificateFiles.joined(separator: ", "))"
     }
 }

@@ -18,13 +18,20 @@ struct WHIPCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// How long a browser may reuse a preflight's answer: a day (browsers cap it lower).
     static var maxAgeSeconds: String { "86400" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard request.headers[.origin] != nil else { return try await next(request, context) }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
-            return Response(status: .noContent, headers: [
-                .accessControlAllowOrigin: "*", .accessControlAllowMethods: Self.allowedMethods,
-                .accessControlAllowHeaders: Self.allowedHeaders, .accessControlMaxAge: Self.maxAgeSeconds,
-            ])
+            return Response(
+                status: .noContent,
+                headers: [
+                    .accessControlAllowOrigin: "*", .accessControlAllowMethods: Self.allowedMethods,
+                    .accessControlAllowHeaders: Self.allowedHeaders, .accessControlMaxAge: Self.maxAgeSeconds,
+                ]
+            )
         }
         var response: Response
         do {

@@ -1,6 +1,6 @@
-import SwiftRTCCore
 import Foundation
 import NIOHTTP1
+import SwiftRTCCore
 
 /// A WHIP client (RFC 9725): POSTs an SDP offer to a WHIP endpoint, takes the `201 Created`
 /// answer and its `Location`, and `DELETE`s that location to end the session.
@@ -32,7 +32,8 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
 
     /// A client for the WHIP endpoint at `endpoint`; each request may take up to `timeout`;
     /// `https://` servers are verified against `trust`.
-    public init(endpoint: URL, bearerToken: String? = nil, timeout: Duration = .seconds(10), trust: TLSTrust = .system) {
+    public init(endpoint: URL, bearerToken: String? = nil, timeout: Duration = .seconds(10), trust: TLSTrust = .system)
+    {
         self.endpoint = endpoint
         self.bearerToken = bearerToken
         self.timeout = timeout
@@ -43,12 +44,21 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     ///
     /// Requires `201 Created`, a `Location` header and an `application/sdp` body.
     public func publish(offer: String) async throws(WHIPError) -> WHIPSession {
-        let response = try await send(.POST, url: endpoint, headers: [("Content-Type", "application/sdp"), ("Accept", "application/sdp")],
-                                      body: Data(offer.utf8))
+        let response = try await send(
+            .POST,
+            url: endpoint,
+            headers: [("Content-Type", "application/sdp"), ("Accept", "application/sdp")],
+            body: Data(offer.utf8)
+        )
         let body = response.body
         guard response.status == 201 else {
-            throw .unexpectedStatus(method: "POST", url: endpoint, status: response.status,
-                                    expected: "201 Created", body: Self.excerpt(body))
+            throw .unexpectedStatus(
+                method: "POST",
+                url: endpoint,
+                status: response.status,
+                expected: "201 Created",
+                body: Self.excerpt(body)
+            )
         }
         guard let location = response.headers.first(name: "Location"), !location.isEmpty else {
             throw .missingLocation(url: endpoint)
@@ -71,8 +81,13 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     public func end(_ session: WHIPSession) async throws(WHIPError) {
         let response = try await send(.DELETE, url: session.location, headers: [], body: nil)
         guard [200, 202, 204].contains(response.status) else {
-            throw .unexpectedStatus(method: "DELETE", url: session.location, status: response.status,
-                                    expected: "200 OK", body: Self.excerpt(response.body))
+            throw .unexpectedStatus(
+                method: "DELETE",
+                url: session.location,
+                status: response.status,
+                expected: "200 OK",
+                body: Self.excerpt(response.body)
+            )
         }
     }
 
@@ -87,11 +102,23 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
         timeout.seconds
     }
 
-    private func send(_ method: HTTPMethod, url: URL, headers: [(String, String)], body: Data?) async throws(WHIPError) -> WHIPHTTPExchange.Response {
+    private func send(
+        _ method: HTTPMethod,
+        url: URL,
+        headers: [(String, String)],
+        body: Data?
+    ) async throws(WHIPError) -> WHIPHTTPExchange.Response {
         var headers = headers
         if let bearerToken { headers.append(("Authorization", "Bearer \(bearerToken)")) }
         do {
-            return try await WHIPHTTPExchange.send(method: method, url: url, headers: headers, body: body, trust: trust, timeout: timeout)
+            return try await WHIPHTTPExchange.send(
+                method: method,
+                url: url,
+                headers: headers,
+                body: body,
+                trust: trust,
+                timeout: timeout
+            )
         } catch {
             switch error {
             case .timedOut: throw .timedOut(method: method.rawValue, url: url, seconds: timeoutSeconds)

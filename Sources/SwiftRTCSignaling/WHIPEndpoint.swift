@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// A WHIP endpoint (RFC 9725 §4.2) over Hummingbird's HTTP/1.1 server.
 ///
@@ -33,7 +33,8 @@ import SwiftRTCCore
 /// (non-trickle WHIP: the answer must carry all candidates) and returns the session to end later.
 public final class WHIPEndpoint: Sendable {
     /// Answers an offer: returns the complete SDP answer and the session it created.
-    public typealias Answerer = @Sendable (_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession)
+    public typealias Answerer =
+        @Sendable (_ offer: String) async throws -> (answer: String, session: any WHIPEndpointSession)
 
     /// Where and how the endpoint listens, and its limits.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
@@ -69,11 +70,17 @@ public final class WHIPEndpoint: Sendable {
         public var tls: TLSIdentity?
 
         /// Listens on `host:port` at `path`.
-        public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/whip",
-                    maxOfferBytes: Int = Configuration.defaultMaxOfferBytes, bearerToken: String? = nil,
-                    maxSessions: Int = Configuration.defaultMaxSessions,
-                    maxSessionsPerAddress: Int = Configuration.defaultMaxSessionsPerAddress,
-                    connectTimeout: Duration = Configuration.defaultConnectTimeout, tls: TLSIdentity? = nil) {
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            path: String = "/whip",
+            maxOfferBytes: Int = Configuration.defaultMaxOfferBytes,
+            bearerToken: String? = nil,
+            maxSessions: Int = Configuration.defaultMaxSessions,
+            maxSessionsPerAddress: Int = Configuration.defaultMaxSessionsPerAddress,
+            connectTimeout: Duration = Configuration.defaultConnectTimeout,
+            tls: TLSIdentity? = nil
+        ) {
             self.host = host
             self.port = port
             self.path = path
@@ -194,8 +201,10 @@ public final class WHIPEndpoint: Sendable {
         // Hummingbird logs every request at debug, its start at info and its stop by
         // cancellation as an error: quiet unless verbose logging is on (failures to listen
         // are thrown from here, request errors answered to the client and logged above).
-        let httpLogger = SwiftRTCLogging.level == .verbose
-            ? SwiftRTCLogging.logger("whip.http") : Logger(label: "swiftrtc.whip.http") { _ in SwiftLogNoOpLogHandler() }
+        let httpLogger =
+            SwiftRTCLogging.level == .verbose
+            ? SwiftRTCLogging.logger("whip.http")
+            : Logger(label: "swiftrtc.whip.http") { _ in SwiftLogNoOpLogHandler() }
         let host = configuration.host
         let path = configuration.path
         let scheme = configuration.tls == nil ? "http" : "https"
@@ -264,17 +273,29 @@ public final class WHIPEndpoint: Sendable {
             return await self.endSession(id: id)
         }
         router.post(sessionPath) { [self] _, _ in
-            self.refused(.methodNotAllowed, "POST the offer to the endpoint, not to a session URL", headers: [.allow: "DELETE"])
+            self.refused(
+                .methodNotAllowed,
+                "POST the offer to the endpoint, not to a session URL",
+                headers: [.allow: "DELETE"]
+            )
         }
         router.patch(sessionPath) { [self] _, _ in
-            self.refused(.methodNotAllowed, "trickle ICE (PATCH) is not supported: put all candidates in the offer", headers: [.allow: "DELETE"])
+            self.refused(
+                .methodNotAllowed,
+                "trickle ICE (PATCH) is not supported: put all candidates in the offer",
+                headers: [.allow: "DELETE"]
+            )
         }
     }
 
     private func post(_ request: Request, from address: String) async throws -> Response {
         if let denied = unauthorized(request) { return denied }
         guard let contentType = request.headers[.contentType], WHIPClient.isSDP(contentType) else {
-            return refused(.unsupportedMediaType, "Content-Type must be application/sdp", headers: [Self.acceptPost: "application/sdp"])
+            return refused(
+                .unsupportedMediaType,
+                "Content-Type must be application/sdp",
+                headers: [Self.acceptPost: "application/sdp"]
+            )
         }
         let limit = configuration.maxOfferBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
@@ -295,7 +316,10 @@ public final class WHIPEndpoint: Sendable {
         }
         // An SDP starts with its version line (RFC 8866 §5).
         guard offer.hasPrefix("v=0") else {
-            return refused(.badRequest, offer.isEmpty ? "empty offer" : "the body is not an SDP offer (no v=0 first line)")
+            return refused(
+                .badRequest,
+                offer.isEmpty ? "empty offer" : "the body is not an SDP offer (no v=0 first line)"
+            )
         }
         if let full = admit(address) { return full }
         let answer: String
@@ -352,10 +376,18 @@ public final class WHIPEndpoint: Sendable {
         let retryAfter: HTTPFields = [.retryAfter: "\(Self.retryAfterSeconds)"]
         if refusal == .serviceUnavailable {
             logger.info("WHIP offer refused: \(maxSessions) sessions open")
-            return Self.text(refusal, "the endpoint has \(maxSessions) sessions open, its limit: retry later", headers: retryAfter)
+            return Self.text(
+                refusal,
+                "the endpoint has \(maxSessions) sessions open, its limit: retry later",
+                headers: retryAfter
+            )
         }
         logger.info("WHIP offer from \(address) refused: \(maxPerAddress) sessions open for that address")
-        return Self.text(refusal, "\(maxPerAddress) sessions are open from your address, the limit: retry later", headers: retryAfter)
+        return Self.text(
+            refusal,
+            "\(maxPerAddress) sessions are open from your address, the limit: retry later",
+            headers: retryAfter
+        )
     }
 
     /// Follows session `id`'s connection: ends it when it is not connected `timeout` after
@@ -399,7 +431,8 @@ public final class WHIPEndpoint: Sendable {
         guard let entry else { return }
         await entry.session.end()
         switch outcome {
-        case .timedOut: logger.info("WHIP session ended: not connected within \(timeout)", metadata: ["session": "\(id)"])
+        case .timedOut:
+            logger.info("WHIP session ended: not connected within \(timeout)", metadata: ["session": "\(id)"])
         case .failed: logger.info("WHIP session ended: its connection failed", metadata: ["session": "\(id)"])
         }
     }
@@ -414,12 +447,14 @@ public final class WHIPEndpoint: Sendable {
     }
 
     private func endSession(id: String) async -> Response {
-        guard let entry = state.withLock({ state -> Entry? in
-            guard let entry = state.sessions.removeValue(forKey: id) else { return nil }
-            state.release(entry.address)
-            state.stats.endedByClient += 1
-            return entry
-        }) else {
+        guard
+            let entry = state.withLock({ state -> Entry? in
+                guard let entry = state.sessions.removeValue(forKey: id) else { return nil }
+                state.release(entry.address)
+                state.stats.endedByClient += 1
+                return entry
+            })
+        else {
             return Self.text(.notFound, "no WHIP session \(id)")
         }
         entry.watcher.cancel()
@@ -440,7 +475,9 @@ public final class WHIPEndpoint: Sendable {
     /// RFC 9110 §11.1); nil for another scheme.
     static func bearerCredentials(_ header: String) -> String? {
         let scheme = "bearer "
-        guard header.utf8.count > scheme.utf8.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
+        guard header.utf8.count > scheme.utf8.count, header.prefix(scheme.count).lowercased() == scheme else {
+            return nil
+        }
         return String(header.dropFirst(scheme.count).drop { $0 == " " })
     }
 
@@ -453,7 +490,11 @@ public final class WHIPEndpoint: Sendable {
     private static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+        return Response(
+            status: status,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
+        )
     }
 }
 

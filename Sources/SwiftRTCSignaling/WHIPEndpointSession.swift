@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// One session a ``WHIPEndpoint`` created for a POSTed offer: whatever carries the call
 /// (a peer connection, a recorder...). The endpoint ends it on `DELETE` of its session URL,

@@ -33,7 +33,8 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidLocation(url, location):
             return "WHIP POST \(url.absoluteString): Location '\(location)' is not a URL"
         case let .wrongContentType(url, contentType):
-            return "WHIP POST \(url.absoluteString): answer Content-Type is '\(contentType ?? "none")', expected application/sdp"
+            return
+                "WHIP POST \(url.absoluteString): answer Content-Type is '\(contentType ?? "none")', expected application/sdp"
         case let .invalidAnswer(url, reason):
             return "WHIP POST \(url.absoluteString): \(reason)"
         case let .timedOut(method, url, seconds):

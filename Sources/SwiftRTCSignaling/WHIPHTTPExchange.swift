@@ -1,9 +1,9 @@
-import SwiftRTCCore
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import SwiftRTCCore
 
 /// One HTTP/1.1 request and its response over a connection of its own (`Connection: close`),
 /// plain for `http://` and TLS for `https://` (verified against a ``TLSTrust``): what
@@ -29,8 +29,14 @@ struct WHIPHTTPExchange {
     /// The largest response body read: an SDP answer is a few KiB.
     static let maxResponseBytes = 1 << 20
 
-    static func send(method: HTTPMethod, url: URL, headers: [(String, String)], body: Data?, trust: TLSTrust,
-                     timeout: Duration) async throws(Failure) -> Response {
+    static func send(
+        method: HTTPMethod,
+        url: URL,
+        headers: [(String, String)],
+        body: Data?,
+        trust: TLSTrust,
+        timeout: Duration
+    ) async throws(Failure) -> Response {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .transport("not an http:// or https:// URL")
         }
@@ -49,7 +55,9 @@ struct WHIPHTTPExchange {
         let deadline = NIODeadline.now() + TimeAmount.nanoseconds(timeout.nanoseconds)
         let expired = { ContinuousClock.now - started >= timeout }
 
-        typealias Connection = (channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>)
+        typealias Connection = (
+            channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>
+        )
         let initialize: @Sendable (Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 if let sslContext {
@@ -61,16 +69,23 @@ struct WHIPHTTPExchange {
                 try channel.pipeline.syncOperations.addHTTPClientHandlers()
                 // The deadline: closing the channel ends the exchange below.
                 let closer = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
-                let wrapped = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                let wrapped = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
+                    wrappingChannelSynchronously: channel
+                )
                 return (wrapped, closer)
             }
         }
         let connection: Connection
         do {
-            let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(deadline - .now())
+            let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(
+                deadline - .now()
+            )
             if isAddress {
                 // An address needs no resolver (NIO's getaddrinfo runs on Dispatch's global queue).
-                connection = try await bootstrap.connect(to: try SocketAddress(ipAddress: host, port: port), channelInitializer: initialize)
+                connection = try await bootstrap.connect(
+                    to: try SocketAddress(ipAddress: host, port: port),
+                    channelInitializer: initialize
+                )
             } else {
                 connection = try await bootstrap.connect(host: host, port: port, channelInitializer: initialize)
             }
@@ -119,8 +134,11 @@ struct WHIPHTTPExchange {
                         collected.writeBuffer(&chunk)
                     case .end:
                         guard let response else { continue }
-                        return Response(status: Int(response.status.code), headers: response.headers,
-                                        body: Data(collected.readableBytesView))
+                        return Response(
+                            status: Int(response.status.code),
+                            headers: response.headers,
+                            body: Data(collected.readableBytesView)
+                        )
                     }
                 }
                 if let writeError { throw writeError }
@@ -148,7 +166,8 @@ struct WHIPHTTPExchange {
     static func isOperatingSystemError(_ error: any Error) -> Bool {
         if error is IOError { return true }
         if let connection = error as? NIOConnectionError {
-            return !connection.connectionErrors.isEmpty && connection.connectionErrors.allSatisfy { $0.error is IOError }
+            return !connection.connectionErrors.isEmpty
+                && connection.connectionErrors.allSatisfy { $0.error is IOError }
         }
         return false
     }
@@ -163,12 +182,16 @@ struct WHIPHTTPExchange {
     static func describeConnectFailure(_ error: any Error, host: String, port: Int) -> String {
         if let connection = error as? NIOConnectionError {
             if let first = connection.connectionErrors.first {
-                if let io = first.error as? IOError { return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))" }
+                if let io = first.error as? IOError {
+                    return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))"
+                }
                 return "cannot connect to \(host):\(port): \(first.error)"
             }
             if let dns = connection.dnsAError ?? connection.dnsAAAAError { return "cannot resolve \(host): \(dns)" }
         }
-        if let io = error as? IOError { return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))" }
+        if let io = error as? IOError {
+            return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))"
+        }
         if error is ChannelError { return "cannot connect to \(host):\(port): \(error)" }
         return "cannot connect to \(host):\(port): \(error)"
     }

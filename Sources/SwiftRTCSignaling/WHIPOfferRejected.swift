@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// An answerer can throw this to reject an offer it cannot take as the client's fault:
 /// the endpoint answers `400 Bad Request` (``Kind/malformed``) or `422 Unprocessable Content`

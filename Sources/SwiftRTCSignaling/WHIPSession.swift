@@ -1,6 +1,6 @@
-import SwiftRTCCore
 import Foundation
 import NIOHTTP1
+import SwiftRTCCore
 
 /// A WHIP session created by ``WHIPClient/publish(offer:)``: the SDP answer and the session
 /// URL that ends it (RFC 9725 §4.2).

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// What the connection of a ``WHIPEndpointSession`` did, as the endpoint watches it.
 public enum WHIPSessionConnectionState: Sendable, Hashable {

@@ -1,8 +1,8 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 extension WebSocketSignalingChannel {
     /// What every connection of a channel logs in with.
@@ -25,11 +25,18 @@ extension WebSocketSignalingChannel {
     /// Opens one WebSocket to `url`, sends `hello` and waits up to `timeout` for the answer.
     /// On `welcome`, `welcomed(user, writer)` decides whether to stay (it attaches `writer` to
     /// the outbox); then the server's messages go to `deliver` until the connection ends.
-    static func link(to url: URL, login: Login, timeout: Duration, deliver: AsyncStream<SignalingMessage>.Continuation,
-                     outbox: SignalingOutbox,
-                     welcomed: @escaping @Sendable (String, AsyncStream<SignalingOutbox.Item>.Continuation) -> Bool) async -> LinkEnd {
+    static func link(
+        to url: URL,
+        login: Login,
+        timeout: Duration,
+        deliver: AsyncStream<SignalingMessage>.Continuation,
+        outbox: SignalingOutbox,
+        welcomed: @escaping @Sendable (String, AsyncStream<SignalingOutbox.Item>.Continuation) -> Bool
+    ) async -> LinkEnd {
         let (queue, writer) = outbox.makeWriterQueue()
-        writer.yield(.text(String(decoding: SignalingMessage(body: .hello(.init(token: login.token))).jsonData(), as: UTF8.self)))
+        writer.yield(
+            .text(String(decoding: SignalingMessage(body: .hello(.init(token: login.token))).jsonData(), as: UTF8.self))
+        )
         let handshake = OneShot<Result<SignalingMessage, LinkFailure>>()
         let socket = Task { await run(url: url, login: login, queue: queue, handshake: handshake, deliver: deliver) }
         return await withTaskCancellationHandler {
@@ -84,13 +91,20 @@ extension WebSocketSignalingChannel {
 
     /// Runs one WebSocket: writes `queue`, hands the first message to `handshake` and the
     /// others to `deliver`.
-    private static func run(url: URL, login: Login, queue: AsyncStream<SignalingOutbox.Item>,
-                            handshake: OneShot<Result<SignalingMessage, LinkFailure>>,
-                            deliver: AsyncStream<SignalingMessage>.Continuation) async -> SocketEnd {
+    private static func run(
+        url: URL,
+        login: Login,
+        queue: AsyncStream<SignalingOutbox.Item>,
+        handshake: OneShot<Result<SignalingMessage, LinkFailure>>,
+        deliver: AsyncStream<SignalingMessage>.Continuation
+    ) async -> SocketEnd {
         let host = url.host ?? ""
         let secure = url.scheme?.lowercased() == "wss"
-        var configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameBytes, closeTimeout: .seconds(2),
-                                                         autoPing: .enabled(timePeriod: .seconds(30)))
+        var configuration = WebSocketClientConfiguration(
+            maxFrameSize: maxFrameBytes,
+            closeTimeout: .seconds(2),
+            autoPing: .enabled(timePeriod: .seconds(30))
+        )
         // The WebSocket client names the URL's host as the TLS server name, which NIOSSL refuses
         // for an IP address ("cannot be used for SNI"). The same address as an absolute name
         // (a trailing dot) passes: it matches no DNS name of the certificate, and its IP
@@ -100,8 +114,10 @@ extension WebSocketSignalingChannel {
         let end: SocketEnd
         do {
             let frame = try await WebSocketClient.connect(
-                url: url.absoluteString, configuration: configuration,
-                tlsConfiguration: secure ? login.trust.clientConfiguration : nil, logger: quietLogger
+                url: url.absoluteString,
+                configuration: configuration,
+                tlsConfiguration: secure ? login.trust.clientConfiguration : nil,
+                logger: quietLogger
             ) { inbound, writer, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -134,18 +150,19 @@ extension WebSocketSignalingChannel {
             }
             if let frame {
                 // The number of the close code (RFC 6455 §7.4.1).
-                let code = switch frame.closeCode {
-                case .normalClosure: 1000
-                case .goingAway: 1001
-                case .protocolError: 1002
-                case .unacceptableData: 1003
-                case .dataInconsistentWithMessage: 1007
-                case .policyViolation: 1008
-                case .messageTooLarge: 1009
-                case .missingExtension: 1010
-                case .unexpectedServerError: 1011
-                case .unknown(let number): Int(number)
-                }
+                let code =
+                    switch frame.closeCode {
+                    case .normalClosure: 1000
+                    case .goingAway: 1001
+                    case .protocolError: 1002
+                    case .unacceptableData: 1003
+                    case .dataInconsistentWithMessage: 1007
+                    case .policyViolation: 1008
+                    case .messageTooLarge: 1009
+                    case .missingExtension: 1010
+                    case .unexpectedServerError: 1011
+                    case .unknown(let number): Int(number)
+                    }
                 end = SocketEnd(closeCode: code, reason: frame.reason ?? "")
             } else {
                 end = SocketEnd(closeCode: nil, reason: "the connection was lost")
@@ -153,7 +170,9 @@ extension WebSocketSignalingChannel {
         } catch {
             end = SocketEnd(closeCode: nil, reason: TLSFailure.describe(error, host: host) ?? "\(error)")
         }
-        let closed = end.closeCode.map { "the server closed the connection (\($0)\(end.reason.isEmpty ? "" : ": \(end.reason)"))" }
+        let closed = end.closeCode.map {
+            "the server closed the connection (\($0)\(end.reason.isEmpty ? "" : ": \(end.reason)"))"
+        }
         handshake.resolve(.failure(LinkFailure(reason: closed ?? end.reason)))
         return end
     }

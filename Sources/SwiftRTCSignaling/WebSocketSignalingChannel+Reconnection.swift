@@ -17,8 +17,13 @@ extension WebSocketSignalingChannel {
         func run(first: OneShot<Result<String, SignalingChannelError>>) async {
             var failures: [String] = []
             for (index, url) in servers.enumerated() {
-                let end = await WebSocketSignalingChannel.link(to: url, login: login, timeout: timeout, deliver: deliver,
-                                                               outbox: outbox) { [outbox, states] user, writer in
+                let end = await WebSocketSignalingChannel.link(
+                    to: url,
+                    login: login,
+                    timeout: timeout,
+                    deliver: deliver,
+                    outbox: outbox
+                ) { [outbox, states] user, writer in
                     guard outbox.attach(writer) else { return false }
                     states.yield(.connected(url))
                     first.resolve(.success(user))
@@ -47,7 +52,10 @@ extension WebSocketSignalingChannel {
                 outbox.detach()
                 if outbox.isClosed { return finish(.closedByClient) }
                 if end.closeCode == 1008 { return finish(.closedByServer(code: 1008, reason: end.reason)) }
-                var lastError = end.closeCode.map { "the server closed the connection (\($0)\(end.reason.isEmpty ? "" : ": \(end.reason)"))" }
+                var lastError =
+                    end.closeCode.map {
+                        "the server closed the connection (\($0)\(end.reason.isEmpty ? "" : ": \(end.reason)"))"
+                    }
                     ?? end.reason
                 login.logger.info("signaling: connection lost, reconnecting: \(lastError)")
                 let started = ContinuousClock.now
@@ -63,8 +71,13 @@ extension WebSocketSignalingChannel {
                     delay = min(delay * 2, WebSocketSignalingChannel.maxReconnectDelay)
                     index = (index + 1) % servers.count
                     let url = servers[index]
-                    let result = await WebSocketSignalingChannel.link(to: url, login: login, timeout: min(timeout, remaining),
-                                                                      deliver: deliver, outbox: outbox) { [outbox, states, login, attempt] welcomed, writer in
+                    let result = await WebSocketSignalingChannel.link(
+                        to: url,
+                        login: login,
+                        timeout: min(timeout, remaining),
+                        deliver: deliver,
+                        outbox: outbox
+                    ) { [outbox, states, login, attempt] welcomed, writer in
                         guard welcomed == user, outbox.attach(writer) else { return false }
                         login.logger.info("signaling: reconnected to \(url.absoluteString) (attempt \(attempt))")
                         states.yield(.connected(url))

@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
 import Logging
+import NIOCore
 import SwiftRTCCore
 
 /// A ``SignalingChannel`` over a WebSocket to the SwiftRTC signaling server
@@ -50,8 +50,14 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     /// The longest wait between two attempts to log in again.
     static let maxReconnectDelay = Duration.seconds(5)
 
-    private init(userID: String, servers: [URL], messages: AsyncStream<SignalingMessage>,
-                 connectionStates: AsyncStream<SignalingConnectionState>, outbox: SignalingOutbox, lifecycle: Task<Void, Never>) {
+    private init(
+        userID: String,
+        servers: [URL],
+        messages: AsyncStream<SignalingMessage>,
+        connectionStates: AsyncStream<SignalingConnectionState>,
+        outbox: SignalingOutbox,
+        lifecycle: Task<Void, Never>
+    ) {
         self.userID = userID
         self.servers = servers
         self.messages = messages
@@ -63,8 +69,12 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     /// Connects to a signaling server (`ws://host:port/signaling`, or `wss://` over TLS) and
     /// authenticates with `token`: ``connect(to:token:timeout:reconnectFor:trust:)`` with one
     /// URL (and the default give-up time; pass `[url]` there for another).
-    public static func connect(to url: URL, token: String, timeout: Duration = .seconds(10),
-                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
+    public static func connect(
+        to url: URL,
+        token: String,
+        timeout: Duration = .seconds(10),
+        trust: TLSTrust = .system
+    ) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
         try await connect(to: [url], token: token, timeout: timeout, trust: trust)
     }
 
@@ -80,24 +90,44 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     /// - Throws: ``SignalingChannelError/transport(_:)`` when no server could be reached, passed
     ///   TLS verification, accepted the token (the server's reason is in the message) or
     ///   answered within `timeout`: the reason of each.
-    public static func connect(to servers: [URL], token: String, timeout: Duration = .seconds(10), reconnectFor: Duration = .seconds(60),
-                               trust: TLSTrust = .system) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
+    public static func connect(
+        to servers: [URL],
+        token: String,
+        timeout: Duration = .seconds(10),
+        reconnectFor: Duration = .seconds(60),
+        trust: TLSTrust = .system
+    ) async throws(SignalingChannelError) -> WebSocketSignalingChannel {
         guard !servers.isEmpty else { throw .transport("no signaling server URL given") }
         let (messages, deliver) = AsyncStream.makeStream(of: SignalingMessage.self, bufferingPolicy: .unbounded)
-        let (states, stateUpdates) = AsyncStream.makeStream(of: SignalingConnectionState.self,
-                                                            bufferingPolicy: .bufferingNewest(maxBufferedStates))
+        let (states, stateUpdates) = AsyncStream.makeStream(
+            of: SignalingConnectionState.self,
+            bufferingPolicy: .bufferingNewest(maxBufferedStates)
+        )
         let outbox = SignalingOutbox(limit: maxQueuedMessages)
         let login = Login(token: token, trust: trust, logger: SwiftRTCLogging.logger("signaling.client"))
         let first = OneShot<Result<String, SignalingChannelError>>()
         let lifecycle = Task {
-            let connections = Connections(servers: servers, login: login, timeout: timeout, reconnectFor: reconnectFor,
-                                          outbox: outbox, deliver: deliver, states: stateUpdates)
+            let connections = Connections(
+                servers: servers,
+                login: login,
+                timeout: timeout,
+                reconnectFor: reconnectFor,
+                outbox: outbox,
+                deliver: deliver,
+                states: stateUpdates
+            )
             await connections.run(first: first)
         }
         switch await first.value {
         case let .success(user):
-            return WebSocketSignalingChannel(userID: user, servers: servers, messages: messages, connectionStates: states,
-                                             outbox: outbox, lifecycle: lifecycle)
+            return WebSocketSignalingChannel(
+                userID: user,
+                servers: servers,
+                messages: messages,
+                connectionStates: states,
+                outbox: outbox,
+                lifecycle: lifecycle
+            )
         case let .failure(error):
             await lifecycle.value
             throw error

@@ -20,8 +20,13 @@ public protocol CallLogStore: Sendable {
     /// killed during the call leaves it in the log.
     /// - Throws: ``CallLogError/duplicateCall(_:)`` when a call with this id is already in
     ///   the log (ended or not): a call id is used once.
-    func callStarted(id: String, caller: String, callees: [String], conferenceType: ConferenceType,
-                     at started: Date) async throws(CallLogError)
+    func callStarted(
+        id: String,
+        caller: String,
+        callees: [String],
+        conferenceType: ConferenceType,
+        at started: Date
+    ) async throws(CallLogError)
 
     /// Records the first answer of a call in progress (a later answer, or a call already
     /// ended, changes nothing).
@@ -49,7 +54,13 @@ public protocol CallLogStore: Sendable {
     ///   - result: only calls that ended this way; nil: any.
     ///   - limit: at most this many (clamped to 1...``SignalingLimits/maxCallLogLimit``).
     ///   - offset: after skipping this many newer ones (clamped to 0...``SignalingLimits/maxCallLogOffset``).
-    func calls(of user: String, role: CallRole?, result: CallEndResult?, limit: Int, offset: Int) async throws(CallLogError) -> [CallRecord]
+    func calls(
+        of user: String,
+        role: CallRole?,
+        result: CallEndResult?,
+        limit: Int,
+        offset: Int
+    ) async throws(CallLogError) -> [CallRecord]
 
     /// The ended call with this id, if it is in the log (a call in progress is not yet: see
     /// ``openCallIDs()``).
@@ -61,8 +72,12 @@ public protocol CallLogStore: Sendable {
 
 extension CallLogStore {
     /// The calls `user` took part in, newest first (see ``calls(of:role:result:limit:offset:)``).
-    public func calls(of user: String, role: CallRole? = nil, result: CallEndResult? = nil,
-                      limit: Int = SignalingLimits.defaultCallLogLimit) async throws(CallLogError) -> [CallRecord] {
+    public func calls(
+        of user: String,
+        role: CallRole? = nil,
+        result: CallEndResult? = nil,
+        limit: Int = SignalingLimits.defaultCallLogLimit
+    ) async throws(CallLogError) -> [CallRecord] {
         try await calls(of: user, role: role, result: result, limit: limit, offset: 0)
     }
 }

@@ -26,12 +26,15 @@ final class LocalSignalingState: SignalingState {
     }
 
     func openSessions(of user: String) async throws -> [String] {
-        state.withLock { $0.sessions.values.filter { !$0.session.isEnded && $0.session.isMember(user) }.map(\.session.id).sorted() }
+        state.withLock {
+            $0.sessions.values.filter { !$0.session.isEnded && $0.session.isMember(user) }.map(\.session.id).sorted()
+        }
     }
 
     func unansweredSessions(startedBefore date: Date) async throws -> [String] {
         state.withLock { state in
-            state.sessions.values.filter { !$0.session.isEnded && !$0.session.answered && $0.session.started < date }.map(\.session.id)
+            state.sessions.values.filter { !$0.session.isEnded && !$0.session.answered && $0.session.started < date }
+                .map(\.session.id)
         }
     }
 

@@ -59,11 +59,17 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: some StringProtocol) throws(PasswordHashError) {
         let parts = text.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 4 else { throw .malformed("expected \(Self.scheme)$ITERATIONS$SALT$KEY") }
-        guard parts[0] == Self.scheme else { throw .malformed("unknown scheme '\(parts[0])' (expected \(Self.scheme))") }
-        guard let iterations = Int(parts[1]), iterations > 0, iterations <= Self.maximumIterations else {
-            throw .malformed("iterations '\(parts[1])' must be a number from \(Self.minimumIterations) to \(Self.maximumIterations)")
+        guard parts[0] == Self.scheme else {
+            throw .malformed("unknown scheme '\(parts[0])' (expected \(Self.scheme))")
         }
-        guard iterations >= Self.minimumIterations else { throw .tooFewIterations(iterations, minimum: Self.minimumIterations) }
+        guard let iterations = Int(parts[1]), iterations > 0, iterations <= Self.maximumIterations else {
+            throw .malformed(
+                "iterations '\(parts[1])' must be a number from \(Self.minimumIterations) to \(Self.maximumIterations)"
+            )
+        }
+        guard iterations >= Self.minimumIterations else {
+            throw .tooFewIterations(iterations, minimum: Self.minimumIterations)
+        }
         guard let salt = Data(base64Encoded: String(parts[2])), salt.count >= Self.minimumSaltBytes else {
             throw .malformed("the salt must be base64 of at least \(Self.minimumSaltBytes) bytes")
         }
@@ -93,8 +99,15 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     /// PBKDF2-HMAC-SHA256 of swift-crypto (BoringSSL); nil when it refuses the parameters
     /// (fewer than its own floor of 210 000 iterations, which parsing already rules out).
     static func derive(password: String, salt: [UInt8], iterations: Int) -> [UInt8]? {
-        guard let key = try? KDF.Insecure.PBKDF2.deriveKey(from: Array(password.utf8), salt: salt, using: .sha256,
-                                                           outputByteCount: keyBytes, rounds: iterations) else { return nil }
+        guard
+            let key = try? KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(password.utf8),
+                salt: salt,
+                using: .sha256,
+                outputByteCount: keyBytes,
+                rounds: iterations
+            )
+        else { return nil }
         return key.withUnsafeBytes { Array($0) }
     }
 

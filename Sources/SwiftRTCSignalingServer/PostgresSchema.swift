@@ -41,13 +41,17 @@ enum PostgresSchema {
             CREATE TABLE signaling_payload (id bigserial PRIMARY KEY, body text NOT NULL, created timestamptz NOT NULL DEFAULT now())
             """,
             #"CREATE TABLE signaling_credential (kind text NOT NULL, "user" text NOT NULL, secret text NOT NULL)"#,
-        ],
+        ]
     ]
 
     /// Runs `body` in a transaction; an error `body` throws comes out as itself (postgres-nio
     /// wraps it in a `PostgresTransactionError`).
-    static func transaction<R: Sendable>(_ client: PostgresClient, logger: Logger, isolation: isolated (any Actor)? = #isolation,
-                                         _ body: (PostgresConnection) async throws -> sending R) async throws -> sending R {
+    static func transaction<R: Sendable>(
+        _ client: PostgresClient,
+        logger: Logger,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending R
+    ) async throws -> sending R {
         do {
             return try await client.withTransaction(logger: logger, isolation: isolation, body)
         } catch let error as PostgresTransactionError {
@@ -60,9 +64,14 @@ enum PostgresSchema {
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-            try await connection.query("CREATE TABLE IF NOT EXISTS signaling_schema (version integer NOT NULL)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS signaling_schema (version integer NOT NULL)",
+                logger: logger
+            )
             var current = 0
-            for try await version in try await connection.query("SELECT version FROM signaling_schema", logger: logger).decode(Int.self) {
+            for try await version in try await connection.query("SELECT version FROM signaling_schema", logger: logger)
+                .decode(Int.self)
+            {
                 current = version
             }
             guard current < versions.count else { return }

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 import SwiftRTCCore
+import Synchronization
 
 /// ``SignalingState`` in PostgreSQL, shared by every server instance on the database.
 ///
@@ -50,8 +50,10 @@ final class PostgresSignalingState: SignalingState {
     func withSession<R: Sendable>(_ id: String, _ body: @Sendable (inout SessionState?) -> R) async throws -> R {
         try await PostgresSchema.transaction(client, logger: logger) { [logger] connection in
             var before: SessionState?
-            for try await text in try await connection.query("SELECT state FROM signaling_session WHERE id = \(id) FOR UPDATE",
-                                                             logger: logger).decode(String.self) {
+            for try await text in try await connection.query(
+                "SELECT state FROM signaling_session WHERE id = \(id) FOR UPDATE",
+                logger: logger
+            ).decode(String.self) {
                 before = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
             }
             var after = before
@@ -65,31 +67,44 @@ final class PostgresSignalingState: SignalingState {
             let session = after.session
             if before == nil {
                 var inserted = false
-                for try await _ in try await connection.query("""
+                for try await _ in try await connection.query(
+                    """
                     INSERT INTO signaling_session (id, initiator, participants, started, answered, ended, state)
                     VALUES (\(id), \(session.initiator), \(session.participants), \(session.started), \(session.answered), \(session.ended), \(text))
                     ON CONFLICT (id) DO NOTHING RETURNING id
-                    """, logger: logger) { inserted = true }
+                    """,
+                    logger: logger
+                ) { inserted = true }
                 guard inserted else { throw SignalingStateError.sessionTaken(id) }
             } else {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE signaling_session SET answered = \(session.answered), ended = \(session.ended), state = \(text) WHERE id = \(id)
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
             }
             return result
         }
     }
 
     func openCalls(initiatedBy user: String) async throws -> Int {
-        try await single(Int.self, "SELECT count(*) FROM signaling_session WHERE initiator = \(user) AND ended IS NULL") ?? 0
+        try await single(Int.self, "SELECT count(*) FROM signaling_session WHERE initiator = \(user) AND ended IS NULL")
+            ?? 0
     }
 
     func openSessions(of user: String) async throws -> [String] {
-        try await all(String.self, "SELECT id FROM signaling_session WHERE participants @> \([user]) AND ended IS NULL ORDER BY id")
+        try await all(
+            String.self,
+            "SELECT id FROM signaling_session WHERE participants @> \([user]) AND ended IS NULL ORDER BY id"
+        )
     }
 
     func unansweredSessions(startedBefore date: Date) async throws -> [String] {
-        try await all(String.self, "SELECT id FROM signaling_session WHERE ended IS NULL AND NOT answered AND started < \(date)")
+        try await all(
+            String.self,
+            "SELECT id FROM signaling_session WHERE ended IS NULL AND NOT answered AND started < \(date)"
+        )
     }
 
     func forgetSessions(endedBefore date: Date) async throws {
@@ -100,12 +115,15 @@ final class PostgresSignalingState: SignalingState {
 
     func claim(_ user: String, connection: Int) async throws -> UserPresence? {
         // One statement: the row as it was (the snapshot before the upsert), then as it is.
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             WITH previous AS (SELECT instance, connection FROM signaling_presence WHERE "user" = \(user))
             INSERT INTO signaling_presence ("user", instance, connection, away_since) VALUES (\(user), \(instanceID), \(connection), NULL)
             ON CONFLICT ("user") DO UPDATE SET instance = excluded.instance, connection = excluded.connection, away_since = NULL
             RETURNING (SELECT instance FROM previous), (SELECT connection FROM previous)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (instance, previous) in rows.decode((String?, Int?).self) {
             guard let instance, let previous, instance != instanceID else { return nil }
             return UserPresence(instance: instance, connection: previous)
@@ -114,16 +132,22 @@ final class PostgresSignalingState: SignalingState {
     }
 
     func release(_ user: String, connection: Int) async throws {
-        try await client.query("""
+        try await client.query(
+            """
             UPDATE signaling_presence SET instance = NULL, connection = NULL, away_since = now()
             WHERE "user" = \(user) AND instance = \(instanceID) AND connection = \(connection)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     func locate(_ user: String) async throws -> UserPresence? {
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT instance, connection FROM signaling_presence WHERE "user" = \(user) AND instance IS NOT NULL
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (instance, connection) in rows.decode((String, Int).self) where instance != instanceID {
             return UserPresence(instance: instance, connection: connection)
         }
@@ -132,30 +156,42 @@ final class PostgresSignalingState: SignalingState {
 
     func expireAway(before date: Date) async throws -> [(user: String, since: Date)] {
         // The users of instances gone silent are away since their last heartbeat.
-        try await client.query("""
+        try await client.query(
+            """
             UPDATE signaling_presence p SET instance = NULL, connection = NULL,
                 away_since = coalesce((SELECT heartbeat FROM signaling_instance i WHERE i.id = p.instance), now())
             WHERE p.instance IS NOT NULL AND p.instance <> \(instanceID) AND NOT EXISTS (
                 SELECT 1 FROM signaling_instance i WHERE i.id = p.instance
                 AND i.heartbeat > now() - make_interval(secs => \(Self.deadAfter.seconds)))
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var expired: [(user: String, since: Date)] = []
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             DELETE FROM signaling_presence WHERE instance IS NULL AND away_since < \(date) RETURNING "user", away_since
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (user, since) in rows.decode((String, Date).self) { expired.append((user, since)) }
         return expired.sorted { $0.since < $1.since }
     }
 
     func stillAway(_ users: [String]) async throws -> [String] {
-        try await all(String.self, #"SELECT "user" FROM signaling_presence WHERE "user" = ANY(\#(users)) AND instance IS NULL"#)
+        try await all(
+            String.self,
+            #"SELECT "user" FROM signaling_presence WHERE "user" = ANY(\#(users)) AND instance IS NULL"#
+        )
     }
 
     func takeAway(_ users: [String]) async throws -> [(user: String, since: Date)] {
         var taken: [(user: String, since: Date)] = []
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             DELETE FROM signaling_presence WHERE "user" = ANY(\(users)) AND instance IS NULL RETURNING "user", away_since
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (user, since) in rows.decode((String, Date).self) { taken.append((user, since)) }
         return taken
     }
@@ -193,7 +229,7 @@ final class PostgresSignalingState: SignalingState {
                     try? await Task.sleep(for: Self.heartbeatInterval)
                     do {
                         try await self.heartbeat()
-                    } catch where !Task.isCancelled {
+                    } catch  where !Task.isCancelled {
                         self.errorLogger.error("signaling: heartbeat: \(String(reflecting: error))")
                     } catch {}
                 }
@@ -210,15 +246,24 @@ final class PostgresSignalingState: SignalingState {
     }
 
     private func heartbeat() async throws {
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO signaling_instance (id) VALUES (\(instanceID)) ON CONFLICT (id) DO UPDATE SET heartbeat = now()
-            """, logger: logger)
-        try await client.query("""
+            """,
+            logger: logger
+        )
+        try await client.query(
+            """
             DELETE FROM signaling_payload WHERE created < now() - make_interval(secs => \(Self.payloadRetention.seconds))
-            """, logger: logger)
-        try await client.query("""
+            """,
+            logger: logger
+        )
+        try await client.query(
+            """
             DELETE FROM signaling_instance WHERE heartbeat < now() - make_interval(secs => \(Self.payloadRetention.seconds))
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     /// Sends the queued notifications, a batch per statement, each statement after the last
@@ -248,7 +293,10 @@ final class PostgresSignalingState: SignalingState {
             let channels = small.map(\.channel)
             let payloads = small.map(\.payload)
             small.removeAll()
-            try await client.query("SELECT pg_notify(c, p) FROM unnest(\(channels)::text[], \(payloads)::text[]) AS t(c, p)", logger: logger)
+            try await client.query(
+                "SELECT pg_notify(c, p) FROM unnest(\(channels)::text[], \(payloads)::text[]) AS t(c, p)",
+                logger: logger
+            )
         }
         for item in batch {
             guard item.payload.utf8.count > Self.maxNotifyBytes else {
@@ -260,10 +308,13 @@ final class PostgresSignalingState: SignalingState {
             let newline = item.payload.firstIndex(of: "\n") ?? item.payload.endIndex
             let user = item.payload[item.payload.index(item.payload.startIndex, offsetBy: 2)..<newline]
             let body = String(item.payload[newline...].dropFirst())
-            try await client.query("""
+            try await client.query(
+                """
                 WITH stored AS (INSERT INTO signaling_payload (body) VALUES (\(body)) RETURNING id)
                 SELECT pg_notify(\(item.channel), 'p ' || id || ' ' || \(String(user))) FROM stored
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         }
         try await flush()
     }
@@ -301,8 +352,10 @@ final class PostgresSignalingState: SignalingState {
         case "p ":
             let parts = rest.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, let id = Int(parts[0]) else { return nil }
-            for try await body in try await connection.query("DELETE FROM signaling_payload WHERE id = \(id) RETURNING body",
-                                                             logger: logger).decode(String.self) {
+            for try await body in try await connection.query(
+                "DELETE FROM signaling_payload WHERE id = \(id) RETURNING body",
+                logger: logger
+            ).decode(String.self) {
                 return .message(to: String(parts[1]), text: body)
             }
             return nil
@@ -322,13 +375,18 @@ final class PostgresSignalingState: SignalingState {
     func storeCredentials(_ entries: [SignalingCredentials.Entry]) async throws {
         try await PostgresSchema.transaction(client, logger: logger) { [logger] connection in
             try await connection.query("DELETE FROM signaling_credential", logger: logger)
-            for batch in stride(from: 0, to: entries.count, by: 1000).map({ Array(entries[$0..<min($0 + 1000, entries.count)]) }) {
+            for batch in stride(from: 0, to: entries.count, by: 1000).map({
+                Array(entries[$0..<min($0 + 1000, entries.count)])
+            }) {
                 let kinds = batch.map(\.kind.rawValue)
                 let users = batch.map(\.user)
                 let secrets = batch.map(\.secret)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO signaling_credential (kind, "user", secret) SELECT * FROM unnest(\(kinds)::text[], \(users)::text[], \(secrets)::text[])
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
             }
         }
         // Every running instance reloads them.

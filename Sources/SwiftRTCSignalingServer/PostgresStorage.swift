@@ -36,7 +36,10 @@ public final class PostgresStorage: Sendable {
     /// - Throws: ``PostgresStorageError/invalidURL(_:)`` with what is wrong.
     public init(url: String) throws(PostgresStorageError) {
         let (configuration, display) = try Self.configuration(parsing: url)
-        client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "swiftrtc.postgres") { _ in SwiftLogNoOpLogHandler() })
+        client = PostgresClient(
+            configuration: configuration,
+            backgroundLogger: Logger(label: "swiftrtc.postgres") { _ in SwiftLogNoOpLogHandler() }
+        )
         let client = self.client
         running = Task { await client.run() }
         displayURL = display
@@ -86,23 +89,39 @@ public final class PostgresStorage: Sendable {
     }
 
     /// The configuration of a `postgres://` URL, and the URL without its password.
-    static func configuration(parsing text: String) throws(PostgresStorageError) -> (PostgresClient.Configuration, String) {
-        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "") else {
+    static func configuration(
+        parsing text: String
+    ) throws(PostgresStorageError) -> (PostgresClient.Configuration, String) {
+        guard let components = URLComponents(string: text),
+            ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "")
+        else {
             throw .invalidURL("'\(text.prefix(200))' is not a postgres:// URL")
         }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { _, last in last }
+        )
         guard let user = components.user.map({ $0.removingPercentEncoding ?? $0 }), !user.isEmpty else {
             throw .invalidURL("the URL names no user (postgres://USER@HOST/DATABASE)")
         }
         let password = components.password.map { $0.removingPercentEncoding ?? $0 }
         let database = String(components.path.drop(while: { $0 == "/" }))
-        guard !database.isEmpty, !database.contains("/") else { throw .invalidURL("the URL names no database (postgres://USER@HOST/DATABASE)") }
+        guard !database.isEmpty, !database.contains("/") else {
+            throw .invalidURL("the URL names no database (postgres://USER@HOST/DATABASE)")
+        }
         let portText = components.port.map(String.init) ?? query["port"] ?? "5432"
-        guard let port = Int(portText), (1...65535).contains(port) else { throw .invalidURL("port \(portText) is not a TCP port") }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw .invalidURL("port \(portText) is not a TCP port")
+        }
         var configuration: PostgresClient.Configuration
         var display = "postgres://\(user)@"
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
-            configuration = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            configuration = .init(
+                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)",
+                username: user,
+                password: password,
+                database: database
+            )
             display += "/\(database)?host=\(socketFolder)"
         } else {
             guard let host = components.host, !host.isEmpty else { throw .invalidURL("the URL names no host") }
@@ -114,7 +133,14 @@ public final class PostgresStorage: Sendable {
             case "require", "verify-full": tls = .require(.makeClientConfiguration())
             case let other: throw .invalidURL("sslmode=\(other): use disable, prefer or require")
             }
-            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+            configuration = .init(
+                host: host,
+                port: port,
+                username: user,
+                password: password,
+                database: database,
+                tls: tls
+            )
             display += "\(host):\(port)/\(database)"
         }
         configuration.options.maximumConnections = 16

@@ -94,10 +94,12 @@ public final class SQLiteCallLog: CallLogStore {
                 table.column("result", .text)
                 table.column("customItems", .text).notNull()
             }
-            try db.execute(sql: """
-                INSERT INTO callV2 (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
-                SELECT id, caller, conferenceType, started, answered, ended, ended, duration, result, customItems FROM call
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO callV2 (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
+                    SELECT id, caller, conferenceType, started, answered, ended, ended, duration, result, customItems FROM call
+                    """
+            )
             try db.drop(table: "call")
             try db.rename(table: "callV2", to: "call")
             try db.create(index: "call_on_ended", on: "call", columns: ["ended"])
@@ -109,17 +111,26 @@ public final class SQLiteCallLog: CallLogStore {
     /// killed during the call leaves it in the log.
     /// - Throws: ``CallLogError/duplicateCall(_:)`` when a call with this id is already in
     ///   the log (ended or not): a call id is used once.
-    public func callStarted(id: String, caller: String, callees: [String], conferenceType: ConferenceType,
-                            at started: Date) async throws(CallLogError) {
+    public func callStarted(
+        id: String,
+        caller: String,
+        callees: [String],
+        conferenceType: ConferenceType,
+        at started: Date
+    ) async throws(CallLogError) {
         do {
             try await database.write { db in
                 guard try !Self.exists(id, db) else { throw CallLogError.duplicateCall(id) }
                 try db.execute(
                     sql: """
-                    INSERT INTO call (id, caller, conferenceType, started, updated, customItems)
-                    VALUES (?, ?, ?, ?, ?, '{}')
-                    """,
-                    arguments: [id, caller, conferenceType.rawValue, started.timeIntervalSince1970, started.timeIntervalSince1970])
+                        INSERT INTO call (id, caller, conferenceType, started, updated, customItems)
+                        VALUES (?, ?, ?, ?, ?, '{}')
+                        """,
+                    arguments: [
+                        id, caller, conferenceType.rawValue, started.timeIntervalSince1970,
+                        started.timeIntervalSince1970,
+                    ]
+                )
                 try Self.insertParticipants(id, caller: caller, callees: callees, db)
             }
         } catch let error as CallLogError {
@@ -134,8 +145,10 @@ public final class SQLiteCallLog: CallLogStore {
     public func callAnswered(id: String, at answered: Date) async throws(CallLogError) {
         do {
             try await database.write { db in
-                try db.execute(sql: "UPDATE call SET answered = coalesce(answered, ?), updated = ? WHERE id = ? AND ended IS NULL",
-                               arguments: [answered.timeIntervalSince1970, answered.timeIntervalSince1970, id])
+                try db.execute(
+                    sql: "UPDATE call SET answered = coalesce(answered, ?), updated = ? WHERE id = ? AND ended IS NULL",
+                    arguments: [answered.timeIntervalSince1970, answered.timeIntervalSince1970, id]
+                )
             }
         } catch {
             throw .failed("storing the answer of call \(id): \(error)")
@@ -150,26 +163,37 @@ public final class SQLiteCallLog: CallLogStore {
         do {
             try await database.write { db in
                 let items = String(decoding: try JSONEncoder().encode(record.customItems), as: UTF8.self)
-                if let existing = try Row.fetchOne(db, sql: "SELECT ended FROM call WHERE id = ?", arguments: [record.callId]) {
+                if let existing = try Row.fetchOne(
+                    db,
+                    sql: "SELECT ended FROM call WHERE id = ?",
+                    arguments: [record.callId]
+                ) {
                     guard (existing["ended"] as Double?) == nil else { throw CallLogError.duplicateCall(record.callId) }
                     // The row of the call's start: the end completes it (the participants are in).
                     try db.execute(
                         sql: """
-                        UPDATE call SET answered = ?, updated = ?, ended = ?, duration = ?, result = ?, customItems = ?
-                        WHERE id = ? AND ended IS NULL
-                        """,
-                        arguments: [record.answered?.timeIntervalSince1970, record.ended.timeIntervalSince1970,
-                                    record.ended.timeIntervalSince1970, record.duration, record.result.rawValue, items, record.callId])
+                            UPDATE call SET answered = ?, updated = ?, ended = ?, duration = ?, result = ?, customItems = ?
+                            WHERE id = ? AND ended IS NULL
+                            """,
+                        arguments: [
+                            record.answered?.timeIntervalSince1970, record.ended.timeIntervalSince1970,
+                            record.ended.timeIntervalSince1970, record.duration, record.result.rawValue, items,
+                            record.callId,
+                        ]
+                    )
                 } else {
                     try db.execute(
                         sql: """
-                        INSERT INTO call (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        arguments: [record.callId, record.caller, record.conferenceType.rawValue,
-                                    record.started.timeIntervalSince1970, record.answered?.timeIntervalSince1970,
-                                    record.ended.timeIntervalSince1970, record.ended.timeIntervalSince1970,
-                                    record.duration, record.result.rawValue, items])
+                            INSERT INTO call (id, caller, conferenceType, started, answered, updated, ended, duration, result, customItems)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            record.callId, record.caller, record.conferenceType.rawValue,
+                            record.started.timeIntervalSince1970, record.answered?.timeIntervalSince1970,
+                            record.ended.timeIntervalSince1970, record.ended.timeIntervalSince1970,
+                            record.duration, record.result.rawValue, items,
+                        ]
+                    )
                     try Self.insertParticipants(record.callId, caller: record.caller, callees: record.callees, db)
                 }
             }
@@ -188,11 +212,14 @@ public final class SQLiteCallLog: CallLogStore {
     public func closeInterruptedCalls() async throws(CallLogError) -> Int {
         do {
             return try await database.write { db in
-                try db.execute(sql: """
-                    UPDATE call SET ended = updated, result = ?,
-                        duration = CASE WHEN answered IS NULL THEN 0 ELSE max(0, updated - answered) END
-                    WHERE ended IS NULL
-                    """, arguments: [CallEndResult.connectionLost.rawValue])
+                try db.execute(
+                    sql: """
+                        UPDATE call SET ended = updated, result = ?,
+                            duration = CASE WHEN answered IS NULL THEN 0 ELSE max(0, updated - answered) END
+                        WHERE ended IS NULL
+                        """,
+                    arguments: [CallEndResult.connectionLost.rawValue]
+                )
                 return db.changesCount
             }
         } catch {
@@ -217,11 +244,15 @@ public final class SQLiteCallLog: CallLogStore {
     }
 
     private static func insertParticipants(_ id: String, caller: String, callees: [String], _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'caller', 0)",
-                       arguments: [id, caller])
+        try db.execute(
+            sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'caller', 0)",
+            arguments: [id, caller]
+        )
         for (position, callee) in callees.enumerated() where callee != caller {
-            try db.execute(sql: "INSERT OR IGNORE INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'callee', ?)",
-                           arguments: [id, callee, position + 1])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO callParticipant (callId, user, role, position) VALUES (?, ?, 'callee', ?)",
+                arguments: [id, callee, position + 1]
+            )
         }
     }
 
@@ -231,8 +262,13 @@ public final class SQLiteCallLog: CallLogStore {
     ///   - result: only calls that ended this way; nil: any.
     ///   - limit: at most this many (clamped to 1...``SignalingLimits/maxCallLogLimit``).
     ///   - offset: after skipping this many newer ones (clamped to 0...``SignalingLimits/maxCallLogOffset``).
-    public func calls(of user: String, role: CallRole?, result: CallEndResult?, limit: Int,
-                      offset: Int) async throws(CallLogError) -> [CallRecord] {
+    public func calls(
+        of user: String,
+        role: CallRole?,
+        result: CallEndResult?,
+        limit: Int,
+        offset: Int
+    ) async throws(CallLogError) -> [CallRecord] {
         let limit = min(max(limit, 1), SignalingLimits.maxCallLogLimit)
         let offset = min(max(offset, 0), SignalingLimits.maxCallLogOffset)
         do {
@@ -248,11 +284,15 @@ public final class SQLiteCallLog: CallLogStore {
                     _ = arguments.append(contentsOf: [result.rawValue])
                 }
                 _ = arguments.append(contentsOf: [limit, offset])
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT c.* FROM call c JOIN callParticipant p ON p.callId = c.id
-                    WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY c.ended DESC, c.rowid DESC LIMIT ? OFFSET ?
-                    """, arguments: arguments)
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.* FROM call c JOIN callParticipant p ON p.callId = c.id
+                        WHERE \(conditions.joined(separator: " AND "))
+                        ORDER BY c.ended DESC, c.rowid DESC LIMIT ? OFFSET ?
+                        """,
+                    arguments: arguments
+                )
                 return try rows.map { row in try Self.record(from: row, db: db) }
             }
         } catch let error as CallLogError {
@@ -280,7 +320,9 @@ public final class SQLiteCallLog: CallLogStore {
     /// How many ended calls the log holds.
     public func count() async throws(CallLogError) -> Int {
         do {
-            return try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM call WHERE ended IS NOT NULL") ?? 0 }
+            return try await database.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM call WHERE ended IS NOT NULL") ?? 0
+            }
         } catch {
             throw .failed("counting calls: \(error)")
         }
@@ -288,19 +330,32 @@ public final class SQLiteCallLog: CallLogStore {
 
     private static func record(from row: Row, db: Database) throws -> CallRecord {
         let id: String = row["id"]
-        let callees = try String.fetchAll(db, sql: "SELECT user FROM callParticipant WHERE callId = ? AND role = 'callee' ORDER BY position",
-                                          arguments: [id])
+        let callees = try String.fetchAll(
+            db,
+            sql: "SELECT user FROM callParticipant WHERE callId = ? AND role = 'callee' ORDER BY position",
+            arguments: [id]
+        )
         let typeText: String = row["conferenceType"]
         let resultText: String = row["result"] ?? ""
-        guard let conferenceType = ConferenceType(rawValue: typeText), let result = CallEndResult(rawValue: resultText) else {
-            throw CallLogError.failed("call \(id) has an unknown conference type '\(typeText)' or result '\(resultText)'")
+        guard let conferenceType = ConferenceType(rawValue: typeText), let result = CallEndResult(rawValue: resultText)
+        else {
+            throw CallLogError.failed(
+                "call \(id) has an unknown conference type '\(typeText)' or result '\(resultText)'"
+            )
         }
         let itemsText: String = row["customItems"]
         let items = (try? JSONDecoder().decode([String: String].self, from: Data(itemsText.utf8))) ?? [:]
         let answered: Double? = row["answered"]
-        return CallRecord(callId: id, caller: row["caller"], callees: callees, conferenceType: conferenceType,
-                          started: Date(timeIntervalSince1970: row["started"]),
-                          answered: answered.map(Date.init(timeIntervalSince1970:)),
-                          ended: Date(timeIntervalSince1970: row["ended"] ?? 0), result: result, customItems: items)
+        return CallRecord(
+            callId: id,
+            caller: row["caller"],
+            callees: callees,
+            conferenceType: conferenceType,
+            started: Date(timeIntervalSince1970: row["started"]),
+            answered: answered.map(Date.init(timeIntervalSince1970:)),
+            ended: Date(timeIntervalSince1970: row["ended"] ?? 0),
+            result: result,
+            customItems: items
+        )
     }
 }

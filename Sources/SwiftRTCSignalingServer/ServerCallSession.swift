@@ -102,7 +102,9 @@ struct ServerCallSession: Sendable, Hashable, Codable {
         items.merge(change.updated) { _, new in new }
         for key in change.deleted { items[key] = nil }
         let bytes = items.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-        guard items.count <= SignalingLimits.maxDictionaryEntries, bytes <= Self.maxCustomItemsBytes else { return false }
+        guard items.count <= SignalingLimits.maxDictionaryEntries, bytes <= Self.maxCustomItemsBytes else {
+            return false
+        }
         customItems = items
         return true
     }

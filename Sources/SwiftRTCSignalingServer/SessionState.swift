@@ -26,11 +26,20 @@ struct SessionState: Sendable, Hashable, Codable {
 
     /// A `call` from `user` on session `id` (nil: no such session yet). `openCalls`: the calls
     /// `user` already has open as initiator, checked against `maxOpenCalls` for a new session.
-    static func call(_ message: SignalingMessage, _ call: SignalingBody.Call, from user: String, into state: inout SessionState?,
-                     openCalls: Int, maxOpenCalls: Int, at now: Date) -> Outcome {
+    static func call(
+        _ message: SignalingMessage,
+        _ call: SignalingBody.Call,
+        from user: String,
+        into state: inout SessionState?,
+        openCalls: Int,
+        maxOpenCalls: Int,
+        at now: Date
+    ) -> Outcome {
         guard let sessionID = message.session else { return .refused(.malformed, "a call needs a session id") }
         if let existing = state?.session {
-            guard existing.initiator == user else { return .refused(.conflict, "session \(sessionID) belongs to another call") }
+            guard existing.initiator == user else {
+                return .refused(.conflict, "session \(sessionID) belongs to another call")
+            }
             guard existing.opponents == call.opponents else {
                 return .refused(.conflict, "the opponents of session \(sessionID) cannot change")
             }
@@ -39,9 +48,15 @@ struct SessionState: Sendable, Hashable, Codable {
             return .routed(record: nil, firstAnswer: nil)
         }
         guard openCalls < maxOpenCalls else {
-            return .refused(.conflict, "\(openCalls) calls of yours are still open (at most \(maxOpenCalls))", limit: .callsOverOpenLimit)
+            return .refused(
+                .conflict,
+                "\(openCalls) calls of yours are still open (at most \(maxOpenCalls))",
+                limit: .callsOverOpenLimit
+            )
         }
-        var created = SessionState(session: ServerCallSession(id: sessionID, initiator: user, opponents: call.opponents, started: now))
+        var created = SessionState(
+            session: ServerCallSession(id: sessionID, initiator: user, opponents: call.opponents, started: now)
+        )
         _ = created.log.observe(message, at: now)
         state = created
         return .created
@@ -57,23 +72,33 @@ struct SessionState: Sendable, Hashable, Codable {
         }
         switch message.body {
         case .accept:
-            guard user != session.initiator else { return .refused(.forbidden, "the initiator does not accept its own call") }
+            guard user != session.initiator else {
+                return .refused(.forbidden, "the initiator does not accept its own call")
+            }
             guard !session.isEnded else { return .refused(.conflict, "session \(sessionID) has ended") }
             session.accept(by: user)
         case .reject:
             guard session.states[user] == .pending else {
-                return .refused(.forbidden, user == session.initiator
-                    ? "the initiator hangs up, it does not reject" : "only a pending call can be rejected; hang up instead")
+                return .refused(
+                    .forbidden,
+                    user == session.initiator
+                        ? "the initiator hangs up, it does not reject"
+                        : "only a pending call can be rejected; hang up instead"
+                )
             }
             session.reject(by: user)
         case let .hangUp(hangUp):
             session.hangUp(by: user, to: message.to, result: hangUp.result)
         case let .customItems(change):
             guard session.applyCustomItems(change) else {
-                return .refused(.tooLarge, "custom items over the limit (\(SignalingLimits.maxDictionaryEntries) entries, "
-                    + "\(ServerCallSession.maxCustomItemsBytes) bytes)")
+                return .refused(
+                    .tooLarge,
+                    "custom items over the limit (\(SignalingLimits.maxDictionaryEntries) entries, "
+                        + "\(ServerCallSession.maxCustomItemsBytes) bytes)"
+                )
             }
-        case .offer, .answer, .candidate, .mediaSettings, .recording, .call, .hello, .welcome, .callLogQuery, .callLog, .error:
+        case .offer, .answer, .candidate, .mediaSettings, .recording, .call, .hello, .welcome, .callLogQuery, .callLog,
+            .error:
             break
         }
         let record = observe(message, at: now)

@@ -11,8 +11,10 @@ struct SignalingConnection: Sendable {
     let configuration: SignalingServer.Configuration
 
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, clientAddress: String) async {
-        let (queue, continuation) = AsyncStream.makeStream(of: SignalingHub.Outbound.self,
-                                                           bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit))
+        let (queue, continuation) = AsyncStream.makeStream(
+            of: SignalingHub.Outbound.self,
+            bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit)
+        )
         let id: Int
         switch await hub.open(outbound: continuation, address: clientAddress) {
         case let .opened(opened):
@@ -23,7 +25,9 @@ struct SignalingConnection: Sendable {
             // upgrade's 101 response too closely can be lost by a client still switching
             // protocols (HummingbirdWSClient loses it, and then waits for its timeout).
             let replyTo = await Self.firstMessageID(of: inbound, within: Self.refusalWait)
-            let refusal = SignalingMessage(body: .error(.init(code: .tooManyMessages, reason: reason, replyTo: replyTo)))
+            let refusal = SignalingMessage(
+                body: .error(.init(code: .tooManyMessages, reason: reason, replyTo: replyTo))
+            )
             try? await outbound.writeTextMessage(String(decoding: refusal.jsonData(), as: UTF8.self))
             try? await outbound.close(.policyViolation, reason: "connection limit")
             return
@@ -84,7 +88,12 @@ struct SignalingConnection: Sendable {
                 inMessage = true
             case .continuation:
                 guard inMessage else {
-                    await hub.refuse(connection: id, code: .malformed, reason: "a continuation frame without a message to continue", replyTo: nil)
+                    await hub.refuse(
+                        connection: id,
+                        code: .malformed,
+                        reason: "a continuation frame without a message to continue",
+                        replyTo: nil
+                    )
                     continue
                 }
             }
@@ -99,18 +108,38 @@ struct SignalingConnection: Sendable {
             guard frame.fin else { continue }
             inMessage = false
             guard limiter.allow() else {
-                hub.limits.hit(.messagesOverRateLimit, "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second")
-                await hub.refuse(connection: id, code: .tooManyMessages,
-                                 reason: "more than \(Int(configuration.messagesPerSecond)) messages per second", replyTo: nil)
+                hub.limits.hit(
+                    .messagesOverRateLimit,
+                    "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second"
+                )
+                await hub.refuse(
+                    connection: id,
+                    code: .tooManyMessages,
+                    reason: "more than \(Int(configuration.messagesPerSecond)) messages per second",
+                    replyTo: nil
+                )
                 continue
             }
             if oversized > 0 {
-                hub.limits.hit(.messagesTooLarge, "a message of \(oversized) bytes from connection \(id), at most \(limit)")
-                await hub.refuse(connection: id, code: .tooLarge, reason: "message of \(oversized) bytes, at most \(limit)", replyTo: nil)
+                hub.limits.hit(
+                    .messagesTooLarge,
+                    "a message of \(oversized) bytes from connection \(id), at most \(limit)"
+                )
+                await hub.refuse(
+                    connection: id,
+                    code: .tooLarge,
+                    reason: "message of \(oversized) bytes, at most \(limit)",
+                    replyTo: nil
+                )
                 continue
             }
             guard isText else {
-                await hub.refuse(connection: id, code: .malformed, reason: "binary message: send the JSON as a text message", replyTo: nil)
+                await hub.refuse(
+                    connection: id,
+                    code: .malformed,
+                    reason: "binary message: send the JSON as a text message",
+                    replyTo: nil
+                )
                 continue
             }
             let data = Data(message.readableBytesView)
@@ -118,7 +147,12 @@ struct SignalingConnection: Sendable {
             do throws(SignalingProtocolError) {
                 parsed = try SignalingMessage(json: data)
             } catch {
-                await hub.refuse(connection: id, code: error.code, reason: error.description, replyTo: Self.messageID(in: data))
+                await hub.refuse(
+                    connection: id,
+                    code: error.code,
+                    reason: error.description,
+                    replyTo: Self.messageID(in: data)
+                )
                 continue
             }
             if case let .hello(hello) = parsed.body {
@@ -175,7 +209,8 @@ struct SignalingConnection: Sendable {
     /// The `id` of a message that failed to parse, when it has a readable one (for `replyTo`).
     static func messageID(in data: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let id = object["id"] as? String, id.utf8.count <= 128 else { return nil }
+            let id = object["id"] as? String, id.utf8.count <= 128
+        else { return nil }
         return id
     }
 }

@@ -17,9 +17,11 @@ import Foundation
 public struct SignalingCredentials: Sendable {
     /// Allowed characters of a user id: letters, digits and `. _ - @`, 1 to 64 of them.
     public static func isValidUserID(_ id: some StringProtocol) -> Bool {
-        (1...64).contains(id.utf8.count) && id.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-@".unicodeScalars.contains(scalar))
-        }
+        (1...64).contains(id.utf8.count)
+            && id.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-@".unicodeScalars.contains(scalar))
+            }
     }
 
     /// The shortest token accepted: shorter ones are too easy to guess.
@@ -41,9 +43,19 @@ public struct SignalingCredentials: Sendable {
     public static func tokens(_ tokens: [String: String]) throws(SignalingCredentialsError) -> SignalingCredentials {
         var digests: [Data: String] = [:]
         for (token, user) in tokens.sorted(by: { $0.value < $1.value }) {
-            guard isValidUserID(user) else { throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)") }
+            guard isValidUserID(user) else {
+                throw .invalidEntry(
+                    file: nil,
+                    line: nil,
+                    "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)"
+                )
+            }
             guard token.count >= minimumTokenLength, !token.contains(where: \.isWhitespace) else {
-                throw .invalidEntry(file: nil, line: nil, "the token of \(user) must be at least \(minimumTokenLength) characters without spaces")
+                throw .invalidEntry(
+                    file: nil,
+                    line: nil,
+                    "the token of \(user) must be at least \(minimumTokenLength) characters without spaces"
+                )
             }
             digests[Data(SHA256.hash(data: Array(token.utf8)))] = user
         }
@@ -51,11 +63,14 @@ public struct SignalingCredentials: Sendable {
     }
 
     /// Users and their password hashes.
-    public static func users(_ users: [String: PasswordHash]) throws(SignalingCredentialsError) -> SignalingCredentials {
+    public static func users(_ users: [String: PasswordHash]) throws(SignalingCredentialsError) -> SignalingCredentials
+    {
         for user in users.keys where !isValidUserID(user) {
             throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
         }
-        let decoy = PasswordHash.decoy(iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations)
+        let decoy = PasswordHash.decoy(
+            iterations: users.values.map(\.iterations).max() ?? PasswordHash.minimumIterations
+        )
         return SignalingCredentials(storage: .users(users, decoy: decoy))
     }
 
@@ -65,10 +80,18 @@ public struct SignalingCredentials: Sendable {
         var users = Set<String>()
         for (number, user, secret) in try entries(ofFile: path) {
             guard secret.count >= minimumTokenLength, !secret.contains(where: \.isWhitespace) else {
-                throw .invalidEntry(file: path, line: number, "the token of \(user) must be at least \(minimumTokenLength) characters without spaces")
+                throw .invalidEntry(
+                    file: path,
+                    line: number,
+                    "the token of \(user) must be at least \(minimumTokenLength) characters without spaces"
+                )
             }
-            guard tokens[secret] == nil else { throw .invalidEntry(file: path, line: number, "this token is already given to \(tokens[secret] ?? "")") }
-            guard users.insert(user).inserted else { throw .invalidEntry(file: path, line: number, "user \(user) appears twice") }
+            guard tokens[secret] == nil else {
+                throw .invalidEntry(file: path, line: number, "this token is already given to \(tokens[secret] ?? "")")
+            }
+            guard users.insert(user).inserted else {
+                throw .invalidEntry(file: path, line: number, "user \(user) appears twice")
+            }
             tokens[secret] = user
         }
         return try Self.tokens(tokens)
@@ -80,11 +103,17 @@ public struct SignalingCredentials: Sendable {
     public static func load(usersFile path: String) throws(SignalingCredentialsError) -> SignalingCredentials {
         var users: [String: PasswordHash] = [:]
         for (number, user, secret) in try entries(ofFile: path) {
-            guard users[user] == nil else { throw .invalidEntry(file: path, line: number, "user \(user) appears twice") }
+            guard users[user] == nil else {
+                throw .invalidEntry(file: path, line: number, "user \(user) appears twice")
+            }
             do {
                 users[user] = try PasswordHash(parsing: secret)
             } catch {
-                throw .invalidEntry(file: path, line: number, "\(error) (write the line again with `callbot serve --hash-password \(user)`)")
+                throw .invalidEntry(
+                    file: path,
+                    line: number,
+                    "\(error) (write the line again with `callbot serve --hash-password \(user)`)"
+                )
             }
         }
         return try Self.users(users)
@@ -109,9 +138,15 @@ public struct SignalingCredentials: Sendable {
             let user = String(line[..<colon])
             let secret = String(line[line.index(after: colon)...])
             guard isValidUserID(user) else {
-                throw .invalidEntry(file: path, line: index + 1, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
+                throw .invalidEntry(
+                    file: path,
+                    line: index + 1,
+                    "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)"
+                )
             }
-            guard !secret.isEmpty else { throw .invalidEntry(file: path, line: index + 1, "no secret after '\(user):'") }
+            guard !secret.isEmpty else {
+                throw .invalidEntry(file: path, line: index + 1, "no secret after '\(user):'")
+            }
             entries.append((index + 1, user, secret))
         }
         guard !entries.isEmpty else { throw .noEntries(file: path) }
@@ -172,7 +207,9 @@ public struct SignalingCredentials: Sendable {
     var entries: [Entry] {
         switch storage {
         case let .tokens(digests):
-            digests.map { Entry(kind: .token, user: $0.value, secret: $0.key.map { String(format: "%02x", $0) }.joined()) }.sorted { $0.user < $1.user }
+            digests.map {
+                Entry(kind: .token, user: $0.value, secret: $0.key.map { String(format: "%02x", $0) }.joined())
+            }.sorted { $0.user < $1.user }
         case let .users(users, _):
             users.map { Entry(kind: .password, user: $0.key, secret: $0.value.description) }
         }
@@ -184,7 +221,11 @@ public struct SignalingCredentials: Sendable {
             var digests: [Data: String] = [:]
             for entry in entries {
                 guard Self.isValidUserID(entry.user), let digest = Self.digest(hex: entry.secret) else {
-                    throw .invalidEntry(file: nil, line: nil, "a stored token of '\(entry.user.prefix(64))' is not a SHA-256 digest")
+                    throw .invalidEntry(
+                        file: nil,
+                        line: nil,
+                        "a stored token of '\(entry.user.prefix(64))' is not a SHA-256 digest"
+                    )
                 }
                 digests[digest] = entry.user
             }
@@ -195,7 +236,11 @@ public struct SignalingCredentials: Sendable {
                 do {
                     users[entry.user] = try PasswordHash(parsing: entry.secret)
                 } catch {
-                    throw .invalidEntry(file: nil, line: nil, "the stored password hash of '\(entry.user.prefix(64))': \(error)")
+                    throw .invalidEntry(
+                        file: nil,
+                        line: nil,
+                        "the stored password hash of '\(entry.user.prefix(64))': \(error)"
+                    )
                 }
             }
             self = try .users(users)
@@ -210,7 +255,9 @@ public struct SignalingCredentials: Sendable {
         guard bytes.count == 2 * SHA256Digest.byteCount else { return nil }
         var raw: [UInt8] = []
         for index in stride(from: 0, to: bytes.count, by: 2) {
-            guard let byte = UInt8(String(decoding: bytes[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: bytes[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             raw.append(byte)
         }
         return Data(raw)

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCSignaling
+import Synchronization
 
 /// The signaling server's state: the connections and who they are authenticated as, the call
 /// sessions, and the rules that route or refuse each message (see ``SignalingServer``).
@@ -89,14 +89,23 @@ actor SignalingHub {
     func open(outbound: AsyncStream<Outbound>.Continuation, address: String) -> Admission {
         guard !stopping else { return .stopping }
         guard connections.count < configuration.maxConnections else {
-            limits.hit(.connectionsOverTotalLimit, "a connection from \(address): \(connections.count) open, at most \(configuration.maxConnections)")
-            return .refused("the server has \(configuration.maxConnections) connections open, its limit: try again later")
+            limits.hit(
+                .connectionsOverTotalLimit,
+                "a connection from \(address): \(connections.count) open, at most \(configuration.maxConnections)"
+            )
+            return .refused(
+                "the server has \(configuration.maxConnections) connections open, its limit: try again later"
+            )
         }
         let fromAddress = connectionsByAddress[address, default: 0]
         guard fromAddress < configuration.maxConnectionsPerAddress else {
-            limits.hit(.connectionsOverAddressLimit,
-                       "a connection from \(address): \(fromAddress) open from there, at most \(configuration.maxConnectionsPerAddress)")
-            return .refused("\(fromAddress) connections are open from your address, at most \(configuration.maxConnectionsPerAddress)")
+            limits.hit(
+                .connectionsOverAddressLimit,
+                "a connection from \(address): \(fromAddress) open from there, at most \(configuration.maxConnectionsPerAddress)"
+            )
+            return .refused(
+                "\(fromAddress) connections are open from your address, at most \(configuration.maxConnectionsPerAddress)"
+            )
         }
         let id = nextConnectionID
         nextConnectionID += 1
@@ -183,11 +192,21 @@ actor SignalingHub {
     func receive(_ message: SignalingMessage, connection id: Int) async {
         guard let connection = connections[id], !connection.closing else { return }
         guard let user = connection.user else {
-            refuse(connection: id, code: .unauthenticated, reason: "send hello with your token first", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .unauthenticated,
+                reason: "send hello with your token first",
+                replyTo: message.id
+            )
             return
         }
         if let from = message.from, from != user {
-            refuse(connection: id, code: .forbidden, reason: "this connection is authenticated as \(user), not \(from)", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .forbidden,
+                reason: "this connection is authenticated as \(user), not \(from)",
+                replyTo: message.id
+            )
             return
         }
         var message = message
@@ -197,7 +216,12 @@ actor SignalingHub {
             // Hellos go to ``hello(user:messageID:connection:)``; here only a repeated one can arrive.
             refuse(connection: id, code: .malformed, reason: "already authenticated as \(user)", replyTo: message.id)
         case .welcome, .callLog, .error:
-            refuse(connection: id, code: .malformed, reason: "\(message.type.rawValue) is sent by the server, not to it", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .malformed,
+                reason: "\(message.type.rawValue) is sent by the server, not to it",
+                replyTo: message.id
+            )
         case let .callLogQuery(query):
             await answer(query, from: user, messageID: message.id, connection: id)
         case .call, .accept, .reject, .hangUp, .offer, .answer, .candidate, .mediaSettings, .customItems, .recording:
@@ -209,9 +233,16 @@ actor SignalingHub {
     func refusePasswordCheck(connection id: Int, messageID: String?) {
         guard let connection = connections[id], !connection.closing else { return }
         let limit = configuration.maxConcurrentPasswordChecks
-        limits.hit(.passwordChecksOverLimit, "a hello from \(connection.address): \(limit) password checks running, at most \(limit)")
-        refuse(connection: id, code: .tooManyMessages, reason: "\(limit) logins are being checked, the server's limit: try again later",
-               replyTo: messageID)
+        limits.hit(
+            .passwordChecksOverLimit,
+            "a hello from \(connection.address): \(limit) password checks running, at most \(limit)"
+        )
+        refuse(
+            connection: id,
+            code: .tooManyMessages,
+            reason: "\(limit) logins are being checked, the server's limit: try again later",
+            replyTo: messageID
+        )
         close(id, code: .policyViolation, reason: "too many logins at once")
     }
 
@@ -237,7 +268,12 @@ actor SignalingHub {
             return
         }
         if let previous = connectionByUser[user], previous != id {
-            refuse(connection: previous, code: .conflict, reason: "\(user) connected again: this connection is replaced", replyTo: nil)
+            refuse(
+                connection: previous,
+                code: .conflict,
+                reason: "\(user) connected again: this connection is replaced",
+                replyTo: nil
+            )
             close(previous, code: .policyViolation, reason: "replaced by a newer connection")
             connections[previous]?.user = nil
         }
@@ -256,13 +292,25 @@ actor SignalingHub {
         reply(to: id, .welcome(.init(user: user)))
     }
 
-    private func answer(_ query: SignalingBody.CallLogQuery, from user: String, messageID: String?, connection id: Int) async {
+    private func answer(
+        _ query: SignalingBody.CallLogQuery,
+        from user: String,
+        messageID: String?,
+        connection id: Int
+    ) async {
         do {
-            var records = try await callLog.calls(of: user, role: query.role, result: query.result,
-                                                  limit: query.limit ?? SignalingLimits.defaultCallLogLimit, offset: query.offset ?? 0)
+            var records = try await callLog.calls(
+                of: user,
+                role: query.role,
+                result: query.result,
+                limit: query.limit ?? SignalingLimits.defaultCallLogLimit,
+                offset: query.offset ?? 0
+            )
             // An answer stays well under a client's frame limit: the oldest records give way.
             while records.count > 1,
-                  SignalingMessage(body: .callLog(.init(replyTo: messageID, records: records))).jsonData().count > Self.maxCallLogReplyBytes {
+                SignalingMessage(body: .callLog(.init(replyTo: messageID, records: records))).jsonData().count
+                    > Self.maxCallLogReplyBytes
+            {
                 records.removeLast(max(1, records.count / 4))
             }
             reply(to: id, .callLog(.init(replyTo: messageID, records: records)))
@@ -276,11 +324,21 @@ actor SignalingHub {
     /// across instances), then routing to the recipients.
     private func handleSessionMessage(_ message: SignalingMessage, from user: String, connection id: Int) async {
         guard let sessionID = message.session, (1...128).contains(sessionID.utf8.count) else {
-            refuse(connection: id, code: .malformed, reason: "the session id must be 1 to 128 bytes", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .malformed,
+                reason: "the session id must be 1 to 128 bytes",
+                replyTo: message.id
+            )
             return
         }
         if message.to.contains(user) {
-            refuse(connection: id, code: .malformed, reason: "a message cannot be addressed to its sender", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .malformed,
+                reason: "a message cannot be addressed to its sender",
+                replyTo: message.id
+            )
             return
         }
         let now = Date()
@@ -288,27 +346,51 @@ actor SignalingHub {
         do {
             if case let .call(call) = message.body {
                 guard call.initiator == user else {
-                    refuse(connection: id, code: .forbidden,
-                           reason: "the initiator of a call you send must be you (\(user)), not \(call.initiator)", replyTo: message.id)
+                    refuse(
+                        connection: id,
+                        code: .forbidden,
+                        reason: "the initiator of a call you send must be you (\(user)), not \(call.initiator)",
+                        replyTo: message.id
+                    )
                     return
                 }
                 let open = try await state.openCalls(initiatedBy: user)
                 let maxOpen = configuration.maxOpenCallsPerUser
                 outcome = try await state.withSession(sessionID) { stored in
-                    SessionState.call(message, call, from: user, into: &stored, openCalls: open, maxOpenCalls: maxOpen, at: now)
+                    SessionState.call(
+                        message,
+                        call,
+                        from: user,
+                        into: &stored,
+                        openCalls: open,
+                        maxOpenCalls: maxOpen,
+                        at: now
+                    )
                 }
             } else {
                 outcome = try await state.withSession(sessionID) { stored in
-                    guard stored != nil else { return .refused(.forbidden, "you are not invited to session \(sessionID)") }
+                    guard stored != nil else {
+                        return .refused(.forbidden, "you are not invited to session \(sessionID)")
+                    }
                     return stored!.apply(message, from: user, at: now)
                 }
             }
         } catch SignalingStateError.sessionTaken {
-            refuse(connection: id, code: .conflict, reason: "session \(sessionID) belongs to another call", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .conflict,
+                reason: "session \(sessionID) belongs to another call",
+                replyTo: message.id
+            )
             return
         } catch {
             logger.error("signaling: \(error)")
-            refuse(connection: id, code: .internalError, reason: "the call session cannot be read or stored", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .internalError,
+                reason: "the call session cannot be read or stored",
+                replyTo: message.id
+            )
             return
         }
         switch outcome {
@@ -319,23 +401,43 @@ actor SignalingHub {
         case .created:
             guard case let .call(call) = message.body else { return }
             do {
-                try await callLog.callStarted(id: sessionID, caller: user, callees: call.opponents, conferenceType: call.conferenceType, at: now)
+                try await callLog.callStarted(
+                    id: sessionID,
+                    caller: user,
+                    callees: call.opponents,
+                    conferenceType: call.conferenceType,
+                    at: now
+                )
             } catch {
                 // The call log keeps every call id for good: the session gives way.
                 try? await state.withSession(sessionID) { stored in stored = nil }
                 if case .duplicateCall = error {
                     limits.hit(.sessionIDsReused, "a call of \(user) with session id \(sessionID), used before")
-                    refuse(connection: id, code: .conflict, reason: "session id \(sessionID) was already used: a new call needs a new id",
-                           replyTo: message.id)
+                    refuse(
+                        connection: id,
+                        code: .conflict,
+                        reason: "session id \(sessionID) was already used: a new call needs a new id",
+                        replyTo: message.id
+                    )
                 } else {
                     logger.error("signaling: \(error)")
-                    refuse(connection: id, code: .internalError, reason: "the call log cannot store the call", replyTo: message.id)
+                    refuse(
+                        connection: id,
+                        code: .internalError,
+                        reason: "the call log cannot store the call",
+                        replyTo: message.id
+                    )
                 }
                 return
             }
             metrics.sessionsStarted.increment()
-            logger.info("signaling: call \(call.conferenceType.rawValue)",
-                        metadata: ["user": "\(user)", "opponents": "\(call.opponents.joined(separator: ","))", "session": "\(sessionID)"])
+            logger.info(
+                "signaling: call \(call.conferenceType.rawValue)",
+                metadata: [
+                    "user": "\(user)", "opponents": "\(call.opponents.joined(separator: ","))",
+                    "session": "\(sessionID)",
+                ]
+            )
         case let .routed(record, firstAnswer):
             // The record is stored before the recipients hear of the end, so that a query they
             // send on hearing it finds the call.
@@ -375,10 +477,20 @@ actor SignalingHub {
             }
         }
         if !unavailable.isEmpty {
-            refuse(connection: id, code: .recipientUnavailable, reason: "not connected: \(unavailable.joined(separator: ", "))", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .recipientUnavailable,
+                reason: "not connected: \(unavailable.joined(separator: ", "))",
+                replyTo: message.id
+            )
         }
         if !full.isEmpty {
-            refuse(connection: id, code: .recipientUnavailable, reason: "not reading its messages: \(full.joined(separator: ", "))", replyTo: message.id)
+            refuse(
+                connection: id,
+                code: .recipientUnavailable,
+                reason: "not reading its messages: \(full.joined(separator: ", "))",
+                replyTo: message.id
+            )
         }
     }
 
@@ -422,7 +534,12 @@ actor SignalingHub {
             metrics.deliveriesLost.increment()
         case let .replaced(user, connectionID):
             guard connectionByUser[user] == connectionID else { return }
-            refuse(connection: connectionID, code: .conflict, reason: "\(user) connected again: this connection is replaced", replyTo: nil)
+            refuse(
+                connection: connectionID,
+                code: .conflict,
+                reason: "\(user) connected again: this connection is replaced",
+                replyTo: nil
+            )
             close(connectionID, code: .policyViolation, reason: "replaced by a newer connection")
             connectionByUser[user] = nil
             connections[connectionID]?.user = nil
@@ -433,7 +550,9 @@ actor SignalingHub {
 
     private func reply(to id: Int, _ body: SignalingBody) {
         // A connection that does not read its replies loses them (its queue is bounded).
-        _ = connections[id]?.outbound.yield(.text(String(decoding: SignalingMessage(body: body).jsonData(), as: UTF8.self)))
+        _ = connections[id]?.outbound.yield(
+            .text(String(decoding: SignalingMessage(body: body).jsonData(), as: UTF8.self))
+        )
     }
 
     private func close(_ id: Int, code: CloseCode, reason: String) {
@@ -449,22 +568,38 @@ actor SignalingHub {
     /// user is taken by one of them.
     func sweep() async {
         let instant = ContinuousClock.now
-        for (id, connection) in connections where connection.user == nil && !connection.closing && instant - connection.opened > configuration.helloTimeout {
-            refuse(connection: id, code: .unauthenticated, reason: "no hello within \(configuration.helloTimeout)", replyTo: nil)
+        for (id, connection) in connections
+        where connection.user == nil && !connection.closing && instant - connection.opened > configuration.helloTimeout
+        {
+            refuse(
+                connection: id,
+                code: .unauthenticated,
+                reason: "no hello within \(configuration.helloTimeout)",
+                replyTo: nil
+            )
             close(id, code: .policyViolation, reason: "no hello")
         }
         let now = Date()
         do {
-            for (user, since) in try await state.expireAway(before: now.addingTimeInterval(-configuration.reconnectGrace.seconds)) {
+            for (user, since) in try await state.expireAway(
+                before: now.addingTimeInterval(-configuration.reconnectGrace.seconds)
+            ) {
                 await leaveAll(user, reason: "signaling connection lost", at: since)
             }
             let ringTimeout = configuration.ringTimeout
-            for sessionID in try await state.unansweredSessions(startedBefore: now.addingTimeInterval(-ringTimeout.seconds)) {
+            for sessionID in try await state.unansweredSessions(
+                startedBefore: now.addingTimeInterval(-ringTimeout.seconds)
+            ) {
                 // As if the initiator's answer timeout had run out for everyone still called.
-                let ended = try await state.withSession(sessionID) { stored -> (notice: SignalingMessage, record: CallRecord?)? in
+                let ended = try await state.withSession(sessionID) {
+                    stored -> (notice: SignalingMessage, record: CallRecord?)? in
                     guard var session = stored, session.rangOut(at: now, ringTimeout: ringTimeout) else { return nil }
-                    let notice = SignalingMessage(from: session.session.initiator, to: session.session.pendingOpponents, session: sessionID,
-                                                  body: .hangUp(.init(userInfo: ["reason": "nobody answered in time"], result: .noAnswer)))
+                    let notice = SignalingMessage(
+                        from: session.session.initiator,
+                        to: session.session.pendingOpponents,
+                        session: sessionID,
+                        body: .hangUp(.init(userInfo: ["reason": "nobody answered in time"], result: .noAnswer))
+                    )
                     let record = session.leave(session.session.initiator, notice: notice, at: now)
                     stored = session
                     return (notice, record)
@@ -473,8 +608,10 @@ actor SignalingHub {
                 if let record = ended.record { await store(record) }
                 for recipient in ended.notice.to { _ = await deliver(ended.notice, to: recipient) }
             }
-            try await state.forgetSessions(endedBefore: now.addingTimeInterval(-configuration.endedSessionRetention.seconds))
-        } catch where !Task.isCancelled {
+            try await state.forgetSessions(
+                endedBefore: now.addingTimeInterval(-configuration.endedSessionRetention.seconds)
+            )
+        } catch  where !Task.isCancelled {
             logger.error("signaling: \(error)")
         } catch {}
     }

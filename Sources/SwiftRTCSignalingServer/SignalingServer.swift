@@ -3,9 +3,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SwiftRTCCore
 import SwiftRTCSignaling
+import Synchronization
 
 /// The embedded SwiftRTC signaling server: a WebSocket endpoint (Hummingbird) that speaks the
 /// JSON wire protocol of `SwiftRTCSignaling` (`SignalingMessage`, one message per text frame),
@@ -107,12 +107,22 @@ public final class SignalingServer: Sendable {
         public static let defaultMaxConcurrentPasswordChecks = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
 
         /// A configuration; every limit has a default fit for bots and tests.
-        public init(host: String = "127.0.0.1", port: Int = 0, path: String = "/signaling",
-                    maxFrameBytes: Int = defaultMaxFrameBytes, messagesPerSecond: Double = 100, messageBurst: Int = 200,
-                    sendQueueLimit: Int = 512, helloTimeout: Duration = .seconds(10), ringTimeout: Duration = .seconds(90),
-                    endedSessionRetention: Duration = .seconds(60), maxOpenCallsPerUser: Int = 16,
-                    maxConnections: Int = defaultMaxConnections, maxConnectionsPerAddress: Int = defaultMaxConnectionsPerAddress,
-                    maxConcurrentPasswordChecks: Int = defaultMaxConcurrentPasswordChecks) {
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            path: String = "/signaling",
+            maxFrameBytes: Int = defaultMaxFrameBytes,
+            messagesPerSecond: Double = 100,
+            messageBurst: Int = 200,
+            sendQueueLimit: Int = 512,
+            helloTimeout: Duration = .seconds(10),
+            ringTimeout: Duration = .seconds(90),
+            endedSessionRetention: Duration = .seconds(60),
+            maxOpenCallsPerUser: Int = 16,
+            maxConnections: Int = defaultMaxConnections,
+            maxConnectionsPerAddress: Int = defaultMaxConnectionsPerAddress,
+            maxConcurrentPasswordChecks: Int = defaultMaxConcurrentPasswordChecks
+        ) {
             self.host = host
             self.port = port
             self.path = path
@@ -142,14 +152,20 @@ public final class SignalingServer: Sendable {
 
     /// A server for the users of `credentials` that keeps its call log and sessions in
     /// `storage` (by default in memory: the server runs alone).
-    public init(configuration: Configuration = Configuration(), credentials: SignalingCredentials,
-                storage: SignalingStorage = .inMemory()) {
+    public init(
+        configuration: Configuration = Configuration(),
+        credentials: SignalingCredentials,
+        storage: SignalingStorage = .inMemory()
+    ) {
         var configuration = configuration
         configuration.path = "/" + configuration.path.split(separator: "/").joined(separator: "/")
         self.configuration = configuration
         self.storage = storage
         hub = SignalingHub(configuration: configuration, credentials: credentials, storage: storage)
-        (shutdownRequest, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (shutdownRequest, shutdownContinuation) = AsyncStream.makeStream(
+            of: Void.self,
+            bufferingPolicy: .bufferingNewest(1)
+        )
     }
 
     /// Users with an authenticated connection, sorted.
@@ -180,12 +196,17 @@ public final class SignalingServer: Sendable {
         // Plain HTTP (no upgrade) on the same path says what the endpoint is.
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.get(RouterPath(configuration.path)) { _, _ in
-            Response(status: .upgradeRequired, headers: [.upgrade: "websocket", .contentType: "text/plain; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: "SwiftRTC signaling: open a WebSocket here\n")))
+            Response(
+                status: .upgradeRequired,
+                headers: [.upgrade: "websocket", .contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "SwiftRTC signaling: open a WebSocket here\n"))
+            )
         }
         // The web client, at `/`, on the WebSocket's origin.
         let webClient = WebClientAssets.load()
-        if webClient.assets.isEmpty { logger.warning("signaling: the web client's files are missing; nothing is served at /") }
+        if webClient.assets.isEmpty {
+            logger.warning("signaling: the web client's files are missing; nothing is served at /")
+        }
         webClient.addRoutes(to: router)
         // /healthz, /readyz (the shared state reachable), /metrics.
         let state = hub.state
@@ -195,18 +216,28 @@ public final class SignalingServer: Sendable {
         }
         // Hummingbird logs each connection at debug and a stop by cancellation as an error:
         // quiet unless verbose logging is on.
-        let httpLogger = SwiftRTCLogging.level == .verbose
-            ? SwiftRTCLogging.logger("signaling.http") : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
+        let httpLogger =
+            SwiftRTCLogging.level == .verbose
+            ? SwiftRTCLogging.logger("signaling.http")
+            : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
         let host = configuration.host
         let path = configuration.path
         let scheme = configuration.webSocketScheme
         let app = Application(
             router: router,
-            server: try configuration.serverBuilder(.http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(ws: WebSocketServerConfiguration(
-                    maxFrameSize: configuration.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)),
-                    closeTimeout: .seconds(2), validateUTF8: true)))),
+            server: try configuration.serverBuilder(
+                .http1WebSocketUpgrade(
+                    webSocketRouter: webSocketRouter,
+                    configuration: .init(
+                        ws: WebSocketServerConfiguration(
+                            maxFrameSize: configuration.maxFrameBytes,
+                            autoPing: .enabled(timePeriod: .seconds(30)),
+                            closeTimeout: .seconds(2),
+                            validateUTF8: true
+                        )
+                    )
+                )
+            ),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -223,7 +254,9 @@ public final class SignalingServer: Sendable {
             // sharing a database never do this: the calls of one that died go on elsewhere.)
             let interrupted = try await hub.callLog.closeInterruptedCalls()
             if interrupted > 0 {
-                logger.warning("signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost")
+                logger.warning(
+                    "signaling: an earlier run left \(interrupted) calls in progress: logged as connection_lost"
+                )
             }
         }
         let storage = self.storage
@@ -237,7 +270,12 @@ public final class SignalingServer: Sendable {
 
     /// The HTTP server, the shared state's deliveries and the sweep, until a shutdown request
     /// (or the HTTP server failing).
-    private func serve(_ app: some ApplicationProtocol, state: any SignalingState, storage: SignalingStorage, logger: Logger) async throws {
+    private func serve(
+        _ app: some ApplicationProtocol,
+        state: any SignalingState,
+        storage: SignalingStorage,
+        logger: Logger
+    ) async throws {
         let hub = self.hub
         let shutdownRequest = self.shutdownRequest
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -245,13 +283,19 @@ public final class SignalingServer: Sendable {
                 // The HTTP server stops when the drain is done, not at the signal: run outside
                 // the graceful-shutdown context (Hummingbird would stop listening at once).
                 let http = Task.detached { try await app.run() }
-                try await withTaskCancellationHandler { try await http.value } onCancel: { http.cancel() }
+                try await withTaskCancellationHandler {
+                    try await http.value
+                } onCancel: {
+                    http.cancel()
+                }
             }
             group.addTask {
                 try await state.run { delivery in
                     guard case .credentialsChanged = delivery else { return await hub.delivered(delivery) }
                     do {
-                        if let credentials = try await storage.service?.loadCredentials() { hub.replaceCredentials(credentials) }
+                        if let credentials = try await storage.service?.loadCredentials() {
+                            hub.replaceCredentials(credentials)
+                        }
                     } catch {
                         logger.error("signaling: \(error)")
                     }

@@ -33,13 +33,14 @@ struct WebClientAssets: Sendable {
     /// missing (the server then answers 404 at `/` and says so in its log).
     static func load() -> WebClientAssets {
         guard let folder = Bundle.module.url(forResource: "WebClient", withExtension: nil),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
         else { return WebClientAssets(assets: [:]) }
         var assets: [String: Asset] = [:]
         for name in names {
             let suffix = String(name.split(separator: ".").last ?? "")
             guard let contentType = contentTypes[suffix],
-                  let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { continue }
+                let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
+            else { continue }
             assets[name] = Asset(body: ByteBuffer(bytes: data), contentType: contentType)
         }
         return WebClientAssets(assets: assets)
@@ -48,20 +49,28 @@ struct WebClientAssets: Sendable {
     /// The reply for `name`, or nil when there is no such file.
     func response(for name: String) -> Response? {
         guard let asset = assets[name] else { return nil }
-        return Response(status: .ok, headers: [
-            .contentType: asset.contentType, .cacheControl: "no-cache", .contentSecurityPolicy: Self.contentSecurityPolicy,
-            .xContentTypeOptions: "nosniff",
-        ], body: ResponseBody(byteBuffer: asset.body))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: asset.contentType, .cacheControl: "no-cache",
+                .contentSecurityPolicy: Self.contentSecurityPolicy,
+                .xContentTypeOptions: "nosniff",
+            ],
+            body: ResponseBody(byteBuffer: asset.body)
+        )
     }
 
     /// `GET /` (the page) and `GET /webclient/NAME` (its files).
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/") { _, _ in
-            guard let page = self.response(for: "index.html") else { throw HTTPError(.notFound, message: "the web client is not installed") }
+            guard let page = self.response(for: "index.html") else {
+                throw HTTPError(.notFound, message: "the web client is not installed")
+            }
             return page
         }
         router.get("/webclient/:name") { _, context in
-            guard let name = context.parameters.get("name"), name != "index.html", let file = self.response(for: name) else {
+            guard let name = context.parameters.get("name"), name != "index.html", let file = self.response(for: name)
+            else {
                 throw HTTPError(.notFound)
             }
             return file

@@ -8,12 +8,13 @@ import SwiftRTC
 struct AnswerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "answer",
-        abstract: "Answer calls from a signaling server: accept (after a delay) or reject; media, live stats, recording.",
+        abstract:
+            "Answer calls from a signaling server: accept (after a delay) or reject; media, live stats, recording.",
         discussion: """
-        Prints READY USER once logged in. Takes --calls calls (default 1); a call that comes in \
-        during another is rejected as busy. Exits 0 when every call taken ended completed, 1 \
-        otherwise; SIGINT/SIGTERM hangs up and exits.
-        """
+            Prints READY USER once logged in. Takes --calls calls (default 1); a call that comes in \
+            during another is rejected as busy. Exits 0 when every call taken ended completed, 1 \
+            otherwise; SIGINT/SIGTERM hangs up and exits.
+            """
     )
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case accept, reject }
@@ -27,13 +28,21 @@ struct AnswerCommand: AsyncParsableCommand {
     var delay: Double = 0
     @Option(help: ArgumentHelp("How many calls to handle before exiting.", valueName: "N"))
     var calls: Int = 1
-    @Option(name: .customLong("user-info"), help: ArgumentHelp("User info sent with the accept or reject; repeatable.", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("user-info"),
+        help: ArgumentHelp("User info sent with the accept or reject; repeatable.", valueName: "KEY=VALUE")
+    )
     var userInfo: [String] = []
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
-    @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when the others leave).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Hang up this many seconds after connecting (default: when the others leave).",
+            valueName: "SECONDS"
+        )
+    )
     var duration: Double?
     @Option(help: ArgumentHelp("Print the stats every SECONDS.", valueName: "SECONDS"))
     var statsInterval: Double = 5
@@ -58,7 +67,13 @@ struct AnswerCommand: AsyncParsableCommand {
         let signalingLines = await SignalingOptions.printStates(of: client)
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
-        let printer = SessionPrinter(prefix: "answer", statsInterval: statsInterval, record: record, reportPath: call.report, statsJSON: global.statsJSON)
+        let printer = SessionPrinter(
+            prefix: "answer",
+            statsInterval: statsInterval,
+            record: record,
+            reportPath: call.report,
+            statsJSON: global.statsJSON
+        )
         // Each call is answered in a task of its own, so that a call coming in during another
         // one is rejected as busy (the library says so: this user is in a call) rather than
         // queued; once --calls calls are taken, later ones are refused as busy until those
@@ -69,7 +84,9 @@ struct AnswerCommand: AsyncParsableCommand {
             let listener = Task {
                 for await event in clientEvents {
                     guard case .incomingSession(let session, let callerInfo) = event else { continue }
-                    printLine("answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))")
+                    printLine(
+                        "answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))"
+                    )
                     let inCall = await client.activeSession() != nil
                     let count = await taken.count
                     if mode == .reject || count >= calls || inCall {
@@ -88,9 +105,18 @@ struct AnswerCommand: AsyncParsableCommand {
             return completed
         }
         let completed = await withTaskGroup(of: Bool?.self) { group in
-            group.addTask { await signals.wait(upTo: nil); return nil }
+            group.addTask {
+                await signals.wait(upTo: nil)
+                return nil
+            }
             // Cancelling the group (on a signal) cancels the work too: awaiting it would not.
-            group.addTask { await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() } }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await work.value
+                } onCancel: {
+                    work.cancel()
+                }
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
@@ -105,9 +131,12 @@ struct AnswerCommand: AsyncParsableCommand {
     private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async -> CallRecord? {
         let events = await session.events()
         if delay > 0 { try? await Task.sleep(for: Seconds.duration(delay)) }
-        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
-                                   video: session.localVideoTrack == nil || media.noVideo ? nil : media.video ?? .pattern,
-                                   audioTrack: session.localAudioTrack, videoTrack: session.localVideoTrack)
+        let local = CallMedia.make(
+            audio: media.noAudio ? nil : media.audio ?? .tone,
+            video: session.localVideoTrack == nil || media.noVideo ? nil : media.video ?? .pattern,
+            audioTrack: session.localAudioTrack,
+            videoTrack: session.localVideoTrack
+        )
         local.start()
         do {
             try await session.acceptCall(userInfo: info)

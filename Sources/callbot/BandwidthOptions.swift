@@ -12,8 +12,8 @@ struct BandwidthOptions: ParsableArguments {
     var maxVideoKbps: Int?
 
     /// The caps Opus and VP8 can honour.
-    static let audioRange = 6 ... 510
-    static let videoRange = 30 ... 50_000
+    static let audioRange = 6...510
+    static let videoRange = 30...50_000
 
     func validate() throws {
         if let maxAudioKbps, !Self.audioRange.contains(maxAudioKbps) {

@@ -1,6 +1,6 @@
 import CoreMetrics
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// What the bots (`call`, `answer`, `load`, `whip`, `whip-server`) record through swift-metrics,
 /// exported for Prometheus at `/metrics` (whip-server's port, or `--metrics HOST:PORT`):
@@ -49,7 +49,9 @@ enum BotMetrics {
         func update(_ stats: StatsReport) {
             for kind in ["audio", "video"] {
                 for field in Self.fields {
-                    guard let value = stats.first(field.type, kind: kind)?.number(field.name), value.isFinite else { continue }
+                    guard let value = stats.first(field.type, kind: kind)?.number(field.name), value.isFinite else {
+                        continue
+                    }
                     // Clamped: a peer's report (packetsLost comes from RTCP) may say anything.
                     let total = Int64(max(0, min(value, 1e15)))
                     let key = field.metric + kind

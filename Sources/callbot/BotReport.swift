@@ -71,7 +71,8 @@ struct BotReport: Codable, Sendable, Equatable {
             case targetKbps = "target_kbps"
             case framesSent = "frames_sent", freezeMaxMs = "freeze_max_ms", packetsLost = "packets_lost"
             case freezeCount = "freeze_count", totalFreezesDurationMs = "total_freezes_duration_ms"
-            case nackSent = "nack_sent", nackReceived = "nack_received", retransmittedPacketsSent = "retransmitted_packets_sent"
+            case nackSent = "nack_sent", nackReceived = "nack_received", retransmittedPacketsSent =
+                "retransmitted_packets_sent"
             case pliSent = "pli_sent", pliReceived = "pli_received", firSent = "fir_sent", firReceived = "fir_received"
         }
 

@@ -10,9 +10,9 @@ struct CallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Call users through a signaling server: media, live stats, recording, hang up.",
         discussion: """
-        Exits 0 when the call was answered and ended normally (completed), 1 otherwise \
-        (rejected, no answer, failed...), printing "call: ended RESULT after S s" either way.
-        """
+            Exits 0 when the call was answered and ended normally (completed), 1 otherwise \
+            (rejected, no answer, failed...), printing "call: ended RESULT after S s" either way.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -22,17 +22,27 @@ struct CallCommand: AsyncParsableCommand {
     @OptionGroup var signaling: SignalingOptions
     @Flag(help: "An audio-only call (default: video).")
     var audioOnly = false
-    @Option(name: .customLong("user-info"), help: ArgumentHelp("User info sent with the call; repeatable.", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("user-info"),
+        help: ArgumentHelp("User info sent with the call; repeatable.", valueName: "KEY=VALUE")
+    )
     var userInfo: [String] = []
     @Option(help: ArgumentHelp("Seconds to wait for an answer (at least 10).", valueName: "SECONDS"))
     var answerTimeout: Double = 45
-    @Option(help: ArgumentHelp("Seconds between two call requests while unanswered (at least 3).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp("Seconds between two call requests while unanswered (at least 3).", valueName: "SECONDS")
+    )
     var dialingInterval: Double = 5
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
-    @Option(help: ArgumentHelp("Hang up this many seconds after connecting (default: when interrupted or everyone left).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Hang up this many seconds after connecting (default: when interrupted or everyone left).",
+            valueName: "SECONDS"
+        )
+    )
     var duration: Double?
     @Option(help: ArgumentHelp("Print the stats every SECONDS.", valueName: "SECONDS"))
     var statsInterval: Double = 5
@@ -53,14 +63,22 @@ struct CallCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let channel = try await signaling.connect()
         printLine("call: logged in as \(channel.userID)")
-        let configuration = try call.configuration(ice: ice, gatherAddresses: signaling.gatherAddresses,
-                                                   dialing: dialingInterval, answer: answerTimeout)
+        let configuration = try call.configuration(
+            ice: ice,
+            gatherAddresses: signaling.gatherAddresses,
+            dialing: dialingInterval,
+            answer: answerTimeout
+        )
         let client = CallClient(channel: channel, configuration: configuration)
         let signalingLines = await SignalingOptions.printStates(of: client)
         let session = try await client.createSession(opponents: users, conferenceType: audioOnly ? .audio : .video)
         let events = await session.events()
-        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone, video: audioOnly || media.noVideo ? nil : media.video ?? .pattern,
-                                   audioTrack: session.localAudioTrack, videoTrack: session.localVideoTrack)
+        let local = CallMedia.make(
+            audio: media.noAudio ? nil : media.audio ?? .tone,
+            video: audioOnly || media.noVideo ? nil : media.video ?? .pattern,
+            audioTrack: session.localAudioTrack,
+            videoTrack: session.localVideoTrack
+        )
         local.start()
         if media.noAudio { session.localAudioTrack.isEnabled = false }
         if media.noVideo { session.localVideoTrack?.isEnabled = false }
@@ -69,7 +87,13 @@ struct CallCommand: AsyncParsableCommand {
         let items = try call.items()
         if !items.isEmpty { await session.updateCustomItems(items) }
 
-        let printer = SessionPrinter(prefix: "call", statsInterval: statsInterval, record: record, reportPath: call.report, statsJSON: global.statsJSON)
+        let printer = SessionPrinter(
+            prefix: "call",
+            statsInterval: statsInterval,
+            record: record,
+            reportPath: call.report,
+            statsJSON: global.statsJSON
+        )
         let following = Task { await printer.follow(session, events: events) }
         // Hang up after --duration from the first connection, or on a signal.
         let hangUp = Task {

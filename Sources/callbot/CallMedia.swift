@@ -15,7 +15,12 @@ struct CallMedia: Sendable {
 
     /// Tracks for the chosen sources. `audio`/`video` nil means the kind is not sent.
     /// With `audioTrack`/`videoTrack`, plays into those (a call session's local tracks).
-    static func make(audio: AudioInput?, video: VideoInput?, audioTrack: MediaStreamTrack? = nil, videoTrack: MediaStreamTrack? = nil) -> CallMedia {
+    static func make(
+        audio: AudioInput?,
+        video: VideoInput?,
+        audioTrack: MediaStreamTrack? = nil,
+        videoTrack: MediaStreamTrack? = nil
+    ) -> CallMedia {
         var media = CallMedia()
         if let audio {
             let track = audioTrack ?? MediaStreamTrack(kind: .audio)
@@ -36,8 +41,18 @@ struct CallMedia: Sendable {
         case .silence: track.play(SilenceSource())
         case let .file(path):
             switch AudioInput.format(of: path) {
-            case .wav: playFile(track) { try WAVReader(path: path) } frame: { .audio($0) }
-            case .oggOpus: playFile(track) { try OggOpusReader(path: path) } frame: { .encoded($0) }
+            case .wav:
+                playFile(track) {
+                    try WAVReader(path: path)
+                } frame: {
+                    .audio($0)
+                }
+            case .oggOpus:
+                playFile(track) {
+                    try OggOpusReader(path: path)
+                } frame: {
+                    .encoded($0)
+                }
             case nil: break  // rejected by validation
             }
         }
@@ -49,8 +64,18 @@ struct CallMedia: Sendable {
         case .black: track.play(BlackFrameSource())
         case let .file(path):
             switch VideoInput.format(of: path) {
-            case .y4m: playFile(track) { try Y4MReader(path: path) } frame: { .video($0) }
-            case .ivf: playFile(track) { try IVFReader(path: path) } frame: { .encoded($0) }
+            case .y4m:
+                playFile(track) {
+                    try Y4MReader(path: path)
+                } frame: {
+                    .video($0)
+                }
+            case .ivf:
+                playFile(track) {
+                    try IVFReader(path: path)
+                } frame: {
+                    .encoded($0)
+                }
             case nil: break
             }
         }
@@ -59,7 +84,9 @@ struct CallMedia: Sendable {
     /// Plays a file reader (opened inside the playing task, as readers are not Sendable)
     /// into `track` in real time, until the file ends or the track stops.
     private static func playFile<Reader: MediaSource & SendableMetatype>(
-        _ track: MediaStreamTrack, open: @escaping @Sendable () throws -> Reader, frame: @escaping @Sendable (Reader.Frame) -> MediaFrame
+        _ track: MediaStreamTrack,
+        open: @escaping @Sendable () throws -> Reader,
+        frame: @escaping @Sendable (Reader.Frame) -> MediaFrame
     ) {
         Task {
             do {

@@ -3,8 +3,12 @@ import SwiftRTC
 extension CallMonitor {
     /// The call-quality figures of REPORT-FIELDS.md from W3C stats: loss, repair (NACK, RTX,
     /// PLI/FIR, Opus FEC), freezes, concealment and jitter buffer delay.
-    static func fillQuality(_ report: inout BotReport, audioIn: StatsReport.Stats?, videoIn: StatsReport.Stats?,
-                            videoOut: StatsReport.Stats?) {
+    static func fillQuality(
+        _ report: inout BotReport,
+        audioIn: StatsReport.Stats?,
+        videoIn: StatsReport.Stats?,
+        videoOut: StatsReport.Stats?
+    ) {
         func int(_ stats: StatsReport.Stats?, _ name: String) -> Int? { stats?.number(name).map { Int($0) } }
         report.video.framesSent = int(videoOut, "framesSent")
         report.video.freezeMaxMs = videoIn?.number("maxFreezeDuration").map { Int(($0 * 1000).rounded()) }

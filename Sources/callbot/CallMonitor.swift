@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// Watches one call's `PeerConnection` for the bot report and the live stats: when ICE and
 /// DTLS connected (from the start of negotiation), what the remote tracks decode (RMS of all
@@ -29,8 +29,14 @@ final class CallMonitor: Sendable {
     private let state = Mutex(State())
 
     /// Starts watching `connection` (call before negotiating: times count from `started`).
-    init(connection: PeerConnection, role: String, started: ContinuousClock.Instant, statsInterval: Duration, label: String,
-         statsJSON: Bool = false) async {
+    init(
+        connection: PeerConnection,
+        role: String,
+        started: ContinuousClock.Instant,
+        statsInterval: Duration,
+        label: String,
+        statsJSON: Bool = false
+    ) async {
         self.statsJSON = statsJSON
         self.connection = connection
         self.role = role
@@ -45,7 +51,9 @@ final class CallMonitor: Sendable {
                 guard let self else { return }
                 let elapsed = ContinuousClock.now - self.started
                 self.state.withLock { state in
-                    if ice == .connected || ice == .completed, state.iceConnected == nil { state.iceConnected = elapsed }
+                    if ice == .connected || ice == .completed, state.iceConnected == nil {
+                        state.iceConnected = elapsed
+                    }
                 }
             }
         }
@@ -76,7 +84,10 @@ final class CallMonitor: Sendable {
             let remote = transceiver.receiver.track
             if transceiver.kind == .audio {
                 remote.setAudioSink { [weak self] frame in
-                    self?.state.withLock { $0.audioMeter.analyze(frame); $0.decodedPCM = true }
+                    self?.state.withLock {
+                        $0.audioMeter.analyze(frame)
+                        $0.decodedPCM = true
+                    }
                 }
             }
             guard let local = transceiver.kind == .audio ? echo?.audio : echo?.video else { continue }
@@ -97,7 +108,9 @@ final class CallMonitor: Sendable {
                     continue
                 }
                 let text = await connection.statsString()
-                printLine(label.isEmpty ? text : text.split(separator: "\n").map { "\(label) \($0)" }.joined(separator: "\n"))
+                printLine(
+                    label.isEmpty ? text : text.split(separator: "\n").map { "\(label) \($0)" }.joined(separator: "\n")
+                )
             }
         }
         state.withLock { $0.tasks.append(stats) }

@@ -29,13 +29,18 @@ enum AudioInput: Equatable, ExpressibleByArgument, CustomStringConvertible {
     func validate() throws {
         guard case let .file(path) = self else { return }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("--audio \(path): no such file (expected tone, silence, or a .wav or .ogg/.opus file)")
+            throw ValidationError(
+                "--audio \(path): no such file (expected tone, silence, or a .wav or .ogg/.opus file)"
+            )
         }
         do {
             switch Self.format(of: path) {
             case .wav: _ = try WAVReader(path: path)
             case .oggOpus: _ = try OggOpusReader(path: path)
-            case nil: throw ValidationError("--audio \(path): unknown file type (expected a .wav or an Ogg Opus .ogg/.opus file)")
+            case nil:
+                throw ValidationError(
+                    "--audio \(path): unknown file type (expected a .wav or an Ogg Opus .ogg/.opus file)"
+                )
             }
         } catch let error as MediaFileError {
             throw ValidationError("--audio \(path): \(error)")
@@ -106,10 +111,20 @@ enum VideoInput: Equatable, ExpressibleByArgument, CustomStringConvertible {
 
 /// `--audio`, `--video`, `--no-audio`, `--no-video`.
 struct MediaOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Audio to send: tone (440 Hz), silence, or a WAV or Ogg Opus FILE. (default: tone)", valueName: "tone|silence|FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Audio to send: tone (440 Hz), silence, or a WAV or Ogg Opus FILE. (default: tone)",
+            valueName: "tone|silence|FILE"
+        )
+    )
     var audio: AudioInput?
 
-    @Option(help: ArgumentHelp("Video to send: pattern (moving test pattern), black, or a Y4M or VP8 IVF FILE. (default: pattern)", valueName: "pattern|black|FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Video to send: pattern (moving test pattern), black, or a Y4M or VP8 IVF FILE. (default: pattern)",
+            valueName: "pattern|black|FILE"
+        )
+    )
     var video: VideoInput?
 
     @Flag(help: "Send no audio.")
@@ -132,13 +147,21 @@ struct IceOptions: ParsableArguments {
     /// The environment variable the TURN credential is read from when neither option is given.
     static let credentialVariable = "SWIFTRTC_ICE_CREDENTIAL"
 
-    @Option(name: .customLong("ice-server"), help: ArgumentHelp("A STUN or TURN server (stun:, turn:, turns: URL); repeatable.", valueName: "URL"))
+    @Option(
+        name: .customLong("ice-server"),
+        help: ArgumentHelp("A STUN or TURN server (stun:, turn:, turns: URL); repeatable.", valueName: "URL")
+    )
     var iceServerURLs: [String] = []
 
     @Option(help: ArgumentHelp("The username for the TURN servers.", valueName: "U"))
     var iceUsername: String?
 
-    @Option(help: ArgumentHelp("The credential (password) for the TURN servers; better: --ice-credential-file or $\(Self.credentialVariable).", valueName: "C"))
+    @Option(
+        help: ArgumentHelp(
+            "The credential (password) for the TURN servers; better: --ice-credential-file or $\(Self.credentialVariable).",
+            valueName: "C"
+        )
+    )
     var iceCredential: String?
 
     @Option(help: ArgumentHelp("Read the TURN credential from the first line of FILE.", valueName: "FILE"))
@@ -150,8 +173,15 @@ struct IceOptions: ParsableArguments {
     /// The TURN credential: `--ice-credential`, else the first line of `--ice-credential-file`,
     /// else `$SWIFTRTC_ICE_CREDENTIAL`; nil when none is given.
     func credential(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        try Secret.read(option: "--ice-credential", value: iceCredential, fileOption: "--ice-credential-file", file: iceCredentialFile,
-                        variable: Self.credentialVariable, environment: environment, check: Secret.nonEmpty)
+        try Secret.read(
+            option: "--ice-credential",
+            value: iceCredential,
+            fileOption: "--ice-credential-file",
+            file: iceCredentialFile,
+            variable: Self.credentialVariable,
+            environment: environment,
+            check: Secret.nonEmpty
+        )
     }
 
     /// The parsed servers; TURN servers get the username and credential.
@@ -160,11 +190,16 @@ struct IceOptions: ParsableArguments {
         return try iceServerURLs.map { url in
             let isTurn = url.lowercased().hasPrefix("turn")
             do {
-                return try IceServer(url: url, username: isTurn ? iceUsername : nil, credential: isTurn ? credential : nil)
+                return try IceServer(
+                    url: url,
+                    username: isTurn ? iceUsername : nil,
+                    credential: isTurn ? credential : nil
+                )
             } catch {
                 var message = "--ice-server: \(error)"
                 if isTurn && (iceUsername == nil || credential == nil) {
-                    message += " (give --ice-username and --ice-credential, --ice-credential-file or $\(Self.credentialVariable))"
+                    message +=
+                        " (give --ice-username and --ice-credential, --ice-credential-file or $\(Self.credentialVariable))"
                 }
                 throw ValidationError(message)
             }
@@ -175,11 +210,15 @@ struct IceOptions: ParsableArguments {
         let servers = try servers()
         let relays = servers.filter(\.scheme.isRelay)
         if relayOnly && relays.isEmpty {
-            throw ValidationError("--relay-only needs a TURN server (--ice-server turn:HOST:PORT with --ice-username and --ice-credential)")
+            throw ValidationError(
+                "--relay-only needs a TURN server (--ice-server turn:HOST:PORT with --ice-username and --ice-credential)"
+            )
         }
         // The environment variable is ambient: only the options ask for a TURN server.
         if (iceUsername != nil || iceCredential != nil || iceCredentialFile != nil) && relays.isEmpty {
-            throw ValidationError("--ice-username and --ice-credential are for TURN servers, and no turn: or turns: --ice-server was given")
+            throw ValidationError(
+                "--ice-username and --ice-credential are for TURN servers, and no turn: or turns: --ice-server was given"
+            )
         }
     }
 }
@@ -201,7 +240,8 @@ struct RunOptions: ParsableArguments {
         if let report {
             let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw ValidationError("--report \(report): the folder \(directory) does not exist")
             }
         }

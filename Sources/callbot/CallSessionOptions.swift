@@ -7,20 +7,43 @@ import SwiftRTC
 struct CallSessionOptions: ParsableArguments {
     @OptionGroup var bandwidth: BandwidthOptions
 
-    @Option(help: ArgumentHelp("Seconds a connection may stay disconnected before the call gives up on it (at least 10).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay disconnected before the call gives up on it (at least 10).",
+            valueName: "SECONDS"
+        )
+    )
     var disconnectTimeout: Double = 30
 
-    @Option(name: .customLong("custom-item"), help: ArgumentHelp("A custom item of the call, set once the call starts (or is accepted); repeatable.", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("custom-item"),
+        help: ArgumentHelp(
+            "A custom item of the call, set once the call starts (or is accepted); repeatable.",
+            valueName: "KEY=VALUE"
+        )
+    )
     var customItems: [String] = []
 
-    @Option(help: ArgumentHelp("Mute the audio and video this many seconds after connecting (the others get a media settings notice).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Mute the audio and video this many seconds after connecting (the others get a media settings notice).",
+            valueName: "SECONDS"
+        )
+    )
     var muteAfter: Double?
 
-    @Option(help: ArgumentHelp("Write the bot report (JSON, DESIGN.md) of the call with the first other user to FILE when it ends (answer: of the last call).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the bot report (JSON, DESIGN.md) of the call with the first other user to FILE when it ends (answer: of the last call).",
+            valueName: "FILE"
+        )
+    )
     var report: String?
 
     func validate() throws {
-        guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else { throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds") }
+        guard disconnectTimeout >= 10, disconnectTimeout <= 3600 else {
+            throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds")
+        }
         _ = try items()
         try Seconds.check(muteAfter, "--mute-after", above: 0, orEqual: true)
     }
@@ -43,10 +66,21 @@ struct CallSessionOptions: ParsableArguments {
     func items() throws -> [String: String] { try SessionPrinter.userInfo(customItems, option: "--custom-item") }
 
     /// The call configuration of these options with the ICE servers and policy of `ice`.
-    func configuration(ice: IceOptions, gatherAddresses: [String], dialing: Double = 5, answer: Double = 45) throws -> CallConfiguration {
-        CallConfiguration(iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all, gatherAddresses: gatherAddresses,
-                          audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 }, videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
-                          dialingTimeInterval: Seconds.duration(dialing), answerTimeInterval: Seconds.duration(answer),
-                          disconnectTimeInterval: Seconds.duration(disconnectTimeout))
+    func configuration(
+        ice: IceOptions,
+        gatherAddresses: [String],
+        dialing: Double = 5,
+        answer: Double = 45
+    ) throws -> CallConfiguration {
+        CallConfiguration(
+            iceServers: try ice.servers(),
+            iceTransportPolicy: ice.relayOnly ? .relay : .all,
+            gatherAddresses: gatherAddresses,
+            audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
+            videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
+            dialingTimeInterval: Seconds.duration(dialing),
+            answerTimeInterval: Seconds.duration(answer),
+            disconnectTimeInterval: Seconds.duration(disconnectTimeout)
+        )
     }
 }

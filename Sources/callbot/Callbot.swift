@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import Logging
 import SwiftRTC
 
@@ -10,7 +10,10 @@ struct Callbot: AsyncParsableCommand {
         commandName: "callbot",
         abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP, plays and records media.",
         version: "callbot \(SwiftRTCInfo.version)",
-        subcommands: [Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self, AnswerCommand.self, LogCommand.self, LoadCommand.self]
+        subcommands: [
+            Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self,
+            AnswerCommand.self, LogCommand.self, LoadCommand.self,
+        ]
     )
 
     /// The application sets up logging, as swift-log wants: records go to standard error
@@ -23,10 +26,16 @@ struct Callbot: AsyncParsableCommand {
 
 /// Options every subcommand shares.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "How much to log: nothing, basic or verbose (verbose includes the media stack's internals).")
+    @Option(
+        name: .long,
+        help: "How much to log: nothing, basic or verbose (verbose includes the media stack's internals)."
+    )
     var logLevel: LogLevel = .basic
 
-    @Flag(help: "Print the live stats as JSON lines, `STATS [USER ]{...}` (the W3C getStats shape), instead of statsString.")
+    @Flag(
+        help:
+            "Print the live stats as JSON lines, `STATS [USER ]{...}` (the W3C getStats shape), instead of statsString."
+    )
     var statsJSON = false
 
     /// Applies the options to the library.

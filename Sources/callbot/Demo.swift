@@ -1,14 +1,16 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// `callbot demo`: two bots in this process make a video call through the call-session API
 /// over a signaling server embedded in the process: live statsString, a custom item, hang
 /// up, the call log, and a summary of what each side decoded.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Two bots in this process make a video call over an embedded signaling server; prints live stats and the call log.")
+        abstract:
+            "Two bots in this process make a video call over an embedded signaling server; prints live stats and the call log."
+    )
 
     @OptionGroup var global: GlobalOptions
 
@@ -32,7 +34,9 @@ struct Demo: AsyncParsableCommand {
     func validate() throws {
         try Seconds.check(duration, "--duration")
         try Seconds.check(statsInterval, "--stats-interval")
-        guard width >= 16, height >= 16, width <= 4096, height <= 4096 else { throw ValidationError("--width/--height must be 16...4096") }
+        guard width >= 16, height >= 16, width <= 4096, height <= 4096 else {
+            throw ValidationError("--width/--height must be 16...4096")
+        }
         guard (1...60).contains(fps) else { throw ValidationError("--fps must be 1...60") }
     }
 
@@ -40,9 +44,11 @@ struct Demo: AsyncParsableCommand {
         global.apply()
         let signaling = try await DemoSignaling.start(users: ["alice", "bob"])
         print("demo: signaling \(signaling.description) (users alice, bob)")
-        let configuration = CallConfiguration(gatherAddresses: ["127.0.0.1"],
-                                              audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
-                                              videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 })
+        let configuration = CallConfiguration(
+            gatherAddresses: ["127.0.0.1"],
+            audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
+            videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 }
+        )
         let alice = CallClient(channel: try await signaling.channel(for: "alice"), configuration: configuration)
         let bob = CallClient(channel: try await signaling.channel(for: "bob"), configuration: configuration)
 
@@ -51,7 +57,9 @@ struct Demo: AsyncParsableCommand {
         let bobSession = Task { () -> (CallSession, AsyncStream<CallSessionEvent>)? in
             for await event in bobEvents {
                 guard case .incomingSession(let session, let info) = event else { continue }
-                print("demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)")
+                print(
+                    "demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)"
+                )
                 let events = await session.events()
                 play(into: session, frequency: 660)
                 try? await session.acceptCall(userInfo: ["answer": "hi alice"])
@@ -67,7 +75,9 @@ struct Demo: AsyncParsableCommand {
         try await call.startCall(userInfo: ["topic": "demo"])
         guard let (incoming, bobCallEvents) = await bobSession.value else { throw ExitCode(1) }
         let callerReceived = DemoTally(), calleeReceived = DemoTally()
-        let watchers = [callerReceived.follow(aliceEvents, label: "alice"), calleeReceived.follow(bobCallEvents, label: "bob")]
+        let watchers = [
+            callerReceived.follow(aliceEvents, label: "alice"), calleeReceived.follow(bobCallEvents, label: "bob"),
+        ]
 
         let connected = await Self.waitConnected(call, incoming, timeout: .seconds(30))
         let pc = await call.peerConnection(for: "bob")
@@ -95,7 +105,9 @@ struct Demo: AsyncParsableCommand {
         _ = await Self.waitClosed(incoming, timeout: .seconds(5))
         for watcher in watchers { watcher.cancel() }
         if let record = await incoming.record {
-            print("demo: bob's call ended: \(record.result.rawValue), \(String(format: "%.1f", record.duration)) s, custom items \(record.customItems.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))")
+            print(
+                "demo: bob's call ended: \(record.result.rawValue), \(String(format: "%.1f", record.duration)) s, custom items \(record.customItems.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))"
+            )
         }
         // The server writes the log once both have left.
         var log: [CallRecord] = []
@@ -111,10 +123,14 @@ struct Demo: AsyncParsableCommand {
         await signaling.stop()
 
         let a = callerReceived.values.withLock { $0 }, b = calleeReceived.values.withLock { $0 }
-        print("demo: \(connected ? "connected" : "failed") | ICE \(Self.ms(iceTime)) | DTLS \(Self.ms(dtlsTime))"
-            + " | caller decoded audio \(a.audioFrames) frames rms \(String(format: "%.3f", a.rms)), video \(a.videoFrames) frames \(a.width)x\(a.height)"
-            + " | callee decoded audio \(b.audioFrames) frames rms \(String(format: "%.3f", b.rms)), video \(b.videoFrames) frames \(b.width)x\(b.height)")
-        guard connected, a.audioFrames > 0, a.videoFrames > 0, b.audioFrames > 0, b.videoFrames > 0 else { throw ExitCode(1) }
+        print(
+            "demo: \(connected ? "connected" : "failed") | ICE \(Self.ms(iceTime)) | DTLS \(Self.ms(dtlsTime))"
+                + " | caller decoded audio \(a.audioFrames) frames rms \(String(format: "%.3f", a.rms)), video \(a.videoFrames) frames \(a.width)x\(a.height)"
+                + " | callee decoded audio \(b.audioFrames) frames rms \(String(format: "%.3f", b.rms)), video \(b.videoFrames) frames \(b.width)x\(b.height)"
+        )
+        guard connected, a.audioFrames > 0, a.videoFrames > 0, b.audioFrames > 0, b.videoFrames > 0 else {
+            throw ExitCode(1)
+        }
     }
 
     func play(into session: CallSession, frequency: Double) {
@@ -125,7 +141,8 @@ struct Demo: AsyncParsableCommand {
     /// One call-log line: id, caller -> callees, kind, result, duration, start time.
     static func describe(_ record: CallRecord) -> String {
         let started = ISO8601DateFormatter().string(from: record.started)
-        return "\(record.callId) \(record.caller) -> \(record.callees.joined(separator: ",")) \(record.conferenceType.rawValue)"
+        return
+            "\(record.callId) \(record.caller) -> \(record.callees.joined(separator: ",")) \(record.conferenceType.rawValue)"
             + " \(record.result.rawValue) \(String(format: "%.1f", record.duration)) s started \(started)"
     }
 
@@ -185,7 +202,9 @@ final class DemoTally: Sendable {
                 case .accepted(let user, let info):
                     print("demo: \(label) sees \(user) accept, user info \(info)")
                 case .customItemsChanged(let by, _, _, let items) where by != label:
-                    print("demo: \(label) sees \(by) set custom items \(items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))")
+                    print(
+                        "demo: \(label) sees \(by) set custom items \(items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))"
+                    )
                 case .hungUp(let user, let info):
                     print("demo: \(label) sees \(user) hang up, user info \(info)")
                 default:
@@ -201,9 +220,17 @@ final class DemoTally: Sendable {
                 switch frame {
                 case .audio(let audio):
                     let squares = audio.samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-                    self.values.withLock { $0.audioFrames += 1; $0.sumSquares += squares; $0.samples += audio.samples.count }
+                    self.values.withLock {
+                        $0.audioFrames += 1
+                        $0.sumSquares += squares
+                        $0.samples += audio.samples.count
+                    }
                 case .video(let video):
-                    self.values.withLock { $0.videoFrames += 1; $0.width = video.width; $0.height = video.height }
+                    self.values.withLock {
+                        $0.videoFrames += 1
+                        $0.width = video.width
+                        $0.height = video.height
+                    }
                 case .encoded:
                     break
                 }

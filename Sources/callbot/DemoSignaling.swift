@@ -14,7 +14,9 @@ struct DemoSignaling: Sendable, CustomStringConvertible {
     static func start(users: [String]) async throws -> DemoSignaling {
         var tokens: [String: String] = [:]
         for user in users { tokens[user] = UUID().uuidString }
-        let credentials = try SignalingCredentials.tokens(Dictionary(uniqueKeysWithValues: tokens.map { ($0.value, $0.key) }))
+        let credentials = try SignalingCredentials.tokens(
+            Dictionary(uniqueKeysWithValues: tokens.map { ($0.value, $0.key) })
+        )
         let server = SignalingServer(configuration: .init(host: "127.0.0.1", port: 0), credentials: credentials)
         let (listening, continuation) = AsyncStream.makeStream(of: URL.self)
         let running = Task { try await server.run { url in continuation.yield(url) } }

@@ -20,7 +20,11 @@ struct EncodedTone: MediaSource, Sendable {
         let payloads = Self.payloads
         guard !payloads.isEmpty else { return nil }
         defer { index &+= 1 }
-        return EncodedFrame(codec: .opus, data: payloads[Int(index % UInt32(payloads.count))], timestamp: index &* Self.samplesPerFrame,
-                            isKeyframe: true)
+        return EncodedFrame(
+            codec: .opus,
+            data: payloads[Int(index % UInt32(payloads.count))],
+            timestamp: index &* Self.samplesPerFrame,
+            isKeyframe: true
+        )
     }
 }

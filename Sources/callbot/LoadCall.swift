@@ -49,7 +49,9 @@ struct LoadCall: Sendable {
         BotMetrics.callStarted()
         defer { BotMetrics.callEnded(connected: result.connected) }
         // Log in, every member at once.
-        let logins = await withTaskGroup(of: (Int, Result<(WebSocketSignalingChannel, Double), SignalingChannelError>).self) { group in
+        let logins = await withTaskGroup(
+            of: (Int, Result<(WebSocketSignalingChannel, Double), SignalingChannelError>).self
+        ) { group in
             for (index, member) in members.enumerated() {
                 group.addTask { [settings] in
                     let started = ContinuousClock.now
@@ -57,7 +59,10 @@ struct LoadCall: Sendable {
                     return (index, login.map { ($0, Self.milliseconds(ContinuousClock.now - started)) })
                 }
             }
-            var logins = [Result<(WebSocketSignalingChannel, Double), SignalingChannelError>?](repeating: nil, count: members.count)
+            var logins = [Result<(WebSocketSignalingChannel, Double), SignalingChannelError>?](
+                repeating: nil,
+                count: members.count
+            )
             for await (index, login) in group { logins[index] = login }
             return logins.compactMap { $0 }
         }
@@ -76,10 +81,16 @@ struct LoadCall: Sendable {
             return result
         }
         let clients = zip(channels, members).map { channel, member in
-            CallClient(channel: channel, configuration: CallConfiguration(
-                gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: member.servers.first?.host ?? ""),
-                maxVideoFrameRate: LoadCallSettings.videoFramesPerSecond,
-                answerTimeInterval: settings.setupTimeout))
+            CallClient(
+                channel: channel,
+                configuration: CallConfiguration(
+                    gatherAddresses: PeerConnection.Configuration.gatherAddresses(
+                        toReach: member.servers.first?.host ?? ""
+                    ),
+                    maxVideoFrameRate: LoadCallSettings.videoFramesPerSecond,
+                    answerTimeInterval: settings.setupTimeout
+                )
+            )
         }
         let users = clients.map(\.userID)
         let state = LoadCallState(members: clients.count)
@@ -90,23 +101,30 @@ struct LoadCall: Sendable {
         for index in clients.indices.dropFirst() {
             let client = clients[index], caller = users[0], video = settings.video
             let events = await client.events()
-            followers.append(Task {
-                for await event in events {
-                    guard case .incomingSession(let session, _) = event, session.initiator == caller else { continue }
-                    let sessionEvents = await session.events()
-                    let following = Task { await state.follow(session, events: sessionEvents, member: index) }
-                    Self.play(into: session, video: video)
-                    do { try await session.acceptCall() } catch { state.fail(Self.reason("cannot accept", error)) }
-                    await following.value
-                    return
+            followers.append(
+                Task {
+                    for await event in events {
+                        guard case .incomingSession(let session, _) = event, session.initiator == caller else {
+                            continue
+                        }
+                        let sessionEvents = await session.events()
+                        let following = Task { await state.follow(session, events: sessionEvents, member: index) }
+                        Self.play(into: session, video: video)
+                        do { try await session.acceptCall() } catch { state.fail(Self.reason("cannot accept", error)) }
+                        await following.value
+                        return
+                    }
                 }
-            })
+            )
         }
 
         // The caller calls.
         let setupStarted = ContinuousClock.now
         do {
-            let session = try await clients[0].createSession(opponents: Array(users.dropFirst()), conferenceType: settings.video ? .video : .audio)
+            let session = try await clients[0].createSession(
+                opponents: Array(users.dropFirst()),
+                conferenceType: settings.video ? .video : .audio
+            )
             let events = await session.events()
             followers.append(Task { await state.follow(session, events: events, member: 0) })
             Self.play(into: session, video: settings.video)
@@ -120,7 +138,9 @@ struct LoadCall: Sendable {
         _ = await state.wait(until: setupDeadline) { $0.allConnected || $0.failure != nil }
         var snapshot = state.snapshot
         // A connection that came after the deadline (the wake-up ran late) counts as a timeout.
-        if snapshot.allConnected, snapshot.failure == nil, let last = snapshot.members.compactMap(\.connectedAt).max(), last <= setupDeadline {
+        if snapshot.allConnected, snapshot.failure == nil, let last = snapshot.members.compactMap(\.connectedAt).max(),
+            last <= setupDeadline
+        {
             result.connected = true
             result.setupMs = Self.milliseconds(last - setupStarted)
             _ = await state.wait(until: last + settings.duration) { $0.failure != nil }
@@ -176,16 +196,27 @@ struct LoadCall: Sendable {
 
     /// Logs in; a refusal the server says is for now (`try again later`: its password checks
     /// or its connections are all taken) is retried every 250 to 500 ms until the login timeout.
-    private static func logIn(to servers: [URL], token: String, settings: LoadCallSettings) async -> Result<WebSocketSignalingChannel, SignalingChannelError> {
+    private static func logIn(
+        to servers: [URL],
+        token: String,
+        settings: LoadCallSettings
+    ) async -> Result<WebSocketSignalingChannel, SignalingChannelError> {
         let deadline = ContinuousClock.now + settings.loginTimeout
         while true {
             let left = deadline - ContinuousClock.now
             do throws(SignalingChannelError) {
-                return .success(try await WebSocketSignalingChannel.connect(to: servers, token: token, timeout: max(left, .milliseconds(100)),
-                                                                            trust: settings.trust))
+                return .success(
+                    try await WebSocketSignalingChannel.connect(
+                        to: servers,
+                        token: token,
+                        timeout: max(left, .milliseconds(100)),
+                        trust: settings.trust
+                    )
+                )
             } catch {
                 let pause = Duration.milliseconds(Int.random(in: 250...500))
-                guard "\(error)".contains("try again later"), ContinuousClock.now + pause < deadline, !Task.isCancelled else { return .failure(error) }
+                guard "\(error)".contains("try again later"), ContinuousClock.now + pause < deadline, !Task.isCancelled
+                else { return .failure(error) }
                 try? await Task.sleep(for: pause)
             }
         }
@@ -196,8 +227,13 @@ struct LoadCall: Sendable {
     private static func play(into session: CallSession, video: Bool) {
         session.localAudioTrack.play(EncodedTone())
         if video, let track = session.localVideoTrack {
-            track.play(TestPatternSource(width: LoadCallSettings.videoWidth, height: LoadCallSettings.videoHeight,
-                                         framesPerSecond: LoadCallSettings.videoFramesPerSecond))
+            track.play(
+                TestPatternSource(
+                    width: LoadCallSettings.videoWidth,
+                    height: LoadCallSettings.videoHeight,
+                    framesPerSecond: LoadCallSettings.videoFramesPerSecond
+                )
+            )
         }
     }
 

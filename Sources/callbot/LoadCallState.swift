@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// The audio frames one bot decoded from one other member, counted by its audio sink on the
 /// decoding task: one atomic add a frame, nothing allocated.
@@ -83,7 +83,9 @@ final class LoadCallState: Sendable {
                 state.withLock { state in
                     var member = state.snapshot.members[index]
                     member.connected.insert(user)
-                    if member.connectedAt == nil, member.others.isSubset(of: member.connected) { member.connectedAt = now }
+                    if member.connectedAt == nil, member.others.isSubset(of: member.connected) {
+                        member.connectedAt = now
+                    }
                     state.snapshot.members[index] = member
                 }
                 wake()
@@ -95,7 +97,11 @@ final class LoadCallState: Sendable {
                     state.snapshot.members[index].ended = record.result
                     return state.snapshot.members[index].connectedAt != nil
                 }
-                fail(connected ? "ended early: \(record.result.rawValue)" : "ended before connecting: \(record.result.rawValue)")
+                fail(
+                    connected
+                        ? "ended early: \(record.result.rawValue)"
+                        : "ended before connecting: \(record.result.rawValue)"
+                )
                 return
             default: break
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// `callbot load --server URL --tokens-file FILE --bots N`: a load generator. N bots in this
 /// process log in to one or more signaling servers and call each other in pairs (or meshes of
@@ -12,30 +12,30 @@ struct LoadCommand: AsyncParsableCommand {
         commandName: "load",
         abstract: "Load test signaling servers: N bots calling each other with real media, one JSON report.",
         discussion: """
-        The bots are the logins of --tokens-file (the server's USER:TOKEN file), --users-file \
-        (USER:PASSWORD lines, for a server with a --users file: each login then costs the server \
-        a PBKDF2 check) or repeated --token, the first --bots of them. Bot i logs in to the \
-        --server given (i mod count)-th, so repeating --server spreads the bots over instances; \
-        when its connection drops it logs in again to the next. \
-        Bots are grouped in order: the first of each group calls the others; the call starts are \
-        spread evenly over --ramp seconds. Each bot sends a 440 Hz tone (Opus, 20 ms, encoded once for all) and, with \
-        --video, a 160x120 test pattern (VP8, 15 fps), and decodes the audio it receives. A call \
-        is connected when every member's media is up with every other member; it is held \
-        --duration seconds, then the counters are taken and everyone hangs up.
+            The bots are the logins of --tokens-file (the server's USER:TOKEN file), --users-file \
+            (USER:PASSWORD lines, for a server with a --users file: each login then costs the server \
+            a PBKDF2 check) or repeated --token, the first --bots of them. Bot i logs in to the \
+            --server given (i mod count)-th, so repeating --server spreads the bots over instances; \
+            when its connection drops it logs in again to the next. \
+            Bots are grouped in order: the first of each group calls the others; the call starts are \
+            spread evenly over --ramp seconds. Each bot sends a 440 Hz tone (Opus, 20 ms, encoded once for all) and, with \
+            --video, a 160x120 test pattern (VP8, 15 fps), and decodes the audio it receives. A call \
+            is connected when every member's media is up with every other member; it is held \
+            --duration seconds, then the counters are taken and everyone hangs up.
 
-        The server must let this many connections in from one address: start it with \
-        `callbot serve --max-connections-per-address N` (default 32) and, beyond 1000 bots, \
-        --max-connections N.
+            The server must let this many connections in from one address: start it with \
+            `callbot serve --max-connections-per-address N` (default 32) and, beyond 1000 bots, \
+            --max-connections N.
 
-        Prints one summary line (load: ...) and writes --report FILE as JSON: bots, group_size, \
-        servers, audio_only; calls_attempted, calls_connected, calls_failed, calls_decoded_audio \
-        and failures (reason: count); login_ms and setup_ms (call request to connected: p50, p95, \
-        p99, max); packets_sent, packets_received, packets_lost, loss_fraction; \
-        audio_frames_decoded, video_frames_decoded; cpu_seconds and cpu_seconds_per_call \
-        (getrusage, whole process); peak_rss_mb (VmHWM), baseline_rss_mb, rss_mb_per_call; \
-        peak_open_files, open_file_limit; call_duration_s, ramp_s, wall_s. Exits 0 only when \
-        every call connected and every member decoded audio from every other, 1 otherwise.
-        """
+            Prints one summary line (load: ...) and writes --report FILE as JSON: bots, group_size, \
+            servers, audio_only; calls_attempted, calls_connected, calls_failed, calls_decoded_audio \
+            and failures (reason: count); login_ms and setup_ms (call request to connected: p50, p95, \
+            p99, max); packets_sent, packets_received, packets_lost, loss_fraction; \
+            audio_frames_decoded, video_frames_decoded; cpu_seconds and cpu_seconds_per_call \
+            (getrusage, whole process); peak_rss_mb (VmHWM), baseline_rss_mb, rss_mb_per_call; \
+            peak_open_files, open_file_limit; call_duration_s, ramp_s, wall_s. Exits 0 only when \
+            every call connected and every member decoded audio from every other, 1 otherwise.
+            """
     )
 
     /// The most bots one process runs.
@@ -58,34 +58,80 @@ struct LoadCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(name: .customLong("server"), help: ArgumentHelp("A signaling server's WebSocket URL (ws://HOST:PORT/signaling or wss://); repeat it to spread the bots over instances (at most \(maxServers)).", valueName: "URL"))
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "A signaling server's WebSocket URL (ws://HOST:PORT/signaling or wss://); repeat it to spread the bots over instances (at most \(maxServers)).",
+            valueName: "URL"
+        )
+    )
     var servers: [String] = []
 
-    @Option(help: ArgumentHelp("The server's tokens file (USER:TOKEN lines): bot i logs in with the i-th token.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "The server's tokens file (USER:TOKEN lines): bot i logs in with the i-th token.",
+            valueName: "FILE"
+        )
+    )
     var tokensFile: String?
 
-    @Option(help: ArgumentHelp("USER:PASSWORD lines (plain passwords of the server's --users file): bot i logs in as the i-th.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "USER:PASSWORD lines (plain passwords of the server's --users file): bot i logs in as the i-th.",
+            valueName: "FILE"
+        )
+    )
     var usersFile: String?
 
-    @Option(name: .customLong("token"), help: ArgumentHelp("A login token (or USER:PASSWORD) of one bot; repeatable. Better for many: --tokens-file.", valueName: "T"))
+    @Option(
+        name: .customLong("token"),
+        help: ArgumentHelp(
+            "A login token (or USER:PASSWORD) of one bot; repeatable. Better for many: --tokens-file.",
+            valueName: "T"
+        )
+    )
     var tokens: [String] = []
 
-    @Option(help: ArgumentHelp("How many bots: the first N logins (default: every login given; at most \(maxBots)). Bots that do not fill a last group stay out.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "How many bots: the first N logins (default: every login given; at most \(maxBots)). Bots that do not fill a last group stay out.",
+            valueName: "N"
+        )
+    )
     var bots: Int?
 
-    @Option(help: ArgumentHelp("Bots per call: 2 (pairs) or 3 to 4 (meshes: the first calls the others).", valueName: "N"))
+    @Option(
+        help: ArgumentHelp("Bots per call: 2 (pairs) or 3 to 4 (meshes: the first calls the others).", valueName: "N")
+    )
     var groupSize = 2
 
-    @Option(help: ArgumentHelp("Seconds each call is held once connected; then the caller hangs up.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp("Seconds each call is held once connected; then the caller hangs up.", valueName: "SECONDS")
+    )
     var duration: Double = 20
 
-    @Option(help: ArgumentHelp("Spread the call starts (logins and call requests) evenly over this many seconds (0: all at once).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Spread the call starts (logins and call requests) evenly over this many seconds (0: all at once).",
+            valueName: "SECONDS"
+        )
+    )
     var ramp: Double = 5
 
-    @Option(help: ArgumentHelp("Seconds from a call request to every member's media connected before the call counts as failed (at least 1; the answer timeout is at least 10).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds from a call request to every member's media connected before the call counts as failed (at least 1; the answer timeout is at least 10).",
+            valueName: "SECONDS"
+        )
+    )
     var setupTimeout: Double = 30
 
-    @Option(help: ArgumentHelp("Seconds a bot's login (WebSocket to welcome) may take, retries of a server busy for now (429: try again later) included.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a bot's login (WebSocket to welcome) may take, retries of a server busy for now (429: try again later) included.",
+            valueName: "SECONDS"
+        )
+    )
     var loginTimeout: Double = 20
 
     @Flag var media: Media = .audioOnly
@@ -96,19 +142,30 @@ struct LoadCommand: AsyncParsableCommand {
     @OptionGroup var tls: TLSClientOptions
     @OptionGroup var prometheus: MetricsOptions
 
-    @Option(help: "How much to log: nothing (the default: the report says what failed), basic (every call's milestones: a lot with many bots) or verbose.")
+    @Option(
+        help:
+            "How much to log: nothing (the default: the report says what failed), basic (every call's milestones: a lot with many bots) or verbose."
+    )
     var logLevel: LogLevel = .nothing
 
     func validate() throws {
         guard !servers.isEmpty else { throw ValidationError("give the signaling server: --server URL (repeatable)") }
-        guard servers.count <= Self.maxServers else { throw ValidationError("at most \(Self.maxServers) --server URLs, not \(servers.count)") }
+        guard servers.count <= Self.maxServers else {
+            throw ValidationError("at most \(Self.maxServers) --server URLs, not \(servers.count)")
+        }
         for server in servers where Self.url(server) == nil {
-            throw ValidationError("--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)")
+            throw ValidationError(
+                "--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)"
+            )
         }
         guard [tokensFile != nil, usersFile != nil, !tokens.isEmpty].filter({ $0 }).count == 1 else {
-            throw ValidationError("give the bots' logins: one of --tokens-file FILE, --users-file FILE or --token T (repeated)")
+            throw ValidationError(
+                "give the bots' logins: one of --tokens-file FILE, --users-file FILE or --token T (repeated)"
+            )
         }
-        guard (2...4).contains(groupSize) else { throw ValidationError("--group-size must be 2 to 4, not \(groupSize)") }
+        guard (2...4).contains(groupSize) else {
+            throw ValidationError("--group-size must be 2 to 4, not \(groupSize)")
+        }
         if let bots {
             guard (groupSize...Self.maxBots).contains(bots) else {
                 throw ValidationError("--bots must be \(groupSize) (the group size) to \(Self.maxBots), not \(bots)")
@@ -121,7 +178,8 @@ struct LoadCommand: AsyncParsableCommand {
         if let report {
             let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw ValidationError("--report \(report): the folder \(directory) does not exist")
             }
         }
@@ -131,7 +189,13 @@ struct LoadCommand: AsyncParsableCommand {
     /// The bots' logins: the first `--bots` of those given, whole groups only.
     func logins() throws -> [LoadLogin] {
         let all: [LoadLogin]
-        if let tokensFile { all = try LoadLogins.read(tokensFile: tokensFile) } else if let usersFile { all = try LoadLogins.read(usersFile: usersFile) } else { all = try LoadLogins.tokens(tokens) }
+        if let tokensFile {
+            all = try LoadLogins.read(tokensFile: tokensFile)
+        } else if let usersFile {
+            all = try LoadLogins.read(usersFile: usersFile)
+        } else {
+            all = try LoadLogins.tokens(tokens)
+        }
         let wanted = bots ?? min(all.count, Self.maxBots)
         guard wanted <= all.count else { throw ValidationError("--bots \(wanted): only \(all.count) logins given") }
         guard wanted >= groupSize else { throw ValidationError("\(wanted) logins cannot make a group of \(groupSize)") }
@@ -140,7 +204,8 @@ struct LoadCommand: AsyncParsableCommand {
 
     static func url(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-              let host = url.host, !host.isEmpty else { return nil }
+            let host = url.host, !host.isEmpty
+        else { return nil }
         return url
     }
 
@@ -158,14 +223,25 @@ struct LoadCommand: AsyncParsableCommand {
         let fileLimit = ProcessResources.raiseOpenFileLimit()
         let needed = Self.filesNeeded(bots: logins.count, groupSize: groupSize)
         guard needed <= fileLimit else {
-            throw CallbotError("\(logins.count) bots in groups of \(groupSize) need about \(needed) open files, and this process may open "
-                               + "\(fileLimit) (the hard limit, `ulimit -Hn`): raise it, or run fewer bots per process")
+            throw CallbotError(
+                "\(logins.count) bots in groups of \(groupSize) need about \(needed) open files, and this process may open "
+                    + "\(fileLimit) (the hard limit, `ulimit -Hn`): raise it, or run fewer bots per process"
+            )
         }
-        let settings = LoadCallSettings(video: media == .video, duration: Seconds.duration(duration), setupTimeout: Seconds.duration(setupTimeout),
-                                        loginTimeout: Seconds.duration(loginTimeout), trust: try tls.trust())
+        let settings = LoadCallSettings(
+            video: media == .video,
+            duration: Seconds.duration(duration),
+            setupTimeout: Seconds.duration(setupTimeout),
+            loginTimeout: Seconds.duration(loginTimeout),
+            trust: try tls.trust()
+        )
         let groups = stride(from: 0, to: logins.count, by: groupSize).map { first in
-            LoadCall(members: (first..<first + groupSize).map { (logins[$0], Array(urls[($0 % urls.count)...] + urls[..<($0 % urls.count)])) },
-                     settings: settings)
+            LoadCall(
+                members: (first..<first + groupSize).map {
+                    (logins[$0], Array(urls[($0 % urls.count)...] + urls[..<($0 % urls.count)]))
+                },
+                settings: settings
+            )
         }
         let baseline = ProcessResources.residentBytes()
         let signals = TerminationSignals()
@@ -229,7 +305,9 @@ struct LoadCommand: AsyncParsableCommand {
         let peak = ProcessResources.peakResidentBytes()
         report.peakRssMB = peak.map { Double($0) / megabyte }
         report.baselineRssMB = baseline.map { Double($0) / megabyte }
-        if let peak, let baseline, calls > 0 { report.rssMBPerCall = Double(max(0, peak - baseline)) / megabyte / calls }
+        if let peak, let baseline, calls > 0 {
+            report.rssMBPerCall = Double(max(0, peak - baseline)) / megabyte / calls
+        }
         report.peakOpenFiles = peakFiles.load(ordering: .relaxed)
         report.openFileLimit = fileLimit
         report.callDurationS = duration

@@ -23,7 +23,9 @@ enum LoadLogins {
     static func read(tokensFile path: String) throws -> [LoadLogin] {
         let entries = try entries(ofFile: path, option: "--tokens-file")
         if let spaced = entries.firstIndex(where: { $0.secret.contains(where: \.isWhitespace) }) {
-            throw ValidationError("--tokens-file \(path): the token of \(entries[spaced].user) holds spaces (the server refuses such tokens)")
+            throw ValidationError(
+                "--tokens-file \(path): the token of \(entries[spaced].user) holds spaces (the server refuses such tokens)"
+            )
         }
         return entries.map { LoadLogin(user: $0.user, token: $0.secret) }
     }
@@ -31,7 +33,9 @@ enum LoadLogins {
     /// `USER:PASSWORD` lines: the login is the whole `USER:PASSWORD` (a password may hold
     /// spaces inside; those around it are trimmed).
     static func read(usersFile path: String) throws -> [LoadLogin] {
-        try entries(ofFile: path, option: "--users-file").map { LoadLogin(user: $0.user, token: "\($0.user):\($0.secret)") }
+        try entries(ofFile: path, option: "--users-file").map {
+            LoadLogin(user: $0.user, token: "\($0.user):\($0.secret)")
+        }
     }
 
     /// `--token` values: each one bot; the same token twice would be one user twice.
@@ -39,7 +43,9 @@ enum LoadLogins {
         var seen = Set<String>()
         for (index, token) in tokens.enumerated() {
             guard !token.isEmpty else { throw ValidationError("--token number \(index + 1) is empty") }
-            guard seen.insert(token).inserted else { throw ValidationError("--token number \(index + 1) repeats an earlier one (each bot is one user)") }
+            guard seen.insert(token).inserted else {
+                throw ValidationError("--token number \(index + 1) repeats an earlier one (each bot is one user)")
+            }
         }
         return tokens.map { LoadLogin(user: nil, token: $0) }
     }
@@ -50,15 +56,21 @@ enum LoadLogins {
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
-        guard data.count <= maxFileBytes else { throw ValidationError("\(option) \(path): over \(maxFileBytes >> 20) MiB") }
-        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("\(option) \(path): not UTF-8 text") }
+        guard data.count <= maxFileBytes else {
+            throw ValidationError("\(option) \(path): over \(maxFileBytes >> 20) MiB")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ValidationError("\(option) \(path): not UTF-8 text")
+        }
         var entries: [(user: String, secret: String)] = []
         var users = Set<String>()
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let place = "\(option) \(path):\(index + 1)"
-            guard let colon = line.firstIndex(of: ":") else { throw ValidationError("\(place): expected USER:SECRET, found no ':'") }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("\(place): expected USER:SECRET, found no ':'")
+            }
             let user = String(line[..<colon])
             let secret = String(line[line.index(after: colon)...])
             guard SignalingCredentials.isValidUserID(user) else {

@@ -88,7 +88,8 @@ struct LoadReport: Encodable, Sendable, Equatable {
         case callsAttempted = "calls_attempted", callsConnected = "calls_connected", callsFailed = "calls_failed"
         case callsDecodedAudio = "calls_decoded_audio", failures
         case loginMs = "login_ms", setupMs = "setup_ms"
-        case packetsSent = "packets_sent", packetsReceived = "packets_received", packetsLost = "packets_lost", lossFraction = "loss_fraction"
+        case packetsSent = "packets_sent", packetsReceived = "packets_received", packetsLost = "packets_lost",
+            lossFraction = "loss_fraction"
         case audioFramesDecoded = "audio_frames_decoded", videoFramesDecoded = "video_frames_decoded"
         case cpuSeconds = "cpu_seconds", cpuSecondsPerCall = "cpu_seconds_per_call"
         case peakRssMB = "peak_rss_mb", baselineRssMB = "baseline_rss_mb", rssMBPerCall = "rss_mb_per_call"
@@ -133,8 +134,11 @@ struct LoadReport: Encodable, Sendable, Equatable {
     /// The summary line printed at the end.
     var summary: String {
         func ms(_ value: Int?) -> String { value.map { "\($0) ms" } ?? "-" }
-        func fixed(_ value: Double?, _ digits: Int) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        return "load: \(callsConnected)/\(callsAttempted) calls connected, \(callsDecodedAudio) decoded audio, \(callsFailed) failed; "
+        func fixed(_ value: Double?, _ digits: Int) -> String {
+            value.map { String(format: "%.\(digits)f", $0) } ?? "-"
+        }
+        return
+            "load: \(callsConnected)/\(callsAttempted) calls connected, \(callsDecodedAudio) decoded audio, \(callsFailed) failed; "
             + "setup p50 \(ms(setupMs.p50)) p95 \(ms(setupMs.p95)) max \(ms(setupMs.max)); "
             + "loss \(fixed(lossFraction, 4)); cpu \(fixed(cpuSeconds, 1)) s (\(fixed(cpuSecondsPerCall, 2)) s/call); "
             + "peak rss \(fixed(peakRssMB, 0)) MB (\(fixed(rssMBPerCall, 2)) MB/call); \(bots) bots in \(fixed(wallS, 1)) s"

@@ -8,7 +8,8 @@ struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "List your call log from a signaling server: filters, pages, JSON.",
-        discussion: "One line per call, newest first: ended time (UTC), role, the other users, conference type, result, duration."
+        discussion:
+            "One line per call, newest first: ended time (UTC), role, the other users, conference type, result, duration."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -25,9 +26,13 @@ struct LogCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (1 ... SignalingLimits.maxCallLogLimit).contains(limit) else { throw ValidationError("--limit must be 1 to \(SignalingLimits.maxCallLogLimit)") }
+        guard (1...SignalingLimits.maxCallLogLimit).contains(limit) else {
+            throw ValidationError("--limit must be 1 to \(SignalingLimits.maxCallLogLimit)")
+        }
         guard page >= 1, (page - 1) * limit <= SignalingLimits.maxCallLogOffset else {
-            throw ValidationError("--page must be 1 to \(SignalingLimits.maxCallLogOffset / limit + 1) with --limit \(limit)")
+            throw ValidationError(
+                "--page must be 1 to \(SignalingLimits.maxCallLogOffset / limit + 1) with --limit \(limit)"
+            )
         }
     }
 
@@ -49,7 +54,9 @@ struct LogCommand: AsyncParsableCommand {
         for record in records {
             let others = ([record.caller] + record.callees).filter { $0 != user }.joined(separator: ",")
             let role = record.caller == user ? "caller" : "callee"
-            printLine("\(time.string(from: record.ended)) \(role) \(others) \(record.conferenceType.rawValue) \(record.result.rawValue) \(String(format: "%.1f", record.duration)) s \(record.callId)")
+            printLine(
+                "\(time.string(from: record.ended)) \(role) \(others) \(record.conferenceType.rawValue) \(record.result.rawValue) \(String(format: "%.1f", record.duration)) s \(record.callId)"
+            )
         }
         if records.isEmpty { printLine("no calls\(page > 1 ? " on page \(page)" : "")") }
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,8 @@ enum ProcessResources {
     /// A `NAME: N kB` line of `/proc/self/status`.
     private static func statusKilobytes(_ name: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+        else { return nil }
         let number = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
         return number.flatMap { Int($0) }
     }

@@ -26,10 +26,22 @@ struct Rtp: ParsableCommand {
         @Argument(help: "The capture file (pcap or pcapng).")
         var file: String
 
-        @Option(name: .long, help: ArgumentHelp("Map a payload type to a codec, e.g. 96=VP8 or 111=opus (repeatable).", valueName: "PT=NAME"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Map a payload type to a codec, e.g. 96=VP8 or 111=opus (repeatable).",
+                valueName: "PT=NAME"
+            )
+        )
         var codec: [CodecMapping] = []
 
-        @Option(name: .long, help: ArgumentHelp("Take payload type to codec mappings from the call's SDP (its a=rtpmap lines); --codec wins where both name a payload type.", valueName: "FILE"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Take payload type to codec mappings from the call's SDP (its a=rtpmap lines); --codec wins where both name a payload type.",
+                valueName: "FILE"
+            )
+        )
         var sdp: String?
 
         @Flag(name: .long, help: "Print JSON: {\"streams\": [...], \"rtcp\": {...}}.")
@@ -48,7 +60,9 @@ struct Rtp: ParsableCommand {
             }
             var codecs: [UInt8: String] = [:]
             if let sdp {
-                guard let text = FileManager.default.contents(atPath: sdp) else { throw ValidationError("cannot read \(sdp)") }
+                guard let text = FileManager.default.contents(atPath: sdp) else {
+                    throw ValidationError("cannot read \(sdp)")
+                }
                 let description: SessionDescription
                 do {
                     description = try SessionDescription(parsing: text)
@@ -79,7 +93,8 @@ struct Rtp: ParsableCommand {
         }
 
         static func line(_ s: CaptureAnalysis.Stream) -> String {
-            var line = "ssrc=\(s.ssrc) pt=\(s.payloadType) codec=\(s.codec ?? "?") packets=\(s.packets) gaps=\(s.gaps) duplicates=\(s.duplicates)"
+            var line =
+                "ssrc=\(s.ssrc) pt=\(s.payloadType) codec=\(s.codec ?? "?") packets=\(s.packets) gaps=\(s.gaps) duplicates=\(s.duplicates)"
             if let frames = s.frames { line += " frames=\(frames)" }
             if let keyframes = s.keyframes { line += " keyframes=\(keyframes)" }
             if let width = s.width, let height = s.height { line += " resolution=\(width)x\(height)" }
@@ -103,7 +118,8 @@ struct Rtp: ParsableCommand {
             }
             let streams = analysis.streams.map { s in
                 let duration = s.durationMilliseconds.map { String(format: "%.1f", $0) } ?? "null"
-                return "{\"ssrc\":\(s.ssrc),\"payload_type\":\(s.payloadType),\"codec\":\(text(s.codec)),\"packets\":\(s.packets),"
+                return
+                    "{\"ssrc\":\(s.ssrc),\"payload_type\":\(s.payloadType),\"codec\":\(text(s.codec)),\"packets\":\(s.packets),"
                     + "\"gaps\":\(s.gaps),\"duplicates\":\(s.duplicates),\"frames\":\(value(s.frames)),\"keyframes\":\(value(s.keyframes)),"
                     + "\"width\":\(value(s.width)),\"height\":\(value(s.height)),\"duration_ms\":\(duration)}"
             }

@@ -14,10 +14,10 @@ struct Sdp: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Parse an SDP and print a summary of it (one line per media section).",
             discussion: """
-            Exits 0 and prints the session facts (BUNDLE, ICE, DTLS) and, per media section, its \
-            mid, kind, direction, codecs, SSRCs and candidates. Exits 1 with the line number and \
-            what was expected when the SDP is broken.
-            """
+                Exits 0 and prints the session facts (BUNDLE, ICE, DTLS) and, per media section, its \
+                mid, kind, direction, codecs, SSRCs and candidates. Exits 1 with the line number and \
+                what was expected when the SDP is broken.
+                """
         )
 
         @OptionGroup var global: GlobalOptions
@@ -39,7 +39,9 @@ struct Sdp: ParsableCommand {
             global.apply()
             let data: Data
             do {
-                data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+                data =
+                    file == "-"
+                    ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
                 printError("cannot read \(file): \(error.localizedDescription)")
                 throw ExitCode.failure
@@ -74,7 +76,9 @@ struct SDPSummary {
 
     init(_ d: SessionDescription) {
         let o = d.origin
-        line("session  o=\(o.username) id \(o.sessionId) version \(o.sessionVersion), \(d.media.count) media section\(d.media.count == 1 ? "" : "s")")
+        line(
+            "session  o=\(o.username) id \(o.sessionId) version \(o.sessionVersion), \(d.media.count) media section\(d.media.count == 1 ? "" : "s")"
+        )
         var facts: [String] = []
         for group in d.bundleGroups { facts.append("BUNDLE " + group.joined(separator: " ")) }
         if d.bundleGroups.isEmpty { facts.append("no BUNDLE") }
@@ -83,7 +87,9 @@ struct SDPSummary {
         let options = Set(resolved.flatMap(\.iceOptions)).sorted()
         if !options.isEmpty { facts.append("ice-options " + options.joined(separator: " ")) }
         if d.extmapAllowMixed { facts.append("extmap-allow-mixed") }
-        if let semantic = d.msidSemantic { facts.append("msid-semantic \(([semantic.semantic] + semantic.identifiers).joined(separator: " "))") }
+        if let semantic = d.msidSemantic {
+            facts.append("msid-semantic \(([semantic.semantic] + semantic.identifiers).joined(separator: " "))")
+        }
         line("         " + facts.joined(separator: " | "))
         var fingerprints: [String] = []
         for f in resolved.flatMap(\.fingerprints) where !fingerprints.contains("\(f.hashFunction) \(f.value)") {
@@ -93,7 +99,9 @@ struct SDPSummary {
         if fingerprints.isEmpty { line("         no fingerprint (DTLS cannot be verified)") }
         let setups = Set(resolved.filter { $0.port != 0 || $0.bundleOnly }.compactMap { $0.setup?.rawValue }).sorted()
         let ufrags = Set(resolved.compactMap(\.iceUfrag)).sorted()
-        line("         setup \(setups.isEmpty ? "none" : setups.joined(separator: ", ")) | ice-ufrag \(ufrags.isEmpty ? "none" : ufrags.joined(separator: ", "))")
+        line(
+            "         setup \(setups.isEmpty ? "none" : setups.joined(separator: ", ")) | ice-ufrag \(ufrags.isEmpty ? "none" : ufrags.joined(separator: ", "))"
+        )
 
         for m in resolved {
             var parts = ["mid \(m.mid ?? "-")", m.kind.rawValue]
@@ -108,7 +116,10 @@ struct SDPSummary {
             var columns = [parts.joined(separator: " ")]
             if m.isDataChannel {
                 let sctp = m.sctpPort ?? m.sctpMap?.port
-                columns.append("sctp-port \(sctp.map(String.init) ?? "-")" + (m.maxMessageSize.map { " max-message-size \($0)" } ?? ""))
+                columns.append(
+                    "sctp-port \(sctp.map(String.init) ?? "-")"
+                        + (m.maxMessageSize.map { " max-message-size \($0)" } ?? "")
+                )
             } else {
                 let codecs = m.payloadTypes.map { pt -> String in
                     let codec = m.attributes.codec(pt)
@@ -118,7 +129,9 @@ struct SDPSummary {
                 }
                 columns.append("codecs " + (codecs.isEmpty ? "none" : codecs.joined(separator: ", ")))
                 var sources = m.ssrcNumbers.map(String.init)
-                for group in m.ssrcGroups { sources.append("\(group.semantics)(\(group.ssrcs.map(String.init).joined(separator: ",")))") }
+                for group in m.ssrcGroups {
+                    sources.append("\(group.semantics)(\(group.ssrcs.map(String.init).joined(separator: ",")))")
+                }
                 columns.append("ssrcs " + (sources.isEmpty ? "none" : sources.joined(separator: " ")))
                 if let simulcast = m.simulcast {
                     columns.append("simulcast " + simulcastText(simulcast))
@@ -129,9 +142,11 @@ struct SDPSummary {
                 let n = m.candidates.filter { $0.type == type }.count
                 if n > 0 { byType.append("\(type.rawValue) \(n)") }
             }
-            columns.append("\(m.candidates.count) candidate\(m.candidates.count == 1 ? "" : "s")"
-                           + (byType.isEmpty ? "" : " (" + byType.joined(separator: ", ") + ")")
-                           + (m.endOfCandidates ? ", end-of-candidates" : ""))
+            columns.append(
+                "\(m.candidates.count) candidate\(m.candidates.count == 1 ? "" : "s")"
+                    + (byType.isEmpty ? "" : " (" + byType.joined(separator: ", ") + ")")
+                    + (m.endOfCandidates ? ", end-of-candidates" : "")
+            )
             line(columns.joined(separator: " | "))
         }
     }

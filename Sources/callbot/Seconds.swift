@@ -12,7 +12,9 @@ enum Seconds {
         guard let value else { return }
         let low = orEqual ? value >= least : value > least
         guard low, value <= most else {
-            throw ValidationError("\(option) must be a number of seconds \(orEqual ? "from" : "above") \(Int(least)) (at most \(Int(most))), not \(value)")
+            throw ValidationError(
+                "\(option) must be a number of seconds \(orEqual ? "from" : "above") \(Int(least)) (at most \(Int(most))), not \(value)"
+            )
         }
     }
 

@@ -14,10 +14,18 @@ enum Secret {
     /// `fileOption`, surrounding spaces removed), else the environment variable `variable`;
     /// nil when none is set. `check` gets each candidate and where it came from, and returns it
     /// or throws (naming the source, never the value).
-    static func read(option: String, value: String?, fileOption: String, file: String?, variable: String,
-                     environment: [String: String] = ProcessInfo.processInfo.environment,
-                     check: (_ secret: String, _ source: String) throws -> String) throws -> String? {
-        if value != nil && file != nil { throw ValidationError("\(option) and \(fileOption) cannot be combined: give one") }
+    static func read(
+        option: String,
+        value: String?,
+        fileOption: String,
+        file: String?,
+        variable: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        check: (_ secret: String, _ source: String) throws -> String
+    ) throws -> String? {
+        if value != nil && file != nil {
+            throw ValidationError("\(option) and \(fileOption) cannot be combined: give one")
+        }
         if let value { return try check(value, option) }
         if let file {
             guard let handle = FileHandle(forReadingAtPath: file) else {

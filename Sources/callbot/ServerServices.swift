@@ -25,11 +25,17 @@ enum ServerServices {
     static func run(_ server: @escaping @Sendable () async throws -> Void, limit: Duration? = nil) async throws {
         var services = [ServiceGroupConfiguration.ServiceConfiguration(service: Run(body: server))]
         if let limit {
-            services.append(.init(service: TimeLimit(limit: limit), successTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(service: TimeLimit(limit: limit), successTerminationBehavior: .gracefullyShutdownGroup)
+            )
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: SwiftRTCLogging.logger("callbot.lifecycle")))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: SwiftRTCLogging.logger("callbot.lifecycle")
+            )
+        )
         try await group.run()
     }
 }

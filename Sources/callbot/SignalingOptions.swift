@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// `--server URL [--server URL...] --token T` (or `--token-file FILE`,
 /// `$SWIFTRTC_SIGNALING_TOKEN`: never logged) `[--ca-cert FILE]`: the signaling server (one
@@ -10,14 +10,24 @@ struct SignalingOptions: ParsableArguments {
     /// The environment variable the token is read from when neither option is given.
     static let tokenVariable = "SWIFTRTC_SIGNALING_TOKEN"
 
-    @Option(help: ArgumentHelp("""
-        The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling, or wss:// with TLS). \
-        Repeat the option to name several instances of one server: the first login tries them in order, and when the \
-        connection drops the client logs in again to the next one (calls go on meanwhile).
-        """, valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            The signaling server's WebSocket URL (as `callbot serve` prints it: ws://HOST:PORT/signaling, or wss:// with TLS). \
+            Repeat the option to name several instances of one server: the first login tries them in order, and when the \
+            connection drops the client logs in again to the next one (calls go on meanwhile).
+            """,
+            valueName: "URL"
+        )
+    )
     var server: [String] = []
 
-    @Option(help: ArgumentHelp("The bearer token (or USER:PASSWORD) to log in with; better: --token-file or $\(Self.tokenVariable).", valueName: "T"))
+    @Option(
+        help: ArgumentHelp(
+            "The bearer token (or USER:PASSWORD) to log in with; better: --token-file or $\(Self.tokenVariable).",
+            valueName: "T"
+        )
+    )
     var token: String?
 
     @Option(help: ArgumentHelp("Read the token (or USER:PASSWORD) from the first line of FILE.", valueName: "FILE"))
@@ -28,25 +38,39 @@ struct SignalingOptions: ParsableArguments {
     /// The `--server` URLs, in order (nil for one that is not a WebSocket URL).
     var urls: [URL?] {
         server.map { server in
-            guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-                  let host = url.host, !host.isEmpty else { return nil }
+            guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
+                scheme == "ws" || scheme == "wss",
+                let host = url.host, !host.isEmpty
+            else { return nil }
             return url
         }
     }
 
     func validate() throws {
-        guard !server.isEmpty else { throw ValidationError("give the signaling server: --server URL (repeat it for several instances)") }
+        guard !server.isEmpty else {
+            throw ValidationError("give the signaling server: --server URL (repeat it for several instances)")
+        }
         for (text, url) in zip(server, urls) where url == nil {
-            throw ValidationError("--server '\(text)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)")
+            throw ValidationError(
+                "--server '\(text)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)"
+            )
         }
         _ = try loginToken()
     }
 
     /// `--token`, else the first line of `--token-file`, else `$SWIFTRTC_SIGNALING_TOKEN`.
     func loginToken() throws -> String {
-        let token = try Secret.read(option: "--token", value: token, fileOption: "--token-file", file: tokenFile,
-                                    variable: Self.tokenVariable, check: Secret.nonEmpty)
-        guard let token else { throw ValidationError("give the login token: --token T, --token-file FILE or $\(Self.tokenVariable)") }
+        let token = try Secret.read(
+            option: "--token",
+            value: token,
+            fileOption: "--token-file",
+            file: tokenFile,
+            variable: Self.tokenVariable,
+            check: Secret.nonEmpty
+        )
+        guard let token else {
+            throw ValidationError("give the login token: --token T, --token-file FILE or $\(Self.tokenVariable)")
+        }
         return token
     }
 
@@ -68,7 +92,8 @@ struct SignalingOptions: ParsableArguments {
     /// Where calls gather candidates: loopback when every server is on loopback, else every interface.
     var gatherAddresses: [String] {
         let each = urls.map { PeerConnection.Configuration.gatherAddresses(toReach: $0?.host ?? "") }
-        return each.allSatisfy { $0 == each.first } ? each.first ?? [] : PeerConnection.Configuration.gatherAddresses(toReach: "")
+        return each.allSatisfy { $0 == each.first }
+            ? each.first ?? [] : PeerConnection.Configuration.gatherAddresses(toReach: "")
     }
 
     /// Prints a `signaling: ...` line each time the connection of `client`'s channel changes
@@ -92,10 +117,20 @@ struct SignalingOptions: ParsableArguments {
 
 /// `--record DIR --record-option OPTION`.
 struct RecordOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Record the call into DIR (WebM/Ogg files named call-DATE-TIME-USER, never replacing a file).", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Record the call into DIR (WebM/Ogg files named call-DATE-TIME-USER, never replacing a file).",
+            valueName: "DIR"
+        )
+    )
     var record: String?
 
-    @Option(help: ArgumentHelp("What to record: remote_audio_video, remote_audio, local_and_remote_audio, local_audio_remote_audio_video.", valueName: "OPTION"))
+    @Option(
+        help: ArgumentHelp(
+            "What to record: remote_audio_video, remote_audio, local_and_remote_audio, local_audio_remote_audio_video.",
+            valueName: "OPTION"
+        )
+    )
     var recordOption: RecordingOption = .remoteAudioVideo
 
     @Flag(help: "Leave leading and trailing silence out of the --record recordings (voice activity on their audio).")
@@ -175,7 +210,8 @@ struct SessionPrinter: Sendable {
             }
             switch event {
             case .accepted(let user, let info): printLine("\(prefix): \(user) accepted \(Self.text(info))")
-            case let .rejected(user, info, busy): printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
+            case let .rejected(user, info, busy):
+                printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
             case .hungUp(let user, let info): printLine("\(prefix): \(user) hung up \(Self.text(info))")
             case .didNotRespond(let user): printLine("\(prefix): \(user) did not respond")
             case .connected(let user):
@@ -183,8 +219,11 @@ struct SessionPrinter: Sendable {
                 if !recording, let directory = record.record {
                     recording = true
                     do {
-                        try await session.startRecording(record.recordOption, directory: URL(fileURLWithPath: directory),
-                                                         trimming: record.trimSilence ? SilenceTrimming() : nil)
+                        try await session.startRecording(
+                            record.recordOption,
+                            directory: URL(fileURLWithPath: directory),
+                            trimming: record.trimSilence ? SilenceTrimming() : nil
+                        )
                         printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
                     } catch {
                         log("recording: \(error)")
@@ -193,23 +232,32 @@ struct SessionPrinter: Sendable {
             case .receivedRemoteAudioTrack(let user, let track) where user == peer && reportPath != nil:
                 track.setAudioSink { frame in meter.withLock { $0.analyze(frame) } }
             case .connectionFailed(let user): printLine("\(prefix): connection with \(user) failed")
-            case .reconnectionStateChanged(let user, let state): printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
+            case .reconnectionStateChanged(let user, let state):
+                printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
             case .remoteMediaSettingsChanged(let user, let audio, let video):
-                printLine("\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")")
-            case .customItemsChanged(let by, _, _, let items): printLine("\(prefix): custom items by \(by): \(Self.text(items))")
-            case let .remoteRecordingChanged(user, active, option): printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
+                printLine(
+                    "\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")"
+                )
+            case .customItemsChanged(let by, _, _, let items):
+                printLine("\(prefix): custom items by \(by): \(Self.text(items))")
+            case let .remoteRecordingChanged(user, active, option):
+                printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
             case .recordingFailed(let reason): printLine("\(prefix): error: \(reason)")
             case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
             case .ended(let record):
                 BotMetrics.callEnded(connected: report.connected)
                 for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }
-                printLine("\(prefix): ended \(record.result.rawValue) after \(String(format: "%.1f", record.duration)) s")
+                printLine(
+                    "\(prefix): ended \(record.result.rawValue) after \(String(format: "%.1f", record.duration)) s"
+                )
                 if let reportPath {
                     report.callResult = record.result.rawValue
                     report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
                     if let last = lastStats.withLock({ $0 }) { CallMonitor.fill(&report, from: last) }
                     if report.audio.rtpPacketsReceived != nil { report.audio.rms = meter.withLock { $0.rms } }
-                    do { try report.write(to: reportPath) } catch { log("error: cannot write the report to \(reportPath): \(error.localizedDescription)") }
+                    do { try report.write(to: reportPath) } catch {
+                        log("error: cannot write the report to \(reportPath): \(error.localizedDescription)")
+                    }
                 }
                 return record
             default: break

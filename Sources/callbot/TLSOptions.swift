@@ -8,14 +8,21 @@ import SwiftRTC
 /// HTTP, which is fine on loopback only: a listening address that is not loopback
 /// (127.0.0.0/8, ::1, localhost) is refused unless `--insecure` says that is meant.
 struct TLSServerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Serve TLS (https://, wss://) with this certificate chain: PEM, the server's certificate first; needs --tls-key FILE.",
-                               valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve TLS (https://, wss://) with this certificate chain: PEM, the server's certificate first; needs --tls-key FILE.",
+            valueName: "FILE"
+        )
+    )
     var tlsCert: String?
 
     @Option(help: ArgumentHelp("The private key of --tls-cert (PEM, unencrypted).", valueName: "FILE"))
     var tlsKey: String?
 
-    @Flag(help: "Listen without TLS on an address that is not loopback (tokens and SDP then cross the network in the clear).")
+    @Flag(
+        help:
+            "Listen without TLS on an address that is not loopback (tokens and SDP then cross the network in the clear)."
+    )
     var insecure = false
 
     func validate() throws {
@@ -44,8 +51,10 @@ struct TLSServerOptions: ParsableArguments {
     /// `--insecure` was given.
     func check(host: String) throws {
         guard tlsCert == nil, !insecure, !Self.isLoopback(host) else { return }
-        throw ValidationError("--host \(host) is not a loopback address: give --tls-cert FILE --tls-key FILE to serve TLS, "
-                              + "or --insecure to listen without it (tokens and SDP then cross the network in the clear)")
+        throw ValidationError(
+            "--host \(host) is not a loopback address: give --tls-cert FILE --tls-key FILE to serve TLS, "
+                + "or --insecure to listen without it (tokens and SDP then cross the network in the clear)"
+        )
     }
 
     /// 127.0.0.0/8, ::1 or localhost.
@@ -53,7 +62,9 @@ struct TLSServerOptions: ParsableArguments {
         let host = host.lowercased()
         if host == "localhost" || host == "::1" || host == "[::1]" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) else {
+        guard octets.count == 4,
+            octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
+        else {
             return false
         }
         return octets[0] == "127"
@@ -63,7 +74,12 @@ struct TLSServerOptions: ParsableArguments {
 /// `--ca-cert FILE`: a CA certificate `whip`, `call` and `answer` trust for `https://` and
 /// `wss://` servers besides the system's (a self-signed deployment). Servers are always verified.
 struct TLSClientOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Trust this CA certificate (PEM) for https:// and wss:// servers, besides the system's.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Trust this CA certificate (PEM) for https:// and wss:// servers, besides the system's.",
+            valueName: "FILE"
+        )
+    )
     var caCert: String?
 
     func validate() throws {

@@ -1,9 +1,10 @@
 import Dispatch
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// SIGINT and SIGTERM, caught from the moment this is made, so that a run can end its call,
 /// send `DELETE` and write its report before exiting.

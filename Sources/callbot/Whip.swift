@@ -8,13 +8,13 @@ struct Whip: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Dial a WHIP endpoint (RFC 9725): send audio and video, print stats, DELETE at the end.",
         discussion: """
-        Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
-        application/sdp (with the bearer token of --token, --token-file or \
-        $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
-        system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
-        SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
-        without errors, 1 when it did not (the report is written either way).
-        """
+            Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
+            application/sdp (with the bearer token of --token, --token-file or \
+            $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
+            system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
+            SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
+            without errors, 1 when it did not (the report is written either way).
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -36,11 +36,15 @@ struct Whip: AsyncParsableCommand {
     static let connectTimeout = Duration.seconds(30)
 
     func validate() throws {
-        guard let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = endpoint.host, !host.isEmpty else {
+        guard let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = endpoint.host, !host.isEmpty
+        else {
             throw ValidationError("'\(url)' is not a WHIP endpoint URL (expected http://HOST[:PORT]/PATH)")
         }
-        if media.noAudio && media.noVideo { throw ValidationError("--no-audio and --no-video together leave nothing to send") }
+        if media.noAudio && media.noVideo {
+            throw ValidationError("--no-audio and --no-video together leave nothing to send")
+        }
     }
 
     func run() async throws {
@@ -50,15 +54,34 @@ struct Whip: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
-        let connection = try PeerConnection(configuration: bandwidth.apply(to: PeerConnection.Configuration(
-            iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
-            gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? ""))))
-        let monitor = await CallMonitor(connection: connection, role: "whip-client", started: started,
-                                        statsInterval: .seconds(options.statsInterval), label: "", statsJSON: global.statsJSON)
-        let local = CallMedia.make(audio: media.noAudio ? nil : media.audio ?? .tone,
-                                   video: media.noVideo ? nil : media.video ?? .pattern)
+        let connection = try PeerConnection(
+            configuration: bandwidth.apply(
+                to: PeerConnection.Configuration(
+                    iceServers: try ice.servers(),
+                    iceTransportPolicy: ice.relayOnly ? .relay : .all,
+                    gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
+                )
+            )
+        )
+        let monitor = await CallMonitor(
+            connection: connection,
+            role: "whip-client",
+            started: started,
+            statsInterval: .seconds(options.statsInterval),
+            label: "",
+            statsJSON: global.statsJSON
+        )
+        let local = CallMedia.make(
+            audio: media.noAudio ? nil : media.audio ?? .tone,
+            video: media.noVideo ? nil : media.video ?? .pattern
+        )
         defer { local.stop() }
-        let client = WHIPClient(endpoint: endpoint, bearerToken: try token.value(), timeout: Self.httpTimeout, trust: try tls.trust())
+        let client = WHIPClient(
+            endpoint: endpoint,
+            bearerToken: try token.value(),
+            timeout: Self.httpTimeout,
+            trust: try tls.trust()
+        )
         var session: WHIPSession?
         do {
             try await Self.addMedia(local, to: connection)
@@ -75,7 +98,9 @@ struct Whip: AsyncParsableCommand {
             if await monitor.waitConnected(timeout: Self.connectTimeout) {
                 local.start()
                 let report = await connection.stats()
-                log("connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))")
+                log(
+                    "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
+                )
                 let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
                 await signals.wait(upTo: limit.map { max(.zero, $0) })
             } else if signals.signal == nil {
@@ -99,15 +124,29 @@ struct Whip: AsyncParsableCommand {
 
     /// Adds each local track; a kind that is not sent is still received (`recvonly`).
     static func addMedia(_ media: CallMedia, to connection: PeerConnection) async throws {
-        if let audio = media.audio { try await connection.addTrack(audio) } else { try await connection.addTransceiver(.audio, direction: .recvonly) }
-        if let video = media.video { try await connection.addTrack(video) } else { try await connection.addTransceiver(.video, direction: .recvonly) }
+        if let audio = media.audio {
+            try await connection.addTrack(audio)
+        } else {
+            try await connection.addTransceiver(.audio, direction: .recvonly)
+        }
+        if let video = media.video {
+            try await connection.addTrack(video)
+        } else {
+            try await connection.addTransceiver(.video, direction: .recvonly)
+        }
     }
 
     /// Waits for ICE gathering to complete; false after `timeout`.
     static func gather(_ connection: PeerConnection, timeout: Duration) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await connection.gatheringComplete(); return true }
-            group.addTask { try? await Task.sleep(for: timeout); return false }
+            group.addTask {
+                await connection.gatheringComplete()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
             let first = await group.next() ?? false
             group.cancelAll()
             return first

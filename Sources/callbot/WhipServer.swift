@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import SwiftRTC
+import Synchronization
 
 /// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at
 /// `http://ADDRESS:P/whip` (`https://` with `--tls-cert`/`--tls-key`; an address that is not
@@ -16,14 +16,14 @@ struct WhipServer: AsyncParsableCommand {
         commandName: "whip-server",
         abstract: "Be a WHIP endpoint (RFC 9725): answer offers, echo received media (or send sources), record.",
         discussion: """
-        Prints READY <endpoint URL> on standard output once it listens. Runs until --duration \
-        ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
-        of the last session that ended (the last that connected, if one did), with \
-        "sessions": <answered offers> and the endpoint's counters \
-        ("whip_endpoint": sessions ended for not connecting in time or failing, offers refused \
-        over a limit, requests refused without the token or as malformed). Exits 0 when that \
-        session connected without errors, 1 otherwise.
-        """
+            Prints READY <endpoint URL> on standard output once it listens. Runs until --duration \
+            ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
+            of the last session that ended (the last that connected, if one did), with \
+            "sessions": <answered offers> and the endpoint's counters \
+            ("whip_endpoint": sessions ended for not connecting in time or failing, offers refused \
+            over a limit, requests refused without the token or as malformed). Exits 0 when that \
+            session connected without errors, 1 otherwise.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -45,13 +45,23 @@ struct WhipServer: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most sessions open at once; a further offer gets 503.", valueName: "N"))
     var maxSessions = WHIPEndpoint.Configuration.defaultMaxSessions
 
-    @Option(help: ArgumentHelp("The most sessions open at once from one client address; a further offer gets 429.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "The most sessions open at once from one client address; a further offer gets 429.",
+            valueName: "N"
+        )
+    )
     var maxSessionsPerAddress = WHIPEndpoint.Configuration.defaultMaxSessionsPerAddress
 
     @Option(help: ArgumentHelp("Seconds a session may take to connect before it is ended.", valueName: "S"))
     var connectTimeout = Double(WHIPEndpoint.Configuration.defaultConnectTimeout.components.seconds)
 
-    @Option(help: ArgumentHelp("Record what each session receives into DIR: whip-YYYYMMDD-HHMMSS.webm (UTC, when it was answered; -2... after it; an existing file is never replaced).", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Record what each session receives into DIR: whip-YYYYMMDD-HHMMSS.webm (UTC, when it was answered; -2... after it; an existing file is never replaced).",
+            valueName: "DIR"
+        )
+    )
     var record: String?
 
     @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
@@ -61,18 +71,23 @@ struct WhipServer: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 to 65535)") }
-        guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else { throw ValidationError("--host '\(host)' is not an address") }
+        guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else {
+            throw ValidationError("--host '\(host)' is not an address")
+        }
         try tls.check(host: host)
         if let record {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw ValidationError("--record \(record): no such folder")
             }
         }
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
         guard maxSessionsPerAddress >= 1 else { throw ValidationError("--max-sessions-per-address must be at least 1") }
-        guard connectTimeout > 0, connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)") }
+        guard connectTimeout > 0, connectTimeout <= 3600 else {
+            throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)")
+        }
     }
 
     func run() async throws {
@@ -81,17 +96,29 @@ struct WhipServer: AsyncParsableCommand {
         let started = ContinuousClock.now
         let sessions = SessionLog()
         let settings = SessionSettings(
-            configuration: bandwidth.apply(to: PeerConnection.Configuration(
-                iceServers: try ice.servers(), iceTransportPolicy: ice.relayOnly ? .relay : .all,
-                gatherAddresses: Self.gatherAddresses(forHost: host))),
+            configuration: bandwidth.apply(
+                to: PeerConnection.Configuration(
+                    iceServers: try ice.servers(),
+                    iceTransportPolicy: ice.relayOnly ? .relay : .all,
+                    gatherAddresses: Self.gatherAddresses(forHost: host)
+                )
+            ),
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
-            statsInterval: .seconds(options.statsInterval), statsJSON: global.statsJSON, recording: try record.map(SessionSettings.Recording.init),
-            trimming: trimSilence ? SilenceTrimming() : nil)
+            statsInterval: .seconds(options.statsInterval),
+            statsJSON: global.statsJSON,
+            recording: try record.map(SessionSettings.Recording.init),
+            trimming: trimSilence ? SilenceTrimming() : nil
+        )
         let configuration = WHIPEndpoint.Configuration(
-            host: host, port: port, bearerToken: try token.value(), maxSessions: maxSessions,
-            maxSessionsPerAddress: maxSessionsPerAddress, connectTimeout: Seconds.duration(connectTimeout),
-            tls: try tls.identity())
+            host: host,
+            port: port,
+            bearerToken: try token.value(),
+            maxSessions: maxSessions,
+            maxSessionsPerAddress: maxSessionsPerAddress,
+            connectTimeout: Seconds.duration(connectTimeout),
+            tls: try tls.identity()
+        )
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }
@@ -99,8 +126,10 @@ struct WhipServer: AsyncParsableCommand {
         // SIGTERM or SIGINT (or --duration) stops it taking offers and ends the sessions
         // (ServiceLifecycle); the report follows.
         do {
-            try await ServerServices.run({ try await endpoint.run { url in printLine("READY \(url.absoluteString)") } },
-                                         limit: options.duration.map { Duration.seconds($0) })
+            try await ServerServices.run(
+                { try await endpoint.run { url in printLine("READY \(url.absoluteString)") } },
+                limit: options.duration.map { Duration.seconds($0) }
+            )
         } catch {
             log("error: WHIP endpoint: \(error)")
             sessions.recordError("WHIP endpoint on \(host):\(port): \(error)")
@@ -112,17 +141,31 @@ struct WhipServer: AsyncParsableCommand {
         report.sessions = sessions.count
         report.whipEndpoint = BotReport.WhipEndpoint(counters)
         report.errors += sessions.errors
-        if sessions.count == 0 { report.errors.append("no WHIP session was offered in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms") }
+        if sessions.count == 0 {
+            report.errors.append(
+                "no WHIP session was offered in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms"
+            )
+        }
         try report.finish(writingTo: options.report)
     }
 
     /// Answers one offer: a new PeerConnection, its media, the complete answer.
-    static func answer(_ offer: String, settings: SessionSettings, sessions: SessionLog) async throws -> (answer: String, session: any WHIPEndpointSession) {
+    static func answer(
+        _ offer: String,
+        settings: SessionSettings,
+        sessions: SessionLog
+    ) async throws -> (answer: String, session: any WHIPEndpointSession) {
         let started = ContinuousClock.now
         let number = sessions.begin()
         let connection = try PeerConnection(configuration: settings.configuration)
-        let monitor = await CallMonitor(connection: connection, role: "whip-server", started: started,
-                                        statsInterval: settings.statsInterval, label: number == 1 ? "" : "[\(number)]", statsJSON: settings.statsJSON)
+        let monitor = await CallMonitor(
+            connection: connection,
+            role: "whip-server",
+            started: started,
+            statsInterval: settings.statsInterval,
+            label: number == 1 ? "" : "[\(number)]",
+            statsJSON: settings.statsJSON
+        )
         let local = settings.makeMedia()
         do {
             do {
@@ -133,7 +176,9 @@ struct WhipServer: AsyncParsableCommand {
             }
             try await Whip.addMedia(local.send, to: connection)
             let created = try await connection.createAnswer()
-            if let unusable = Self.unusableOffer(offer, answer: created.sdp) { throw WHIPOfferRejected(unusable, kind: .unusable) }
+            if let unusable = Self.unusableOffer(offer, answer: created.sdp) {
+                throw WHIPOfferRejected(unusable, kind: .unusable)
+            }
             try await connection.setLocalDescription(created)
             guard await Whip.gather(connection, timeout: gatheringTimeout) else {
                 throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
@@ -148,16 +193,31 @@ struct WhipServer: AsyncParsableCommand {
             if let recording = settings.recording {
                 // What the peer sends: negotiated transceivers that receive (a track added for
                 // a kind the offer did not carry makes one that never gets media).
-                let receiving = await connection.transceivers.filter { $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives) }
+                let receiving = await connection.transceivers.filter {
+                    $0.mid != nil && ($0.currentDirection?.receives ?? $0.direction.receives)
+                }
                 do {
-                    let file = try recording.folder.createFile(base: SessionSettings.Recording.base(answeredAt: Date()), extension: "webm")
-                    recorder = try MediaRecorder(tracks: receiving.map(\.receiver.track), reservedFile: file, trimming: settings.trimming)
+                    let file = try recording.folder.createFile(
+                        base: SessionSettings.Recording.base(answeredAt: Date()),
+                        extension: "webm"
+                    )
+                    recorder = try MediaRecorder(
+                        tracks: receiving.map(\.receiver.track),
+                        reservedFile: file,
+                        trimming: settings.trimming
+                    )
                 } catch {
                     log("error: session \(number): \(error)")
                     monitor.recordError("\(error)")
                 }
             }
-            let session = ServerSession(number: number, monitor: monitor, media: local.send, sessions: sessions, recorder: recorder)
+            let session = ServerSession(
+                number: number,
+                monitor: monitor,
+                media: local.send,
+                sessions: sessions,
+                recorder: recorder
+            )
             sessions.answered()
             log("session \(number): answered")
             return (answer.sdp, session)
@@ -175,8 +235,9 @@ struct WhipServer: AsyncParsableCommand {
     /// accepted in `answer` (only data channels, only codecs we do not have...).
     static func unusableOffer(_ offer: String, answer: String) -> String? {
         guard let offerDescription = try? SessionDescription(parsing: offer),
-              let answerDescription = try? SessionDescription(parsing: answer),
-              let negotiation = try? Negotiation(offer: offerDescription, answer: answerDescription) else { return nil }
+            let answerDescription = try? SessionDescription(parsing: answer),
+            let negotiation = try? Negotiation(offer: offerDescription, answer: answerDescription)
+        else { return nil }
         if negotiation.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) { return nil }
         return offerDescription.media.isEmpty
             ? "the offer has no media section"
@@ -190,7 +251,9 @@ struct WhipServer: AsyncParsableCommand {
         case "0.0.0.0", "::", "[::]": return []
         case "localhost": return ["127.0.0.1"]
         default:
-            let isAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" } && (host.contains(".") || host.contains(":"))
+            let isAddress =
+                host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
+                && (host.contains(".") || host.contains(":"))
             return isAddress ? [host] : []
         }
     }
@@ -219,7 +282,9 @@ struct SessionSettings: Sendable {
         var folder: RecordingFolder
 
         init(_ record: String) throws {
-            do { folder = try RecordingFolder(URL(fileURLWithPath: record)) } catch { throw CallbotError("--record \(record): \(error)") }
+            do { folder = try RecordingFolder(URL(fileURLWithPath: record)) } catch {
+                throw CallbotError("--record \(record): \(error)")
+            }
         }
 
         /// A session's file name without its extension, for a session answered at `date`.
@@ -240,8 +305,14 @@ struct SessionSettings: Sendable {
         if case let .video(input) = video { inputs.video = input }
         var send = CallMedia.make(audio: inputs.audio, video: inputs.video)
         var echo = CallMedia()
-        if case .echo = audio { echo.audio = MediaStreamTrack(kind: .audio); send.audio = echo.audio }
-        if case .echo = video { echo.video = MediaStreamTrack(kind: .video); send.video = echo.video }
+        if case .echo = audio {
+            echo.audio = MediaStreamTrack(kind: .audio)
+            send.audio = echo.audio
+        }
+        if case .echo = video {
+            echo.video = MediaStreamTrack(kind: .video)
+            send.video = echo.video
+        }
         return (send, echo)
     }
 }
@@ -259,7 +330,12 @@ final class SessionLog: Sendable {
     private let state = Mutex(State())
 
     /// Numbers a new offer (from 1).
-    func begin() -> Int { state.withLock { $0.offers += 1; return $0.offers } }
+    func begin() -> Int {
+        state.withLock {
+            $0.offers += 1
+            return $0.offers
+        }
+    }
     /// Counts an answered offer: a session.
     func answered() { state.withLock { $0.count += 1 } }
     func ended(_ report: BotReport) {
@@ -293,7 +369,10 @@ final class ServerSession: WHIPEndpointSession {
     /// endpoint ends a session that does not connect in time or fails).
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
         let states = await monitor.connection.connectionStates()
-        let (stream, continuation) = AsyncStream.makeStream(of: WHIPSessionConnectionState.self, bufferingPolicy: .bufferingNewest(8))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: WHIPSessionConnectionState.self,
+            bufferingPolicy: .bufferingNewest(8)
+        )
         let follower = Task {
             for await state in states {
                 switch state {
@@ -321,15 +400,24 @@ final class ServerSession: WHIPEndpointSession {
         }
         let report = await monitor.finish()
         sessions.ended(report)
-        log("session \(number) ended: connected=\(report.connected), audio decoded \(report.audio.framesDecoded.map(String.init) ?? "null"), video decoded \(report.video.framesDecoded.map(String.init) ?? "null")")
+        log(
+            "session \(number) ended: connected=\(report.connected), audio decoded \(report.audio.framesDecoded.map(String.init) ?? "null"), video decoded \(report.video.framesDecoded.map(String.init) ?? "null")"
+        )
     }
 }
 
 extension BotReport.WhipEndpoint {
     init(_ stats: WHIPEndpoint.Stats) {
-        self.init(sessionsCreated: stats.sessionsCreated, endedByClient: stats.endedByClient, timedOut: stats.timedOut,
-                  failed: stats.failed, rejectedSessionLimit: stats.rejectedSessionLimit,
-                  rejectedAddressLimit: stats.rejectedAddressLimit, unauthorized: stats.unauthorized,
-                  badRequests: stats.badRequests, answererErrors: stats.answererErrors)
+        self.init(
+            sessionsCreated: stats.sessionsCreated,
+            endedByClient: stats.endedByClient,
+            timedOut: stats.timedOut,
+            failed: stats.failed,
+            rejectedSessionLimit: stats.rejectedSessionLimit,
+            rejectedAddressLimit: stats.rejectedAddressLimit,
+            unauthorized: stats.unauthorized,
+            badRequests: stats.badRequests,
+            answererErrors: stats.answererErrors
+        )
     }
 }

@@ -11,7 +11,12 @@ struct WhipTokenOptions: ParsableArguments {
     /// The environment variable read when neither option is given.
     static let environmentVariable = "SWIFTRTC_WHIP_TOKEN"
 
-    @Option(help: ArgumentHelp("The WHIP bearer token (whip sends it, whip-server requires it); better: --token-file or $\(Self.environmentVariable).", valueName: "T"))
+    @Option(
+        help: ArgumentHelp(
+            "The WHIP bearer token (whip sends it, whip-server requires it); better: --token-file or $\(Self.environmentVariable).",
+            valueName: "T"
+        )
+    )
     var token: String?
 
     @Option(help: ArgumentHelp("Read the WHIP bearer token from the first line of FILE.", valueName: "FILE"))
@@ -24,8 +29,15 @@ struct WhipTokenOptions: ParsableArguments {
     /// The token: `--token`, else the first line of `--token-file`, else the environment
     /// variable; nil when none is given.
     func value(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        try Secret.read(option: "--token", value: token, fileOption: "--token-file", file: tokenFile,
-                        variable: Self.environmentVariable, environment: environment, check: Self.checked)
+        try Secret.read(
+            option: "--token",
+            value: token,
+            fileOption: "--token-file",
+            file: tokenFile,
+            variable: Self.environmentVariable,
+            environment: environment,
+            check: Self.checked
+        )
     }
 
     /// `token` if it can go into an `Authorization` header (printable ASCII, no spaces); the

@@ -16,6 +16,7 @@
 // (`ethtool -K IF tx off tso off gso off`): frames are forwarded as they are, so checksums
 // must be complete and frames no bigger than the MTU.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,7 +45,8 @@ struct Settings {
     var duplicatePercent = 0.0
     var seed: UInt64 = 0x5EED_F00D
 
-    static let usage = "usage: swiftrtc-impair --between IF_A IF_B [--delay-ms D] [--jitter-ms J] [--reorder-percent P --reorder-ms R] [--duplicate-percent P] [--seed S]"
+    static let usage =
+        "usage: swiftrtc-impair --between IF_A IF_B [--delay-ms D] [--jitter-ms J] [--reorder-percent P --reorder-ms R] [--duplicate-percent P] [--seed S]"
 
     init(arguments: [String]) throws {
         var rest = arguments[...]
@@ -57,7 +59,9 @@ struct Settings {
         while let flag = rest.popFirst() {
             switch flag {
             case "--between":
-                guard let a = rest.popFirst(), let b = rest.popFirst() else { throw UsageError("--between needs two interface names") }
+                guard let a = rest.popFirst(), let b = rest.popFirst() else {
+                    throw UsageError("--between needs two interface names")
+                }
                 interfaces = [a, b]
             case "--delay-ms": delayMs = try number(flag)
             case "--jitter-ms": jitterMs = try number(flag)
@@ -69,7 +73,9 @@ struct Settings {
             }
         }
         guard interfaces.count == 2 else { throw UsageError("--between IF_A IF_B is required") }
-        guard jitterMs <= delayMs else { throw UsageError("--jitter-ms must not exceed --delay-ms (no negative delays)") }
+        guard jitterMs <= delayMs else {
+            throw UsageError("--jitter-ms must not exceed --delay-ms (no negative delays)")
+        }
         guard reorderPercent <= 100, duplicatePercent <= 100 else { throw UsageError("percentages are 0...100") }
     }
 }
@@ -171,7 +177,9 @@ func openPacketSocket(_ interface: String) -> Int32 {
     address.networkProtocol = ethPAll.bigEndian
     address.interfaceIndex = Int32(index)
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<LinkLayerAddress>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<LinkLayerAddress>.size))
+        }
     }
     guard bound == 0 else { fail("bind to \(interface) failed: errno \(errno)") }
     return fd
@@ -257,7 +265,9 @@ final class Bridge {
     func run() -> Never {
         var descriptors = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var nextStats = nowNanoseconds() + 1_000_000_000
-        say("READY bridging \(settings.interfaces[0]) <-> \(settings.interfaces[1]) delay=\(settings.delayMs)±\(settings.jitterMs)ms reorder=\(settings.reorderPercent)%+\(settings.reorderMs)ms duplicate=\(settings.duplicatePercent)%")
+        say(
+            "READY bridging \(settings.interfaces[0]) <-> \(settings.interfaces[1]) delay=\(settings.delayMs)±\(settings.jitterMs)ms reorder=\(settings.reorderPercent)%+\(settings.reorderMs)ms duplicate=\(settings.duplicatePercent)%"
+        )
         while true {
             let now = nowNanoseconds()
             let untilDue = heap.first.map { $0.due > now ? Int32(($0.due - now + 999_999) / 1_000_000) : 0 } ?? 1000

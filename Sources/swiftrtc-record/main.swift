@@ -19,7 +19,11 @@ let (videoPath, audioPath, outputPath) = (arguments[1], arguments[2], arguments[
 do {
     let videoFormat = try IVFReader(path: videoPath)
     let audioHead = try OggOpusReader(path: audioPath).head
-    let recorder = try WebMRecorder(path: outputPath, audio: audioHead, video: .init(width: videoFormat.width, height: videoFormat.height))
+    let recorder = try WebMRecorder(
+        path: outputPath,
+        audio: audioHead,
+        video: .init(width: videoFormat.width, height: videoFormat.height)
+    )
     FileHandle.standardOutput.write(Data("recording\n".utf8))
     // Each track paced on its own; the recorder is fed from this task only.
     let (frames, continuation) = AsyncThrowingStream<EncodedFrame, any Error>.makeStream()
@@ -27,7 +31,9 @@ do {
         for try await frame in try IVFReader(path: videoPath).frames(pacing: .realTime) { continuation.yield(frame) }
     }
     let audio = Task {
-        for try await frame in try OggOpusReader(path: audioPath).frames(pacing: .realTime) { continuation.yield(frame) }
+        for try await frame in try OggOpusReader(path: audioPath).frames(pacing: .realTime) {
+            continuation.yield(frame)
+        }
     }
     Task {
         do {

@@ -28,7 +28,9 @@ import Testing
 
     @Test("every fuzzer folder is a target")
     func everyFolderIsListed() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.fuzzFolder.path).filter { $0.hasSuffix("Fuzzer") }
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.fuzzFolder.path).filter {
+            $0.hasSuffix("Fuzzer")
+        }
         #expect(Set(folders) == Set(fuzzTargets.map(\.name)))
     }
 

@@ -1,19 +1,23 @@
 import Foundation
 import TestScheduling
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
 
 /// Where things are: the package root (from this file's path), the Interop scripts, and the
 /// built `callbot` beside the test bundle.
 enum Interop {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let scripts = packageRoot.appendingPathComponent("Interop")
 
     static var callbot: URL {
         var url = Bundle.main.bundleURL
-        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("callbot").path) {
+        while url.pathComponents.count > 1,
+            !FileManager.default.fileExists(atPath: url.appendingPathComponent("callbot").path)
+        {
             url.deleteLastPathComponent()
         }
         return url.appendingPathComponent("callbot")
@@ -24,7 +28,8 @@ enum Interop {
     /// for a look at what happened (failure messages name the files).
     static func workFolder(_ name: String) throws -> URL {
         // One folder per test process: two test runs at once (two checkouts) never share files.
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop-\(getpid())").appendingPathComponent(name)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-interop-\(getpid())")
+            .appendingPathComponent(name)
         try? FileManager.default.removeItem(at: url)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
@@ -40,9 +45,13 @@ enum Interop {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0 else { throw InteropFailure("bind() failed: errno \(errno)") }
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         guard named == 0 else { throw InteropFailure("getsockname() failed: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
@@ -63,7 +72,9 @@ enum Interop {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
             throw InteropFailure("the built callbot is missing at \(callbot.path); run swift build first")
         }
-        guard which("python3") != nil else { throw InteropFailure("python3 is missing; install it with: apt-get install -y python3") }
+        guard which("python3") != nil else {
+            throw InteropFailure("python3 is missing; install it with: apt-get install -y python3")
+        }
         for dependency in dependencies {
             switch dependency {
             case .aiortc:
@@ -82,9 +93,15 @@ enum Interop {
                 guard which("firefox-esr") != nil || which("firefox") != nil else {
                     throw InteropFailure("firefox-esr is missing; install it with: apt-get install -y firefox-esr")
                 }
-                let probe = try await ChildProcess.run("python3", ["-c", "import marionette_driver"], timeout: .seconds(30))
+                let probe = try await ChildProcess.run(
+                    "python3",
+                    ["-c", "import marionette_driver"],
+                    timeout: .seconds(30)
+                )
                 guard probe.status == 0 else {
-                    throw InteropFailure("marionette_driver is missing; install it with: python3 -m pip install marionette-driver")
+                    throw InteropFailure(
+                        "marionette_driver is missing; install it with: python3 -m pip install marionette-driver"
+                    )
                 }
             case .ffmpeg:
                 guard which("ffmpeg") != nil else {
@@ -133,7 +150,10 @@ final class ChildProcess: @unchecked Sendable {
         let output = try FileHandle(forWritingTo: stdoutURL), errors = try FileHandle(forWritingTo: stderrURL)
         // The child has its own copies; ours would stay open as long as this object (hundreds
         // over a test run, and past 1024 descriptors Foundation stops noticing exits).
-        defer { try? output.close(); try? errors.close() }
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
@@ -157,7 +177,9 @@ final class ChildProcess: @unchecked Sendable {
     func waitForLine(prefix: String, timeout: Duration) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         func line() -> String? {
-            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map { String($0.dropFirst(prefix.count)) }
+            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
+                String($0.dropFirst(prefix.count))
+            }
         }
         while ContinuousClock.now < deadline {
             if let found = line() { return found }
@@ -165,7 +187,9 @@ final class ChildProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         if let found = line() { return found }
-        throw InteropFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr:\n\(stderrTail())")
+        throw InteropFailure(
+            "\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr:\n\(stderrTail())"
+        )
     }
 
     /// Waits for the process to exit by itself; past `timeout` it is stopped and this throws.
@@ -217,10 +241,19 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Runs a short command to its end (bounded), off the cooperative pool, returning its
     /// status and output.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        timeout: Duration
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await offThePool {
             let folder = FileManager.default.temporaryDirectory
-            let child = try ChildProcess(name: "cmd-\(UUID().uuidString.prefix(8))", executable: executable, arguments: arguments, folder: folder)
+            let child = try ChildProcess(
+                name: "cmd-\(UUID().uuidString.prefix(8))",
+                executable: executable,
+                arguments: arguments,
+                folder: folder
+            )
             defer {
                 try? FileManager.default.removeItem(at: child.stdoutURL)
                 try? FileManager.default.removeItem(at: child.stderrURL)
@@ -242,18 +275,25 @@ final class TurnServer: @unchecked Sendable {
 
     init(folder: URL) async throws {
         port = try Interop.freePort()
-        child = try ChildProcess(name: "turnserver", executable: "turnserver", arguments: [
-            "--allow-loopback-peers", "--no-cli", "-n", "-v",
-            "--listening-ip", "127.0.0.1", "--relay-ip", "127.0.0.1", "--listening-port", "\(port)",
-            "--no-tls", "--no-dtls", "--no-tcp-relay", "-a", "-u", "user:pass", "-r", "swiftrtc",
-            "--userdb", folder.appendingPathComponent("turndb").path,
-            "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
-            "--log-file", "stdout", "--simple-log",
-        ], folder: folder)
+        child = try ChildProcess(
+            name: "turnserver",
+            executable: "turnserver",
+            arguments: [
+                "--allow-loopback-peers", "--no-cli", "-n", "-v",
+                "--listening-ip", "127.0.0.1", "--relay-ip", "127.0.0.1", "--listening-port", "\(port)",
+                "--no-tls", "--no-dtls", "--no-tcp-relay", "-a", "-u", "user:pass", "-r", "swiftrtc",
+                "--userdb", folder.appendingPathComponent("turndb").path,
+                "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
+                "--log-file", "stdout", "--simple-log",
+            ],
+            folder: folder
+        )
         let deadline = ContinuousClock.now + .seconds(10)
         while !child.stdout.contains("Relay ports initialization done") {
             guard child.process.isRunning, ContinuousClock.now < deadline else {
-                throw InteropFailure("turnserver did not start; its output:\n\(child.stdout.suffix(2000))\n\(child.stderrTail())")
+                throw InteropFailure(
+                    "turnserver did not start; its output:\n\(child.stdout.suffix(2000))\n\(child.stderrTail())"
+                )
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -261,7 +301,10 @@ final class TurnServer: @unchecked Sendable {
 
     /// The ICE flags for a relay-only side.
     var relayOnlyFlags: [String] {
-        ["--ice-server", "turn:127.0.0.1:\(port)", "--ice-username", username, "--ice-credential", credential, "--relay-only"]
+        [
+            "--ice-server", "turn:127.0.0.1:\(port)", "--ice-username", username, "--ice-credential", credential,
+            "--relay-only",
+        ]
     }
 
     /// Bytes coturn relayed to and from peers (it logs them when an allocation is released).
@@ -308,7 +351,8 @@ struct PeerReport: Decodable {
     /// One line of figures for the test log.
     var summary: String {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
-        return "\(peer ?? "?") \(role ?? "?"): connected=\(connected) ice=\(ice_connected_ms.map { "\(Int($0))" } ?? "null")ms "
+        return
+            "\(peer ?? "?") \(role ?? "?"): connected=\(connected) ice=\(ice_connected_ms.map { "\(Int($0))" } ?? "null")ms "
             + "dtls=\(dtls_connected_ms.map { "\(Int($0))" } ?? "null")ms pair=\(local_candidate_type ?? "?") | audio sent=\(n(audio.rtp_packets_sent)) "
             + "recv=\(n(audio.rtp_packets_received)) decoded=\(n(audio.frames_decoded)) rms=\(audio.rms.map { String(format: "%.4f", $0) } ?? "null") | "
             + "video sent=\(n(video.rtp_packets_sent)) recv=\(n(video.rtp_packets_received)) decoded=\(n(video.frames_decoded)) \(n(video.width))x\(n(video.height))"

@@ -11,20 +11,35 @@ import Testing
     static let mediaSeconds = "5"
 
     /// We answer: `callbot whip-server` ← `<peer> whip-client`.
-    static func weAnswer(peer script: String, folder: URL, ourFlags: [String] = [], theirFlags: [String] = [],
-                         clientTimeout: Duration = .seconds(90)) async throws -> (ours: URL, theirs: URL) {
+    static func weAnswer(
+        peer script: String,
+        folder: URL,
+        ourFlags: [String] = [],
+        theirFlags: [String] = [],
+        clientTimeout: Duration = .seconds(90)
+    ) async throws -> (ours: URL, theirs: URL) {
         let ours = folder.appendingPathComponent("callbot.json"), theirs = folder.appendingPathComponent("peer.json")
         let port = try Interop.freePort()
-        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "\(port)", "--duration", "120", "--stats-interval", "2", "--report", ours.path,
-        ] + ourFlags, folder: folder)
+        let server = try ChildProcess(
+            name: "callbot-whip-server",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip-server", "--port", "\(port)", "--duration", "120", "--stats-interval", "2", "--report", ours.path,
+            ] + ourFlags,
+            folder: folder
+        )
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
         #expect(url == "http://127.0.0.1:\(port)/whip")
-        let client = try ChildProcess(name: "peer-whip-client", executable: "python3", arguments: [
-            Interop.scripts.appendingPathComponent(script).path, "whip-client", url,
-            "--duration", mediaSeconds, "--report", theirs.path,
-        ] + theirFlags, folder: folder)
+        let client = try ChildProcess(
+            name: "peer-whip-client",
+            executable: "python3",
+            arguments: [
+                Interop.scripts.appendingPathComponent(script).path, "whip-client", url,
+                "--duration", mediaSeconds, "--report", theirs.path,
+            ] + theirFlags,
+            folder: folder
+        )
         defer { client.stop() }
         let clientStatus = try await client.wait(timeout: clientTimeout)
         if clientStatus == 2 { throw InteropFailure("\(script) says a dependency is missing:\n\(client.stderrTail())") }
@@ -38,14 +53,24 @@ import Testing
     }
 
     /// We offer: `callbot whip` → `<peer> whip-server --once`.
-    static func weOffer(peer script: String, folder: URL, ourFlags: [String] = [], theirFlags: [String] = [],
-                        readyTimeout: Duration = .seconds(90)) async throws -> (ours: URL, theirs: URL) {
+    static func weOffer(
+        peer script: String,
+        folder: URL,
+        ourFlags: [String] = [],
+        theirFlags: [String] = [],
+        readyTimeout: Duration = .seconds(90)
+    ) async throws -> (ours: URL, theirs: URL) {
         let ours = folder.appendingPathComponent("callbot.json"), theirs = folder.appendingPathComponent("peer.json")
         let port = try Interop.freePort()
-        let server = try ChildProcess(name: "peer-whip-server", executable: "python3", arguments: [
-            Interop.scripts.appendingPathComponent(script).path, "whip-server", "--port", "\(port)", "--once",
-            "--duration", "120", "--report", theirs.path,
-        ] + theirFlags, folder: folder)
+        let server = try ChildProcess(
+            name: "peer-whip-server",
+            executable: "python3",
+            arguments: [
+                Interop.scripts.appendingPathComponent(script).path, "whip-server", "--port", "\(port)", "--once",
+                "--duration", "120", "--report", theirs.path,
+            ] + theirFlags,
+            folder: folder
+        )
         defer { server.stop() }
         let url: String
         do {
@@ -56,9 +81,14 @@ import Testing
             }
             throw error
         }
-        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
-            "whip", url, "--duration", mediaSeconds, "--stats-interval", "2", "--report", ours.path,
-        ] + ourFlags, folder: folder)
+        let client = try ChildProcess(
+            name: "callbot-whip",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip", url, "--duration", mediaSeconds, "--stats-interval", "2", "--report", ours.path,
+            ] + ourFlags,
+            folder: folder
+        )
         defer { client.stop() }
         let clientStatus = try await client.wait(timeout: .seconds(60))
         // Our DELETE ends the --once server, which then writes its report.
@@ -72,7 +102,11 @@ import Testing
     /// Both reports show a connected call with audio and video sent, received and decoded
     /// (Interop/check_report.py, plus the same facts asserted here); `relay` reports must
     /// show a relay candidate on their side of the selected pair.
-    static func expectDecodedOnBothEnds(_ reports: (ours: URL, theirs: URL), oursRelay: Bool = false, theirsRelay: Bool = false) async throws {
+    static func expectDecodedOnBothEnds(
+        _ reports: (ours: URL, theirs: URL),
+        oursRelay: Bool = false,
+        theirsRelay: Bool = false
+    ) async throws {
         var arguments = [Interop.scripts.appendingPathComponent("check_report.py").path]
         if oursRelay { arguments.append("--relay") }
         arguments.append(reports.ours.path)
@@ -107,16 +141,28 @@ import Testing
     @Test func callbotAnswersCallbot() async throws {
         try await Interop.require()
         let folder = try Interop.workFolder("callbot-callbot")
-        let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
-        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "1", "--report", serverReport.path,
-            "--record", try Self.subfolder(folder, "echo").path,
-        ], folder: folder)
+        let serverReport = folder.appendingPathComponent("server.json"),
+            clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(
+            name: "callbot-whip-server",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "1", "--report",
+                serverReport.path,
+                "--record", try Self.subfolder(folder, "echo").path,
+            ],
+            folder: folder
+        )
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
-        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
-            "whip", url, "--duration", "3", "--stats-interval", "1", "--report", clientReport.path,
-        ], folder: folder)
+        let client = try ChildProcess(
+            name: "callbot-whip",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip", url, "--duration", "3", "--stats-interval", "1", "--report", clientReport.path,
+            ],
+            folder: folder
+        )
         defer { client.stop() }
         let clientStatus = try await client.wait(timeout: .seconds(60))
         server.terminate()
@@ -138,14 +184,24 @@ import Testing
         try await Interop.require()
         let folder = try Interop.workFolder("sigterm")
         let clientReport = folder.appendingPathComponent("client.json")
-        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "0", "--duration", "60",
-        ], folder: folder)
+        let server = try ChildProcess(
+            name: "callbot-whip-server",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip-server", "--port", "0", "--duration", "60",
+            ],
+            folder: folder
+        )
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
-        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
-            "whip", url, "--stats-interval", "1", "--report", clientReport.path,
-        ], folder: folder)
+        let client = try ChildProcess(
+            name: "callbot-whip",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip", url, "--stats-interval", "1", "--report", clientReport.path,
+            ],
+            folder: folder
+        )
         defer { client.stop() }
         // The first statsString line comes a second after the start; let media flow a little.
         _ = try await client.waitForLine(prefix: "CN ", timeout: .seconds(30))
@@ -158,7 +214,9 @@ import Testing
         #expect((report.video.frames_decoded ?? 0) > 0 && (report.audio.frames_decoded ?? 0) > 0, "\(report.summary)")
         // The DELETE reached the server, which ended the session.
         let deadline = ContinuousClock.now + .seconds(10)
-        while !server.stderr.contains("session 1 ended"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        while !server.stderr.contains("session 1 ended"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(server.stderr.contains("session 1 ended: connected=true"), "server stderr:\n\(server.stderrTail())")
     }
 
@@ -170,23 +228,42 @@ import Testing
     func callbotSendsFiles(audio: String, video: String) async throws {
         try await Interop.require(.ffmpeg)
         let folder = try Interop.workFolder("files-\(audio)-\(video)")
-        let audioFile = folder.appendingPathComponent("sine.\(audio)"), videoFile = folder.appendingPathComponent("picture.\(video)")
+        let audioFile = folder.appendingPathComponent("sine.\(audio)"),
+            videoFile = folder.appendingPathComponent("picture.\(video)")
         let audioCodec = audio == "ogg" ? ["-c:a", "libopus", "-b:a", "48k"] : ["-ar", "48000"]
         let videoCodec = video == "ivf" ? ["-c:v", "libvpx", "-b:v", "300k", "-g", "30"] : ["-pix_fmt", "yuv420p"]
-        for arguments in [["-f", "lavfi", "-i", "sine=frequency=440:duration=6:sample_rate=48000"] + audioCodec + [audioFile.path],
-                          ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=15:duration=6"] + videoCodec + [videoFile.path]] {
-            let made = try await ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error"] + arguments, timeout: .seconds(60))
+        for arguments in [
+            ["-f", "lavfi", "-i", "sine=frequency=440:duration=6:sample_rate=48000"] + audioCodec + [audioFile.path],
+            ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=15:duration=6"] + videoCodec + [videoFile.path],
+        ] {
+            let made = try await ChildProcess.run(
+                "ffmpeg",
+                ["-y", "-loglevel", "error"] + arguments,
+                timeout: .seconds(60)
+            )
             #expect(made.status == 0, "ffmpeg \(arguments): \(made.stderr)")
         }
-        let serverReport = folder.appendingPathComponent("server.json"), clientReport = folder.appendingPathComponent("client.json")
-        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "0", "--duration", "60", "--report", serverReport.path,
-        ], folder: folder)
+        let serverReport = folder.appendingPathComponent("server.json"),
+            clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(
+            name: "callbot-whip-server",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip-server", "--port", "0", "--duration", "60", "--report", serverReport.path,
+            ],
+            folder: folder
+        )
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
-        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
-            "whip", url, "--duration", "3", "--audio", audioFile.path, "--video", videoFile.path, "--report", clientReport.path,
-        ], folder: folder)
+        let client = try ChildProcess(
+            name: "callbot-whip",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip", url, "--duration", "3", "--audio", audioFile.path, "--video", videoFile.path, "--report",
+                clientReport.path,
+            ],
+            folder: folder
+        )
         defer { client.stop() }
         let clientStatus = try await client.wait(timeout: .seconds(60))
         server.terminate()
@@ -210,20 +287,42 @@ import Testing
         try await Interop.require(.ffmpeg, .espeak)
         let folder = try Interop.workFolder("trim-silence")
         let speech = folder.appendingPathComponent("speech.wav"), call = folder.appendingPathComponent("call.wav")
-        let spoken = try await ChildProcess.run("espeak-ng", ["-w", speech.path, "Hello, this is the recording bot speaking."], timeout: .seconds(30))
+        let spoken = try await ChildProcess.run(
+            "espeak-ng",
+            ["-w", speech.path, "Hello, this is the recording bot speaking."],
+            timeout: .seconds(30)
+        )
         #expect(spoken.status == 0, "espeak-ng: \(spoken.stderr)")
-        let padded = try await ChildProcess.run("ffmpeg", ["-y", "-loglevel", "error", "-i", speech.path,
-                                                     "-af", "adelay=1500,apad=pad_dur=4", "-ar", "48000", call.path], timeout: .seconds(60))
+        let padded = try await ChildProcess.run(
+            "ffmpeg",
+            [
+                "-y", "-loglevel", "error", "-i", speech.path,
+                "-af", "adelay=1500,apad=pad_dur=4", "-ar", "48000", call.path,
+            ],
+            timeout: .seconds(60)
+        )
         #expect(padded.status == 0, "ffmpeg: \(padded.stderr)")
-        let recordings = try Self.subfolder(folder, "trimmed"), clientReport = folder.appendingPathComponent("client.json")
-        let server = try ChildProcess(name: "callbot-whip-server", executable: Interop.callbot.path, arguments: [
-            "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recordings.path, "--trim-silence",
-        ], folder: folder)
+        let recordings = try Self.subfolder(folder, "trimmed"),
+            clientReport = folder.appendingPathComponent("client.json")
+        let server = try ChildProcess(
+            name: "callbot-whip-server",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip-server", "--port", "0", "--duration", "60", "--no-video", "--record", recordings.path,
+                "--trim-silence",
+            ],
+            folder: folder
+        )
         defer { server.stop() }
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(60))
-        let client = try ChildProcess(name: "callbot-whip", executable: Interop.callbot.path, arguments: [
-            "whip", url, "--duration", "6", "--no-video", "--audio", call.path, "--report", clientReport.path,
-        ], folder: folder)
+        let client = try ChildProcess(
+            name: "callbot-whip",
+            executable: Interop.callbot.path,
+            arguments: [
+                "whip", url, "--duration", "6", "--no-video", "--audio", call.path, "--report", clientReport.path,
+            ],
+            folder: folder
+        )
         defer { client.stop() }
         #expect(try await client.wait(timeout: .seconds(60)) == 0, "callbot whip: \(client.stderrTail())")
         server.terminate()
@@ -231,21 +330,42 @@ import Testing
 
         let recording = try Self.recording(in: recordings)
         let sent = Double(try PeerReport.load(clientReport).audio.rtp_packets_sent ?? 0) * 0.020
-        let probe = try await ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path], timeout: .seconds(30))
-        let recorded = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe: \(probe.stdout) \(probe.stderr)")
-        let spokenSeconds = try #require(Double(try await ChildProcess.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", speech.path],
-                                                                     timeout: .seconds(30)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let probe = try await ChildProcess.run(
+            "ffprobe",
+            ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", recording.path],
+            timeout: .seconds(30)
+        )
+        let recorded = try #require(
+            Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+            "ffprobe: \(probe.stdout) \(probe.stderr)"
+        )
+        let spokenSeconds = try #require(
+            Double(
+                try await ChildProcess.run(
+                    "ffprobe",
+                    ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", speech.path],
+                    timeout: .seconds(30)
+                ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            )
+        )
         print("trim: sent \(sent) s, speech \(spokenSeconds) s, recorded \(recorded) s")
         #expect(sent > 4.5, "the client sent \(sent) s")
         // The speech stays (with the recorder's short pre- and post-roll); the silence goes.
-        #expect(recorded > spokenSeconds - 0.5 && recorded < spokenSeconds + 1.0, "recorded \(recorded) s of \(sent) s sent, speech \(spokenSeconds) s")
+        #expect(
+            recorded > spokenSeconds - 0.5 && recorded < spokenSeconds + 1.0,
+            "recorded \(recorded) s of \(sent) s sent, speech \(spokenSeconds) s"
+        )
     }
 
     @Test func callbotAnswersAiortc() async throws {
         try await Interop.require(.aiortc)
         let folder = try Interop.workFolder("answer-aiortc")
         let recordings = try Self.subfolder(folder, "received")
-        let reports = try await Self.weAnswer(peer: "aiortc_peer.py", folder: folder, ourFlags: ["--record", recordings.path])
+        let reports = try await Self.weAnswer(
+            peer: "aiortc_peer.py",
+            folder: folder,
+            ourFlags: ["--record", recordings.path]
+        )
         try await Self.expectDecodedOnBothEnds(reports)
         try Self.expectWebM(try Self.recording(in: recordings), minimumBytes: 50_000)
     }
@@ -260,7 +380,9 @@ import Testing
 
     /// The one session recording `whip-server --record DIR` wrote in `folder` (`whip-...webm`).
     static func recording(in folder: URL) throws -> URL {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("whip-") && $0.hasSuffix(".webm") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("whip-") && $0.hasSuffix(".webm")
+        }
         try #require(names.count == 1, "recordings in \(folder.path): \(names)")
         return folder.appendingPathComponent(names[0])
     }
@@ -302,23 +424,36 @@ import Testing
         try await Interop.require(.chromium)
         let folder = try Interop.workFolder("cross-origin-chromium")
         let token = "whip-token-0123456789abcdef"
-        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: ["--token", token],
-                                              theirFlags: ["--in-page", "--token", token], clientTimeout: .seconds(150))
+        let reports = try await Self.weAnswer(
+            peer: "browser_peer.py",
+            folder: folder,
+            ourFlags: ["--token", token],
+            theirFlags: ["--in-page", "--token", token],
+            clientTimeout: .seconds(150)
+        )
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
     @Test func callbotAnswersFirefox() async throws {
         try await Interop.require(.firefox)
         let folder = try Interop.workFolder("answer-firefox")
-        let reports = try await Self.weAnswer(peer: "browser_peer.py", folder: folder, theirFlags: ["--browser", "firefox"],
-                                              clientTimeout: .seconds(150))
+        let reports = try await Self.weAnswer(
+            peer: "browser_peer.py",
+            folder: folder,
+            theirFlags: ["--browser", "firefox"],
+            clientTimeout: .seconds(150)
+        )
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
     @Test func callbotOffersToFirefox() async throws {
         try await Interop.require(.firefox)
         let folder = try Interop.workFolder("offer-firefox")
-        let reports = try await Self.weOffer(peer: "browser_peer.py", folder: folder, theirFlags: ["--browser", "firefox"])
+        let reports = try await Self.weOffer(
+            peer: "browser_peer.py",
+            folder: folder,
+            theirFlags: ["--browser", "firefox"]
+        )
         try await Self.expectDecodedOnBothEnds(reports)
     }
 
@@ -331,10 +466,21 @@ import Testing
         let turn = try await TurnServer(folder: folder)
         defer { turn.child.stop() }
         let firefox = ["--browser", "firefox"] + turn.relayOnlyFlags
-        let reports = callbotDials
-            ? try await Self.weOffer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags, theirFlags: firefox)
-            : try await Self.weAnswer(peer: "browser_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags, theirFlags: firefox,
-                                      clientTimeout: .seconds(150))
+        let reports =
+            callbotDials
+            ? try await Self.weOffer(
+                peer: "browser_peer.py",
+                folder: folder,
+                ourFlags: turn.relayOnlyFlags,
+                theirFlags: firefox
+            )
+            : try await Self.weAnswer(
+                peer: "browser_peer.py",
+                folder: folder,
+                ourFlags: turn.relayOnlyFlags,
+                theirFlags: firefox,
+                clientTimeout: .seconds(150)
+            )
         try await Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
         try await Task.sleep(for: .seconds(1))
         #expect(turn.relayedBytes > 200_000, "coturn relayed only \(turn.relayedBytes) bytes")
@@ -348,8 +494,13 @@ import Testing
         let folder = try Interop.workFolder("turn-aiortc")
         let turn = try await TurnServer(folder: folder)
         defer { turn.child.stop() }
-        let reports = try await Self.weOffer(peer: "aiortc_peer.py", folder: folder, ourFlags: turn.relayOnlyFlags,
-                                             theirFlags: turn.relayOnlyFlags, readyTimeout: .seconds(60))
+        let reports = try await Self.weOffer(
+            peer: "aiortc_peer.py",
+            folder: folder,
+            ourFlags: turn.relayOnlyFlags,
+            theirFlags: turn.relayOnlyFlags,
+            readyTimeout: .seconds(60)
+        )
         try await Self.expectDecodedOnBothEnds(reports, oursRelay: true, theirsRelay: true)
         // coturn logs what it relayed once the allocations are released.
         try await Task.sleep(for: .seconds(1))

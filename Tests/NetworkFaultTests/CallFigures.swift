@@ -49,7 +49,10 @@ struct CallReport: Sendable {
     /// The number at `path`, or a recorded issue that names the field and the report.
     func required(_ path: String, _ note: String = "", sourceLocation: SourceLocation = #_sourceLocation) -> Double? {
         if let value = number(path) { return value }
-        Issue.record("\(who)'s report has no `\(path)` (missing or null)\(note.isEmpty ? "" : "; \(note)"): \(url.path)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(who)'s report has no `\(path)` (missing or null)\(note.isEmpty ? "" : "; \(note)"): \(url.path)",
+            sourceLocation: sourceLocation
+        )
         return nil
     }
 
@@ -83,20 +86,25 @@ struct MediaDirection: Sendable {
     let sender: CallReport
     let receiver: CallReport
 
-    var label: String { "\(sender.who.split(separator: " ").first ?? "?")->\(receiver.who.split(separator: " ").first ?? "?")" }
+    var label: String {
+        "\(sender.who.split(separator: " ").first ?? "?")->\(receiver.who.split(separator: " ").first ?? "?")"
+    }
 
     /// Under a rate limit the estimate must also not collapse: at least this much.
     static let minEstimateKbps = 100.0
 
     var decodedShare: Double? {
-        guard let decoded = receiver.number("video.frames_decoded"), let sent = sender.number("video.frames_sent"), sent > 0 else { return nil }
+        guard let decoded = receiver.number("video.frames_decoded"), let sent = sender.number("video.frames_sent"),
+            sent > 0
+        else { return nil }
         return decoded / sent
     }
 
     /// One line of figures (the issue 8 report field names).
     var figures: String {
         let share = decodedShare.map { String(format: "%.1f%%", $0 * 100) } ?? "null"
-        return "\(sender.who) -> \(receiver.who): video frames_decoded=\(receiver.text("video.frames_decoded"))/frames_sent=\(sender.text("video.frames_sent")) (\(share))"
+        return
+            "\(sender.who) -> \(receiver.who): video frames_decoded=\(receiver.text("video.frames_decoded"))/frames_sent=\(sender.text("video.frames_sent")) (\(share))"
             + " freeze_max_ms=\(receiver.text("video.freeze_max_ms")) packets_lost=\(receiver.text("video.packets_lost"))"
             + " nack_sent=\(receiver.text("video.nack_sent")) nack_received=\(sender.text("video.nack_received"))"
             + " retransmitted_packets_sent=\(sender.text("video.retransmitted_packets_sent"))"
@@ -117,24 +125,44 @@ struct MediaDirection: Sendable {
             #expect(errors.isEmpty, "\(context): \(report.who) errors: \(errors)", sourceLocation: sourceLocation)
         }
         if let decoded = receiver.required("video.frames_decoded", sourceLocation: sourceLocation),
-           let sent = sender.required("video.frames_sent", "frames the encoder produced and sent", sourceLocation: sourceLocation) {
-            #expect(sent > 0 && decoded / sent >= thresholds.minDecodedShare,
-                    "\(context): \(Int(decoded)) of \(Int(sent)) video frames decoded, below \(Int(thresholds.minDecodedShare * 100))%", sourceLocation: sourceLocation)
+            let sent = sender.required(
+                "video.frames_sent",
+                "frames the encoder produced and sent",
+                sourceLocation: sourceLocation
+            )
+        {
+            #expect(
+                sent > 0 && decoded / sent >= thresholds.minDecodedShare,
+                "\(context): \(Int(decoded)) of \(Int(sent)) video frames decoded, below \(Int(thresholds.minDecodedShare * 100))%",
+                sourceLocation: sourceLocation
+            )
         }
         if let freeze = receiver.required("video.freeze_max_ms", sourceLocation: sourceLocation) {
-            #expect(freeze < thresholds.maxFreezeMs, "\(context): longest video freeze \(Int(freeze)) ms, not under \(Int(thresholds.maxFreezeMs)) ms", sourceLocation: sourceLocation)
+            #expect(
+                freeze < thresholds.maxFreezeMs,
+                "\(context): longest video freeze \(Int(freeze)) ms, not under \(Int(thresholds.maxFreezeMs)) ms",
+                sourceLocation: sourceLocation
+            )
         }
         if let concealment = receiver.required("audio.concealment_rate", sourceLocation: sourceLocation) {
-            let lost = max(0, receiver.number("audio.packets_lost") ?? 0), received = receiver.number("audio.rtp_packets_received") ?? 0
+            let lost = max(0, receiver.number("audio.packets_lost") ?? 0),
+                received = receiver.number("audio.rtp_packets_received") ?? 0
             let measuredLoss = lost + received > 0 ? lost / (lost + received) : 0
             let bound = max(thresholds.maxConcealment, measuredLoss + Self.concealmentOverLoss)
-            #expect(concealment < bound,
-                    "\(context): audio concealment rate \(concealment), not under \(bound) (nominal \(thresholds.maxConcealment), this stream lost \(String(format: "%.3f", measuredLoss)) of its packets)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                concealment < bound,
+                "\(context): audio concealment rate \(concealment), not under \(bound) (nominal \(thresholds.maxConcealment), this stream lost \(String(format: "%.3f", measuredLoss)) of its packets)",
+                sourceLocation: sourceLocation
+            )
         }
-        if let limit = thresholds.maxEstimateKbps, let estimate = sender.required("bandwidth_estimate_kbps", sourceLocation: sourceLocation) {
-            #expect(estimate >= Self.minEstimateKbps && estimate <= limit,
-                    "\(context): \(sender.who)'s bandwidth estimate \(Int(estimate)) kbit/s is not in [\(Int(Self.minEstimateKbps)), \(Int(limit))]", sourceLocation: sourceLocation)
+        if let limit = thresholds.maxEstimateKbps,
+            let estimate = sender.required("bandwidth_estimate_kbps", sourceLocation: sourceLocation)
+        {
+            #expect(
+                estimate >= Self.minEstimateKbps && estimate <= limit,
+                "\(context): \(sender.who)'s bandwidth estimate \(Int(estimate)) kbit/s is not in [\(Int(Self.minEstimateKbps)), \(Int(limit))]",
+                sourceLocation: sourceLocation
+            )
         }
     }
 }

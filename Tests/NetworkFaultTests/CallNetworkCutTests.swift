@@ -14,10 +14,16 @@ import Testing
         let callbot = FaultPaths.callbot.path
         try await FaultNetwork.with(.direct) { network in
             let (url, _) = try await Self.serveAndAnswer(network, folder: folder)
-            let alice = try network.spawn(in: network.b, name: "call", callbot, [
-                "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
-                "--duration", "40", "--stats-interval", "1",
-            ], folder: folder)
+            let alice = try network.spawn(
+                in: network.b,
+                name: "call",
+                callbot,
+                [
+                    "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
+                    "--duration", "40", "--stats-interval", "1",
+                ],
+                folder: folder
+            )
             _ = try await alice.waitForLine(prefix: "call: connected with bob", timeout: .seconds(30))
 
             // The cut: all UDP in both namespaces dropped.
@@ -36,7 +42,9 @@ import Testing
             let kbps = Int(lastAudio.dropFirst(3).prefix { $0.isNumber }) ?? 0
             #expect(kbps > 5, "audio did not come back after the reconnection: \(lastAudio)")
             #expect(!output.contains("reconnection with bob: failed"), "\(output)")
-            print("call network cut: \(output.split(separator: "\n").filter { $0.contains("reconnection") || $0.contains("connected with") }.joined(separator: " | ")); after: \(lastAudio)")
+            print(
+                "call network cut: \(output.split(separator: "\n").filter { $0.contains("reconnection") || $0.contains("connected with") }.joined(separator: " | ")); after: \(lastAudio)"
+            )
             alice.terminate()
         }
     }
@@ -52,11 +60,21 @@ extension CallNetworkCutTests {
         let callbot = FaultPaths.callbot.path
         try await CallSlots.shared.with {
             try await FaultNetwork.with(.direct) { network in
-                let (url, bob) = try await Self.serveAndAnswer(network, folder: folder, answerFlags: ["--disconnect-timeout", "10"])
-                let alice = try network.spawn(in: network.b, name: "call", callbot, [
-                    "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
-                    "--duration", "60", "--stats-interval", "30", "--disconnect-timeout", "10",
-                ], folder: folder)
+                let (url, bob) = try await Self.serveAndAnswer(
+                    network,
+                    folder: folder,
+                    answerFlags: ["--disconnect-timeout", "10"]
+                )
+                let alice = try network.spawn(
+                    in: network.b,
+                    name: "call",
+                    callbot,
+                    [
+                        "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
+                        "--duration", "60", "--stats-interval", "30", "--disconnect-timeout", "10",
+                    ],
+                    folder: folder
+                )
                 _ = try await alice.waitForLine(prefix: "call: connected with bob", timeout: .seconds(30))
                 try await network.cutUDP()
                 let cut = ContinuousClock.now
@@ -76,15 +94,33 @@ extension CallNetworkCutTests {
 extension CallNetworkCutTests {
     /// `callbot serve` in namespace `a` with alice's and bob's tokens, and `callbot answer` as
     /// bob there (with `answerFlags`), ready: the server's URL and bob's process.
-    static func serveAndAnswer(_ network: FaultNetwork, folder: URL, answerFlags: [String] = []) async throws -> (url: String, bob: FaultProcess) {
+    static func serveAndAnswer(
+        _ network: FaultNetwork,
+        folder: URL,
+        answerFlags: [String] = []
+    ) async throws -> (url: String, bob: FaultProcess) {
         let tokens = folder.appendingPathComponent("tokens.txt")
-        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
+        try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(
+            to: tokens,
+            atomically: true,
+            encoding: .utf8
+        )
         let callbot = FaultPaths.callbot.path
-        let server = try network.spawn(in: network.a, name: "serve", callbot,
-                                       ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path], folder: folder)
+        let server = try network.spawn(
+            in: network.a,
+            name: "serve",
+            callbot,
+            ["serve", "--host", network.addressA, "--port", "0", "--insecure", "--tokens", tokens.path],
+            folder: folder
+        )
         let url = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
-        let bob = try network.spawn(in: network.a, name: "answer", callbot,
-                                    ["answer", "--server", url, "--token", "bob-token-0123456789"] + answerFlags, folder: folder)
+        let bob = try network.spawn(
+            in: network.a,
+            name: "answer",
+            callbot,
+            ["answer", "--server", url, "--token", "bob-token-0123456789"] + answerFlags,
+            folder: folder
+        )
         _ = try await bob.waitForLine(prefix: "READY bob", timeout: .seconds(30))
         return (url, bob)
     }
@@ -94,11 +130,15 @@ extension FaultNetwork {
     /// Drops every UDP packet arriving in either endpoint namespace (TCP goes on).
     func cutUDP() async throws {
         for namespace in [a, b] {
-            _ = try await run(in: namespace, "nft", [
-                "add table inet srtccut; "
-                + "add chain inet srtccut input { type filter hook input priority 0; policy accept; }; "
-                + "add rule inet srtccut input meta l4proto udp drop",
-            ])
+            _ = try await run(
+                in: namespace,
+                "nft",
+                [
+                    "add table inet srtccut; "
+                        + "add chain inet srtccut input { type filter hook input priority 0; policy accept; }; "
+                        + "add rule inet srtccut input meta l4proto udp drop"
+                ]
+            )
         }
     }
 

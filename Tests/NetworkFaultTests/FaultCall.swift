@@ -21,16 +21,24 @@ struct FaultCall {
     private func serverArguments(_ peer: Peer, report: URL) -> (String, [String]) {
         switch peer {
         case .callbot:
-            return (FaultPaths.callbot.path, [
-                // The namespaces' private link: plain HTTP on purpose (--insecure).
-                "whip-server", "--host", network.addressA, "--port", "\(Self.port)", "--insecure", "--audio", "tone", "--video", "pattern",
-                "--duration", "120", "--stats-interval", "2", "--report", report.path,
-            ])
+            return (
+                FaultPaths.callbot.path,
+                [
+                    // The namespaces' private link: plain HTTP on purpose (--insecure).
+                    "whip-server", "--host", network.addressA, "--port", "\(Self.port)", "--insecure", "--audio",
+                    "tone", "--video", "pattern",
+                    "--duration", "120", "--stats-interval", "2", "--report", report.path,
+                ]
+            )
         case .chromium:
-            return ("python3", [
-                FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-server", "--host", network.addressA,
-                "--port", "\(Self.port)", "--once", "--duration", "120", "--report", report.path,
-            ] + allowedAddresses)
+            return (
+                "python3",
+                [
+                    FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-server", "--host",
+                    network.addressA,
+                    "--port", "\(Self.port)", "--once", "--duration", "120", "--report", report.path,
+                ] + allowedAddresses
+            )
         }
     }
 
@@ -38,26 +46,45 @@ struct FaultCall {
     private func clientArguments(_ peer: Peer, url: String, seconds: Int, report: URL) -> (String, [String]) {
         switch peer {
         case .callbot:
-            return (FaultPaths.callbot.path, ["whip", url, "--duration", "\(seconds)", "--stats-interval", "2", "--report", report.path])
+            return (
+                FaultPaths.callbot.path,
+                ["whip", url, "--duration", "\(seconds)", "--stats-interval", "2", "--report", report.path]
+            )
         case .chromium:
-            return ("python3", [
-                FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-client", url,
-                "--duration", "\(seconds)", "--report", report.path,
-            ] + allowedAddresses)
+            return (
+                "python3",
+                [
+                    FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-client", url,
+                    "--duration", "\(seconds)", "--report", report.path,
+                ] + allowedAddresses
+            )
         }
     }
 
     /// The Interop peers keep only candidates on these addresses (loopback by default).
-    private var allowedAddresses: [String] { ["--allow-address", network.addressA, "--allow-address", network.addressB] }
+    private var allowedAddresses: [String] {
+        ["--allow-address", network.addressA, "--allow-address", network.addressB]
+    }
 
     /// Runs the call for `seconds`; `beforeEnd` runs `window` before the client's end (to take
     /// counters over the last seconds of the call) and its result is returned.
-    func run<T: Sendable>(server: Peer, client: Peer, seconds: Int, window: Duration = .seconds(3),
-                          beforeEnd: @Sendable () async throws -> T) async throws -> (server: CallReport, client: CallReport, sample: T) {
+    func run<T: Sendable>(
+        server: Peer,
+        client: Peer,
+        seconds: Int,
+        window: Duration = .seconds(3),
+        beforeEnd: @Sendable () async throws -> T
+    ) async throws -> (server: CallReport, client: CallReport, sample: T) {
         let serverReport = folder.appendingPathComponent("\(server.name)-server.json")
         let clientReport = folder.appendingPathComponent("\(client.name)-client.json")
         let (serverTool, serverFlags) = serverArguments(server, report: serverReport)
-        let endpoint = try network.spawn(in: network.a, name: "\(server.name)-whip-server", serverTool, serverFlags, folder: folder)
+        let endpoint = try network.spawn(
+            in: network.a,
+            name: "\(server.name)-whip-server",
+            serverTool,
+            serverFlags,
+            folder: folder
+        )
         let url: String
         do {
             url = try await endpoint.waitForLine(prefix: "READY ", timeout: .seconds(90))
@@ -68,20 +95,36 @@ struct FaultCall {
             throw error
         }
         let (clientTool, clientFlags) = clientArguments(client, url: url, seconds: seconds, report: clientReport)
-        let caller = try network.spawn(in: network.b, name: "\(client.name)-whip", clientTool, clientFlags, folder: folder)
+        let caller = try network.spawn(
+            in: network.b,
+            name: "\(client.name)-whip",
+            clientTool,
+            clientFlags,
+            folder: folder
+        )
         // The Chromium client counts its seconds from connecting, callbot from the offer.
         let startup: Duration = client == .chromium ? .seconds(4) : .seconds(1)
         try await Task.sleep(for: .seconds(seconds) + startup - window)
         let sample = try await beforeEnd()
         let clientStatus = try await caller.wait(timeout: .seconds(90))
-        if clientStatus == 2 { throw FaultFailure("\(client.name) whip-client says a dependency is missing:\n\(caller.stderrTail())") }
+        if clientStatus == 2 {
+            throw FaultFailure("\(client.name) whip-client says a dependency is missing:\n\(caller.stderrTail())")
+        }
         // The client's DELETE ended the session; SIGTERM ends the endpoint, which writes its report.
         endpoint.terminate()
         let serverStatus = try await endpoint.wait(timeout: .seconds(30))
-        #expect(clientStatus == 0, "\(client.name) whip exited \(clientStatus); stderr (\(caller.stderrURL.path)):\n\(caller.stderrTail())")
-        #expect(serverStatus == 0, "\(server.name) whip-server exited \(serverStatus); stderr (\(endpoint.stderrURL.path)):\n\(endpoint.stderrTail())")
-        var reports = (server: try CallReport(who: "\(server.name) whip-server", url: serverReport),
-                       client: try CallReport(who: "\(client.name) whip-client", url: clientReport))
+        #expect(
+            clientStatus == 0,
+            "\(client.name) whip exited \(clientStatus); stderr (\(caller.stderrURL.path)):\n\(caller.stderrTail())"
+        )
+        #expect(
+            serverStatus == 0,
+            "\(server.name) whip-server exited \(serverStatus); stderr (\(endpoint.stderrURL.path)):\n\(endpoint.stderrTail())"
+        )
+        var reports = (
+            server: try CallReport(who: "\(server.name) whip-server", url: serverReport),
+            client: try CallReport(who: "\(client.name) whip-client", url: clientReport)
+        )
         if server == .callbot { reports.server.receiveStats = Self.lastReceiveStats(endpoint.stdout) }
         if client == .callbot { reports.client.receiveStats = Self.lastReceiveStats(caller.stdout) }
         return (reports.server, reports.client, sample)

@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
 
 /// Network namespaces made for one test and removed after it, even when it fails:
 ///
@@ -46,12 +47,19 @@ final class FaultNetwork: @unchecked Sendable {
     /// The tools the fault tests need, and root. A missing one fails the test saying what to do.
     static func requireTools() throws {
         guard getuid() == 0 else {
-            throw FaultFailure("the network fault tests must run as root (they create network namespaces, veth pairs, nftables rules and tc qdiscs; CI runs as root): run `swift test` as root")
+            throw FaultFailure(
+                "the network fault tests must run as root (they create network namespaces, veth pairs, nftables rules and tc qdiscs; CI runs as root): run `swift test` as root"
+            )
         }
-        for (tool, package) in [("ip", "iproute2"), ("tc", "iproute2"), ("nft", "nftables"), ("ethtool", "ethtool"), ("sysctl", "procps")] where FaultPaths.which(tool) == nil {
-            throw FaultFailure("\(tool) is missing; install it with: apt-get install -y \(package) (Scripts/bootstrap.sh lists it)")
+        for (tool, package) in [
+            ("ip", "iproute2"), ("tc", "iproute2"), ("nft", "nftables"), ("ethtool", "ethtool"), ("sysctl", "procps"),
+        ] where FaultPaths.which(tool) == nil {
+            throw FaultFailure(
+                "\(tool) is missing; install it with: apt-get install -y \(package) (Scripts/bootstrap.sh lists it)"
+            )
         }
-        for url in [FaultPaths.callbot, FaultPaths.impair] where !FileManager.default.isExecutableFile(atPath: url.path) {
+        for url in [FaultPaths.callbot, FaultPaths.impair] where !FileManager.default.isExecutableFile(atPath: url.path)
+        {
             throw FaultFailure("the built \(url.lastPathComponent) is missing at \(url.path); run swift build first")
         }
     }
@@ -88,7 +96,9 @@ final class FaultNetwork: @unchecked Sendable {
         guard let path = FaultPaths.which(tool) else { throw FaultFailure("\(tool) is missing") }
         let result = try await FaultProcess.run(path, arguments)
         guard result.status == 0 else {
-            throw FaultFailure("`\(tool) \(arguments.joined(separator: " "))` failed (exit \(result.status)): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw FaultFailure(
+                "`\(tool) \(arguments.joined(separator: " "))` failed (exit \(result.status)): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
         }
         return result.stdout
     }
@@ -105,11 +115,26 @@ final class FaultNetwork: @unchecked Sendable {
     /// at a lower priority (nice 10) than the test process: the rest of the suite runs beside
     /// them, and its in-process handshakes must not starve (the `clean` control condition shows
     /// when the calls themselves were short of CPU).
-    func spawn(in namespace: String, name: String, _ executable: String, _ arguments: [String], folder: URL) throws -> FaultProcess {
-        guard let ip = FaultPaths.which("ip") else { throw FaultFailure("ip is missing; install it with: apt-get install -y iproute2") }
-        guard let nice = FaultPaths.which("nice") else { throw FaultFailure("nice is missing; install it with: apt-get install -y coreutils") }
+    func spawn(
+        in namespace: String,
+        name: String,
+        _ executable: String,
+        _ arguments: [String],
+        folder: URL
+    ) throws -> FaultProcess {
+        guard let ip = FaultPaths.which("ip") else {
+            throw FaultFailure("ip is missing; install it with: apt-get install -y iproute2")
+        }
+        guard let nice = FaultPaths.which("nice") else {
+            throw FaultFailure("nice is missing; install it with: apt-get install -y coreutils")
+        }
         let path = executable.hasPrefix("/") ? executable : (FaultPaths.which(executable) ?? executable)
-        let child = try FaultProcess(name: name, executable: ip, arguments: ["netns", "exec", namespace, nice, "-n", "10", path] + arguments, folder: folder)
+        let child = try FaultProcess(
+            name: name,
+            executable: ip,
+            arguments: ["netns", "exec", namespace, nice, "-n", "10", path] + arguments,
+            folder: folder
+        )
         children.withLock { $0.append(child) }
         return child
     }
@@ -122,7 +147,9 @@ final class FaultNetwork: @unchecked Sendable {
         do {
             try await Self.ip(["netns", "add", a])
         } catch {
-            throw FaultFailure("cannot create a network namespace (`ip netns add`); the fault tests need root with CAP_SYS_ADMIN and CAP_NET_ADMIN, as CI runs them: \(error)")
+            throw FaultFailure(
+                "cannot create a network namespace (`ip netns add`); the fault tests need root with CAP_SYS_ADMIN and CAP_NET_ADMIN, as CI runs them: \(error)"
+            )
         }
         for namespace in namespaces.dropFirst() { try await Self.ip(["netns", "add", namespace]) }
         // IPv4 only: no IPv6 link-local candidates beside the 10.99.N.x ones.
@@ -133,10 +160,16 @@ final class FaultNetwork: @unchecked Sendable {
         }
         switch layout {
         case .direct:
-            try await Self.ip(["-n", a, "link", "add", interfaceA, "type", "veth", "peer", "name", interfaceB, "netns", b])
+            try await Self.ip([
+                "-n", a, "link", "add", interfaceA, "type", "veth", "peer", "name", interfaceB, "netns", b,
+            ])
         case .bridged:
-            try await Self.ip(["-n", a, "link", "add", interfaceA, "type", "veth", "peer", "name", "bridge-a", "netns", r])
-            try await Self.ip(["-n", b, "link", "add", interfaceB, "type", "veth", "peer", "name", "bridge-b", "netns", r])
+            try await Self.ip([
+                "-n", a, "link", "add", interfaceA, "type", "veth", "peer", "name", "bridge-a", "netns", r,
+            ])
+            try await Self.ip([
+                "-n", b, "link", "add", interfaceB, "type", "veth", "peer", "name", "bridge-b", "netns", r,
+            ])
             for link in ["bridge-a", "bridge-b"] {
                 try await Self.ip(["-n", r, "link", "set", link, "up"])
                 try await run(in: r, "ethtool", ["-K", link, "tx", "off", "tso", "off", "gso", "off", "gro", "off"])
@@ -148,7 +181,11 @@ final class FaultNetwork: @unchecked Sendable {
             try await Self.ip(["-n", namespace, "link", "set", "lo", "up"])
             if layout == .bridged {
                 // The bridge forwards frames as they are: complete checksums, no super-frames.
-                try await run(in: namespace, "ethtool", ["-K", interface, "tx", "off", "tso", "off", "gso", "off", "gro", "off"])
+                try await run(
+                    in: namespace,
+                    "ethtool",
+                    ["-K", interface, "tx", "off", "tso", "off", "gso", "off", "gro", "off"]
+                )
             }
         }
         // The carrier comes up a moment after `link set up`; libnice gathers only on running
@@ -158,7 +195,9 @@ final class FaultNetwork: @unchecked Sendable {
             while true {
                 let state = try await Self.ip(["-n", namespace, "-j", "link", "show", "dev", interface])
                 if state.contains("\"operstate\":\"UP\"") { break }
-                guard ContinuousClock.now < deadline else { throw FaultFailure("\(interface) in \(namespace) is not up after 5 s: \(state)") }
+                guard ContinuousClock.now < deadline else {
+                    throw FaultFailure("\(interface) in \(namespace) is not up after 5 s: \(state)")
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
@@ -181,7 +220,9 @@ final class FaultNetwork: @unchecked Sendable {
         guard let list = try? await ip(["netns", "list"]) else { return }
         for line in list.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
-            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).prefix(while: \.isNumber)) else { continue }
+            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).prefix(while: \.isNumber)) else {
+                continue
+            }
             if kill(pid, 0) != 0, errno == ESRCH { _ = try? await ip(["netns", "del", name]) }
         }
     }
@@ -192,13 +233,17 @@ final class FaultNetwork: @unchecked Sendable {
     /// directions), with counters of what was seen and dropped.
     func addLoss(percent: Int) async throws {
         for namespace in [a, b] {
-            try await run(in: namespace, "nft", [
-                "add table inet srtcfault; "
-                + "add counter inet srtcfault udp_seen; add counter inet srtcfault udp_dropped; "
-                + "add chain inet srtcfault input { type filter hook input priority 0; policy accept; }; "
-                + "add rule inet srtcfault input meta l4proto udp counter name udp_seen; "
-                + "add rule inet srtcfault input meta l4proto udp numgen random mod 100 < \(percent) counter name udp_dropped drop",
-            ])
+            try await run(
+                in: namespace,
+                "nft",
+                [
+                    "add table inet srtcfault; "
+                        + "add counter inet srtcfault udp_seen; add counter inet srtcfault udp_dropped; "
+                        + "add chain inet srtcfault input { type filter hook input priority 0; policy accept; }; "
+                        + "add rule inet srtcfault input meta l4proto udp counter name udp_seen; "
+                        + "add rule inet srtcfault input meta l4proto udp numgen random mod 100 < \(percent) counter name udp_dropped drop"
+                ]
+            )
         }
     }
 
@@ -206,8 +251,12 @@ final class FaultNetwork: @unchecked Sendable {
     func lossCounters() async throws -> (seen: Int, dropped: Int) {
         var seen = 0, dropped = 0
         for namespace in [a, b] {
-            seen += Self.packets(in: try await run(in: namespace, "nft", ["list", "counter", "inet", "srtcfault", "udp_seen"]))
-            dropped += Self.packets(in: try await run(in: namespace, "nft", ["list", "counter", "inet", "srtcfault", "udp_dropped"]))
+            seen += Self.packets(
+                in: try await run(in: namespace, "nft", ["list", "counter", "inet", "srtcfault", "udp_seen"])
+            )
+            dropped += Self.packets(
+                in: try await run(in: namespace, "nft", ["list", "counter", "inet", "srtcfault", "udp_dropped"])
+            )
         }
         return (seen, dropped)
     }
@@ -220,8 +269,14 @@ final class FaultNetwork: @unchecked Sendable {
     /// A token bucket of `kbit` kbit/s on each endpoint's egress (both directions).
     func addRateLimit(kbit: Int) async throws {
         for (namespace, interface) in [(a, interfaceA), (b, interfaceB)] {
-            try await run(in: namespace, "tc", ["qdisc", "add", "dev", interface, "root", "tbf",
-                                                "rate", "\(kbit)kbit", "burst", "16kb", "latency", "150ms"])
+            try await run(
+                in: namespace,
+                "tc",
+                [
+                    "qdisc", "add", "dev", interface, "root", "tbf",
+                    "rate", "\(kbit)kbit", "burst", "16kb", "latency", "150ms",
+                ]
+            )
         }
     }
 
@@ -231,7 +286,8 @@ final class FaultNetwork: @unchecked Sendable {
         for (namespace, interface) in [(a, interfaceA), (b, interfaceB)] {
             let json = try await run(in: namespace, "tc", ["-s", "-j", "qdisc", "show", "dev", interface])
             guard let qdiscs = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
-                  let tbf = qdiscs.first(where: { $0["kind"] as? String == "tbf" }) else {
+                let tbf = qdiscs.first(where: { $0["kind"] as? String == "tbf" })
+            else {
                 throw FaultFailure("no tbf qdisc on \(interface) in \(namespace): \(json)")
             }
             sent += (tbf["packets"] as? Int) ?? 0
@@ -243,7 +299,13 @@ final class FaultNetwork: @unchecked Sendable {
     /// Starts `swiftrtc-impair` in the middle namespace (`.bridged` only) and waits for it.
     func startImpairment(_ flags: [String], folder: URL) async throws -> FaultProcess {
         guard layout == .bridged else { throw FaultFailure("the impairment bridge needs a .bridged network") }
-        let relay = try spawn(in: r, name: "impair", FaultPaths.impair.path, ["--between", "bridge-a", "bridge-b"] + flags, folder: folder)
+        let relay = try spawn(
+            in: r,
+            name: "impair",
+            FaultPaths.impair.path,
+            ["--between", "bridge-a", "bridge-b"] + flags,
+            folder: folder
+        )
         _ = try await relay.waitForLine(prefix: "READY", timeout: .seconds(10))
         return relay
     }

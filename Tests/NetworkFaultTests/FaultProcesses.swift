@@ -1,20 +1,24 @@
 import Foundation
+import Synchronization
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
 
 /// Where things are: the package root (from this file's path), the Interop scripts, and the
 /// built `callbot` and `swiftrtc-impair` beside the test bundle.
 enum FaultPaths {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let scripts = packageRoot.appendingPathComponent("Interop")
 
     /// A built executable of this package (the folder of the test bundle or one above it).
     static func built(_ name: String) -> URL {
         var url = Bundle.main.bundleURL
-        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
+        while url.pathComponents.count > 1,
+            !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path)
+        {
             url.deleteLastPathComponent()
         }
         return url.appendingPathComponent(name)
@@ -26,7 +30,8 @@ enum FaultPaths {
     /// A fresh folder for one test's logs and reports, `$TMPDIR/swiftrtc-faults/<name>`,
     /// emptied at the start and kept after the run (failure messages name the files).
     static func workFolder(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-faults").appendingPathComponent(name)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-faults")
+            .appendingPathComponent(name)
         try? FileManager.default.removeItem(at: url)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
@@ -115,7 +120,9 @@ final class FaultProcess: @unchecked Sendable {
     func waitForLine(prefix: String, timeout: Duration) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         func line() -> String? {
-            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map { String($0.dropFirst(prefix.count)) }
+            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
+                String($0.dropFirst(prefix.count))
+            }
         }
         while ContinuousClock.now < deadline {
             if let found = line() { return found }
@@ -123,7 +130,9 @@ final class FaultProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         if let found = line() { return found }
-        throw FaultFailure("\(name) printed no '\(prefix)' line within \(timeout) (running: \(isRunning)); stderr (\(stderrURL.path)):\n\(stderrTail())")
+        throw FaultFailure(
+            "\(name) printed no '\(prefix)' line within \(timeout) (running: \(isRunning)); stderr (\(stderrURL.path)):\n\(stderrTail())"
+        )
     }
 
     /// The last stdout line starting with `prefix` (without it), if any.
@@ -162,9 +171,18 @@ final class FaultProcess: @unchecked Sendable {
     }
 
     /// Runs a short command to its end (bounded), returning its status and output.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        timeout: Duration = .seconds(30)
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let folder = FileManager.default.temporaryDirectory
-        let child = try FaultProcess(name: "cmd-\(UUID().uuidString.prefix(8))", executable: executable, arguments: arguments, folder: folder)
+        let child = try FaultProcess(
+            name: "cmd-\(UUID().uuidString.prefix(8))",
+            executable: executable,
+            arguments: arguments,
+            folder: folder
+        )
         defer {
             try? FileManager.default.removeItem(at: child.stdoutURL)
             try? FileManager.default.removeItem(at: child.stderrURL)

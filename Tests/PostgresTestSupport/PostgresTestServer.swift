@@ -21,17 +21,25 @@ public final class PostgresTestServer: Sendable {
         guard FileManager.default.isExecutableFile(atPath: "\(bin)/postgres") else {
             throw PostgresTestError("PostgreSQL 15 is not installed (\(bin)/postgres): run Scripts/bootstrap.sh")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-pg-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swiftrtc-pg-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["postgres:postgres", folder]) }
-        try Self.run(asRoot ? "/usr/sbin/runuser" : "\(bin)/initdb",
-                     (asRoot ? ["-u", "postgres", "--", "\(bin)/initdb"] : []) + ["-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "--no-sync"])
+        try Self.run(
+            asRoot ? "/usr/sbin/runuser" : "\(bin)/initdb",
+            (asRoot ? ["-u", "postgres", "--", "\(bin)/initdb"] : []) + [
+                "-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "--no-sync",
+            ]
+        )
         port = try Self.freePort()
         // The server runs until this test process is gone, then stops and its folder goes.
-        let server = "\(bin)/postgres -D \(folder)/data -k \(folder) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off "
+        let server =
+            "\(bin)/postgres -D \(folder)/data -k \(folder) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off "
             + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB"
-        let watchdog = "\(server) >\(folder)/log 2>&1 & pg=$!; while [ -d /proc/\(getpid()) ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; "
+        let watchdog =
+            "\(server) >\(folder)/log 2>&1 & pg=$!; while [ -d /proc/\(getpid()) ] && kill -0 $pg 2>/dev/null; do sleep 0.5; done; "
             + "kill -INT $pg 2>/dev/null; wait $pg; rm -rf \(folder)"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : "/bin/sh")
@@ -73,7 +81,9 @@ public final class PostgresTestServer: Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw PostgresTestError("\(path) \(arguments.joined(separator: " ")): \(text)") }
+        guard process.terminationStatus == 0 else {
+            throw PostgresTestError("\(path) \(arguments.joined(separator: " ")): \(text)")
+        }
         return text
     }
 
@@ -86,7 +96,9 @@ public final class PostgresTestServer: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw PostgresTestError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -17,12 +17,17 @@ package enum Fixtures {
     package static func expected(_ file: String) throws -> Expected {
         let all = try Fixtures.json(Fixtures.own.appendingPathComponent("expected.json"))
         let e = all[file] as! [String: Any]
-        return Expected(ssrc: UInt32(e["ssrc"] as! Int), codec: e["codec"] as! String,
-                        frames: (e["frames"] as! [[String: Any]]).map { ($0["size"] as! Int, $0["keyframe"] as! Bool) },
-                        width: e["width"] as? Int, height: e["height"] as? Int)
+        return Expected(
+            ssrc: UInt32(e["ssrc"] as! Int),
+            codec: e["codec"] as! String,
+            frames: (e["frames"] as! [[String: Any]]).map { ($0["size"] as! Int, $0["keyframe"] as! Bool) },
+            width: e["width"] as? Int,
+            height: e["height"] as? Int
+        )
     }
 
-    package static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    package static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     /// `Fixtures/`, with `rtp/`, `sdp/` and `vectors/` in it.
     package static let directory = packageRoot.appendingPathComponent("Fixtures")
     /// `Fixtures/rtp`: the captures and packets.
@@ -47,7 +52,8 @@ package enum Fixtures {
     package static func rtpPackets(_ url: URL, ssrc: UInt32) throws -> [[UInt8]] {
         try datagrams(url).map(\.payload).filter { payload in
             payload.withUnsafeBytes { b in
-                !RTPDemultiplexer.isRTCP(b) && RTPDemultiplexer.isRTPOrRTCP(b) && (try? RTPPacket(parsing: b))?.ssrc == ssrc
+                !RTPDemultiplexer.isRTCP(b) && RTPDemultiplexer.isRTPOrRTCP(b)
+                    && (try? RTPPacket(parsing: b))?.ssrc == ssrc
             }
         }
     }
@@ -71,8 +77,12 @@ extension Array where Element == UInt8 {
 }
 
 /// Builds packets into a fresh array with the writer.
-package func writeRTP(_ header: RTPHeader, capacity: Int = 1500, form: RTPPacketWriter.ExtensionForm = .oneByte,
-              _ body: (inout RTPPacketWriter) throws -> Void) throws -> [UInt8] {
+package func writeRTP(
+    _ header: RTPHeader,
+    capacity: Int = 1500,
+    form: RTPPacketWriter.ExtensionForm = .oneByte,
+    _ body: (inout RTPPacketWriter) throws -> Void
+) throws -> [UInt8] {
     var out = [UInt8](repeating: 0xEE, count: capacity)
     let length = try out.withUnsafeMutableBytes { buffer in
         var writer = try RTPPacketWriter(into: buffer, header: header, extensionForm: form)

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCSRTP
+import Testing
 import TransportTestSupport
 
 /// An ICE restart (RFC 8445 §9) changes the credentials and may change the path, but keeps
@@ -15,7 +15,9 @@ import TransportTestSupport
         let (offerSide, answerSide, serverInfo) = (call.offerSide, call.answerSide, call.server)
 
         for index in 0..<10 {
-            #expect(try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "before \(index)")))
+            #expect(
+                try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "before \(index)"))
+            )
         }
         #expect(await waitUntil { answerSide.received.withLock { $0.count } == 10 })
 
@@ -24,12 +26,23 @@ import TransportTestSupport
 
         // The same SRTP sessions keep going: sequence numbers continue, no replays, no auth failures.
         for index in 10..<30 {
-            #expect(try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "after \(index)")))
-            #expect(try answerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0A45_0002, payload: "back \(index)")))
+            #expect(
+                try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "after \(index)"))
+            )
+            #expect(
+                try answerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0A45_0002, payload: "back \(index)"))
+            )
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(await waitUntil { answerSide.received.withLock { $0.count } == 30 && offerSide.received.withLock { $0.count } == 20 })
-        #expect(answerSide.received.withLock { $0 }.suffix(20) == (10..<30).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "after \($0)") })
+        #expect(
+            await waitUntil {
+                answerSide.received.withLock { $0.count } == 30 && offerSide.received.withLock { $0.count } == 20
+            }
+        )
+        #expect(
+            answerSide.received.withLock { $0 }.suffix(20)
+                == (10..<30).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "after \($0)") }
+        )
         #expect(answerSide.counters?.authenticationFailures == 0 && answerSide.counters?.replays == 0)
         #expect(pair.offerer.localCredentials == offererCredentials)
         #expect(!pair.offererStates.all.contains(.failed))

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
-import Testing
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCSRTP
+import Synchronization
+import Testing
 import TransportTestSupport
 
 /// One side of a call's secure transport, put together as the peer layer does: DTLS runs over
@@ -25,7 +25,11 @@ final class SecureEndpoint: Sendable {
 
     /// Starts DTLS towards a peer with `remote`'s certificate, waits for the handshake and keys SRTP.
     func connect(role: DtlsRole, remote: DtlsFingerprint, profiles: [SrtpProfile]) async throws -> DtlsConnectionInfo {
-        var configuration = DtlsTransport.Configuration(role: role, certificate: certificate, remoteFingerprints: [remote])
+        var configuration = DtlsTransport.Configuration(
+            role: role,
+            certificate: certificate,
+            remoteFingerprints: [remote]
+        )
         configuration.srtpProfiles = profiles
         let transport = try DtlsTransport(configuration: configuration, sender: agent.component)
         dtls.withLock { $0 = transport }
@@ -51,8 +55,10 @@ final class SecureEndpoint: Sendable {
         guard let session = srtp.withLock({ $0 }) else { return false }
         var buffer = packet + [UInt8](repeating: 0, count: 32)
         return try buffer.withUnsafeMutableBytes { bytes in
-            let length = rtcp ? try session.protectRTCP(bytes, length: packet.count)
-                              : try session.protectRTP(bytes, length: packet.count)
+            let length =
+                rtcp
+                ? try session.protectRTCP(bytes, length: packet.count)
+                : try session.protectRTP(bytes, length: packet.count)
             return agent.component.send(UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
         }
     }
@@ -68,8 +74,9 @@ final class SecureEndpoint: Sendable {
         guard let session = srtp.withLock({ $0 }) else { return }
         var buffer = Array(datagram)
         let length = buffer.withUnsafeMutableBytes { bytes in
-            rtcp ? try? session.unprotectRTCP(bytes, length: datagram.count)
-                 : try? session.unprotectRTP(bytes, length: datagram.count)
+            rtcp
+                ? try? session.unprotectRTCP(bytes, length: datagram.count)
+                : try? session.unprotectRTP(bytes, length: datagram.count)
         }
         guard let length else { return }
         let plain = Array(buffer[0..<length])
@@ -88,8 +95,16 @@ struct SecureCall {
     init(_ pair: AgentPair, profiles: [SrtpProfile] = SrtpProfile.dtlsSupported) async throws {
         let offerSide = try SecureEndpoint(agent: pair.offerer)
         let answerSide = try SecureEndpoint(agent: pair.answerer)
-        async let server = offerSide.connect(role: .server, remote: answerSide.certificate.fingerprint, profiles: profiles)
-        async let client = answerSide.connect(role: .client, remote: offerSide.certificate.fingerprint, profiles: profiles)
+        async let server = offerSide.connect(
+            role: .server,
+            remote: answerSide.certificate.fingerprint,
+            profiles: profiles
+        )
+        async let client = answerSide.connect(
+            role: .client,
+            remote: offerSide.certificate.fingerprint,
+            profiles: profiles
+        )
         (self.server, self.client) = try await (server, client)
         self.offerSide = offerSide
         self.answerSide = answerSide
@@ -105,9 +120,11 @@ struct SecureCall {
 /// a payload naming its sender and index.
 func rtpPacket(sequence: UInt16, ssrc: UInt32, payload: String) -> [UInt8] {
     let timestamp = UInt32(sequence) &* 960
-    return [0x80, 111, UInt8(sequence >> 8), UInt8(sequence & 0xFF),
-            UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xFF), UInt8(timestamp >> 8 & 0xFF), UInt8(timestamp & 0xFF),
-            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + Array(payload.utf8)
+    return [
+        0x80, 111, UInt8(sequence >> 8), UInt8(sequence & 0xFF),
+        UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xFF), UInt8(timestamp >> 8 & 0xFF), UInt8(timestamp & 0xFF),
+        UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF),
+    ] + Array(payload.utf8)
 }
 
 /// An empty receiver report (RFC 3550 §6.4.2): V=2, RC=0, PT 201, length 1, sender SSRC.
@@ -127,14 +144,20 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
 /// ICE + DTLS + SRTP over real libnice agents on loopback (and through a real coturn).
 @Suite(.serialized) struct SecureTransportTests {
     /// The offerer says `a=setup:actpass`, the answerer takes `active`: it is the DTLS client.
-    func call(offerer: IceAgent.Configuration, answerer: IceAgent.Configuration, profile: SrtpProfile,
-              expectedPair: String) async throws {
+    func call(
+        offerer: IceAgent.Configuration,
+        answerer: IceAgent.Configuration,
+        profile: SrtpProfile,
+        expectedPair: String
+    ) async throws {
         let pair = try await AgentPair(offerer: offerer, answerer: answerer)
         let started = ContinuousClock.now
         let call = try await SecureCall(pair, profiles: [profile])
         defer { Task { await call.close() } }
         let (offerSide, answerSide, server, client) = (call.offerSide, call.answerSide, call.server, call.client)
-        print("ICE + DTLS (\(profile)) connected in \(ContinuousClock.now - started) over \(pair.offerer.selectedPair?.typesDescription ?? "?")")
+        print(
+            "ICE + DTLS (\(profile)) connected in \(ContinuousClock.now - started) over \(pair.offerer.selectedPair?.typesDescription ?? "?")"
+        )
 
         #expect(pair.offerer.selectedPair?.typesDescription == expectedPair)
         #expect(server.keyingMaterial.profile == profile && client.keyingMaterial.profile == profile)
@@ -148,17 +171,35 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
 
         let count = 50
         for index in 0..<count {
-            #expect(try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "offerer \(index)")))
-            #expect(try answerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0A45_0002, payload: "answerer \(index)")))
+            #expect(
+                try offerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0FFE_0001, payload: "offerer \(index)"))
+            )
+            #expect(
+                try answerSide.send(rtpPacket(sequence: UInt16(index), ssrc: 0x0A45_0002, payload: "answerer \(index)"))
+            )
         }
         #expect(try offerSide.send(receiverReport(ssrc: 0x0FFE_0001), rtcp: true))
         #expect(try answerSide.send(receiverReport(ssrc: 0x0A45_0002), rtcp: true))
 
-        #expect(await waitUntil { answerSide.received.withLock { $0.count } == count && offerSide.received.withLock { $0.count } == count })
-        #expect(await waitUntil { answerSide.receivedRTCP.withLock { $0.count } == 1 && offerSide.receivedRTCP.withLock { $0.count } == 1 })
+        #expect(
+            await waitUntil {
+                answerSide.received.withLock { $0.count } == count && offerSide.received.withLock { $0.count } == count
+            }
+        )
+        #expect(
+            await waitUntil {
+                answerSide.receivedRTCP.withLock { $0.count } == 1 && offerSide.receivedRTCP.withLock { $0.count } == 1
+            }
+        )
         // Loopback keeps order: every packet arrives decrypted to exactly what was sent.
-        #expect(answerSide.received.withLock { $0 } == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "offerer \($0)") })
-        #expect(offerSide.received.withLock { $0 } == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0A45_0002, payload: "answerer \($0)") })
+        #expect(
+            answerSide.received.withLock { $0 }
+                == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "offerer \($0)") }
+        )
+        #expect(
+            offerSide.received.withLock { $0 }
+                == (0..<count).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0A45_0002, payload: "answerer \($0)") }
+        )
         #expect(answerSide.receivedRTCP.withLock { $0 } == [receiverReport(ssrc: 0x0FFE_0001)])
         #expect(answerSide.counters?.unprotected == UInt64(count + 1))
         #expect(answerSide.counters?.authenticationFailures == 0)
@@ -167,16 +208,24 @@ func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) asyn
 
     @Test(arguments: SrtpProfile.dtlsSupported)
     func directOverLoopback(profile: SrtpProfile) async throws {
-        try await call(offerer: loopback(.controlling), answerer: loopback(.controlled), profile: profile,
-                       expectedPair: "host->host/udp")
+        try await call(
+            offerer: loopback(.controlling),
+            answerer: loopback(.controlled),
+            profile: profile,
+            expectedPair: "host->host/udp"
+        )
     }
 
     @Test func relayOnlyThroughCoturn() async throws {
         let coturn = try Coturn()
         defer { coturn.stop() }
         try coturn.waitUntilReady()
-        try await call(offerer: coturn.relayOnly(.controlling), answerer: coturn.relayOnly(.controlled), profile: .aes128CmHmacSha1_80,
-                       expectedPair: "relay->relay/udp")
+        try await call(
+            offerer: coturn.relayOnly(.controlling),
+            answerer: coturn.relayOnly(.controlled),
+            profile: .aes128CmHmacSha1_80,
+            expectedPair: "relay->relay/udp"
+        )
     }
 
     /// A tampered SRTP packet on the wire is dropped and counted, never delivered.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SwiftRTCCodecs
 
 /// Signals and measurements the codec and media tests share (ToneGenerator lives in SwiftRTCMedia,
@@ -6,7 +7,13 @@ import Foundation
 public enum TestSignals {
     /// `count` samples per channel of a sine at `frequency` hertz and `rate`, starting at
     /// sample `start`; per channel frequencies when stereo.
-    public static func tone(_ frequencies: [Double], rate: Int = 48_000, count: Int, start: Int = 0, amplitude: Double = 0.3) -> [Int16] {
+    public static func tone(
+        _ frequencies: [Double],
+        rate: Int = 48_000,
+        count: Int,
+        start: Int = 0,
+        amplitude: Double = 0.3
+    ) -> [Int16] {
         let channels = frequencies.count
         var out = [Int16](repeating: 0, count: count * channels)
         for i in 0..<count {

@@ -4,10 +4,25 @@ import Testing
 
 /// swiftrtc-bench's options and output format, without running any benchmark.
 @Suite struct BenchReportTests {
-    static func sample(scenario: String = "throughput", impl: String = "swiftrtc", received: Int = 200_000) -> BenchResult {
-        BenchResult(impl: impl, profile: "cm80", scenario: scenario, packetsSent: 200_016, packetsReceived: received,
-                    seconds: 2, cpuUserSeconds: 1.5, cpuSystemSeconds: 2.25, maxRSSMegabytes: 41.5, payloadBytes: 1200,
-                    extra: [("cpu_us_per_packet", 18.75), ("missing", nil)], note: "window \"16\"")
+    static func sample(
+        scenario: String = "throughput",
+        impl: String = "swiftrtc",
+        received: Int = 200_000
+    ) -> BenchResult {
+        BenchResult(
+            impl: impl,
+            profile: "cm80",
+            scenario: scenario,
+            packetsSent: 200_016,
+            packetsReceived: received,
+            seconds: 2,
+            cpuUserSeconds: 1.5,
+            cpuSystemSeconds: 2.25,
+            maxRSSMegabytes: 41.5,
+            payloadBytes: 1200,
+            extra: [("cpu_us_per_packet", 18.75), ("missing", nil)],
+            note: "window \"16\""
+        )
     }
 
     @Test func jsonLineHasEveryRequiredFieldWithItsValue() throws {
@@ -29,11 +44,16 @@ import Testing
         #expect(object["missing"] is NSNull)
         #expect(object["note"] as? String == "window \"16\"")
         // Required fields first, in the issue's order.
-        #expect(line.hasPrefix(#"{"impl":"swiftrtc","profile":"cm80","scenario":"throughput","packets_sent":200016,"packets_received":200000,"seconds":2,"pps_received":100000,"mbps":960,"cpu_user_s":1.5,"cpu_sys_s":2.25,"max_rss_mb":41.5,"#))
+        #expect(
+            line.hasPrefix(
+                #"{"impl":"swiftrtc","profile":"cm80","scenario":"throughput","packets_sent":200016,"packets_received":200000,"seconds":2,"pps_received":100000,"mbps":960,"cpu_user_s":1.5,"cpu_sys_s":2.25,"max_rss_mb":41.5,"#
+            )
+        )
     }
 
     @Test(arguments: [
-        (1.0 / 3, "0.3333"), (2.0, "2"), (-0.5, "-0.5"), (Double.nan, "null"), (Double.infinity, "null"), (123456.78901, "123456.789"),
+        (1.0 / 3, "0.3333"), (2.0, "2"), (-0.5, "-0.5"), (Double.nan, "null"), (Double.infinity, "null"),
+        (123456.78901, "123456.789"),
     ])
     func jsonNumbers(value: Double, text: String) {
         var result = Self.sample()
@@ -84,7 +104,9 @@ import Testing
     }
 
     @Test func optionsParse() throws {
-        let options = try BenchOptions.parse(["--seconds", "2", "--json", "--calls", "10", "100", "--setup-calls", "20"])
+        let options = try BenchOptions.parse([
+            "--seconds", "2", "--json", "--calls", "10", "100", "--setup-calls", "20",
+        ])
         #expect(options.seconds == 2)
         #expect(options.json)
         #expect(options.calls == [10, 100])
@@ -95,7 +117,9 @@ import Testing
         #expect(defaults.cycles == 10_000)
     }
 
-    @Test(arguments: [["--seconds", "0"], ["--calls", "0"], ["--setup-calls", "0"], ["--seconds", "x"], ["--bogus"]])
+    @Test(arguments: [
+        ["--seconds", "0"], ["--calls", "0"], ["--setup-calls", "0"], ["--seconds", "x"], ["--bogus"],
+    ])
     func badOptionsAreRefused(arguments: [String]) {
         #expect(throws: (any Error).self) { try BenchOptions.parse(arguments) }
     }

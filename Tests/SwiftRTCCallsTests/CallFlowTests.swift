@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
-import TestScheduling
-import Testing
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCSignaling
+import Synchronization
+import TestScheduling
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// Whole calls between bots in this process: real PeerConnections over loopback, real
@@ -30,7 +31,9 @@ import SwiftRTCSignaling
 
         #expect(await alice.wait(outgoing, "connected") { $0.contains(connectedTo: "bob") })
         #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
-        #expect(alice.events(outgoing).contains { if case .accepted("bob", ["mood": "fine"]) = $0 { true } else { false } })
+        #expect(
+            alice.events(outgoing).contains { if case .accepted("bob", ["mood": "fine"]) = $0 { true } else { false } }
+        )
         #expect(await outgoing.state == .connected)
         #expect(await incoming.state == .connected)
         #expect(alice.events(outgoing).states(of: "bob") == [.pending, .connecting, .checking, .connected])
@@ -39,17 +42,33 @@ import SwiftRTCSignaling
         let remoteAudio = try #require(await incoming.remoteAudioTrack(for: "alice"))
         remoteAudio.setAudioSink { frame in
             let squares = frame.samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-            pcm.withLock { $0.frames += 1; $0.sumSquares += squares; $0.samples += frame.samples.count }
+            pcm.withLock {
+                $0.frames += 1
+                $0.sumSquares += squares
+                $0.samples += frame.samples.count
+            }
         }
         #expect(await outgoing.remoteVideoTrack(for: "bob") != nil)
-        #expect(await bob.wait(incoming, "stats") { events in
-            events.contains { if case .stats("alice", let report, let text) = $0 { report.first(.inboundRTP, kind: "video") != nil && text.contains("VR") } else { false } }
-        })
+        #expect(
+            await bob.wait(incoming, "stats") { events in
+                events.contains {
+                    if case .stats("alice", let report, let text) = $0 {
+                        report.first(.inboundRTP, kind: "video") != nil && text.contains("VR")
+                    } else {
+                        false
+                    }
+                }
+            }
+        )
         try await Task.sleep(for: .milliseconds(500))
         let heard = pcm.withLock { $0 }
         #expect(heard.frames > 10)
         #expect((heard.sumSquares / Double(max(1, heard.samples))).squareRoot() / 32768 > 0.05)
-        #expect(await bob.wait(incoming, "alice talking") { $0.contains { if case .talking(let users) = $0 { users == ["alice"] } else { false } } })
+        #expect(
+            await bob.wait(incoming, "alice talking") {
+                $0.contains { if case .talking(let users) = $0 { users == ["alice"] } else { false } }
+            }
+        )
         let text = try #require(await outgoing.statsString(for: "bob"))
         #expect(text.hasPrefix("CN ") && text.contains("opus"))
 
@@ -96,7 +115,11 @@ import SwiftRTCSignaling
         let (incoming, _) = try #require(await bob.incoming())
         try await incoming.rejectCall(userInfo: ["sorry": "busy day"])
         #expect(await alice.wait(outgoing, "reject") { $0.record != nil })
-        #expect(alice.events(outgoing).contains { if case .rejected("bob", ["sorry": "busy day"], false) = $0 { true } else { false } })
+        #expect(
+            alice.events(outgoing).contains {
+                if case .rejected("bob", ["sorry": "busy day"], false) = $0 { true } else { false }
+            }
+        )
         #expect(await outgoing.record?.result == .declined)
         #expect(await incoming.record?.result == .declined)
         #expect(await outgoing.connectionState(for: "bob") == .rejected)
@@ -119,7 +142,10 @@ import SwiftRTCSignaling
         var hangUp: SignalingMessage?
         for await message in bob.messages {
             if message.type == .call { requests.append(message) }
-            if message.type == .hangUp { hangUp = message; break }
+            if message.type == .hangUp {
+                hangUp = message
+                break
+            }
         }
         // Answer timeout 10 s / dialing 3 s: the request and 3 repeats, then the hang up.
         #expect((3...4).contains(requests.count))
@@ -186,33 +212,57 @@ import SwiftRTCSignaling
 
         await outgoing.updateCustomItems(["topic": "budget", "room": "1"])
         #expect(await bob.wait(incoming, "items") { _ in true })
-        #expect(await bob.wait(incoming, "custom items") { events in
-            events.contains { if case .customItemsChanged("alice", _, _, ["topic": "budget", "room": "1"]) = $0 { true } else { false } }
-        })
+        #expect(
+            await bob.wait(incoming, "custom items") { events in
+                events.contains {
+                    if case .customItemsChanged("alice", _, _, ["topic": "budget", "room": "1"]) = $0 {
+                        true
+                    } else {
+                        false
+                    }
+                }
+            }
+        )
         await incoming.deleteCustomItems(["room"])
-        #expect(await alice.wait(outgoing, "deleted item") { events in
-            events.contains { if case .customItemsChanged("bob", [:], ["room"], ["topic": "budget"]) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, "deleted item") { events in
+                events.contains {
+                    if case .customItemsChanged("bob", [:], ["room"], ["topic": "budget"]) = $0 { true } else { false }
+                }
+            }
+        )
         #expect(await incoming.customItems == ["topic": "budget"])
         #expect(await outgoing.customItems == ["topic": "budget"])
 
         await incoming.setLocalAudioEnabled(false)
-        #expect(await alice.wait(outgoing, "mute") { events in
-            events.contains { if case .remoteMediaSettingsChanged("bob", false, nil) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, "mute") { events in
+                events.contains { if case .remoteMediaSettingsChanged("bob", false, nil) = $0 { true } else { false } }
+            }
+        )
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-rec-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await outgoing.startRecording(.localAudioRemoteAudioVideo, directory: directory)
-        #expect(await bob.wait(incoming, "recording") { events in
-            events.contains { if case .remoteRecordingChanged("alice", true, .localAudioRemoteAudioVideo) = $0 { true } else { false } }
-        })
+        #expect(
+            await bob.wait(incoming, "recording") { events in
+                events.contains {
+                    if case .remoteRecordingChanged("alice", true, .localAudioRemoteAudioVideo) = $0 {
+                        true
+                    } else {
+                        false
+                    }
+                }
+            }
+        )
         try await Task.sleep(for: .seconds(2))
         let files = await outgoing.stopRecording()
-        #expect(await bob.wait(incoming, "recording stopped") { events in
-            events.contains { if case .remoteRecordingChanged("alice", false, _) = $0 { true } else { false } }
-        })
+        #expect(
+            await bob.wait(incoming, "recording stopped") { events in
+                events.contains { if case .remoteRecordingChanged("alice", false, _) = $0 { true } else { false } }
+            }
+        )
         // Named from this side's clock and the user ids, not from the session id.
         let names = files.map(\.lastPathComponent)
         #expect(names.count == 2 && names[0].hasSuffix("-alice.ogg") && names[1].hasSuffix("-bob.webm"), "\(names)")
@@ -277,8 +327,20 @@ import SwiftRTCSignaling
         let hub = InProcessSignalingHub()
         let bob = await Bot("bob", hub: hub)
         let mallory = hub.connect(user: "mallory")
-        try await mallory.send(SignalingMessage(to: ["bob"], session: "evil", body: .call(.init(
-            sdp: "v=0\r\nthis is not sdp", conferenceType: .video, initiator: "mallory", opponents: ["bob"]))))
+        try await mallory.send(
+            SignalingMessage(
+                to: ["bob"],
+                session: "evil",
+                body: .call(
+                    .init(
+                        sdp: "v=0\r\nthis is not sdp",
+                        conferenceType: .video,
+                        initiator: "mallory",
+                        opponents: ["bob"]
+                    )
+                )
+            )
+        )
         // Messages for unknown sessions and from strangers are ignored.
         try await mallory.send(SignalingMessage(to: ["bob"], session: "other", body: .hangUp(.init())))
         let (incoming, _) = try #require(await bob.incoming())

@@ -1,10 +1,11 @@
 import Foundation
+import SwiftRTCICE
+import SwiftRTCSignaling
 import Synchronization
 import TestScheduling
 import Testing
-import SwiftRTCICE
-import SwiftRTCSignaling
 import TransportTestSupport
+
 @testable import SwiftRTCCalls
 
 /// Reconnection after a network cut: both bots talk relay-only through a real coturn, and the
@@ -13,9 +14,14 @@ import TransportTestSupport
 /// coturn runs again (SIGCONT) the call comes back; or the disconnect timeout closes it.
 @Suite(.serialized, .realTime) struct CallReconnectionTests {
     static func relayConfiguration(_ coturn: Coturn) throws -> CallConfiguration {
-        CallConfiguration(iceServers: [try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)],
-                          iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                          answerTimeInterval: .seconds(600), disconnectTimeInterval: .seconds(10))
+        CallConfiguration(
+            iceServers: [try IceServer(url: coturn.url(), username: coturn.username, credential: coturn.password)],
+            iceTransportPolicy: .relay,
+            gatherAddresses: ["127.0.0.1"],
+            dialingTimeInterval: .seconds(3),
+            answerTimeInterval: .seconds(600),
+            disconnectTimeInterval: .seconds(10)
+        )
     }
 
     /// Starts coturn and waits for it off the cooperative pool (the wait blocks).
@@ -36,8 +42,13 @@ import TransportTestSupport
         return coturn
     }
 
-    static func connectedCall(_ hub: InProcessSignalingHub, configuration: CallConfiguration, clock: CallClock)
-        async throws -> (Bot, Bot, CallSession, CallSession) {
+    static func connectedCall(
+        _ hub: InProcessSignalingHub,
+        configuration: CallConfiguration,
+        clock: CallClock
+    )
+        async throws -> (Bot, Bot, CallSession, CallSession)
+    {
         let alice = await Bot("alice", hub: hub, configuration: configuration, clock: clock)
         let bob = await Bot("bob", hub: hub, configuration: configuration, clock: clock)
         let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .audio)
@@ -57,22 +68,29 @@ import TransportTestSupport
         defer { coturn.stop() }
         // Timers at half time: the 10 s disconnect timeout lasts 5 s, restarts every 1.5 s.
         let (alice, bob, outgoing, incoming) = try await Self.connectedCall(
-            InProcessSignalingHub(), configuration: try Self.relayConfiguration(coturn), clock: .accelerated(by: 2))
+            InProcessSignalingHub(),
+            configuration: try Self.relayConfiguration(coturn),
+            clock: .accelerated(by: 2)
+        )
         let pair = await outgoing.stats(for: "bob")?.all(.candidatePair).first { $0.string("state") == "succeeded" }
         #expect(await outgoing.statsString(for: "bob")?.contains("relay") == true, "\(String(describing: pair))")
 
         coturn.pause()
-        #expect(await alice.wait(outgoing, timeout: .seconds(15), "disconnected") { events in
-            events.contains { if case .reconnectionStateChanged("bob", .reconnecting) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, timeout: .seconds(15), "disconnected") { events in
+                events.contains { if case .reconnectionStateChanged("bob", .reconnecting) = $0 { true } else { false } }
+            }
+        )
         // (While the relay is frozen ICE may already report the restarted agent connected on
         // its previous pair: what proves the reconnection is media flowing after the resume.)
         try await Task.sleep(for: .seconds(1))
         coturn.resume()
 
-        #expect(await alice.wait(outgoing, timeout: .seconds(15), "reconnected") { events in
-            events.contains { if case .reconnectionStateChanged("bob", .reconnected) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, timeout: .seconds(15), "reconnected") { events in
+                events.contains { if case .reconnectionStateChanged("bob", .reconnected) = $0 { true } else { false } }
+            }
+        )
         // Bob answered the restart offers; his side may not have reported the drop itself (ICE
         // consent runs on the controlling side), but his connection is up again.
         let deadline = ContinuousClock.now + .seconds(15)
@@ -97,10 +115,17 @@ import TransportTestSupport
         let coturn = try await Self.startCoturn()
         defer { coturn.stop() }
         let (alice, bob, outgoing, incoming) = try await Self.connectedCall(
-            InProcessSignalingHub(), configuration: try Self.relayConfiguration(coturn), clock: testClock)
+            InProcessSignalingHub(),
+            configuration: try Self.relayConfiguration(coturn),
+            clock: testClock
+        )
         coturn.pause()
         #expect(await alice.wait(outgoing, timeout: .seconds(20), "disconnect timeout") { $0.record != nil })
-        #expect(alice.events(outgoing).contains { if case .reconnectionStateChanged("bob", .failed) = $0 { true } else { false } })
+        #expect(
+            alice.events(outgoing).contains {
+                if case .reconnectionStateChanged("bob", .failed) = $0 { true } else { false }
+            }
+        )
         #expect(await outgoing.connectionState(for: "bob") == .disconnectTimeout)
         #expect(await outgoing.record?.result == .connectionLost)
         #expect(await bob.wait(incoming, timeout: .seconds(20), "bob ends") { $0.record != nil })

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import TestScheduling
 import SwiftRTCSignaling
+import TestScheduling
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// Recording file names come from this side alone (issue 17): a caller's session id or user id
@@ -20,7 +21,12 @@ import SwiftRTCSignaling
         // The caller picks the session id: a path that climbs, as a dishonest client would send
         // it (built from parts: it is input, not a file of the repository's).
         let hostileID = ["..", "..", "escaped", "..", "..", "x"].joined(separator: "/")
-        let outgoing = await mallory.client.makeSession(id: hostileID, initiator: "../../mallory", opponents: ["bob"], conferenceType: .audio)
+        let outgoing = await mallory.client.makeSession(
+            id: hostileID,
+            initiator: "../../mallory",
+            opponents: ["bob"],
+            conferenceType: .audio
+        )
         await mallory.follow(outgoing)
         playMedia(outgoing, frequency: 440)
         try await outgoing.startCall()
@@ -55,10 +61,14 @@ import SwiftRTCSignaling
         #expect(names.filter { $0.hasSuffix("-bob.ogg") || $0.hasSuffix("-bob-2.ogg") }.count == 2, "\(names)")
         #expect(names.filter { $0.contains("______mallory") }.count == 2, "\(names)")
         // Nothing anywhere else under root: every file written is one of those.
-        let everything = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?
+        let everything =
+            FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath } ?? []
-        #expect(Set(everything.map { $0.resolvingSymlinksInPath().path }) == Set(files.map { $0.resolvingSymlinksInPath().path }),
-                "\(everything.map(\.path))")
+        #expect(
+            Set(everything.map { $0.resolvingSymlinksInPath().path })
+                == Set(files.map { $0.resolvingSymlinksInPath().path }),
+            "\(everything.map(\.path))"
+        )
     }
 
     @Test func recordingFolderNamesAreSafeAndNeverReplaceAFile() throws {
@@ -71,8 +81,14 @@ import SwiftRTCSignaling
         // Taken names are skipped, whatever holds them: a file, a folder, a symbolic link
         // (dangling too: O_EXCL does not follow it).
         try Data("keep".utf8).write(to: root.appendingPathComponent("x.ogg"))
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("x-2.ogg"), withIntermediateDirectories: false)
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("x-3.ogg").path, withDestinationPath: "/nonexistent/target")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("x-2.ogg"),
+            withIntermediateDirectories: false
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("x-3.ogg").path,
+            withDestinationPath: "/nonexistent/target"
+        )
         let created = try folder.createFile(base: "x", extension: "ogg")
         #expect(created.lastPathComponent == "x-4.ogg")
         #expect(try Data(contentsOf: root.appendingPathComponent("x.ogg")) == Data("keep".utf8))

@@ -1,8 +1,9 @@
 import Foundation
-import TestScheduling
-import Testing
 import SwiftRTCSignaling
 import SwiftRTCSignalingServer
+import TestScheduling
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// The key call flows over the real signaling server: WebSocket channels, token login,
@@ -13,7 +14,9 @@ import SwiftRTCSignalingServer
     /// A server on a free loopback port for alice, bob and mallory.
     static func startServer() async throws -> (SignalingServer, URL, Task<Void, any Error>) {
         let users = ["alice", "bob", "mallory"]
-        let credentials = try SignalingCredentials.tokens(Dictionary(uniqueKeysWithValues: users.map { (token($0), $0) }))
+        let credentials = try SignalingCredentials.tokens(
+            Dictionary(uniqueKeysWithValues: users.map { (token($0), $0) })
+        )
         let server = SignalingServer(configuration: .init(host: "127.0.0.1", port: 0), credentials: credentials)
         let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
         let running = Task { try await server.run { continuation.yield($0) } }
@@ -28,7 +31,12 @@ import SwiftRTCSignalingServer
 
     @Test func callOverTheServerIsLoggedAndQueryableByRoleAndResult() async throws {
         let (server, url, running) = try await Self.startServer()
-        defer { Task { await server.shutdown(); _ = await running.result } }
+        defer {
+            Task {
+                await server.shutdown()
+                _ = await running.result
+            }
+        }
         let alice = try await Self.bot("alice", url), bob = try await Self.bot("bob", url)
 
         // A completed call with a custom item...
@@ -43,9 +51,13 @@ import SwiftRTCSignalingServer
         #expect(await alice.wait(call, "connected") { $0.contains(connectedTo: "bob") })
         #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
         await call.updateCustomItems(["topic": "logged"])
-        #expect(await bob.wait(incoming, "item") { events in
-            events.contains { if case .customItemsChanged("alice", _, _, ["topic": "logged"]) = $0 { true } else { false } }
-        })
+        #expect(
+            await bob.wait(incoming, "item") { events in
+                events.contains {
+                    if case .customItemsChanged("alice", _, _, ["topic": "logged"]) = $0 { true } else { false }
+                }
+            }
+        )
         await incoming.hangUp(userInfo: ["bye": "1"])
         #expect(await alice.wait(call, "hang up") { $0.hungUp(by: "bob") == ["bye": "1"] })
 
@@ -76,7 +88,12 @@ import SwiftRTCSignalingServer
 
     @Test func uninvitedUserCannotJoinAndABadTokenCannotLogIn() async throws {
         let (server, url, running) = try await Self.startServer()
-        defer { Task { await server.shutdown(); _ = await running.result } }
+        defer {
+            Task {
+                await server.shutdown()
+                _ = await running.result
+            }
+        }
         let alice = try await Self.bot("alice", url)
         _ = try await Self.bot("bob", url)
         let mallory = try await WebSocketSignalingChannel.connect(to: url, token: Self.token("mallory"))
@@ -85,8 +102,12 @@ import SwiftRTCSignalingServer
         await alice.follow(call)
         try await call.startCall()
         // Mallory tries to answer alice's call and to hang it up: refused, alice hears nothing.
-        try await mallory.send(SignalingMessage(id: "join", to: ["alice"], session: call.id, body: .accept(.init(sdp: "v=0\r\n"))))
-        try await mallory.send(SignalingMessage(id: "end", to: ["alice", "bob"], session: call.id, body: .hangUp(.init())))
+        try await mallory.send(
+            SignalingMessage(id: "join", to: ["alice"], session: call.id, body: .accept(.init(sdp: "v=0\r\n")))
+        )
+        try await mallory.send(
+            SignalingMessage(id: "end", to: ["alice", "bob"], session: call.id, body: .hangUp(.init()))
+        )
         var refusals: [String: SignalingErrorCode] = [:]
         for await message in mallory.messages {
             if case .error(let reply) = message.body, let id = reply.replyTo { refusals[id] = reply.code }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
 import SwiftRTCSignalingServer
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// A `CallClient` whose WebSocket channel fails over from one server to the next: it reports
@@ -28,17 +29,28 @@ import SwiftRTCSignalingServer
     @Test func aClientReportsItsChannelMovingToTheNextServer() async throws {
         let (first, firstURL, firstRunning) = try await CallServerTests.startServer()
         let (second, secondURL, secondRunning) = try await CallServerTests.startServer()
-        defer { Task { await second.shutdown(); _ = await secondRunning.result } }
-        let channel = try await WebSocketSignalingChannel.connect(to: [firstURL, secondURL], token: CallServerTests.token("alice"),
-                                                                  reconnectFor: .seconds(20))
+        defer {
+            Task {
+                await second.shutdown()
+                _ = await secondRunning.result
+            }
+        }
+        let channel = try await WebSocketSignalingChannel.connect(
+            to: [firstURL, secondURL],
+            token: CallServerTests.token("alice"),
+            reconnectFor: .seconds(20)
+        )
         let alice = await Bot("alice", channel: channel)
 
         await first.shutdown()
         _ = await firstRunning.result
-        #expect(await wait(alice, "connected to the second server") { states in
-            guard let dropped = states.firstIndex(where: { if case .reconnecting = $0 { true } else { false } }) else { return false }
-            return states[dropped...].contains(.connected(secondURL))
-        })
+        #expect(
+            await wait(alice, "connected to the second server") { states in
+                guard let dropped = states.firstIndex(where: { if case .reconnecting = $0 { true } else { false } })
+                else { return false }
+                return states[dropped...].contains(.connected(secondURL))
+            }
+        )
 
         // A call reaches the client over its new connection, and its answer goes back.
         let bob = try await CallServerTests.bot("bob", secondURL)
@@ -53,11 +65,16 @@ import SwiftRTCSignalingServer
         await alice.client.disconnect()
         #expect(await wait(alice, "closed") { $0.last == .closed(.closedByClient) })
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, !alice.clientEvents.withLock({ $0.contains { if case .disconnected = $0 { true } else { false } } }) {
+        while ContinuousClock.now < deadline,
+            !alice.clientEvents.withLock({ $0.contains { if case .disconnected = $0 { true } else { false } } })
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         let tail = alice.clientEvents.withLock { $0.suffix(2).map { "\($0)" } }
-        #expect(tail.count == 2 && tail[0] == "signaling(closed: closed by the client)" && tail[1] == "disconnected", "\(tail)")
+        #expect(
+            tail.count == 2 && tail[0] == "signaling(closed: closed by the client)" && tail[1] == "disconnected",
+            "\(tail)"
+        )
         await bob.client.disconnect()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import SwiftRTCMedia
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// What the mobile call SDKs lack, done: custom items and a mute set before dialing reach the
@@ -26,26 +27,45 @@ import SwiftRTCSignaling
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(await incoming.customItems == ["topic": "budget", "room": "7"])
-        #expect(await incoming.remoteMediaSettings(for: "alice") == RemoteMediaSettings(audioEnabled: false, videoEnabled: true))
+        #expect(
+            await incoming.remoteMediaSettings(for: "alice")
+                == RemoteMediaSettings(audioEnabled: false, videoEnabled: true)
+        )
         #expect(await outgoing.remoteMediaSettings(for: "bob") == RemoteMediaSettings())
 
         // Delete all, and the other side's recording as state.
         await outgoing.deleteAllCustomItems()
-        #expect(await bob.wait(incoming, "deleted all") { events in
-            events.contains { if case .customItemsChanged("alice", [:], let deleted, [:]) = $0 { Set(deleted) == ["topic", "room"] } else { false } }
-        })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-state-\(UUID().uuidString)")
+        #expect(
+            await bob.wait(incoming, "deleted all") { events in
+                events.contains {
+                    if case .customItemsChanged("alice", [:], let deleted, [:]) = $0 {
+                        Set(deleted) == ["topic", "room"]
+                    } else {
+                        false
+                    }
+                }
+            }
+        )
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "calls-state-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await incoming.startRecording(.remoteAudio, directory: directory)
-        #expect(await alice.wait(outgoing, "recording") { events in
-            events.contains { if case .remoteRecordingChanged("bob", true, .remoteAudio) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, "recording") { events in
+                events.contains {
+                    if case .remoteRecordingChanged("bob", true, .remoteAudio) = $0 { true } else { false }
+                }
+            }
+        )
         #expect(await outgoing.remoteRecording(for: "bob") == .remoteAudio)
         _ = await incoming.stopRecording()
-        #expect(await alice.wait(outgoing, "recording stopped") { events in
-            events.contains { if case .remoteRecordingChanged("bob", false, _) = $0 { true } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, "recording stopped") { events in
+                events.contains { if case .remoteRecordingChanged("bob", false, _) = $0 { true } else { false } }
+            }
+        )
         #expect(await outgoing.remoteRecording(for: "bob") == nil)
         await outgoing.hangUp()
         #expect(await bob.wait(incoming, "end") { $0.record != nil })
@@ -62,9 +82,13 @@ import SwiftRTCSignaling
         try await outgoing.startRecording(.localAndRemoteAudio, directory: directory)
         try FileManager.default.removeItem(at: directory)
         playMedia(outgoing, frequency: 440)
-        #expect(await alice.wait(outgoing, "recording failed") { events in
-            events.contains { if case .recordingFailed(let reason) = $0 { reason.contains(directory.path) } else { false } }
-        })
+        #expect(
+            await alice.wait(outgoing, "recording failed") { events in
+                events.contains {
+                    if case .recordingFailed(let reason) = $0 { reason.contains(directory.path) } else { false }
+                }
+            }
+        )
         await outgoing.hangUp()
     }
 }

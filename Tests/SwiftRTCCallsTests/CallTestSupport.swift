@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
-import Testing
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCSignaling
+import Synchronization
+import Testing
+
 @testable import SwiftRTCCalls
 
 /// Timers run 20 times faster in these tests: the minimum intervals (dialing 3 s, answer
@@ -13,12 +14,19 @@ let testClock = CallClock.accelerated(by: 20)
 
 /// Loopback calls; stats every (accelerated) 2 s. Calls that are answered get 600 s (30 s at
 /// test speed) to answer: a loaded machine takes its time to set up a connection.
-let testConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                                          answerTimeInterval: .seconds(600), statsInterval: .seconds(2))
+let testConfiguration = CallConfiguration(
+    gatherAddresses: ["127.0.0.1"],
+    dialingTimeInterval: .seconds(3),
+    answerTimeInterval: .seconds(600),
+    statsInterval: .seconds(2)
+)
 
 /// The minimum answer timeout (500 ms at test speed), for calls nobody answers.
-let shortAnswerConfiguration = CallConfiguration(gatherAddresses: ["127.0.0.1"], dialingTimeInterval: .seconds(3),
-                                                 answerTimeInterval: .seconds(10))
+let shortAnswerConfiguration = CallConfiguration(
+    gatherAddresses: ["127.0.0.1"],
+    dialingTimeInterval: .seconds(3),
+    answerTimeInterval: .seconds(10)
+)
 
 /// A bot: a call client on a hub channel, with every event it saw.
 final class Bot: Sendable {
@@ -28,11 +36,21 @@ final class Bot: Sendable {
     let sessionEvents = Mutex<[String: [CallSessionEvent]]>([:])
     private let follower = Mutex<[Task<Void, Never>]>([])
 
-    convenience init(_ name: String, hub: InProcessSignalingHub, configuration: CallConfiguration = testConfiguration, clock: CallClock = testClock) async {
+    convenience init(
+        _ name: String,
+        hub: InProcessSignalingHub,
+        configuration: CallConfiguration = testConfiguration,
+        clock: CallClock = testClock
+    ) async {
         await self.init(name, channel: hub.connect(user: name), configuration: configuration, clock: clock)
     }
 
-    init(_ name: String, channel: any SignalingChannel, configuration: CallConfiguration = testConfiguration, clock: CallClock = testClock) async {
+    init(
+        _ name: String,
+        channel: any SignalingChannel,
+        configuration: CallConfiguration = testConfiguration,
+        clock: CallClock = testClock
+    ) async {
         self.name = name
         client = CallClient(channel: channel, configuration: configuration, clock: clock)
         let events = await client.events()
@@ -59,8 +77,12 @@ final class Bot: Sendable {
     func events(_ session: CallSession) -> [CallSessionEvent] { sessionEvents.withLock { $0[session.id] ?? [] } }
 
     /// Waits (polling, never blocking) until `condition` holds over the session's events.
-    func wait(_ session: CallSession, timeout: Duration = .seconds(30), _ what: String,
-              until condition: ([CallSessionEvent]) -> Bool) async -> Bool {
+    func wait(
+        _ session: CallSession,
+        timeout: Duration = .seconds(30),
+        _ what: String,
+        until condition: ([CallSessionEvent]) -> Bool
+    ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(events(session)) { return true }
@@ -138,8 +160,12 @@ extension Array where Element == CallSessionEvent {
 
 /// Alice calls bob through a new in-process hub: her outgoing session (followed) and his
 /// incoming one, not yet accepted. `before` runs on her session before she dials.
-func aliceCallsBob(_ type: ConferenceType, before: (CallSession) async -> Void = { _ in }) async throws
-    -> (alice: Bot, bob: Bot, outgoing: CallSession, incoming: CallSession) {
+func aliceCallsBob(
+    _ type: ConferenceType,
+    before: (CallSession) async -> Void = { _ in }
+) async throws
+    -> (alice: Bot, bob: Bot, outgoing: CallSession, incoming: CallSession)
+{
     let hub = InProcessSignalingHub()
     let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
     let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: type)

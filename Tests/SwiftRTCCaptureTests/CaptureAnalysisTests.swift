@@ -1,7 +1,8 @@
 import Foundation
 import RTPFixtureSupport
-import Testing
 import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCCapture
 
 @Suite struct CaptureAnalysisTests {
@@ -10,7 +11,10 @@ import SwiftRTCRTP
     @Test(arguments: ["gstreamer-vp8.pcapng", "ffmpeg-vp8.pcap", "gstreamer-opus.pcapng", "ffmpeg-opus-sll2.pcapng"])
     func reportsTheProducersFrames(file: String) throws {
         let expected = try Fixtures.expected(file)
-        let analysis = CaptureAnalysis.analyze(try Fixtures.datagrams(Fixtures.own.appendingPathComponent(file)), codecs: [96: "VP8", 111: "opus"])
+        let analysis = CaptureAnalysis.analyze(
+            try Fixtures.datagrams(Fixtures.own.appendingPathComponent(file)),
+            codecs: [96: "VP8", 111: "opus"]
+        )
         let stream = try #require(analysis.streams.first { $0.ssrc == expected.ssrc })
         #expect(stream.frames == expected.frames.count)
         #expect(stream.frameSizes == expected.frames.map(\.size))
@@ -28,7 +32,10 @@ import SwiftRTCRTP
 
     @Test func chromeCaptureStreamsAndRTCP() throws {
         let url = Fixtures.own.appendingPathComponent("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
-        let analysis = CaptureAnalysis.analyze(try Fixtures.datagrams(url), codecs: [96: "VP8", 111: "opus", 97: "rtx"])
+        let analysis = CaptureAnalysis.analyze(
+            try Fixtures.datagrams(url),
+            codecs: [96: "VP8", 111: "opus", 97: "rtx"]
+        )
         #expect(analysis.streams.map(\.ssrc) == [2_398_385_326, 598_342_781, 765_957_555])
         let video = analysis.streams[2]
         #expect(video.width == 320 && video.height == 180 && video.keyframes == 1 && video.gaps == 0)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCCodecs
 
 @Test func audioFrameMeasuresItsDuration() {
@@ -23,7 +24,9 @@ import Testing
     let stereo = mono.converted(toChannels: 2)
     #expect(stereo.samples == [100, 100, -3, -3, .max, .max] && stereo.channels == 2 && stereo.timestamp == 480)
     #expect(stereo.converted(toChannels: 1) == mono)
-    let mixed = AudioFrame(samples: [100, 200, .max, .max, .min, .min, -1, 2], channels: 2, timestamp: 0).converted(toChannels: 1)
+    let mixed = AudioFrame(samples: [100, 200, .max, .max, .min, .min, -1, 2], channels: 2, timestamp: 0).converted(
+        toChannels: 1
+    )
     #expect(mixed.samples == [150, .max, .min, 0])
     #expect(mono.converted(toChannels: 1) == mono)
 }

@@ -1,7 +1,8 @@
-import SignalTestSupport
 import Foundation
-import Testing
+import SignalTestSupport
 import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCCodecs
 
 @Suite struct OpusDecoderTests {
@@ -53,7 +54,10 @@ import SwiftRTCRTP
     }
 
     @Test func forwardErrorCorrectionRecoversBetterThanConcealment() throws {
-        let packets = try Self.encodeSpeech(frames: 40, configuration: .init(bitrate: 24_000, inbandFEC: true, expectedPacketLoss: 20))
+        let packets = try Self.encodeSpeech(
+            frames: 40,
+            configuration: .init(bitrate: 24_000, inbandFEC: true, expectedPacketLoss: 20)
+        )
         let reference = try OpusDecoder(channels: 1)
         let clean = try packets.map { try reference.decode($0).samples }
 
@@ -82,7 +86,9 @@ import SwiftRTCRTP
         let pcm = TestSignals.tone([440], count: 960)
         let start = UInt64(UInt32.max) - 959
         let first = try decoder.decode(try encoder.encode(AudioFrame(samples: pcm, channels: 1, timestamp: start)))
-        let second = try decoder.decode(try encoder.encode(AudioFrame(samples: pcm, channels: 1, timestamp: start + 960)))
+        let second = try decoder.decode(
+            try encoder.encode(AudioFrame(samples: pcm, channels: 1, timestamp: start + 960))
+        )
         #expect(first.timestamp == start)
         #expect(second.timestamp == start + 960)
     }
@@ -95,11 +101,18 @@ import SwiftRTCRTP
             for _ in 0..<30 {
                 let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 do {
-                    let frame = try decoder.decode(EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true))
-                    #expect([120, 240, 480, 960, 1920, 2880].contains(frame.samplesPerChannel) || frame.samplesPerChannel % 120 == 0)
+                    let frame = try decoder.decode(
+                        EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true)
+                    )
+                    #expect(
+                        [120, 240, 480, 960, 1920, 2880].contains(frame.samplesPerChannel)
+                            || frame.samplesPerChannel % 120 == 0
+                    )
                     decoded += 1
                 } catch { rejected += 1 }
-                _ = try? decoder.recoverLost(from: EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true))
+                _ = try? decoder.recoverLost(
+                    from: EncodedFrame(codec: .opus, data: data, timestamp: 0, isKeyframe: true)
+                )
             }
         }
         #expect(decoded + rejected == 210 && rejected > 0 && decoded > 0)
@@ -108,7 +121,9 @@ import SwiftRTCRTP
     @Test func badInputIsRejected() throws {
         #expect(throws: OpusError.invalidChannels(0)) { try OpusDecoder(channels: 0) }
         let decoder = try OpusDecoder(channels: 1)
-        #expect(throws: OpusError.wrongCodec(.vp8)) { try decoder.decode(EncodedFrame(codec: .vp8, data: [1], timestamp: 0, isKeyframe: true)) }
+        #expect(throws: OpusError.wrongCodec(.vp8)) {
+            try decoder.decode(EncodedFrame(codec: .vp8, data: [1], timestamp: 0, isKeyframe: true))
+        }
         #expect(throws: OpusError.library(operation: "opus_decode", code: -4)) {
             try decoder.decode(EncodedFrame(codec: .opus, data: [], timestamp: 0, isKeyframe: true))
         }
@@ -116,6 +131,8 @@ import SwiftRTCRTP
         #expect(throws: OpusError.library(operation: "opus_decode", code: -4)) {
             try decoder.decode(EncodedFrame(codec: .opus, data: [0x03], timestamp: 0, isKeyframe: true))
         }
-        #expect(throws: OpusError.self) { try decoder.recoverLost(from: EncodedFrame(codec: .opus, data: [], timestamp: 0, isKeyframe: true)) }
+        #expect(throws: OpusError.self) {
+            try decoder.recoverLost(from: EncodedFrame(codec: .opus, data: [], timestamp: 0, isKeyframe: true))
+        }
     }
 }

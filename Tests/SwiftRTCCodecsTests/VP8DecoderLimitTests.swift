@@ -2,6 +2,7 @@ import SignalTestSupport
 import SwiftRTCCore
 import SwiftRTCRTP
 import Testing
+
 @testable import SwiftRTCCodecs
 
 /// Issue 17: the picture size a peer states in a VP8 keyframe is checked before libvpx sees
@@ -9,15 +10,18 @@ import Testing
 @Suite struct VP8DecoderLimitTests {
     static func stream(width: Int, height: Int, frames: Int) throws -> [EncodedFrame] {
         let encoder = try VP8Encoder(configuration: .init(width: width, height: height, targetBitrate: 500_000))
-        return try (0 ..< frames).map { i in
+        return try (0..<frames).map { i in
             try #require(try encoder.encode(TestSignals.pattern(width: width, height: height, index: i)))
         }
     }
 
     /// A keyframe header (frame tag, start code, 14-bit width and height) and some bytes.
     static func keyframe(width: Int, height: Int) -> EncodedFrame {
-        let data: [UInt8] = [0x50, 0x01, 0x00, 0x9D, 0x01, 0x2A,
-                             UInt8(width & 0xFF), UInt8(width >> 8 & 0x3F), UInt8(height & 0xFF), UInt8(height >> 8 & 0x3F)]
+        let data: [UInt8] =
+            [
+                0x50, 0x01, 0x00, 0x9D, 0x01, 0x2A,
+                UInt8(width & 0xFF), UInt8(width >> 8 & 0x3F), UInt8(height & 0xFF), UInt8(height >> 8 & 0x3F),
+            ]
             + [UInt8](repeating: 0x5A, count: 200)
         return EncodedFrame(codec: .vp8, data: data, timestamp: 0, isKeyframe: true)
     }
@@ -38,7 +42,10 @@ import Testing
     /// Headers a hostile peer may write: the largest VP8 can state, an empty one, one just
     /// over the default limit. None reaches libvpx; one just within it does (and fails there,
     /// its bytes being garbage).
-    @Test(arguments: [(16383, 16383, true), (0, 480, true), (640, 0, true), (3841, 2160, true), (2160, 3840, false), (3840, 2160, false)])
+    @Test(arguments: [
+        (16383, 16383, true), (0, 480, true), (640, 0, true), (3841, 2160, true), (2160, 3840, false),
+        (3840, 2160, false),
+    ])
     func statedSizesAreChecked(width: Int, height: Int, refused: Bool) throws {
         let decoder = try VP8Decoder()
         #expect(decoder.maximumPixels == RemoteInputLimits.maxDecodedPixels)

@@ -1,7 +1,8 @@
 import SignalTestSupport
+import SwiftRTCRTP
 import TestScheduling
 import Testing
-import SwiftRTCRTP
+
 @testable import SwiftRTCCodecs
 
 @Suite struct VP8DecoderTests {
@@ -70,28 +71,36 @@ import SwiftRTCRTP
                     var data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
                     if length >= 10 {  // a keyframe header with random size and contents
                         data[0] &= 0xFE
-                        data[3] = 0x9D; data[4] = 0x01; data[5] = 0x2A
+                        data[3] = 0x9D
+                        data[4] = 0x01
+                        data[5] = 0x2A
                     }
-                    do { _ = try decoder.decode(EncodedFrame(codec: .vp8, data: data, timestamp: 0, isKeyframe: true)) } catch { rejected += 1 }
+                    do {
+                        _ = try decoder.decode(EncodedFrame(codec: .vp8, data: data, timestamp: 0, isKeyframe: true))
+                    } catch { rejected += 1 }
                 }
             }
             return rejected
         }
         #expect(rejected > 100)
-        #expect(throws: VP8Error.wrongCodec(.opus)) { try decoder.decode(EncodedFrame(codec: .opus, data: [0], timestamp: 0, isKeyframe: true)) }
+        #expect(throws: VP8Error.wrongCodec(.opus)) {
+            try decoder.decode(EncodedFrame(codec: .opus, data: [0], timestamp: 0, isKeyframe: true))
+        }
         #expect(throws: VP8Error.invalidThreads(0)) { try VP8Decoder(threads: 0) }
     }
 
     /// RFC 6386 §9.1: frame type bit 0 and the start code 9d 01 2a make a keyframe; anything
     /// shorter than the 10-byte keyframe header is not one.
-    @Test(arguments: [
-        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], true),
-        ([0x51, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], false),
-        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2B, 0x40, 0x01, 0xF0, 0x00], false),
-        ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0], false),
-        ([0x50], false),
-        ([], false),
-    ] as [([UInt8], Bool)])
+    @Test(
+        arguments: [
+            ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], true),
+            ([0x51, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00], false),
+            ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2B, 0x40, 0x01, 0xF0, 0x00], false),
+            ([0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0], false),
+            ([0x50], false),
+            ([], false),
+        ] as [([UInt8], Bool)]
+    )
     func keyframeByItsHeader(data: [UInt8], keyframe: Bool) {
         #expect(VP8Decoder.isKeyframe(data) == keyframe)
     }

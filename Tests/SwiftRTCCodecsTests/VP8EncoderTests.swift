@@ -1,7 +1,8 @@
 import SignalTestSupport
+import SwiftRTCRTP
 import TestScheduling
 import Testing
-import SwiftRTCRTP
+
 @testable import SwiftRTCCodecs
 
 /// Serialized: each test encodes hundreds of frames on a cooperative-pool thread, and the
@@ -60,7 +61,8 @@ import SwiftRTCRTP
     @Test func periodicKeyframesFollowTheInterval() throws {
         let encoder = try VP8Encoder(configuration: .init(width: 320, height: 240, keyframeInterval: 10))
         var keyIndices: [Int] = []
-        for i in 0..<35 where try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i))?.isKeyframe == true {
+        for i in 0..<35
+        where try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i))?.isKeyframe == true {
             keyIndices.append(i)
         }
         #expect(keyIndices.first == 0 && keyIndices.count >= 4, "keyframes at \(keyIndices)")
@@ -90,10 +92,14 @@ import SwiftRTCRTP
     }
 
     @Test func frameRateChangeMidStreamKeepsTheBitrate() throws {
-        let encoder = try VP8Encoder(configuration: .init(width: 320, height: 240, frameRate: 30, targetBitrate: 300_000))
+        let encoder = try VP8Encoder(
+            configuration: .init(width: 320, height: 240, frameRate: 30, targetBitrate: 300_000)
+        )
         var perFrame30 = 0, perFrame15 = 0
         for i in 0..<60 {
-            let size = try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: UInt64(i) * 3000))?.data.count ?? 0
+            let size =
+                try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: UInt64(i) * 3000))?
+                .data.count ?? 0
             if i >= 30 { perFrame30 += size }
         }
         var configuration = encoder.configuration
@@ -101,7 +107,9 @@ import SwiftRTCRTP
         try encoder.apply(configuration)
         for i in 60..<120 {
             let timestamp = 60 * 3000 + UInt64(i - 60) * 6000
-            let size = try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: timestamp))?.data.count ?? 0
+            let size =
+                try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i, timestamp: timestamp))?.data
+                .count ?? 0
             if i >= 90 { perFrame15 += size }
         }
         // Same bitrate over half the frames: each frame gets about twice the bytes.
@@ -180,14 +188,20 @@ import SwiftRTCRTP
 
     @Test func badSettingsAreRejected() throws {
         #expect(throws: VP8Error.invalidSize(width: 0, height: 480)) { try VP8Encoder(configuration: .init(width: 0)) }
-        #expect(throws: VP8Error.invalidSize(width: 640, height: 20_000)) { try VP8Encoder(configuration: .init(height: 20_000)) }
+        #expect(throws: VP8Error.invalidSize(width: 640, height: 20_000)) {
+            try VP8Encoder(configuration: .init(height: 20_000))
+        }
         #expect(throws: VP8Error.invalidBitrate(1_000)) { try VP8Encoder(configuration: .init(targetBitrate: 1_000)) }
         #expect(throws: VP8Error.invalidFrameRate(0)) { try VP8Encoder(configuration: .init(frameRate: 0)) }
         #expect(throws: VP8Error.invalidThreads(0)) { try VP8Encoder(configuration: .init(threads: 0)) }
         #expect(throws: VP8Error.invalidSpeed(17)) { try VP8Encoder(configuration: .init(speed: 17)) }
-        #expect(throws: VP8Error.invalidKeyframeInterval(0)) { try VP8Encoder(configuration: .init(keyframeInterval: 0)) }
+        #expect(throws: VP8Error.invalidKeyframeInterval(0)) {
+            try VP8Encoder(configuration: .init(keyframeInterval: 0))
+        }
         let encoder = try VP8Encoder(configuration: .init(width: 64, height: 48))
-        #expect(throws: VP8Error.invalidBitrate(-5)) { try encoder.apply(.init(width: 64, height: 48, targetBitrate: -5)) }
+        #expect(throws: VP8Error.invalidBitrate(-5)) {
+            try encoder.apply(.init(width: 64, height: 48, targetBitrate: -5))
+        }
         var broken = VideoFrame(width: 64, height: 48)
         broken.y.removeLast(10)
         #expect(throws: VP8Error.inconsistentFrame(width: 64, height: 48)) { try encoder.encode(broken) }

@@ -1,5 +1,6 @@
 import SignalTestSupport
 import Testing
+
 @testable import SwiftRTCCodecs
 
 @Suite struct VideoFrameScalingTests {
@@ -8,7 +9,10 @@ import Testing
         for (w, h) in [(32, 24), (128, 96), (33, 17), (640, 480)] {
             let scaled = frame.scaled(width: w, height: h)
             #expect(scaled.width == w && scaled.height == h && scaled.timestamp == 7)
-            #expect(scaled.y.allSatisfy { $0 == 81 } && scaled.u.allSatisfy { $0 == 90 } && scaled.v.allSatisfy { $0 == 240 })
+            #expect(
+                scaled.y.allSatisfy { $0 == 81 } && scaled.u.allSatisfy { $0 == 90 }
+                    && scaled.v.allSatisfy { $0 == 240 }
+            )
             #expect(scaled.u.count == ((w + 1) / 2) * ((h + 1) / 2))
         }
     }

@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCCongestion
 
 /// A simulated path: a bottleneck queue of `capacity` bits/s that holds at most
@@ -84,8 +85,14 @@ struct CallSimulation {
                 inFlight.removeAll { $0.arrival <= nextFeedback }
                 while let feedback = recorder.makeFeedback(senderSSRC: 1, mediaSSRC: 2) {
                     var bytes = [UInt8](repeating: 0, count: 1500)
-                    let length = try bytes.withUnsafeMutableBytes { try RTCPPacket.transportFeedback(feedback).write(into: $0) }
-                    guard case .transportFeedback(let parsed) = try bytes[..<length].withUnsafeBytes({ try RTCPPacket.parseCompound($0) }).first else { continue }
+                    let length = try bytes.withUnsafeMutableBytes {
+                        try RTCPPacket.transportFeedback(feedback).write(into: $0)
+                    }
+                    guard
+                        case .transportFeedback(let parsed) = try bytes[..<length].withUnsafeBytes({
+                            try RTCPPacket.parseCompound($0)
+                        }).first
+                    else { continue }
                     estimator.received(parsed, now: nextFeedback + path.propagation)
                 }
                 estimates.append((Double(nextFeedback) / 1e6, estimator.targetBitrate))
@@ -118,7 +125,9 @@ struct CallSimulation {
         try call.run(seconds: 8)
         let reached1M = call.timeToReach(1_000_000) ?? .infinity
         let reachedMax = call.timeToReach(2_500_000) ?? .infinity
-        print("GCC ramp-up (simulated, 10 Mbit/s path): 300k -> 1 Mbit/s in \(reached1M) s, -> 2.5 Mbit/s in \(reachedMax) s")
+        print(
+            "GCC ramp-up (simulated, 10 Mbit/s path): 300k -> 1 Mbit/s in \(reached1M) s, -> 2.5 Mbit/s in \(reachedMax) s"
+        )
         #expect(reached1M < 3)
         #expect(reachedMax < 6)
         #expect(call.averageQueueing(from: 0, to: 8) < 5)
@@ -134,7 +143,9 @@ struct CallSimulation {
         let average = call.averageEstimate(from: 10, to: 30)
         let queueing = call.averageQueueing(from: 10, to: 30)
         let lossAfter = call.queueing.filter { $0.time >= 10 }.count
-        print("GCC under \(capacity / 1000) kbit/s (simulated): estimate \(Int(average / 1000)) kbit/s (\(Int(average * 100 / Double(capacity)))%), queueing \(Int(queueing)) ms, lost \(call.lost) of \(call.sent)")
+        print(
+            "GCC under \(capacity / 1000) kbit/s (simulated): estimate \(Int(average / 1000)) kbit/s (\(Int(average * 100 / Double(capacity)))%), queueing \(Int(queueing)) ms, lost \(call.lost) of \(call.sent)"
+        )
         #expect(average > 0.6 * Double(capacity))
         #expect(average < 1.1 * Double(capacity))
         #expect(queueing < 60)
@@ -149,7 +160,9 @@ struct CallSimulation {
         try lossy.run(seconds: 10)
         var light = CallSimulation(path: SimulatedPath(capacity: 10_000_000, lossPercent: 1))
         try light.run(seconds: 10)
-        print("GCC with 20% random loss: \(lossy.estimator.targetBitrate / 1000) kbit/s; with 1%: \(light.estimator.targetBitrate / 1000) kbit/s")
+        print(
+            "GCC with 20% random loss: \(lossy.estimator.targetBitrate / 1000) kbit/s; with 1%: \(light.estimator.targetBitrate / 1000) kbit/s"
+        )
         #expect(lossy.estimator.targetBitrate < SendSideBandwidthEstimator.defaultStartBitrate)
         #expect(lossy.estimator.lossFraction > 0.1)
         #expect(light.estimator.targetBitrate > 2_000_000)

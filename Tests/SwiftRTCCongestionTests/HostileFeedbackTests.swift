@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCCongestion
 
 /// Feedback a hostile peer could send to the estimators: times that jump without end must
@@ -13,13 +14,19 @@ import SwiftRTCRTP
         var history = SendTimeHistory()
         var reference: Int32 = 0
         var largest: Int64 = 0
-        for i in 0 ..< 2000 {
+        for i in 0..<2000 {
             let sequence = UInt16(truncatingIfNeeded: i)
             history.record(sequenceNumber: sequence, size: 1000, sendTime: Int64(i) * 10_000)
             reference = (reference + 0x7F_FFFF) & 0xFF_FFFF
             let signed = reference & 0x80_0000 != 0 ? reference - 0x100_0000 : reference
-            let feedback = TransportLayerCC(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: sequence, referenceTime: signed,
-                                            feedbackPacketCount: UInt8(truncatingIfNeeded: i), statuses: [.smallDelta(4)])
+            let feedback = TransportLayerCC(
+                senderSSRC: 1,
+                mediaSSRC: 2,
+                baseSequenceNumber: sequence,
+                referenceTime: signed,
+                feedbackPacketCount: UInt8(truncatingIfNeeded: i),
+                statuses: [.smallDelta(4)]
+            )
             for result in history.results(for: feedback) { largest = max(largest, abs(result.arrivalTime ?? 0)) }
         }
         #expect(history.referenceJumps == 1999)
@@ -31,9 +38,15 @@ import SwiftRTCRTP
     /// history's capacity of them is looked at.
     @Test func hugeStatusCountsAreBounded() {
         var history = SendTimeHistory()
-        for i in 0 ..< 100 { history.record(sequenceNumber: UInt16(i), size: 1000, sendTime: Int64(i) * 1000) }
-        let feedback = TransportLayerCC(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 0, referenceTime: 0, feedbackPacketCount: 0,
-                                        statuses: [TransportLayerCC.Status](repeating: .smallDelta(1), count: 0xFFFF))
+        for i in 0..<100 { history.record(sequenceNumber: UInt16(i), size: 1000, sendTime: Int64(i) * 1000) }
+        let feedback = TransportLayerCC(
+            senderSSRC: 1,
+            mediaSSRC: 2,
+            baseSequenceNumber: 0,
+            referenceTime: 0,
+            feedbackPacketCount: 0,
+            statuses: [TransportLayerCC.Status](repeating: .smallDelta(1), count: 0xFFFF)
+        )
         #expect(history.results(for: feedback).count == 100)
     }
 
@@ -44,7 +57,7 @@ import SwiftRTCRTP
         var estimator = ReceiveSideBandwidthEstimator()
         var absSendTime: UInt32 = 0
         let packets = 1_200_000
-        for i in 0 ..< packets {
+        for i in 0..<packets {
             estimator.packetReceived(absSendTime: absSendTime, arrival: Int64(i) * 100, size: 100)
             absSendTime = (absSendTime &+ 0x7F_FFFF) & 0xFF_FFFF
         }
@@ -57,7 +70,7 @@ import SwiftRTCRTP
     @Test func honestAbsSendTimeIsFollowed() {
         var estimator = ReceiveSideBandwidthEstimator()
         // One packet every 5 s for 2 days: 1/13 of the 64 s wrap per step.
-        for i in 0 ..< 34_560 {
+        for i in 0..<34_560 {
             let seconds = Double(i) * 5
             let units = UInt32(truncatingIfNeeded: Int64(seconds * Double(1 << 18))) & 0xFF_FFFF
             estimator.packetReceived(absSendTime: units, arrival: Int64(seconds * 1e6), size: 1000)

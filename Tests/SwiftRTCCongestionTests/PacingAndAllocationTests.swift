@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCCongestion
 
 @Suite struct PacingAndAllocationTests {
@@ -11,7 +12,7 @@ import SwiftRTCRTP
         budget.startFrame(bytes: 12_000, targetBitrate: 300_000, now: now)
         #expect(budget.rate == 750_000)
         var sendTimes: [Int64] = []
-        for _ in 0 ..< 10 {
+        for _ in 0..<10 {
             now += budget.wait(now: now)
             sendTimes.append(now)
             budget.sent(bytes: 1200, now: now)
@@ -26,9 +27,9 @@ import SwiftRTCRTP
     @Test func pacerKeepsUpWithAStreamAboveTarget() {
         var budget = PacingBudget()
         var now: Int64 = 0
-        for _ in 0 ..< 30 {
+        for _ in 0..<30 {
             budget.startFrame(bytes: 5_000, targetBitrate: 300_000, now: now)
-            for _ in 0 ..< 5 {
+            for _ in 0..<5 {
                 now += budget.wait(now: now)
                 budget.sent(bytes: 1_000, now: now)
             }
@@ -45,13 +46,15 @@ import SwiftRTCRTP
         #expect(budget.rate == 4_000_000)
     }
 
-    @Test(arguments: [
-        // target, audio, audio cap, video cap -> audio, video
-        (1_000_000, 32_000, nil, nil, 32_000, 968_000),
-        (1_000_000, 32_000, 16_000, 300_000, 16_000, 300_000),
-        (40_000, 32_000, nil, nil, 32_000, 30_000),
-        (500_000, 32_000, nil, 0, 32_000, 1),
-    ] as [(Int, Int, Int?, Int?, Int, Int)])
+    @Test(
+        arguments: [
+            // target, audio, audio cap, video cap -> audio, video
+            (1_000_000, 32_000, nil, nil, 32_000, 968_000),
+            (1_000_000, 32_000, 16_000, 300_000, 16_000, 300_000),
+            (40_000, 32_000, nil, nil, 32_000, 30_000),
+            (500_000, 32_000, nil, 0, 32_000, 1),
+        ] as [(Int, Int, Int?, Int?, Int, Int)]
+    )
     func allocation(target: Int, audio: Int, audioCap: Int?, videoCap: Int?, expectedAudio: Int, expectedVideo: Int) {
         let allocation = BitrateAllocation(target: target, audioBitrate: audio, audioCap: audioCap, videoCap: videoCap)
         #expect(allocation.audio == expectedAudio)

@@ -1,7 +1,8 @@
 import RTPFixtureSupport
 import Testing
-@testable import SwiftRTCRTP
+
 @testable import SwiftRTCCongestion
+@testable import SwiftRTCRTP
 
 @Suite struct TransportFeedbackRecorderTests {
     /// Real transport-cc feedback Chromium 156 sent (rtp/chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap,
@@ -11,12 +12,15 @@ import Testing
         ("afcd0006fa17fa178ef474ae00010004002a15002004565d40570002", 1, 4, 0x2A15),
         ("afcd0006fa17fa178ef474ae00050003002a16012003945153000003", 5, 3, 0x2A16),
         ("afcd0006fa17fa172da795b300080005002a170220058450580d0001", 8, 5, 0x2A17),
-        ("afcd000bfa17fa1723a9fc7d000d0017002a180320175f0c0a0013000e111112001a07080d090d0010010d1111000003", 13, 23, 0x2A18),
+        (
+            "afcd000bfa17fa1723a9fc7d000d0017002a180320175f0c0a0013000e111112001a07080d090d0010010d1111000003", 13, 23,
+            0x2A18
+        ),
         ("8fcd0007fa17fa178ef474ae0024000a002a1904200a6701150011161a020c3a", 36, 10, 0x2A19),
         ("afcd0006fa17fa178ef474ae00ba0003002a3b272003c45b46000003", 186, 3, 0x2A3B),
     ]
 
-    @Test(arguments: 0 ..< chromeFeedback.count)
+    @Test(arguments: 0..<chromeFeedback.count)
     func rebuildsChromeFeedback(index: Int) throws {
         let vector = Self.chromeFeedback[index]
         let bytes = [UInt8](hex: vector.hex)
@@ -48,8 +52,8 @@ import Testing
         var written = [UInt8](repeating: 0, count: 256)
         let length = try written.withUnsafeMutableBytes { try RTCPPacket.transportFeedback(ours).write(into: $0) }
         let end = 4 + 16 + 2 * chrome.chunks.count + chrome.deltaBytes
-        #expect(written[4 ..< 19] == bytes[4 ..< 19])
-        #expect(written[20 ..< end] == bytes[20 ..< end])
+        #expect(written[4..<19] == bytes[4..<19])
+        #expect(written[20..<end] == bytes[20..<end])
         #expect(length == (end + 3) / 4 * 4)
         #expect(recorder.makeFeedback(senderSSRC: 1, mediaSSRC: 2) == nil)
     }
@@ -67,7 +71,9 @@ import Testing
         let feedback = try #require(madefeedback)
         #expect(feedback.baseSequenceNumber == 65534)
         #expect(feedback.referenceTime == 1000)
-        #expect(feedback.statuses == [.smallDelta(4), .notReceived, .smallDelta(8), .largeDelta(348), .largeDelta(-352)])
+        #expect(
+            feedback.statuses == [.smallDelta(4), .notReceived, .smallDelta(8), .largeDelta(348), .largeDelta(-352)]
+        )
         #expect(!recorder.hasPendingFeedback)
         // A late arrival of something already reported is not reported again.
         recorder.record(sequenceNumber: 65535, arrival: base + 100_000)
@@ -97,9 +103,11 @@ import Testing
     /// Many packets: at most ``maximumStatuses`` per feedback, the rest in the next.
     @Test func longRunsAreSplit() throws {
         var recorder = TransportFeedbackRecorder()
-        for i in 0 ..< 1000 { recorder.record(sequenceNumber: UInt16(i), arrival: Int64(i) * 1000) }
+        for i in 0..<1000 { recorder.record(sequenceNumber: UInt16(i), arrival: Int64(i) * 1000) }
         var counts: [Int] = []
-        while let feedback = recorder.makeFeedback(senderSSRC: 1, mediaSSRC: 2) { counts.append(feedback.statuses.count) }
+        while let feedback = recorder.makeFeedback(senderSSRC: 1, mediaSSRC: 2) {
+            counts.append(feedback.statuses.count)
+        }
         #expect(counts == [400, 400, 200])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import SwiftRTCCore
 import Synchronization
 import Testing
-import SwiftRTCCore
 
 @Suite struct BroadcastTests {
     @Test func everySubscriberGetsEveryValueInOrder() async {

@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import Testing
+
 @testable import SwiftRTCCore
 
 /// Collects what reaches the output, to check what the shared level lets through.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SwiftRTCDTLS
 
 @Suite struct DtlsCertificateTests {
@@ -38,8 +39,10 @@ import Testing
         let loaded = try DtlsCertificate(certificatePEM: one.certificatePEM, privateKeyPEM: one.privateKeyPEM)
         #expect(loaded.fingerprint == one.fingerprint)
         #expect(throws: DtlsError.self) {
-            try DtlsCertificate(certificatePEM: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
-                                privateKeyPEM: one.privateKeyPEM)
+            try DtlsCertificate(
+                certificatePEM: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+                privateKeyPEM: one.privateKeyPEM
+            )
         }
         // A key that does not belong to the certificate.
         #expect(throws: DtlsError.self) {

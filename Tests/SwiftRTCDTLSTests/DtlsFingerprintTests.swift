@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCSDP
 import Testing
+
 @testable import SwiftRTCDTLS
 
 @Suite struct DtlsFingerprintTests {
@@ -16,8 +17,11 @@ import Testing
         #expect(fingerprint.algorithm == algorithm)
         #expect(fingerprint.digest.count == length)
         // Formatting is canonical: lower-case name, upper-case hex.
-        #expect(fingerprint.sdpValue == value.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
-            .replacingOccurrences(of: "SHA-", with: "sha-"))
+        #expect(
+            fingerprint.sdpValue
+                == value.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+                .replacingOccurrences(of: "SHA-", with: "sha-")
+        )
         #expect(try DtlsFingerprint(sdpValue: fingerprint.sdpValue) == fingerprint)
     }
 
@@ -27,7 +31,10 @@ import Testing
         ("md5 AB:CD", "a hash function of sha-1, sha-224, sha-256, sha-384, sha-512, not \"md5\""),
         ("sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C", "20 bytes for sha-1, found 19"),
         ("sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AB:CD", "20 bytes for sha-1, found 21"),
-        ("sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AG", "two hex digits at byte 20, found \"AG\""),
+        (
+            "sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AG",
+            "two hex digits at byte 20, found \"AG\""
+        ),
         ("sha-1 4A:AD::B1", "two hex digits at byte 3, found \"\""),
         ("sha-1 4AAD", "two hex digits at byte 1, found \"4AAD\""),
         ("sha-1 4A:AD extra", "<hash-func> SP <hex bytes separated by ':'>"),
@@ -40,9 +47,15 @@ import Testing
 
     /// An SDP fingerprint is checked like its text: MD5 and wrong digest lengths are refused.
     @Test func checksFingerprintsReadFromSDP() {
-        #expect(throws: DtlsError.self) { try DtlsFingerprint(Fingerprint(hashFunction: "md5", bytes: Array(repeating: 1, count: 16))) }
-        #expect(throws: DtlsError.self) { try DtlsFingerprint(Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 1, count: 31))) }
-        #expect(throws: Never.self) { try DtlsFingerprint(Fingerprint(hashFunction: "SHA-256", bytes: Array(repeating: 1, count: 32))) }
+        #expect(throws: DtlsError.self) {
+            try DtlsFingerprint(Fingerprint(hashFunction: "md5", bytes: Array(repeating: 1, count: 16)))
+        }
+        #expect(throws: DtlsError.self) {
+            try DtlsFingerprint(Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 1, count: 31)))
+        }
+        #expect(throws: Never.self) {
+            try DtlsFingerprint(Fingerprint(hashFunction: "SHA-256", bytes: Array(repeating: 1, count: 32)))
+        }
     }
 
     /// Every `a=fingerprint` in the recorded browser and stack SDPs parses and formats back.
@@ -83,9 +96,13 @@ import Testing
     /// SHA-256 of the ASCII bytes "abc" (FIPS 180-2 example), through the certificate hash path.
     @Test func hashesWithGnuTLS() {
         let abc = Array("abc".utf8)
-        #expect(DtlsFingerprint(algorithm: .sha256, certificateDER: abc).sdpValue
-            == "sha-256 BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD")
-        #expect(DtlsFingerprint(algorithm: .sha1, certificateDER: abc).sdpValue
-            == "sha-1 A9:99:3E:36:47:06:81:6A:BA:3E:25:71:78:50:C2:6C:9C:D0:D8:9D")
+        #expect(
+            DtlsFingerprint(algorithm: .sha256, certificateDER: abc).sdpValue
+                == "sha-256 BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD"
+        )
+        #expect(
+            DtlsFingerprint(algorithm: .sha1, certificateDER: abc).sdpValue
+                == "sha-1 A9:99:3E:36:47:06:81:6A:BA:3E:25:71:78:50:C2:6C:9C:D0:D8:9D"
+        )
     }
 }

@@ -1,6 +1,6 @@
+import SwiftRTCDTLS
 import Synchronization
 import Testing
-import SwiftRTCDTLS
 
 /// Flights resent by our transport on top of GnuTLS's doubling retransmissions: while
 /// connecting, never more than 1 s apart; once connected, the last flight until the peer shows
@@ -52,7 +52,8 @@ import SwiftRTCDTLS
                     count += 1
                     return count <= 8
                 }
-            })
+            }
+        )
         var (clientConfiguration, serverConfiguration) = try pairConfigurations()
         clientConfiguration.handshakeTimeout = .seconds(8)
         serverConfiguration.handshakeTimeout = .seconds(8)
@@ -86,7 +87,8 @@ import SwiftRTCDTLS
                     if records.contains(where: { $0.type == 20 }) { count += 1 }
                     return count <= 3
                 }
-            })
+            }
+        )
         var (clientConfiguration, serverConfiguration) = try pairConfigurations()
         clientConfiguration.handshakeTimeout = .seconds(8)
         let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)

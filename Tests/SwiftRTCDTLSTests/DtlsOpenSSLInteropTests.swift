@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCDTLS
 import SwiftRTCSRTP
+import Testing
 
 /// Interop with an independent DTLS stack: OpenSSL's `s_server` and `s_client` over real UDP
 /// on 127.0.0.1, each printing its RFC 5764 exporter output, which must equal ours.
@@ -10,8 +10,10 @@ struct DtlsOpenSSLInteropTests {
     /// What both OpenSSL tools are given: DTLS 1.2, an SRTP profile (OpenSSL's name), the
     /// DTLS-SRTP exporter for AES-CM's 60 bytes.
     static func opensslArguments(certificate: URL?, key: URL?, srtp: String = "SRTP_AES128_CM_SHA1_80") -> [String] {
-        var arguments = ["-dtls1_2", "-use_srtp", srtp,
-                         "-keymatexport", SrtpKeyingMaterial.exporterLabel, "-keymatexportlen", "60"]
+        var arguments = [
+            "-dtls1_2", "-use_srtp", srtp,
+            "-keymatexport", SrtpKeyingMaterial.exporterLabel, "-keymatexportlen", "60",
+        ]
         if let certificate, let key { arguments += ["-cert", certificate.path, "-key", key.path] }
         return arguments
     }
@@ -34,8 +36,10 @@ struct DtlsOpenSSLInteropTests {
         return (try DtlsCertificate(certificatePEM: pem.certificate, privateKeyPEM: pem.key), certificateFile, keyFile)
     }
 
-    @Test(arguments: [("SRTP_AES128_CM_SHA1_80", SrtpProfile.aes128CmHmacSha1_80),
-                      ("SRTP_AES128_CM_SHA1_32", .aes128CmHmacSha1_32)])
+    @Test(arguments: [
+        ("SRTP_AES128_CM_SHA1_80", SrtpProfile.aes128CmHmacSha1_80),
+        ("SRTP_AES128_CM_SHA1_32", .aes128CmHmacSha1_32),
+    ])
     func ourClientAgainstOpenSSLServer(opensslProfile: String, profile: SrtpProfile) async throws {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -43,7 +47,8 @@ struct DtlsOpenSSLInteropTests {
         let port = try UDPDatagramSocket.freePort()
         let server = try OpenSSLProcess(
             ["s_server", "-accept", "127.0.0.1:\(port)", "-verify", "1"]
-                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: opensslProfile))
+                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: opensslProfile)
+        )
         defer { server.terminate() }
         #expect(await server.waitFor("ACCEPT"))
 
@@ -52,8 +57,13 @@ struct DtlsOpenSSLInteropTests {
         defer { socket.stop() }
         socket.connect(toPort: port)
         let client = try DtlsTransport(
-            configuration: .init(role: .client, certificate: ours, remoteFingerprints: [opensslCertificate.fingerprint]),
-            sender: socket)
+            configuration: .init(
+                role: .client,
+                certificate: ours,
+                remoteFingerprints: [opensslCertificate.fingerprint]
+            ),
+            sender: socket
+        )
         socket.run(delivering: client)
         client.start()
         let info = try await client.connected()
@@ -84,8 +94,13 @@ struct DtlsOpenSSLInteropTests {
         let socket = try UDPDatagramSocket()
         defer { socket.stop() }
         let server = try DtlsTransport(
-            configuration: .init(role: .server, certificate: ours, remoteFingerprints: [opensslCertificate.fingerprint]),
-            sender: socket)
+            configuration: .init(
+                role: .server,
+                certificate: ours,
+                remoteFingerprints: [opensslCertificate.fingerprint]
+            ),
+            sender: socket
+        )
         socket.run(delivering: server)
         server.start()
 
@@ -96,7 +111,8 @@ struct DtlsOpenSSLInteropTests {
         // handshake). Non-blocking, it goes back to select and sees it.
         let client = try OpenSSLProcess(
             ["s_client", "-connect", "127.0.0.1:\(socket.port)", "-nbio"]
-                + Self.opensslArguments(certificate: certificateFile, key: keyFile))
+                + Self.opensslArguments(certificate: certificateFile, key: keyFile)
+        )
         defer { client.terminate() }
         let info = try await server.connected()
 
@@ -121,12 +137,18 @@ struct DtlsOpenSSLInteropTests {
                 for await state in server.stateUpdates { states.append(state) }
                 return states
             }
-            group.addTask { try? await Task.sleep(for: .seconds(10)); return nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
-        #expect(states?.last == .closed, "the server did not close within 10 s of s_client's input ending: \(client.output.suffix(400))")
+        #expect(
+            states?.last == .closed,
+            "the server did not close within 10 s of s_client's input ending: \(client.output.suffix(400))"
+        )
     }
 
     /// WebRTC needs a certificate from both ends: a client that sends none is refused.
@@ -136,11 +158,14 @@ struct DtlsOpenSSLInteropTests {
         defer { socket.stop() }
         let anyone = try DtlsCertificate.generate().fingerprint
         let server = try DtlsTransport(
-            configuration: .init(role: .server, certificate: ours, remoteFingerprints: [anyone]), sender: socket)
+            configuration: .init(role: .server, certificate: ours, remoteFingerprints: [anyone]),
+            sender: socket
+        )
         socket.run(delivering: server)
         server.start()
         let client = try OpenSSLProcess(
-            ["s_client", "-connect", "127.0.0.1:\(socket.port)"] + Self.opensslArguments(certificate: nil, key: nil))
+            ["s_client", "-connect", "127.0.0.1:\(socket.port)"] + Self.opensslArguments(certificate: nil, key: nil)
+        )
         defer { client.terminate() }
         await #expect(throws: DtlsError.noPeerCertificate) { try await server.connected() }
     }
@@ -155,13 +180,19 @@ struct DtlsOpenSSLInteropTests {
         let socket = try UDPDatagramSocket()
         defer { socket.stop() }
         let server = try DtlsTransport(
-            configuration: .init(role: .server, certificate: try .generate(), remoteFingerprints: [opensslCertificate.fingerprint]),
-            sender: socket)
+            configuration: .init(
+                role: .server,
+                certificate: try .generate(),
+                remoteFingerprints: [opensslCertificate.fingerprint]
+            ),
+            sender: socket
+        )
         socket.run(delivering: server)
         server.start()
         let client = try OpenSSLProcess(
             ["s_client", "-connect", "127.0.0.1:\(socket.port)"]
-                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: "SRTP_AEAD_AES_128_GCM"))
+                + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: "SRTP_AEAD_AES_128_GCM")
+        )
         defer { client.terminate() }
         await #expect(throws: DtlsError.noSrtpProfile) { try await server.connected() }
     }

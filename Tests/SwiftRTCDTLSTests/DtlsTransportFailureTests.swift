@@ -1,7 +1,7 @@
-import Synchronization
-import Testing
 import SwiftRTCDTLS
 import SwiftRTCSRTP
+import Synchronization
+import Testing
 
 /// Fingerprint checks, foreign certificates, loss, close_notify, timeouts and junk input.
 @Suite struct DtlsTransportFailureTests {
@@ -14,11 +14,16 @@ import SwiftRTCSRTP
         } else {
             serverConfiguration.remoteFingerprints = [impostor.fingerprint]
         }
-        let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+        let (client, server) = try MemoryDatagramLink().makePair(
+            client: clientConfiguration,
+            server: serverConfiguration
+        )
         let (c, s) = await handshake(client, server)
         let (checker, other) = checkingSide == .client ? (c, s) : (s, c)
         let actual = (checkingSide == .client ? serverConfiguration : clientConfiguration).certificate.fingerprint
-        #expect(throws: DtlsError.fingerprintMismatch(expected: [impostor.fingerprint], actual: actual)) { try checker.get() }
+        #expect(throws: DtlsError.fingerprintMismatch(expected: [impostor.fingerprint], actual: actual)) {
+            try checker.get()
+        }
         // The checking side aborts with a bad_certificate alert, so the other end fails at once
         // rather than at its handshake timeout.
         #expect(throws: DtlsError.alertReceived(alert: "Certificate is bad")) { try other.get() }
@@ -42,8 +47,12 @@ import SwiftRTCSRTP
         link = MemoryDatagramLink()
         (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
         (c, s) = await handshake(client, server)
-        #expect(throws: DtlsError.fingerprintMismatch(
-            expected: [wrongSha512], actual: serverCertificate.fingerprint(.sha512))) { try c.get() }
+        #expect(
+            throws: DtlsError.fingerprintMismatch(
+                expected: [wrongSha512],
+                actual: serverCertificate.fingerprint(.sha512)
+            )
+        ) { try c.get() }
     }
 
     /// A peer with an RSA certificate (made by OpenSSL) is accepted in either role, over ECDHE_RSA.
@@ -51,9 +60,13 @@ import SwiftRTCSRTP
     func rsaCertificatePeerIsAccepted(rsaSide: DtlsRole) async throws {
         let pem = try await OpenSSL.rsaCertificate()
         let rsa = try DtlsCertificate(certificatePEM: pem.certificate, privateKeyPEM: pem.key)
-        let (clientConfiguration, serverConfiguration) = try rsaSide == .client
+        let (clientConfiguration, serverConfiguration) =
+            try rsaSide == .client
             ? pairConfigurations(clientCertificate: rsa) : pairConfigurations(serverCertificate: rsa)
-        let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+        let (client, server) = try MemoryDatagramLink().makePair(
+            client: clientConfiguration,
+            server: serverConfiguration
+        )
         let (c, s) = await handshake(client, server)
         let clientInfo = try c.get()
         let serverInfo = try s.get()
@@ -92,11 +105,13 @@ import SwiftRTCSRTP
         let link = MemoryDatagramLink(
             dropFromA: { _, _ in false },
             dropFromB: { _, bytes in
-                bytes.first == 20 && firstChangeCipherSpec.withLock { first in
-                    defer { first = false }
-                    return first
-                }
-            })
+                bytes.first == 20
+                    && firstChangeCipherSpec.withLock { first in
+                        defer { first = false }
+                        return first
+                    }
+            }
+        )
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
         let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
         let (c, s) = await handshake(client, server)
@@ -106,7 +121,10 @@ import SwiftRTCSRTP
 
     @Test func closeNotifyReachesThePeer() async throws {
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
-        let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+        let (client, server) = try MemoryDatagramLink().makePair(
+            client: clientConfiguration,
+            server: serverConfiguration
+        )
         let (c, s) = await handshake(client, server)
         _ = try c.get()
         _ = try s.get()
@@ -132,7 +150,10 @@ import SwiftRTCSRTP
     /// handshake still completes.
     @Test func junkDatagramsAreIgnored() async throws {
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
-        let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+        let (client, server) = try MemoryDatagramLink().makePair(
+            client: clientConfiguration,
+            server: serverConfiguration
+        )
         let junk: [[UInt8]] = [
             [], [22], [22, 0xFE, 0xFD], [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF],
             [21, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 2, 40],  // alert record shorter than its length

@@ -1,17 +1,24 @@
-import Testing
 import SwiftRTCDTLS
 import SwiftRTCSRTP
+import Testing
 
 /// Configurations for two of ours that know each other's certificates.
 func pairConfigurations(
-    clientCertificate: DtlsCertificate? = nil, serverCertificate: DtlsCertificate? = nil
+    clientCertificate: DtlsCertificate? = nil,
+    serverCertificate: DtlsCertificate? = nil
 ) throws -> (client: DtlsTransport.Configuration, server: DtlsTransport.Configuration) {
     let clientCertificate = try clientCertificate ?? DtlsCertificate.generate(commonName: "client")
     let serverCertificate = try serverCertificate ?? DtlsCertificate.generate(commonName: "server")
     var client = DtlsTransport.Configuration(
-        role: .client, certificate: clientCertificate, remoteFingerprints: [serverCertificate.fingerprint])
+        role: .client,
+        certificate: clientCertificate,
+        remoteFingerprints: [serverCertificate.fingerprint]
+    )
     var server = DtlsTransport.Configuration(
-        role: .server, certificate: serverCertificate, remoteFingerprints: [clientCertificate.fingerprint])
+        role: .server,
+        certificate: serverCertificate,
+        remoteFingerprints: [clientCertificate.fingerprint]
+    )
     client.initialRetransmissionTimeout = .milliseconds(50)
     server.initialRetransmissionTimeout = .milliseconds(50)
     client.handshakeTimeout = .seconds(20)
@@ -21,7 +28,8 @@ func pairConfigurations(
 
 /// Both ends' results, each as a Result so one side's failure does not hide the other's.
 func handshake(
-    _ client: DtlsTransport, _ server: DtlsTransport
+    _ client: DtlsTransport,
+    _ server: DtlsTransport
 ) async -> (client: Result<DtlsConnectionInfo, DtlsError>, server: Result<DtlsConnectionInfo, DtlsError>) {
     server.start()
     client.start()
@@ -75,7 +83,10 @@ func outcome(_ transport: DtlsTransport) async -> Result<DtlsConnectionInfo, Dtl
         var (clientConfiguration, serverConfiguration) = try pairConfigurations()
         clientConfiguration.srtpProfiles = [.aes128CmHmacSha1_32, .aes128CmHmacSha1_80]
         serverConfiguration.srtpProfiles = [.aes128CmHmacSha1_80, .aes128CmHmacSha1_32]
-        let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+        let (client, server) = try MemoryDatagramLink().makePair(
+            client: clientConfiguration,
+            server: serverConfiguration
+        )
         let (c, s) = await handshake(client, server)
         let profiles = try (c.get().keyingMaterial.profile, s.get().keyingMaterial.profile)
         // GnuTLS's server takes the first of the client's list that it supports (RFC 5764 §4.1.1).
@@ -90,7 +101,10 @@ func outcome(_ transport: DtlsTransport) async -> Result<DtlsConnectionInfo, Dtl
         weak var weakClient: DtlsTransport?
         weak var weakServer: DtlsTransport?
         for _ in 0..<20 {
-            let (client, server) = try MemoryDatagramLink().makePair(client: clientConfiguration, server: serverConfiguration)
+            let (client, server) = try MemoryDatagramLink().makePair(
+                client: clientConfiguration,
+                server: serverConfiguration
+            )
             weakClient = client
             weakServer = server
             let (c, s) = await handshake(client, server)

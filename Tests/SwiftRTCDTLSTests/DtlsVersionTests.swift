@@ -1,7 +1,7 @@
+import SwiftRTCCore
+import SwiftRTCDTLS
 import Synchronization
 import Testing
-import SwiftRTCDTLS
-import SwiftRTCCore
 
 /// Collects what a transport sends, for tests that look at the wire.
 final class CapturingSender: DatagramSender {
@@ -27,14 +27,21 @@ final class CapturingSender: DatagramSender {
         offset += 1 + Int(body[offset])  // session_id
         offset += 1 + Int(body[offset])  // cookie
         let suitesLength = Int(body[offset]) << 8 | Int(body[offset + 1])
-        body.replaceSubrange(offset..<offset + 2, with: [UInt8((suitesLength + 2) >> 8), UInt8((suitesLength + 2) & 0xFF)])
+        body.replaceSubrange(
+            offset..<offset + 2,
+            with: [UInt8((suitesLength + 2) >> 8), UInt8((suitesLength + 2) & 0xFF)]
+        )
         body.insert(contentsOf: [0x13, 0x01], at: offset + 2)
         offset += 2 + suitesLength + 2
         offset += 1 + Int(body[offset])  // compression_methods
         let extensionsLength = Int(body[offset]) << 8 | Int(body[offset + 1])
-        let supportedVersions: [UInt8] = [0x00, 0x2B, 0x00, UInt8(versions.count + 1), UInt8(versions.count)] + versions
+        let supportedVersions: [UInt8] =
+            [0x00, 0x2B, 0x00, UInt8(versions.count + 1), UInt8(versions.count)] + versions
         let newExtensionsLength = extensionsLength + supportedVersions.count
-        body.replaceSubrange(offset..<offset + 2, with: [UInt8(newExtensionsLength >> 8), UInt8(newExtensionsLength & 0xFF)])
+        body.replaceSubrange(
+            offset..<offset + 2,
+            with: [UInt8(newExtensionsLength >> 8), UInt8(newExtensionsLength & 0xFF)]
+        )
         body.append(contentsOf: supportedVersions)
 
         let length = body.count
@@ -74,7 +81,10 @@ final class CapturingSender: DatagramSender {
         // random(32), session_id, then the chosen suite: the DTLS 1.2 ECDSA suite, not TLS 1.3's.
         let suiteOffset = 27 + 32 + 1 + Int(flight[27 + 32])
         try #require(flight.count > suiteOffset + 1)
-        #expect(Array(flight[suiteOffset...suiteOffset + 1]) == [0xC0, 0x2B], "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
+        #expect(
+            Array(flight[suiteOffset...suiteOffset + 1]) == [0xC0, 0x2B],
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+        )
         #expect(server.state == .connecting)
         server.close()
     }

@@ -1,6 +1,7 @@
 import Testing
-@testable import SwiftRTCICE
 import TransportTestSupport
+
+@testable import SwiftRTCICE
 
 @Test func silenceMakesDisconnectedThenFailedAndTrafficBringsItBack() {
     let start = ContinuousClock.now

@@ -2,8 +2,9 @@ import CNice
 import Foundation
 import Synchronization
 import Testing
-@testable import SwiftRTCICE
 import TransportTestSupport
+
+@testable import SwiftRTCICE
 
 /// NiceAgent GObjects finalized so far (GLib weak references count them).
 private let finalizedAgents = Atomic<Int>(0)
@@ -17,14 +18,17 @@ private let finalizedAgents = Atomic<Int>(0)
     // A new thread takes its name once it runs.
     #expect(await poolThreads(become: 2))
 
-    var sockets = Set<String>()   // "socket:[inode]" of every socket the agents had
+    var sockets = Set<String>()  // "socket:[inode]" of every socket the agents had
     let agentCount = 200
     for _ in 0..<(agentCount / 20) {
         var agents: [IceAgent] = []
         for index in 0..<20 {
             let agent = try IceAgent(configuration: loopback(index % 2 == 0 ? .controlling : .controlled), pool: pool)
-            g_object_weak_ref(UnsafeMutableRawPointer(agent.core.agent).assumingMemoryBound(to: GObject.self),
-                              { _, _ in finalizedAgents.add(1, ordering: .relaxed) }, nil)
+            g_object_weak_ref(
+                UnsafeMutableRawPointer(agent.core.agent).assumingMemoryBound(to: GObject.self),
+                { _, _ in finalizedAgents.add(1, ordering: .relaxed) },
+                nil
+            )
             try await agent.startGathering()
             let own = socketIdentities(of: agent)
             #expect(own.count == 1, "one UDP socket on 127.0.0.1 per agent")
@@ -90,7 +94,9 @@ private func threadNames() -> [String] {
 /// size asked for; without CAP_NET_ADMIN it caps the request at net.core.rmem_max).
 @Test func candidateSocketsGetTheConfiguredReceiveBuffer() async throws {
     let requested = 1 << 20
-    let agent = try IceAgent(configuration: .init(role: .controlling, localAddresses: ["127.0.0.1"], receiveBufferSize: requested))
+    let agent = try IceAgent(
+        configuration: .init(role: .controlling, localAddresses: ["127.0.0.1"], receiveBufferSize: requested)
+    )
     try await agent.startGathering()
     let array = try #require(nice_agent_get_sockets(agent.core.agent, agent.core.streamID, 1))
     defer { g_ptr_array_unref(array) }
@@ -98,9 +104,15 @@ private func threadNames() -> [String] {
     let socket = try #require(array.pointee.pdata[0])
     var size: Int32 = 0
     var length = socklen_t(MemoryLayout<Int32>.size)
-    #expect(getsockopt(g_socket_get_fd(socket.assumingMemoryBound(to: GSocket.self)), SOL_SOCKET, SO_RCVBUF, &size, &length) == 0)
-    let rmemMax = Int((try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))?
-        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") ?? 0
+    #expect(
+        getsockopt(g_socket_get_fd(socket.assumingMemoryBound(to: GSocket.self)), SOL_SOCKET, SO_RCVBUF, &size, &length)
+            == 0
+    )
+    let rmemMax =
+        Int(
+            (try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "0"
+        ) ?? 0
     // Root with CAP_NET_ADMIN gets it all (SO_RCVBUFFORCE); otherwise rmem_max caps it.
     let granted = geteuid() == 0 ? [requested, min(requested, rmemMax)] : [min(requested, rmemMax)]
     #expect(granted.map { 2 * $0 }.contains(Int(size)))

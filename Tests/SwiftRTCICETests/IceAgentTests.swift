@@ -1,8 +1,9 @@
 import Foundation
 import SwiftRTCSDP
 import Testing
-@testable import SwiftRTCICE
 import TransportTestSupport
+
+@testable import SwiftRTCICE
 
 /// Real libnice agents on loopback. Serialized: they share the transport threads and the fd
 /// and thread counts of the process.
@@ -28,14 +29,20 @@ import TransportTestSupport
         #expect(await pair.offererGathering.waitUntil(timeout: .seconds(10)) { $0.contains(.complete) })
         let gathered = pair.offererGathering.all
         #expect(gathered.last == .complete)
-        #expect(gathered.contains { if case .candidate(let c) = $0 { c.type == .host && c.address == "127.0.0.1" } else { false } })
+        #expect(
+            gathered.contains {
+                if case .candidate(let c) = $0 { c.type == .host && c.address == "127.0.0.1" } else { false }
+            }
+        )
 
         let selected = try #require(pair.offerer.selectedPair)
         #expect(selected.local.type == .host && selected.remote.type == .host)
         #expect(selected.local.address == "127.0.0.1" && selected.remote.address == "127.0.0.1")
         #expect(selected.typesDescription == "host->host/udp")
         let answererSelected = try #require(pair.answerer.selectedPair)
-        #expect(answererSelected.local.port == selected.remote.port && answererSelected.remote.port == selected.local.port)
+        #expect(
+            answererSelected.local.port == selected.remote.port && answererSelected.remote.port == selected.local.port
+        )
 
         // RTP (first byte 0x80) both ways, and DTLS (22) to the DTLS handler.
         for index in 0..<20 {
@@ -84,12 +91,16 @@ import TransportTestSupport
             #expect(pair.offerer.send(datagram(kind: 0x80, "after restart \(index)")))
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(await inbox.wait { $0.filter { String(decoding: $0, as: UTF8.self).contains("after restart") }.count == 10 })
+        #expect(
+            await inbox.wait { $0.filter { String(decoding: $0, as: UTF8.self).contains("after restart") }.count == 10 }
+        )
         // libnice finishes the restart's checks on its own thread; the datagrams can flow on the
         // selected pair before it reports ready again (seen under CI load after 300 ms).
         let deadline = ContinuousClock.now + .seconds(5)
-        while ![.completed, .connected].contains(pair.offerer.state) || ![.completed, .connected].contains(pair.answerer.state),
-              ContinuousClock.now < deadline {
+        while ![.completed, .connected].contains(pair.offerer.state)
+            || ![.completed, .connected].contains(pair.answerer.state),
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(pair.offerer.state == .completed || pair.offerer.state == .connected)
@@ -100,8 +111,10 @@ import TransportTestSupport
 
     @Test func aVanishedPeerMovesTheOtherToDisconnectedThenFailed() async throws {
         let timing = IceAgent.ConsentTiming(disconnectedAfter: .seconds(1), failedAfter: .milliseconds(2500))
-        let pair = try await AgentPair(offerer: loopback(.controlling, consent: timing),
-                                       answerer: loopback(.controlled, consent: timing))
+        let pair = try await AgentPair(
+            offerer: loopback(.controlling, consent: timing),
+            answerer: loopback(.controlled, consent: timing)
+        )
         // Media flows both ways (as RTP/RTCP would) from the start, then the answerer goes away.
         let media = Pump {
             _ = pair.offerer.send(datagram(kind: 0x80, "rtp"))
@@ -131,8 +144,10 @@ import TransportTestSupport
 
     @Test func trafficReturningBeforeTheFailureBoundReconnects() async throws {
         let timing = IceAgent.ConsentTiming(disconnectedAfter: .milliseconds(200), failedAfter: .seconds(5))
-        let pair = try await AgentPair(offerer: loopback(.controlling, consent: timing),
-                                       answerer: loopback(.controlled, consent: timing))
+        let pair = try await AgentPair(
+            offerer: loopback(.controlling, consent: timing),
+            answerer: loopback(.controlled, consent: timing)
+        )
         #expect(await pair.offererStates.wait(for: .completed))
         // Nothing is sent: silence makes the offerer disconnected ...
         #expect(await pair.offererStates.wait(for: .disconnected, timeout: .seconds(3)))
@@ -145,7 +160,9 @@ import TransportTestSupport
 
     @Test func mdnsRemoteCandidateIsReportedWhenItCannotBeResolved() async throws {
         let agent = try IceAgent(configuration: loopback(.controlled))
-        let candidate = try IceCandidate(sdpLine: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host")
+        let candidate = try IceCandidate(
+            sdpLine: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host"
+        )
         #expect(candidate.isMDNS)
         await #expect {
             try await agent.addRemoteCandidate(candidate)
@@ -156,9 +173,21 @@ import TransportTestSupport
                 && "\(error)".contains("cfc81db2-7a04-4589-80d1-cab8e6dc23be.local")
         }
         // Candidates the agent does not use are said so, not dropped silently.
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 2 UDP 2122252542 192.0.2.7 52914 typ host")) == false)
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 1 TCP 2105524479 192.0.2.7 9 typ host tcptype active")) == false)
-        #expect(try await agent.addRemoteCandidate(IceCandidate(sdpLine: "candidate:1 1 UDP 2122252543 192.0.2.7 42738 typ host")))
+        #expect(
+            try await agent.addRemoteCandidate(
+                IceCandidate(sdpLine: "candidate:1 2 UDP 2122252542 192.0.2.7 52914 typ host")
+            ) == false
+        )
+        #expect(
+            try await agent.addRemoteCandidate(
+                IceCandidate(sdpLine: "candidate:1 1 TCP 2105524479 192.0.2.7 9 typ host tcptype active")
+            ) == false
+        )
+        #expect(
+            try await agent.addRemoteCandidate(
+                IceCandidate(sdpLine: "candidate:1 1 UDP 2122252543 192.0.2.7 42738 typ host")
+            )
+        )
         await agent.close()
         await #expect(throws: IceError.closed) { try await agent.addRemoteCandidate(candidate) }
     }
@@ -170,7 +199,9 @@ import TransportTestSupport
         #expect(await gathering.wait { $0 == .complete } != nil)
         let addresses = Set(agent.localCandidates.map(\.address))
         #expect(addresses.contains("127.0.0.1"))
-        #expect(agent.localCandidates.allSatisfy { $0.type == .host && $0.transportProtocol == .udp && $0.component == 1 })
+        #expect(
+            agent.localCandidates.allSatisfy { $0.type == .host && $0.transportProtocol == .udp && $0.component == 1 }
+        )
         await agent.close()
 
         #expect(throws: IceError.invalidLocalAddress("no-such-interface0")) {

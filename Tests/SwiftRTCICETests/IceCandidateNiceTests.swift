@@ -1,6 +1,7 @@
 import CNice
 import SwiftRTCSDP
 import Testing
+
 @testable import SwiftRTCICE
 
 @Test(arguments: [
@@ -20,7 +21,9 @@ func convertsToAndFromLibniceCandidates(line: String) throws {
 }
 
 @Test func libniceTakesOnlyIPLiterals() throws {
-    let mdns = try IceCandidate(sdpLine: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host")
+    let mdns = try IceCandidate(
+        sdpLine: "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host"
+    )
     #expect(mdns.makeNiceCandidate(streamID: 1) == nil)
 }
 

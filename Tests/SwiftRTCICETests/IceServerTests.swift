@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCICE
 
 @Test func parsesWebRTCServerURLs() throws {

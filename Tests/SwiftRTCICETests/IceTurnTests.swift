@@ -1,8 +1,9 @@
 import Foundation
 import SwiftRTCSDP
 import Testing
-@testable import SwiftRTCICE
 import TransportTestSupport
+
+@testable import SwiftRTCICE
 
 /// Agents through a real coturn `turnserver` on loopback, started and stopped by each test.
 @Suite(.serialized) struct IceTurnTests {
@@ -48,10 +49,18 @@ import TransportTestSupport
         let coturn = try Coturn()
         defer { coturn.stop() }
         try coturn.waitUntilReady()
-        let server = try IceServer(url: "turn:127.0.0.1:\(coturn.port)?transport=tcp", username: coturn.username,
-                                   credential: coturn.password)
+        let server = try IceServer(
+            url: "turn:127.0.0.1:\(coturn.port)?transport=tcp",
+            username: coturn.username,
+            credential: coturn.password
+        )
         func relayOnly(_ role: IceAgent.Role) -> IceAgent.Configuration {
-            IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
+            IceAgent.Configuration(
+                role: role,
+                servers: [server],
+                transportPolicy: .relay,
+                localAddresses: ["127.0.0.1"]
+            )
         }
         let pair = try await AgentPair(offerer: relayOnly(.controlling), answerer: relayOnly(.controlled))
         let inbox = Inbox()
@@ -70,8 +79,14 @@ import TransportTestSupport
         defer { coturn.stop() }
         try coturn.waitUntilReady()
         let server = try IceServer(url: coturn.url(), username: coturn.username, credential: "wrong")
-        let agent = try IceAgent(configuration: .init(role: .controlling, servers: [server], transportPolicy: .relay,
-                                                      localAddresses: ["127.0.0.1"]))
+        let agent = try IceAgent(
+            configuration: .init(
+                role: .controlling,
+                servers: [server],
+                transportPolicy: .relay,
+                localAddresses: ["127.0.0.1"]
+            )
+        )
         let errors = Recorder(agent.errors)
         let gathering = Recorder(agent.gathering)
         try await agent.startGathering()
@@ -86,10 +101,16 @@ import TransportTestSupport
     }
 
     @Test func unreachableTurnServerIsReportedWithoutAnErrorCode() async throws {
-        let port = try freeUDPPort() // nothing listens there
+        let port = try freeUDPPort()  // nothing listens there
         let server = try IceServer(url: "turn:127.0.0.1:\(port)", username: "user", credential: "pass")
-        let agent = try IceAgent(configuration: .init(role: .controlling, servers: [server], transportPolicy: .relay,
-                                                      localAddresses: ["127.0.0.1"]))
+        let agent = try IceAgent(
+            configuration: .init(
+                role: .controlling,
+                servers: [server],
+                transportPolicy: .relay,
+                localAddresses: ["127.0.0.1"]
+            )
+        )
         let errors = Recorder(agent.errors)
         try await agent.startGathering()
         let error = try #require(await errors.wait(for: .seconds(20)) { _ in true })

@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 @Test(arguments: [(1.0, UInt8(3)), (0.5, UInt8(9)), (0.1, UInt8(23)), (0.01, UInt8(43)), (0.0, UInt8(127))])

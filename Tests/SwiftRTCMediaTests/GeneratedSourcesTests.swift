@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 @Test func silenceIsZeroAndTimed() {

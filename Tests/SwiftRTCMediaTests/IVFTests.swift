@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import SwiftRTCRTP
 import SwiftRTCCodecs
+import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCMedia
 
 @Test func ivfFromVpxencReadsAsFfprobeSeesIt() async throws {
@@ -28,7 +29,9 @@ import SwiftRTCCodecs
     var frames: [EncodedFrame] = []
     while let frame = try reader.readFrame() { frames.append(frame) }
     // Start near the RTP timestamp wrap to check unwrapping.
-    let shifted = frames.map { EncodedFrame(codec: .vp8, data: $0.data, timestamp: $0.timestamp &+ 0xFFFF_0000, isKeyframe: $0.isKeyframe) }
+    let shifted = frames.map {
+        EncodedFrame(codec: .vp8, data: $0.data, timestamp: $0.timestamp &+ 0xFFFF_0000, isKeyframe: $0.isKeyframe)
+    }
     let copy = directory + "/copy.ivf"
     let writer = try IVFWriter(path: copy, width: 320, height: 240)
     for frame in shifted { try writer.write(frame) }
@@ -63,17 +66,39 @@ import SwiftRTCCodecs
     }
     #expect(firstError(bytes) == nil)
     #expect(firstError([]) == .badMagic(format: "IVF", expected: "\"DKIF\""))
-    var magic = bytes; magic[0] = UInt8(ascii: "X")
+    var magic = bytes
+    magic[0] = UInt8(ascii: "X")
     #expect(firstError(magic) == .badMagic(format: "IVF", expected: "\"DKIF\""))
-    var vp9 = bytes; vp9[10] = UInt8(ascii: "9")
-    #expect(firstError(vp9) == .invalidField(format: "IVF", offset: 8, field: "codec FourCC (only VP80 is supported)", value: "VP90"))
-    var zeroRate = bytes; zeroRate[16] = 0; zeroRate[17] = 0
+    var vp9 = bytes
+    vp9[10] = UInt8(ascii: "9")
+    #expect(
+        firstError(vp9)
+            == .invalidField(format: "IVF", offset: 8, field: "codec FourCC (only VP80 is supported)", value: "VP90")
+    )
+    var zeroRate = bytes
+    zeroRate[16] = 0
+    zeroRate[17] = 0
     if case .invalidField(_, 16, _, _)? = firstError(zeroRate) {} else { Issue.record("zero time base accepted") }
-    #expect(firstError(Array(bytes.prefix(20))) == .truncated(format: "IVF", offset: 20, expected: "file header (32 bytes at offset 0)"))
+    #expect(
+        firstError(Array(bytes.prefix(20)))
+            == .truncated(format: "IVF", offset: 20, expected: "file header (32 bytes at offset 0)")
+    )
     #expect(firstError(Array("RIFF".utf8)) == .badMagic(format: "IVF", expected: "\"DKIF\""))
-    if case .truncated(format: "IVF", offset: bytes.count - 7, _)? = firstError(Array(bytes.dropLast(7))) {} else { Issue.record("cut frame accepted") }
-    var huge = bytes; huge[35] = 0x7F
-    #expect(firstError(huge) == .invalidField(format: "IVF", offset: 32, field: "frame size", value: "\(Int(huge[32]) | Int(huge[33]) << 8 | Int(huge[34]) << 16 | 0x7F << 24)"))
+    if case .truncated(format: "IVF", offset: bytes.count - 7, _)? = firstError(Array(bytes.dropLast(7))) {
+    } else {
+        Issue.record("cut frame accepted")
+    }
+    var huge = bytes
+    huge[35] = 0x7F
+    #expect(
+        firstError(huge)
+            == .invalidField(
+                format: "IVF",
+                offset: 32,
+                field: "frame size",
+                value: "\(Int(huge[32]) | Int(huge[33]) << 8 | Int(huge[34]) << 16 | 0x7F << 24)"
+            )
+    )
     // Random damage to headers and frame sizes ends in an error or a clean end, never a trap.
     var state: UInt32 = 17
     for _ in 0..<100 {

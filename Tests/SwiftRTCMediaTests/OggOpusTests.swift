@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import SwiftRTCRTP
 import SwiftRTCCodecs
+import SwiftRTCRTP
+import Testing
+
 @testable import SwiftRTCMedia
 
 private func readAll(_ path: String) throws -> (OggOpusReader, [EncodedFrame]) {
@@ -38,14 +39,20 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     #expect(read == frames)
     #expect(back.granulePosition == Int64(frames.count * 960))
     // ffmpeg decodes it cleanly to the same length (pre-skip dropped).
-    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,channels,duration_ts", "-of", "csv=p=0", copy])
+    let probe = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-show_entries", "stream=codec_name,channels,duration_ts", "-of", "csv=p=0", copy]
+    )
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "opus,2,\(frames.count * 960)")
     let decodeErrors = try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", copy, "-f", "null", "-"])
     #expect(decodeErrors.isEmpty)
     // 2 s in pages of 200 ms: header pages + about 10 audio pages, each with a valid CRC.
     var pages = try OggPageReader(path: copy)
     var count = 0, eos = 0
-    while let (page, _) = try pages.readPage() { count += 1; if page.flags.contains(.endOfStream) { eos += 1 } }
+    while let (page, _) = try pages.readPage() {
+        count += 1
+        if page.flags.contains(.endOfStream) { eos += 1 }
+    }
     #expect((11...13).contains(count) && eos == 1)
 }
 
@@ -53,9 +60,16 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     let directory = try temporaryDirectory()
     let (source, packets) = try readAll(try await makeOggOpus(in: directory, seconds: 3))
     // Pretend the decoded audio was 1 s silence, 1 s speech, 1 s silence.
-    let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
+    let pcm = frames(
+        of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000)
+            + [Int16](repeating: 0, count: 48_000 + 960 * 4)
+    )
     let trimmed = directory + "/trimmed.opus"
-    let writer = try OggOpusWriter(path: trimmed, head: source.head, trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100))
+    let writer = try OggOpusWriter(
+        path: trimmed,
+        head: source.head,
+        trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100)
+    )
     for (frame, audio) in zip(packets, pcm) { try writer.write(frame, pcm: audio) }
     try writer.close()
     let (_, kept) = try readAll(trimmed)
@@ -77,16 +91,34 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     }
     #expect(firstError(bytes) == nil)
     #expect(firstError([]) == .badMagic(format: "Ogg", expected: "\"OggS\""))
-    var magic = bytes; magic[0] = UInt8(ascii: "o")
+    var magic = bytes
+    magic[0] = UInt8(ascii: "o")
     #expect(firstError(magic) == .badMagic(format: "Ogg", expected: "\"OggS\""))
-    var crc = bytes; crc[crc.count - 10] ^= 0x01
-    guard case .checksumMismatch(format: "Ogg", offset: let offset)? = firstError(crc) else { Issue.record("CRC error missed"); return }
+    var crc = bytes
+    crc[crc.count - 10] ^= 0x01
+    guard case .checksumMismatch(format: "Ogg", offset: let offset)? = firstError(crc) else {
+        Issue.record("CRC error missed")
+        return
+    }
     #expect(offset > 0 && offset < bytes.count)
-    if case .truncated(format: "Ogg", _, _)? = firstError(Array(bytes.dropLast(5))) {} else { Issue.record("cut page accepted") }
-    var version = bytes; version[4] = 1
-    #expect(firstError(version) == .invalidField(format: "Ogg", offset: 4, field: "stream structure version", value: "1"))
+    if case .truncated(format: "Ogg", _, _)? = firstError(Array(bytes.dropLast(5))) {
+    } else {
+        Issue.record("cut page accepted")
+    }
+    var version = bytes
+    version[4] = 1
+    #expect(
+        firstError(version) == .invalidField(format: "Ogg", offset: 4, field: "stream structure version", value: "1")
+    )
     // A valid page holding something other than OpusHead.
-    let vorbis = OggPage(flags: .beginningOfStream, granulePosition: 0, serialNumber: 1, sequenceNumber: 0, segmentTable: [7], body: Array("\u{1}vorbis".utf8))
+    let vorbis = OggPage(
+        flags: .beginningOfStream,
+        granulePosition: 0,
+        serialNumber: 1,
+        sequenceNumber: 0,
+        segmentTable: [7],
+        body: Array("\u{1}vorbis".utf8)
+    )
     #expect(firstError(vorbis.serialized) == .badMagic(format: "Ogg Opus", expected: "an \"OpusHead\" packet first"))
     // Random corruption of the body never crashes (CRC catches it).
     var state: UInt32 = 5
@@ -106,7 +138,11 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     let stored = UInt32(page[22]) | UInt32(page[23]) << 8 | UInt32(page[24]) << 16 | UInt32(page[25]) << 24
     for i in 22..<26 { page[i] = 0 }
     #expect(OggCRC.checksum(page) == stored)
-    #expect(OpusPacket.sampleCount([0xFC]) == 960 && OpusPacket.sampleCount([0x18]) == 2880 && OpusPacket.sampleCount([0x03]) == nil && OpusPacket.sampleCount([0x1B, 0x03]) == nil && OpusPacket.sampleCount([0xF9]) == 1920)
+    #expect(
+        OpusPacket.sampleCount([0xFC]) == 960 && OpusPacket.sampleCount([0x18]) == 2880
+            && OpusPacket.sampleCount([0x03]) == nil && OpusPacket.sampleCount([0x1B, 0x03]) == nil
+            && OpusPacket.sampleCount([0xF9]) == 1920
+    )
 }
 
 @Test func oggOpusWriterFillsTimestampGapsSoTimingHolds() async throws {
@@ -126,10 +162,16 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     #expect(read.map(\.timestamp) == frames.map(\.timestamp))
     let fillers = read.enumerated().filter { $0.element.data == [0xFC] }.map(\.offset)
     #expect(fillers == Array(20..<30) + [50])
-    #expect(read.enumerated().filter { $0.element.data != [0xFC] }.map(\.element) == frames.enumerated().filter { !fillers.contains($0.offset) }.map(\.element))
+    #expect(
+        read.enumerated().filter { $0.element.data != [0xFC] }.map(\.element)
+            == frames.enumerated().filter { !fillers.contains($0.offset) }.map(\.element)
+    )
     // ffmpeg decodes the concealed frames without complaint, at full length.
     #expect(try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).isEmpty)
-    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path])
+    let probe = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path]
+    )
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(frames.count * 960)")
     #expect(OggOpusWriter.gapFillers(samples: 1900, stereo: false).map(\.samples) == [960, 480, 240, 120])
 }
@@ -138,13 +180,43 @@ func oggOpusFromFfmpegReadsAsFfprobeSeesIt(channels: Int) async throws {
     // A stream cut from a live one: its first audio page ends at granule 5000 with two
     // 20 ms packets on it, so it starts at 3080 (RFC 7845 section 4.5).
     var tags = [UInt8]()
-    tags.appendASCII("OpusTags"); tags.appendLE32(0); tags.appendLE32(0)
+    tags.appendASCII("OpusTags")
+    tags.appendLE32(0)
+    tags.appendLE32(0)
     let packet: [UInt8] = [0xFC, 1, 2, 3]
     let pages = [
-        OggPage(flags: .beginningOfStream, granulePosition: 0, serialNumber: 7, sequenceNumber: 0, segmentTable: [19], body: OpusHead(channels: 1).packet),
-        OggPage(flags: [], granulePosition: 0, serialNumber: 7, sequenceNumber: 1, segmentTable: [UInt8(tags.count)], body: tags),
-        OggPage(flags: [], granulePosition: 5000, serialNumber: 7, sequenceNumber: 2, segmentTable: [4, 4], body: packet + packet),
-        OggPage(flags: .endOfStream, granulePosition: 5960, serialNumber: 7, sequenceNumber: 3, segmentTable: [4], body: packet),
+        OggPage(
+            flags: .beginningOfStream,
+            granulePosition: 0,
+            serialNumber: 7,
+            sequenceNumber: 0,
+            segmentTable: [19],
+            body: OpusHead(channels: 1).packet
+        ),
+        OggPage(
+            flags: [],
+            granulePosition: 0,
+            serialNumber: 7,
+            sequenceNumber: 1,
+            segmentTable: [UInt8(tags.count)],
+            body: tags
+        ),
+        OggPage(
+            flags: [],
+            granulePosition: 5000,
+            serialNumber: 7,
+            sequenceNumber: 2,
+            segmentTable: [4, 4],
+            body: packet + packet
+        ),
+        OggPage(
+            flags: .endOfStream,
+            granulePosition: 5960,
+            serialNumber: 7,
+            sequenceNumber: 3,
+            segmentTable: [4],
+            body: packet
+        ),
     ]
     let path = try temporaryDirectory() + "/late.opus"
     try writeBytes(pages.flatMap(\.serialized), to: path)

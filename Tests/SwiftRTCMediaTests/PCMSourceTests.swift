@@ -1,6 +1,6 @@
 import SwiftRTCCodecs
-import Testing
 import SwiftRTCMedia
+import Testing
 
 /// ``PCMSource``: any length and any supported rate in, 20 ms 48 kHz frames out, nothing
 /// dropped silently.
@@ -27,14 +27,19 @@ import SwiftRTCMedia
         #expect(frames.allSatisfy { $0.samplesPerChannel == 960 && $0.channels == 1 })
         // 1.01 s is 50.5 frames: the last half frame padded with silence.
         #expect(frames.count == 51)
-        #expect(frames.map(\.timestamp) == (0 ..< 51).map { UInt64($0 * 960) })
+        #expect(frames.map(\.timestamp) == (0..<51).map { UInt64($0 * 960) })
         let last = try #require(frames.last)
-        #expect(last.samples.suffix(400).allSatisfy { $0 == 0 } && last.samples.prefix(400).allSatisfy { abs(Int($0) - 1000) < 20 })
+        #expect(
+            last.samples.suffix(400).allSatisfy { $0 == 0 }
+                && last.samples.prefix(400).allSatisfy { abs(Int($0) - 1000) < 20 }
+        )
     }
 
     @Test func aPartialChannelGroupIsAnErrorNotADrop() async throws {
         let source = try PCMSource(format: PCMFormat(sampleRate: 16_000, channels: 2))
-        await #expect(throws: PCMSourceError.partialSampleFrame(count: 3, channels: 2)) { try await source.write([1, 2, 3]) }
+        await #expect(throws: PCMSourceError.partialSampleFrame(count: 3, channels: 2)) {
+            try await source.write([1, 2, 3])
+        }
         await source.finish()
         await #expect(throws: PCMSourceError.finished) { try await source.write([1, 2]) }
     }

@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 private func collect(_ source: PushSource<AudioFrame>, pacing: Pacing = .asFastAsPossible) async throws -> [UInt64] {
@@ -59,6 +60,8 @@ private func collect(_ source: PushSource<AudioFrame>, pacing: Pacing = .asFastA
         source.finish()
     }
     var counters: [Int?] = []
-    for try await frame in source.frames(pacing: .asFastAsPossible) { counters.append(TestPatternSource.readFrameCounter(from: frame)) }
+    for try await frame in source.frames(pacing: .asFastAsPossible) {
+        counters.append(TestPatternSource.readFrameCounter(from: frame))
+    }
     #expect(counters == (0..<10).map { $0 })
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCCodecs
+
 @testable import SwiftRTCMedia
 
 /// Synthetic voiced speech: a 120 Hz glottal-like harmonic series (harmonics falling 6 dB per

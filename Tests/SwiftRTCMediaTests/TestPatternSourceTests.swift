@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 @Test(arguments: [(640, 480), (320, 240), (1280, 720), (176, 144)])

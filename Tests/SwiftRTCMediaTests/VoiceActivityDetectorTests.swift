@@ -1,5 +1,6 @@
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 private func decisions(_ samples: [Int16]) -> [Bool] {
@@ -24,10 +25,10 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
         let speech = speechLike(milliseconds: length)
         for i in speech.indices { signal[start * 48 + i] = signal[start * 48 + i] &+ speech[i] }
     }
-    let result = decisions(signal)   // one per 20 ms
+    let result = decisions(signal)  // one per 20 ms
     #expect(!result[0..<50].contains(true))
     #expect(result[50..<125].filter { $0 }.count >= 72)
-    #expect(!result[140..<175].contains(true))      // after the 200 ms hangover
+    #expect(!result[140..<175].contains(true))  // after the 200 ms hangover
     #expect(result[175..<225].filter { $0 }.count >= 48)
     #expect(!result[240..<275].contains(true))
 }

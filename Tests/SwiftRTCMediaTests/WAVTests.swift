@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCCodecs
+import Testing
+
 @testable import SwiftRTCMedia
 
 @Test(arguments: [1, 2])
@@ -18,7 +19,10 @@ func wavRoundTrips(channels: Int) async throws {
     while let frame = reader.readFrame() { read.append(frame) }
     #expect(read == written)
     // ffmpeg agrees on the format and length.
-    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0", path])
+    let probe = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0", path]
+    )
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,48000,\(channels),24000")
 }
 
@@ -26,12 +30,20 @@ func wavRoundTrips(channels: Int) async throws {
 func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let directory = try temporaryDirectory()
     let path = directory + "/in.wav"
-    try await run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(rate):duration=1", "-ac", "2", "-c:a", "pcm_s16le", path])
+    try await run(
+        "/usr/bin/ffmpeg",
+        [
+            "-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(rate):duration=1", "-ac", "2",
+            "-c:a", "pcm_s16le", path,
+        ]
+    )
     var reader = try WAVReader(path: path)
     #expect(reader.format == PCMFormat(sampleRate: rate, channels: 2))
     #expect(abs(reader.sampleCount - 48_000) <= 48_000 / rate + 1)
     var left: [Int16] = []
-    while let frame = reader.readFrame() { left += frame.samples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element) }
+    while let frame = reader.readFrame() {
+        left += frame.samples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+    }
     // 1 kHz for 1 s: 2000 zero crossings at any input rate.
     let crossings = zip(left, left.dropFirst()).prefix(reader.sampleCount - 1).filter { ($0 < 0) != ($1 < 0) }.count
     #expect(abs(crossings - 2000) <= 4)
@@ -41,7 +53,7 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let path = try temporaryDirectory() + "/crash.wav"
     let writer = try WAVWriter(path: path, channels: 1, headerUpdateInterval: .milliseconds(100))
     var tone = ToneGenerator()
-    for _ in 0..<33 { try writer.write(tone.nextFrame()) }   // 660 ms
+    for _ in 0..<33 { try writer.write(tone.nextFrame()) }  // 660 ms
     // Read while the writer is still open, as after a crash: the header covers 600 ms.
     var reader = try WAVReader(path: path)
     #expect(reader.sampleCount == 600 * 48)
@@ -51,8 +63,13 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
 
 @Test func wavWriterTrimsLeadingAndTrailingSilence() throws {
     let path = try temporaryDirectory() + "/trimmed.wav"
-    let writer = try WAVWriter(path: path, channels: 1, trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100))
-    let signal = [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 96_000)
+    let writer = try WAVWriter(
+        path: path,
+        channels: 1,
+        trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100)
+    )
+    let signal =
+        [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 96_000)
     for frame in frames(of: signal) { try writer.write(frame) }
     try writer.close()
     let reader = try WAVReader(path: path)
@@ -70,7 +87,10 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let good = try readBytes(path)
 
     func error(_ bytes: [UInt8]) -> MediaFileError? {
-        do { _ = try WAVReader(bytes: bytes); return nil } catch { return error }
+        do {
+            _ = try WAVReader(bytes: bytes)
+            return nil
+        } catch { return error }
     }
     #expect(error(good) == nil)
     #expect(error([]) == .badMagic(format: "WAV", expected: "\"RIFF\" <size> \"WAVE\""))
@@ -78,18 +98,35 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     // Truncated inside the data chunk, inside the fmt chunk, right after the magic.
     for length in [good.count - 1, 30, 12, 13] {
         guard case .truncated(format: "WAV", _, _)? = error(Array(good.prefix(length))) else {
-            Issue.record("length \(length): \(String(describing: error(Array(good.prefix(length)))))"); continue
+            Issue.record("length \(length): \(String(describing: error(Array(good.prefix(length)))))")
+            continue
         }
     }
-    var float = good; float[20] = 3
-    #expect(error(float) == .invalidField(format: "WAV", offset: 20, field: "format tag (only PCM is supported)", value: "3"))
-    var sixChannels = good; sixChannels[22] = 6
+    var float = good
+    float[20] = 3
+    #expect(
+        error(float)
+            == .invalidField(format: "WAV", offset: 20, field: "format tag (only PCM is supported)", value: "3")
+    )
+    var sixChannels = good
+    sixChannels[22] = 6
     #expect(error(sixChannels) == .invalidField(format: "WAV", offset: 22, field: "channel count", value: "6"))
-    var eightBit = good; eightBit[34] = 8
-    if case .invalidField(_, _, let field, _)? = error(eightBit) { #expect(field.contains("bits")) } else { Issue.record("8-bit accepted") }
-    var oddSize = good; oddSize[40] = 3
-    if case .invalidField(_, _, let field, _)? = error(oddSize) { #expect(field.contains("data size")) } else { Issue.record("odd size accepted") }
-    var hugeSize = good; hugeSize[43] = 0x7F
+    var eightBit = good
+    eightBit[34] = 8
+    if case .invalidField(_, _, let field, _)? = error(eightBit) {
+        #expect(field.contains("bits"))
+    } else {
+        Issue.record("8-bit accepted")
+    }
+    var oddSize = good
+    oddSize[40] = 3
+    if case .invalidField(_, _, let field, _)? = error(oddSize) {
+        #expect(field.contains("data size"))
+    } else {
+        Issue.record("odd size accepted")
+    }
+    var hugeSize = good
+    hugeSize[43] = 0x7F
     if case .truncated? = error(hugeSize) {} else { Issue.record("oversized data accepted") }
     // Random garbage after a valid magic never crashes.
     var state: UInt32 = 99
@@ -109,13 +146,27 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     var tone = ToneGenerator(frequency: 500, channels: 2)
     let frame = tone.nextFrame()
     var bytes = [UInt8]()
-    bytes.appendASCII("RIFF"); bytes.appendLE32(0xFFFF_FFFF); bytes.appendASCII("WAVE")
-    bytes.appendASCII("fmt "); bytes.appendLE32(40); bytes.appendLE16(0xFFFE); bytes.appendLE16(2)
-    bytes.appendLE32(48_000); bytes.appendLE32(192_000); bytes.appendLE16(4); bytes.appendLE16(16)
-    bytes.appendLE16(22); bytes.appendLE16(16); bytes.appendLE32(3)
-    bytes.appendLE16(1); bytes += [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
-    bytes.appendASCII("LIST"); bytes.appendLE32(3); bytes += [1, 2, 3, 0]   // odd chunk, padded
-    bytes.appendASCII("data"); bytes.appendLE32(0xFFFF_FFFF)
+    bytes.appendASCII("RIFF")
+    bytes.appendLE32(0xFFFF_FFFF)
+    bytes.appendASCII("WAVE")
+    bytes.appendASCII("fmt ")
+    bytes.appendLE32(40)
+    bytes.appendLE16(0xFFFE)
+    bytes.appendLE16(2)
+    bytes.appendLE32(48_000)
+    bytes.appendLE32(192_000)
+    bytes.appendLE16(4)
+    bytes.appendLE16(16)
+    bytes.appendLE16(22)
+    bytes.appendLE16(16)
+    bytes.appendLE32(3)
+    bytes.appendLE16(1)
+    bytes += [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+    bytes.appendASCII("LIST")
+    bytes.appendLE32(3)
+    bytes += [1, 2, 3, 0]  // odd chunk, padded
+    bytes.appendASCII("data")
+    bytes.appendLE32(0xFFFF_FFFF)
     bytes += frame.samples.littleEndianBytes
     var reader = try WAVReader(bytes: bytes)
     #expect(reader.format == PCMFormat(sampleRate: 48_000, channels: 2))
@@ -130,17 +181,20 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let path = try temporaryDirectory() + "/speech-16k.wav"
     var tone = ToneGenerator(frequency: 700, amplitude: 0.3, channels: 2)
     let writer = try WAVWriter(path: path, channels: 1, sampleRate: 16_000)
-    for _ in 0 ..< 50 { try writer.write(tone.nextFrame()) }
+    for _ in 0..<50 { try writer.write(tone.nextFrame()) }
     try writer.close()
     var reader = try WAVReader(path: path)
     #expect(reader.format == PCMFormat(sampleRate: 16_000, channels: 1))
     #expect(abs(reader.sampleCount - 48_000) <= 48, "1 s at 16 kHz, read back as 48 kHz samples: \(reader.sampleCount)")
     var samples: [Double] = []
     while let frame = reader.readFrame() { samples += frame.samples.map(Double.init) }
-    let middle = Array(samples[4_800 ..< 43_200])
+    let middle = Array(samples[4_800..<43_200])
     var crossings = 0
-    for i in 1 ..< middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
+    for i in 1..<middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
     #expect(abs(Double(crossings) / 2 / 0.8 - 700) < 3)
-    let probe = try await run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=sample_rate,channels", "-of", "csv=p=0", path])
+    let probe = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-show_entries", "stream=sample_rate,channels", "-of", "csv=p=0", path]
+    )
     #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "16000,1")
 }

@@ -2,6 +2,7 @@ import Foundation
 import SwiftRTCCodecs
 import SwiftRTCRTP
 import Testing
+
 @testable import SwiftRTCMedia
 
 /// ``WebMReader`` on WebM files from ffmpeg (libvpx, libopus) and from our own
@@ -12,9 +13,14 @@ import Testing
     /// 2 s of ffmpeg's test pattern (15 fps, 160x120, a keyframe every 10 frames) and a tone.
     static func ffmpegWebM(in directory: String) async throws -> String {
         let path = directory + "/ffmpeg.webm"
-        _ = try await run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=2",
-                                            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
-                                            "-c:v", "libvpx", "-g", "10", "-b:v", "200k", "-c:a", "libopus", "-frame_duration", "20", path])
+        _ = try await run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=2",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
+                "-c:v", "libvpx", "-g", "10", "-b:v", "200k", "-c:a", "libopus", "-frame_duration", "20", path,
+            ]
+        )
         return path
     }
 
@@ -34,13 +40,21 @@ import Testing
         #expect(frames.count == 30 && frames.allSatisfy { $0.codec == .vp8 })
         #expect(frames.enumerated().filter { $0.element.isKeyframe }.map(\.offset) == [0, 10, 20])
         // 15 fps on the 90 kHz clock, to WebM's millisecond precision.
-        #expect(frames.enumerated().allSatisfy { abs(Int($1.timestamp) - $0 * 6000) <= 90 }, "\(frames.map(\.timestamp))")
+        #expect(
+            frames.enumerated().allSatisfy { abs(Int($1.timestamp) - $0 * 6000) <= 90 },
+            "\(frames.map(\.timestamp))"
+        )
         let probed = try await probePackets(path).filter { $0.size > 0 }
-        #expect(frames.map(\.data.count).sorted() == probed.map(\.size).filter { frames.map(\.data.count).contains($0) }.sorted())
+        #expect(
+            frames.map(\.data.count).sorted()
+                == probed.map(\.size).filter { frames.map(\.data.count).contains($0) }.sorted()
+        )
         let audio = try Self.readAll(WebMReader(path: path, track: .audio))
         #expect(audio.count >= 100 && audio.allSatisfy { $0.codec == .opus })
-        #expect(zip(audio, audio.dropFirst()).allSatisfy { abs(Int($1.timestamp) - Int($0.timestamp) - 960) <= 48 },
-                "20 ms Opus frames on the 48 kHz clock: \(audio.prefix(8).map(\.timestamp))")
+        #expect(
+            zip(audio, audio.dropFirst()).allSatisfy { abs(Int($1.timestamp) - Int($0.timestamp) - 960) <= 48 },
+            "20 ms Opus frames on the 48 kHz clock: \(audio.prefix(8).map(\.timestamp))"
+        )
     }
 
     @Test func readsWhatOurRecorderWrote() async throws {
@@ -49,7 +63,12 @@ import Testing
         var sent: [EncodedFrame] = []
         while let frame = try ivf.readFrame() { sent.append(frame) }
         let path = directory + "/ours.webm"
-        let recorder = try WebMRecorder(path: path, audio: nil, video: .init(width: 320, height: 240), trackStart: .zero)
+        let recorder = try WebMRecorder(
+            path: path,
+            audio: nil,
+            video: .init(width: 320, height: 240),
+            trackStart: .zero
+        )
         for frame in sent { try recorder.write(frame) }
         try recorder.close()
         #expect(try WebMReader.tracks(in: path) == [.video])

@@ -1,9 +1,10 @@
 import Foundation
+import SwiftRTCCodecs
 import SwiftRTCCore
+import SwiftRTCRTP
 import TestScheduling
 import Testing
-import SwiftRTCRTP
-import SwiftRTCCodecs
+
 @testable import SwiftRTCMedia
 
 private func readFrames<Source: MediaSource>(_ source: Source) throws -> [Source.Frame] {
@@ -14,12 +15,17 @@ private func readFrames<Source: MediaSource>(_ source: Source) throws -> [Source
 
 /// Audio and video frames merged in presentation order, as a receiver would see them.
 private func interleaved(_ audio: [EncodedFrame], _ video: [EncodedFrame]) -> [EncodedFrame] {
-    (audio + video).sorted { Double($0.timestamp) / Double($0.codec.clockRate) < Double($1.timestamp) / Double($1.codec.clockRate) }
+    (audio + video).sorted {
+        Double($0.timestamp) / Double($0.codec.clockRate) < Double($1.timestamp) / Double($1.codec.clockRate)
+    }
 }
 
 /// ffprobe's view of a file: the format section and one dictionary per stream.
 private func probe(_ path: String) async throws -> (format: [String: Any], streams: [[String: Any]]) {
-    let json = try await run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_format", "-show_streams", "-of", "json", path])
+    let json = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-count_packets", "-show_format", "-show_streams", "-of", "json", path]
+    )
     let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
     return (object["format"] as? [String: Any] ?? [:], object["streams"] as? [[String: Any]] ?? [])
 }
@@ -28,7 +34,9 @@ private func stream(_ codec: String, in streams: [[String: Any]]) -> [String: An
     streams.first { $0["codec_name"] as? String == codec } ?? [:]
 }
 
-private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double.init) ?? (value as? Double) ?? (value as? Int).map(Double.init) ?? .nan }
+private func number(_ value: Any?) -> Double {
+    (value as? String).flatMap(Double.init) ?? (value as? Double) ?? (value as? Int).map(Double.init) ?? .nan
+}
 
 @Test func webmRecordingHasBothTracksInSyncForFfprobe() async throws {
     let directory = try temporaryDirectory()
@@ -38,7 +46,12 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     let audioReader = try OggOpusReader(path: opus)
     let audio = try readFrames(audioReader)
     let path = directory + "/call.webm"
-    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240), trackStart: .zero)
+    let recorder = try WebMRecorder(
+        path: path,
+        audio: audioReader.head,
+        video: .init(width: 320, height: 240),
+        trackStart: .zero
+    )
     for frame in interleaved(audio, video) { try recorder.write(frame) }
     try recorder.close()
     #expect(recorder.skippedFrames == 0)
@@ -56,8 +69,11 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     // the pre-skip as Matroska CodecDelay (312 samples = 6.5 ms), which ffprobe shows as a
     // start 7 ms early and the decoder drops, so audio plays from 0 too.
     #expect(abs(number(opusStream["start_time"]) + 0.007) < 0.0005 && abs(number(vp8Stream["start_time"])) < 0.0005)
-    let videoTimes = try await run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
-        .split(separator: "\n").compactMap { Double($0) }
+    let videoTimes = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]
+    )
+    .split(separator: "\n").compactMap { Double($0) }
     #expect(videoTimes.count == 60 && abs((videoTimes.last ?? 0) - 59.0 / 30) < 0.002)
 
     // The recording decodes: every VP8 frame still shows its counter, the audio without errors.
@@ -71,7 +87,10 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
 
     // Pass-through: ffmpeg copies the same bytes back out of the WebM, frame for frame.
     let videoBack = directory + "/back.ivf", audioBack = directory + "/back.opus"
-    try await run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack])
+    try await run(
+        "/usr/bin/ffmpeg",
+        ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", videoBack, "-map", "0:a", "-c", "copy", audioBack]
+    )
     #expect(try readFrames(try IVFReader(path: videoBack)).map(\.data) == video.map(\.data))
     #expect(try readFrames(try OggOpusReader(path: audioBack)).map(\.data) == audio.map(\.data))
 
@@ -91,14 +110,24 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
     let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240))
     // Video joins half a second after audio; a non-keyframe first and a stale frame are skipped.
     try recorder.write(video[1], at: .milliseconds(400))
-    for frame in interleaved(audio, video.map { var f = $0; f.timestamp &+= 45_000; return f }) {
-        try recorder.write(frame, at: .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(frame.codec.clockRate)))
+    for frame in interleaved(
+        audio,
+        video.map {
+            var f = $0
+            f.timestamp &+= 45_000
+            return f
+        }
+    ) {
+        try recorder.write(
+            frame,
+            at: .nanoseconds(Int64(frame.timestamp) * 1_000_000_000 / Int64(frame.codec.clockRate))
+        )
     }
     try recorder.write(video[0], at: .milliseconds(10))
     try recorder.close()
     #expect(recorder.skippedFrames == 2)
     let streams = try await probe(path).streams
-    #expect(abs(number(stream("opus", in: streams)["start_time"]) + 0.007) < 0.0005)   // pre-skip, see above
+    #expect(abs(number(stream("opus", in: streams)["start_time"]) + 0.007) < 0.0005)  // pre-skip, see above
     #expect(abs(number(stream("vp8", in: streams)["start_time"]) - 0.5) < 0.001)
     #expect(throws: MediaFileError.self) { try recorder.write(audio[0]) }
 }
@@ -111,13 +140,17 @@ private func number(_ value: Any?) -> Double { (value as? String).flatMap(Double
         try recorder.write(EncodedFrame(codec: .vp8, data: [0x10], timestamp: 0, isKeyframe: true))
     }
     try recorder.close()
-    #expect(throws: MediaFileError.self) { try WebMRecorder(path: "/nonexistent-dir/x.webm", audio: OpusHead(channels: 1), video: nil) }
+    #expect(throws: MediaFileError.self) {
+        try WebMRecorder(path: "/nonexistent-dir/x.webm", audio: OpusHead(channels: 1), video: nil)
+    }
 }
 
 /// The `swiftrtc-record` executable beside the test bundle.
 private var recordExecutable: URL {
     var url = Bundle.main.bundleURL
-    while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent("swiftrtc-record").path) {
+    while url.pathComponents.count > 1,
+        !FileManager.default.fileExists(atPath: url.appendingPathComponent("swiftrtc-record").path)
+    {
         url.deleteLastPathComponent()
     }
     return url.appendingPathComponent("swiftrtc-record")
@@ -125,7 +158,7 @@ private var recordExecutable: URL {
 
 @Test(.realTime) func webmRecordingKilledMidwayStaysPlayable() async throws {
     let directory = try temporaryDirectory()
-    let ivf = try await makeIVF(in: directory, count: 180)          // 6 s
+    let ivf = try await makeIVF(in: directory, count: 180)  // 6 s
     let opus = try await makeOggOpus(in: directory, seconds: 6)
     let path = directory + "/killed.webm"
     let process = Process()
@@ -145,8 +178,14 @@ private var recordExecutable: URL {
 
     // Everything up to the last closed cluster (1 s) is there and decodes.
     let streams = try await probe(path).streams
-    let videoPackets = Int(number(stream("vp8", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("vp8", in: streams)["nb_read_packets"]))
-    let audioPackets = Int(number(stream("opus", in: streams)["nb_read_packets"]).isNaN ? 0 : number(stream("opus", in: streams)["nb_read_packets"]))
+    let videoPackets = Int(
+        number(stream("vp8", in: streams)["nb_read_packets"]).isNaN
+            ? 0 : number(stream("vp8", in: streams)["nb_read_packets"])
+    )
+    let audioPackets = Int(
+        number(stream("opus", in: streams)["nb_read_packets"]).isNaN
+            ? 0 : number(stream("opus", in: streams)["nb_read_packets"])
+    )
     // At least the first closed second; fewer than the whole 6 s (180 frames, 300 packets),
     // however late the kill came on a loaded machine.
     #expect((40..<180).contains(videoPackets), "video packets: \(videoPackets)")
@@ -162,10 +201,18 @@ private var recordExecutable: URL {
     let audioReader = try OggOpusReader(path: try await makeOggOpus(in: directory, seconds: 3))
     let audio = try readFrames(audioReader)
     // The decoded audio: 1 s silence, 1 s speech, 1 s silence.
-    let pcm = frames(of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000) + [Int16](repeating: 0, count: 48_000 + 960 * 4))
+    let pcm = frames(
+        of: [Int16](repeating: 0, count: 48_000) + speechLike(milliseconds: 1000)
+            + [Int16](repeating: 0, count: 48_000 + 960 * 4)
+    )
     let path = directory + "/trimmed.webm"
-    let recorder = try WebMRecorder(path: path, audio: audioReader.head, video: .init(width: 320, height: 240), trackStart: .zero,
-                                    trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100))
+    let recorder = try WebMRecorder(
+        path: path,
+        audio: audioReader.head,
+        video: .init(width: 320, height: 240),
+        trackStart: .zero,
+        trimming: SilenceTrimming(preRollMilliseconds: 100, postRollMilliseconds: 100)
+    )
     for frame in interleaved(audio, video) {
         try recorder.write(frame, pcm: frame.codec == .opus ? pcm[Int(frame.timestamp) / 960] : nil)
     }
@@ -230,7 +277,7 @@ private var recordExecutable: URL {
     let step: UInt32 = 50 * 90_000
     let frames = 30 * 3600 / 50 + 1
     var timestamp = UInt32.max - 10 * step  // wraps on the way, too
-    for _ in 0 ..< frames {
+    for _ in 0..<frames {
         var frame = keyframe
         frame.timestamp = timestamp
         try recorder.write(frame)
@@ -238,8 +285,11 @@ private var recordExecutable: URL {
     }
     try recorder.close()
     #expect(recorder.timestampJumps == 0 && recorder.skippedFrames == 0)
-    let times = try await run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
-        .split(separator: "\n").compactMap { Double($0) }
+    let times = try await run(
+        "/usr/bin/ffprobe",
+        ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]
+    )
+    .split(separator: "\n").compactMap { Double($0) }
     #expect(times.count == frames)
     #expect(abs((times.last ?? 0) - 30 * 3600) < 0.01)
 }

@@ -1,10 +1,11 @@
 import Foundation
-import TestScheduling
-import Testing
-import SwiftRTCMedia
 import SwiftRTCCongestion
+import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
+import TestScheduling
+import Testing
+
 @testable import SwiftRTCPeer
 
 /// Congestion control end to end over loopback: transport-cc negotiated and flowing, the
@@ -22,10 +23,12 @@ import SwiftRTCSDP
     static func sample(_ pc: PeerConnection, since start: ContinuousClock.Instant) async -> Sample {
         let report = await pc.stats()
         let video = report.first(.outboundRTP, kind: "video")
-        return Sample(time: (ContinuousClock.now - start).seconds,
-                      estimate: report.all(.candidatePair).first?.number("availableOutgoingBitrate") ?? 0,
-                      videoTarget: video?.number("targetBitrate") ?? 0,
-                      videoBytes: video?.number("bytesSent") ?? 0)
+        return Sample(
+            time: (ContinuousClock.now - start).seconds,
+            estimate: report.all(.candidatePair).first?.number("availableOutgoingBitrate") ?? 0,
+            videoTarget: video?.number("targetBitrate") ?? 0,
+            videoBytes: video?.number("bytesSent") ?? 0
+        )
     }
 
     /// Samples both sides every 250 ms for `seconds` from connection on.
@@ -42,7 +45,8 @@ import SwiftRTCSDP
 
     /// The video payload rate (bits/s) between the samples nearest `from` and the last.
     static func sentRate(_ samples: [Sample], from: Double) -> Double {
-        guard let first = samples.first(where: { $0.time >= from }), let last = samples.last, last.time > first.time else { return 0 }
+        guard let first = samples.first(where: { $0.time >= from }), let last = samples.last, last.time > first.time
+        else { return 0 }
         return (last.videoBytes - first.videoBytes) * 8 / (last.time - first.time)
     }
 
@@ -66,7 +70,9 @@ import SwiftRTCSDP
         let first = try #require(estimates.first)
         let peak = estimates.max() ?? 0
         let reached = samples.offerer.first { $0.estimate >= 450_000 }?.time
-        print("CC loopback ramp-up: estimate \(Int(first / 1000)) -> \(Int(peak / 1000)) kbit/s, 450 kbit/s (1.5x) after \(reached.map { String(format: "%.2f s", $0) } ?? "-"); video target \(Int((samples.offerer.last?.videoTarget ?? 0) / 1000)) kbit/s; sent \(Int(Self.sentRate(samples.offerer, from: 2) / 1000)) kbit/s")
+        print(
+            "CC loopback ramp-up: estimate \(Int(first / 1000)) -> \(Int(peak / 1000)) kbit/s, 450 kbit/s (1.5x) after \(reached.map { String(format: "%.2f s", $0) } ?? "-"); video target \(Int((samples.offerer.last?.videoTarget ?? 0) / 1000)) kbit/s; sent \(Int(Self.sentRate(samples.offerer, from: 2) / 1000)) kbit/s"
+        )
         print("CC loopback estimates (kbit/s): \(estimates.map { Int($0 / 1000) })")
         #expect(first <= 400_000, "starts near 300 kbit/s")
         // The test pattern is simple: VP8 sends about 270 kbit/s of it whatever the target,
@@ -81,8 +87,12 @@ import SwiftRTCSDP
     @Test func videoCapAndRemoteBandwidthLine() async throws {
         var capped = LoopbackCall.configuration
         capped.maxVideoBitrateKbps = 300
-        let call = try await LoopbackCall.start(width: 640, height: 480, framesPerSecond: 30,
-                                                configurations: (capped, LoopbackCall.configuration))
+        let call = try await LoopbackCall.start(
+            width: 640,
+            height: 480,
+            framesPerSecond: 30,
+            configurations: (capped, LoopbackCall.configuration)
+        )
         guard call.connectedAfter != nil else {
             Issue.record("the call did not connect")
             await call.close()
@@ -97,7 +107,9 @@ import SwiftRTCSDP
         await call.close()
         let offererRate = Self.sentRate(samples.offerer, from: 2)
         let answererRate = Self.sentRate(samples.answerer, from: 2)
-        print("CC loopback cap 300 kbit/s: offerer video sent \(Int(offererRate / 1000)) kbit/s (target max \(Int((samples.offerer.map(\.videoTarget).max() ?? 0) / 1000))), answerer (b=AS:300 from the offer) \(Int(answererRate / 1000)) kbit/s (target max \(Int((samples.answerer.map(\.videoTarget).max() ?? 0) / 1000)))")
+        print(
+            "CC loopback cap 300 kbit/s: offerer video sent \(Int(offererRate / 1000)) kbit/s (target max \(Int((samples.offerer.map(\.videoTarget).max() ?? 0) / 1000))), answerer (b=AS:300 from the offer) \(Int(answererRate / 1000)) kbit/s (target max \(Int((samples.answerer.map(\.videoTarget).max() ?? 0) / 1000)))"
+        )
         #expect(samples.offerer.allSatisfy { $0.videoTarget <= 300_000 })
         #expect(samples.answerer.allSatisfy { $0.videoTarget <= 300_000 })
         #expect(offererRate > 50_000 && offererRate < 300_000)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SwiftRTCCongestion
 import SwiftRTCRTP
 import SwiftRTCSDP
+import Testing
+
 @testable import SwiftRTCPeer
 
 /// The transport's congestion controller without a network: stamping, transport-cc and REMB
@@ -14,7 +15,10 @@ import SwiftRTCSDP
     static func packet(size: Int, sequence: UInt16, time: Double) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: size + 64)
         let length = try bytes.withUnsafeMutableBytes { buffer in
-            var writer = try RTPPacketWriter(into: buffer, header: RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 0x1234))
+            var writer = try RTPPacketWriter(
+                into: buffer,
+                header: RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 0x1234)
+            )
             try writer.appendExtension(AbsSendTime(value: UInt32(time * Double(1 << 18)) & 0xFF_FFFF), id: 2)
             try writer.appendExtension(TransportSequenceNumber(value: 0), id: 3)
             let payload = [UInt8](repeating: 0xAB, count: size - 24)
@@ -24,15 +28,25 @@ import SwiftRTCSDP
         return Array(bytes[..<length])
     }
 
-    static let transportCC = CongestionController.Setup(transportSequenceID: 3, absSendTimeID: 2, transportFeedback: true, remb: false)
-    static let remb = CongestionController.Setup(transportSequenceID: nil, absSendTimeID: 2, transportFeedback: false, remb: true)
+    static let transportCC = CongestionController.Setup(
+        transportSequenceID: 3,
+        absSendTimeID: 2,
+        transportFeedback: true,
+        remb: false
+    )
+    static let remb = CongestionController.Setup(
+        transportSequenceID: nil,
+        absSendTimeID: 2,
+        transportFeedback: false,
+        remb: true
+    )
 
     /// Stamping writes consecutive transport-wide numbers into the packets, as sent.
     @Test func stampsConsecutiveNumbers() throws {
         let controller = CongestionController()
         controller.configure(Self.transportCC, caps: .init())
         var numbers: [UInt16] = []
-        for i in 0 ..< 3 {
+        for i in 0..<3 {
             var bytes = try Self.packet(size: 200, sequence: UInt16(i), time: 0)
             let count = bytes.count
             bytes.withUnsafeMutableBytes { controller.stamp($0, length: count) }
@@ -51,7 +65,7 @@ import SwiftRTCSDP
         var feedbacks = 0
         // 2 s of 1200-byte packets every 8 ms (1.2 Mbit/s), arriving 20 ms later, feedback asked
         // for every 104 ms (at 1.2 Mbit/s its interval is the shortest, 100 ms).
-        for i in 0 ..< 250 {
+        for i in 0..<250 {
             var bytes = try Self.packet(size: 1200, sequence: UInt16(i), time: Double(i) * 0.008)
             let count = bytes.count
             bytes.withUnsafeMutableBytes { sender.stamp($0, length: count) }
@@ -68,7 +82,9 @@ import SwiftRTCSDP
         #expect(feedbacks >= 15)
         #expect(sender.availableOutgoingBitrate != start)
         #expect(sender.targetBitrate(for: .video) >= BitrateAllocation.minimumVideoBitrate)
-        #expect(sender.targetBitrate(for: .video) + sender.targetBitrate(for: .audio) >= sender.availableOutgoingBitrate)
+        #expect(
+            sender.targetBitrate(for: .video) + sender.targetBitrate(for: .audio) >= sender.availableOutgoingBitrate
+        )
     }
 
     /// A goog-remb peer gets REMB with our receive-side estimate; a REMB received bounds the
@@ -77,11 +93,13 @@ import SwiftRTCSDP
         let receiver = CongestionController()
         receiver.configure(Self.remb, caps: .init())
         var rembs: [ReceiverEstimatedMaximumBitrate] = []
-        for i in 0 ..< 200 {
+        for i in 0..<200 {
             let bytes = try Self.packet(size: 1000, sequence: UInt16(i), time: Double(i) * 0.01)
             try bytes.withRTP { receiver.received($0, arrival: Double(i) * 0.01) }
             if i % 10 == 9 {
-                for case .remb(let remb) in receiver.makeFeedback(senderSSRC: 9, now: Double(i) * 0.01) { rembs.append(remb) }
+                for case .remb(let remb) in receiver.makeFeedback(senderSSRC: 9, now: Double(i) * 0.01) {
+                    rembs.append(remb)
+                }
             }
         }
         #expect(!rembs.isEmpty && rembs.count <= 3)
@@ -109,24 +127,24 @@ import SwiftRTCSDP
         configuration.maxAudioBitrateKbps = 20
         let pc = try PeerConnection(configuration: configuration)
         let sdp = """
-        v=0\r
-        o=- 1 1 IN IP4 127.0.0.1\r
-        s=-\r
-        b=AS:2000\r
-        t=0 0\r
-        m=audio 9 UDP/TLS/RTP/SAVPF 111\r
-        c=IN IP4 0.0.0.0\r
-        b=AS:64\r
-        a=mid:0\r
-        a=rtpmap:111 opus/48000/2\r
-        m=video 9 UDP/TLS/RTP/SAVPF 96\r
-        c=IN IP4 0.0.0.0\r
-        b=AS:500\r
-        b=TIAS:450000\r
-        a=mid:1\r
-        a=rtpmap:96 VP8/90000\r
+            v=0\r
+            o=- 1 1 IN IP4 127.0.0.1\r
+            s=-\r
+            b=AS:2000\r
+            t=0 0\r
+            m=audio 9 UDP/TLS/RTP/SAVPF 111\r
+            c=IN IP4 0.0.0.0\r
+            b=AS:64\r
+            a=mid:0\r
+            a=rtpmap:111 opus/48000/2\r
+            m=video 9 UDP/TLS/RTP/SAVPF 96\r
+            c=IN IP4 0.0.0.0\r
+            b=AS:500\r
+            b=TIAS:450000\r
+            a=mid:1\r
+            a=rtpmap:96 VP8/90000\r
 
-        """
+            """
         let remote = try SessionDescription(parsing: sdp)
         let caps = await pc.bandwidthCaps(remote: remote)
         #expect(caps.audio == 20_000)

@@ -1,8 +1,9 @@
-import Synchronization
 import SwiftRTCDTLS
 import SwiftRTCMedia
+import Synchronization
 import TestScheduling
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// Loses the first `times` DTLS datagrams that start with a ChangeCipherSpec record (content
@@ -33,7 +34,12 @@ final class LastFlightLoss: Sendable {
     func mediaBeforeKeyingIsKept(flightsLost: Int) async throws {
         let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
         let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
-        defer { Task { await offerer.close(); await answerer.close() } }
+        defer {
+            Task {
+                await offerer.close()
+                await answerer.close()
+            }
+        }
         let audio = MediaStreamTrack(kind: .audio), video = MediaStreamTrack(kind: .video)
         audio.play(ToneGenerator(frequency: 440, amplitude: 0.3))
         video.play(TestPatternSource(width: 160, height: 120, framesPerSecond: 30))
@@ -43,13 +49,18 @@ final class LastFlightLoss: Sendable {
         media.follow(await answerer.remoteTracks())
 
         let loss = LastFlightLoss(times: flightsLost)
-        try await LoopbackCall.exchange(offerer: offerer, answerer: answerer, answering: { answer in
-            // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost.
-            try #require(answer.sdp.contains("a=setup:active"))
-            await answerer.setIncomingDrop { loss.drops($0) }
-        })
+        try await LoopbackCall.exchange(
+            offerer: offerer,
+            answerer: answerer,
+            answering: { answer in
+                // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost.
+                try #require(answer.sdp.contains("a=setup:active"))
+                await answerer.setIncomingDrop { loss.drops($0) }
+            }
+        )
 
-        let offererConnected = await LoopbackCall.waitConnected(offerer), answererConnected = await LoopbackCall.waitConnected(answerer)
+        let offererConnected = await LoopbackCall.waitConnected(offerer),
+            answererConnected = await LoopbackCall.waitConnected(answerer)
         #expect(offererConnected && answererConnected)
         #expect(loss.lost.load(ordering: .relaxed) > flightsLost, "every lost flight was sent again")
         #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 60 && $0.audioFrames >= 100 } })
@@ -59,7 +70,10 @@ final class LastFlightLoss: Sendable {
         let resends = server.lastFlightResends
         try await Task.sleep(for: .seconds(1.2))
         #expect(server.lastFlightResends == resends)
-        #expect(resends < DtlsTransport.maximumLastFlightResends, "the client's media, not the limit, stopped the \(resends) resends")
+        #expect(
+            resends < DtlsTransport.maximumLastFlightResends,
+            "the client's media, not the limit, stopped the \(resends) resends"
+        )
 
         let sent = await offerer.stats(), received = await answerer.stats()
         let transport = try #require(received.first(.transport))
@@ -76,11 +90,15 @@ final class LastFlightLoss: Sendable {
         #expect((keyFrames ?? 0) >= 1)
         if flightsLost == 1 { #expect(pliCount == 0 && keyFrames == 1) }
         // Every packet sent arrived but those still in flight (a frame or two of each).
-        let audioSent = try #require(outboundAudio.number("packetsSent")), audioReceived = try #require(inboundAudio.number("packetsReceived"))
+        let audioSent = try #require(outboundAudio.number("packetsSent")),
+            audioReceived = try #require(inboundAudio.number("packetsReceived"))
         #expect(audioSent - audioReceived <= 3, "sent \(audioSent), received \(audioReceived)")
         let outboundVideo = try #require(sent.first(.outboundRTP, kind: "video"))
-        let videoSent = try #require(outboundVideo.number("packetsSent")), videoReceived = try #require(inboundVideo.number("packetsReceived"))
+        let videoSent = try #require(outboundVideo.number("packetsSent")),
+            videoReceived = try #require(inboundVideo.number("packetsReceived"))
         #expect(videoSent - videoReceived <= 6, "sent \(videoSent), received \(videoReceived)")
-        print("early media, last flight lost \(flightsLost) times: audio sent \(audioSent) received \(audioReceived), video sent \(videoSent) received \(videoReceived), pli \(pliCount ?? -1) keyframes \(keyFrames ?? -1)")
+        print(
+            "early media, last flight lost \(flightsLost) times: audio sent \(audioSent) received \(audioReceived), video sent \(videoSent) received \(videoReceived), pli \(pliCount ?? -1) keyframes \(keyFrames ?? -1)"
+        )
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import SwiftRTCRTP
+import Synchronization
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// `track.play(file:loop:)`: a file into a local track in one line, paced in real time, with
@@ -11,7 +12,9 @@ import Testing
 /// is an error at once.
 @Suite(.realTime) struct FilePlaybackTests {
     static func folder(_ name: String = #function) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-playback-\(getpid())-\(name.prefix { $0 != "(" })").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swiftrtc-playback-\(getpid())-\(name.prefix { $0 != "(" })"
+        ).path
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
@@ -21,8 +24,11 @@ import Testing
     static func wav(_ path: String, milliseconds: Int) throws -> String {
         let file = path + "/tone.wav"
         let writer = try WAVWriter(path: file, channels: 1)
-        let resampler = try AudioResampler(from: PCMFormat(sampleRate: 16_000, channels: 1), to: PCMFormat(sampleRate: 48_000, channels: 1))
-        let tone = (0 ..< 16 * milliseconds).map { Int16(8000 * sin(2 * Double.pi * 1000 * Double($0) / 16_000)) }
+        let resampler = try AudioResampler(
+            from: PCMFormat(sampleRate: 16_000, channels: 1),
+            to: PCMFormat(sampleRate: 48_000, channels: 1)
+        )
+        let tone = (0..<16 * milliseconds).map { Int16(8000 * sin(2 * Double.pi * 1000 * Double($0) / 16_000)) }
         try writer.write(AudioFrame(samples: resampler.convert(tone) + resampler.flush(), channels: 1, timestamp: 0))
         try writer.close()
         return file
@@ -48,7 +54,10 @@ import Testing
         }
         let elapsed = ContinuousClock.now - start
         let audio = frames.compactMap { if case .audio(let frame) = $0 { frame } else { nil } }
-        #expect(audio.count == 25 && audio.allSatisfy { $0.samplesPerChannel == 960 }, "0.5 s as 20 ms frames at 48 kHz")
+        #expect(
+            audio.count == 25 && audio.allSatisfy { $0.samplesPerChannel == 960 },
+            "0.5 s as 20 ms frames at 48 kHz"
+        )
         #expect(elapsed > .milliseconds(440) && elapsed < .milliseconds(1500), "paced in real time: \(elapsed)")
     }
 
@@ -64,7 +73,10 @@ import Testing
         await #expect(throws: CancellationError.self) { try await playback?.finished() }
         let timestamps = frames.compactMap { if case .audio(let frame) = $0 { frame.timestamp } else { nil } }
         #expect(timestamps.count >= 30, "three passes of 10 frames and more: \(timestamps.count)")
-        #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 == $0 + 960 }, "one stream across the passes: \(timestamps)")
+        #expect(
+            zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 == $0 + 960 },
+            "one stream across the passes: \(timestamps)"
+        )
     }
 
     @Test func aWebMPlaysItsTrackOfTheTracksKind() async throws {
@@ -72,9 +84,11 @@ import Testing
         let file = folder + "/clip.webm"
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=1",
-                            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
-                            "-c:v", "libvpx", "-b:v", "200k", "-c:a", "libopus", file]
+        ffmpeg.arguments = [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=1",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
+            "-c:v", "libvpx", "-b:v", "200k", "-c:a", "libopus", file,
+        ]
         try ffmpeg.run()
         ffmpeg.waitUntilExit()
         try #require(ffmpeg.terminationStatus == 0)

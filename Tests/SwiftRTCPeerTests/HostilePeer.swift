@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCRTP
+
 @testable import SwiftRTCPeer
 
 #if canImport(Glibc)
@@ -24,15 +25,22 @@ struct HostilePeer {
     static func start() async throws -> HostilePeer? {
         let call = try await LoopbackCall.start()
         let honest = try await LoopbackCall.start()
-        guard call.connectedAfter != nil, honest.connectedAfter != nil, await call.waitForMedia(), await honest.waitForMedia(),
-              let transport = await call.offerer.transport else {
+        guard call.connectedAfter != nil, honest.connectedAfter != nil, await call.waitForMedia(),
+            await honest.waitForMedia(),
+            let transport = await call.offerer.transport
+        else {
             await call.close()
             await honest.close()
             return nil
         }
         let senders = await call.answerer.transceiverList.map(\.sender.ssrc)
-        return HostilePeer(call: call, honest: honest, transport: transport, victimSenders: senders,
-                           buffer: .allocate(byteCount: 2048, alignment: 16))
+        return HostilePeer(
+            call: call,
+            honest: honest,
+            transport: transport,
+            victimSenders: senders,
+            buffer: .allocate(byteCount: 2048, alignment: 16)
+        )
     }
 
     /// Sends `bytes` as one SRTP packet; false if it did not go out.
@@ -57,11 +65,29 @@ struct HostilePeer {
     }
 
     /// An RTP packet (no extensions) with `payload`.
-    static func rtp(payloadType: UInt8, sequence: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool = true, payload: [UInt8]) -> [UInt8] {
+    static func rtp(
+        payloadType: UInt8,
+        sequence: UInt16,
+        timestamp: UInt32,
+        ssrc: UInt32,
+        marker: Bool = true,
+        payload: [UInt8]
+    ) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 12 + payload.count)
         let length = bytes.withUnsafeMutableBytes { raw -> Int in
-            guard var writer = try? RTPPacketWriter(into: raw, header: RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)),
-                  (try? payload.withUnsafeBytes({ try writer.appendPayload($0) })) != nil else { return 0 }
+            guard
+                var writer = try? RTPPacketWriter(
+                    into: raw,
+                    header: RTPHeader(
+                        marker: marker,
+                        payloadType: payloadType,
+                        sequenceNumber: sequence,
+                        timestamp: timestamp,
+                        ssrc: ssrc
+                    )
+                ),
+                (try? payload.withUnsafeBytes({ try writer.appendPayload($0) })) != nil
+            else { return 0 }
             return (try? writer.finish()) ?? 0
         }
         return Array(bytes[..<length])
@@ -98,7 +124,10 @@ struct ProcessFootprint {
     static func now() -> ProcessFootprint {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+                usage.ru_utime.tv_usec + usage.ru_stime.tv_usec
+            ) / 1e6
         var resident = 0
         if let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
             let fields = text.split(separator: " ")

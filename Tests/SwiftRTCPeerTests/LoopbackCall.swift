@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCICE
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCSDP
+import Synchronization
 
 /// What one side decoded from the other.
 final class DecodedMedia: Sendable {
@@ -64,7 +64,9 @@ final class DecodedMedia: Sendable {
 
     /// RMS of the decoded audio, 0...1 of full scale.
     var rms: Double {
-        values.withLock { $0.audioSamples == 0 ? 0 : ($0.audioSumSquares / Double($0.audioSamples)).squareRoot() / 32768 }
+        values.withLock {
+            $0.audioSamples == 0 ? 0 : ($0.audioSumSquares / Double($0.audioSamples)).squareRoot() / 32768
+        }
     }
 
     /// The tone's frequency estimated from zero crossings (two per period), mono 48 kHz.
@@ -93,9 +95,15 @@ struct LoopbackCall {
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
     /// `configurations` replaces the default configuration per side; `munge` may edit the
     /// offer's SDP on its way to the answerer.
-    static func start(frequencies: (Double, Double) = (440, 660), video: Bool = true, width: Int = 160, height: Int = 120,
-                      framesPerSecond: Int = 15, configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil,
-                      munge: @Sendable (String) -> String = { $0 }) async throws -> LoopbackCall {
+    static func start(
+        frequencies: (Double, Double) = (440, 660),
+        video: Bool = true,
+        width: Int = 160,
+        height: Int = 120,
+        framesPerSecond: Int = 15,
+        configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil,
+        munge: @Sendable (String) -> String = { $0 }
+    ) async throws -> LoopbackCall {
         let offerer = try PeerConnection(configuration: configurations?.0 ?? LoopbackCall.configuration)
         let answerer = try PeerConnection(configuration: configurations?.1 ?? LoopbackCall.configuration)
         var tracks: [MediaStreamTrack] = []
@@ -122,18 +130,30 @@ struct LoopbackCall {
         if !connected {
             for (name, pc) in [("offerer", offerer), ("answerer", answerer)] {
                 let transport = await pc.stats().all(.transport).first
-                print("LoopbackCall: \(name) not connected: \(await pc.connectionState) ice \(await pc.iceConnectionState) transport \(transport?.values ?? [:])")
+                print(
+                    "LoopbackCall: \(name) not connected: \(await pc.connectionState) ice \(await pc.iceConnectionState) transport \(transport?.values ?? [:])"
+                )
             }
         }
-        return LoopbackCall(offerer: offerer, answerer: answerer, offererMedia: offererMedia, answererMedia: answererMedia,
-                            tracks: tracks, connectedAfter: connected ? ContinuousClock.now - start : nil)
+        return LoopbackCall(
+            offerer: offerer,
+            answerer: answerer,
+            offererMedia: offererMedia,
+            answererMedia: answererMedia,
+            tracks: tracks,
+            connectedAfter: connected ? ContinuousClock.now - start : nil
+        )
     }
 
     /// Offer/answer with candidates trickled both ways, each side's passed on once the other
     /// has its remote description. `answering` sees the answer before the answerer applies it
     /// (both transports exist then, and nothing is connected yet).
-    static func exchange(offerer: PeerConnection, answerer: PeerConnection, munge: (String) -> String = { $0 },
-                         answering: (SignalingDescription) async throws -> Void = { _ in }) async throws {
+    static func exchange(
+        offerer: PeerConnection,
+        answerer: PeerConnection,
+        munge: (String) -> String = { $0 },
+        answering: (SignalingDescription) async throws -> Void = { _ in }
+    ) async throws {
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TestScheduling
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// A lossy network in front of one side's transport: drops a share of the incoming video
@@ -31,7 +32,8 @@ final class LossyLink: Sendable {
             s.seed = s.seed &* 1_103_515_245 &+ 12345
             let draw = Double(s.seed >> 16 & 0x7FFF) / 32768
             let video = videoPayloadTypes.contains(payloadType)
-            let drop = (video && (s.outage || draw < s.videoLoss)) || (payloadType == 97 && s.rtxOutage)
+            let drop =
+                (video && (s.outage || draw < s.videoLoss)) || (payloadType == 97 && s.rtxOutage)
                 || (payloadType == audioPayloadType && draw < s.audioLoss)
             if drop { s.dropped += 1 }
             if drop && payloadType == 96 { s.videoDropped += 1 }
@@ -60,7 +62,8 @@ final class LossyLink: Sendable {
     func tenPercentVideoLoss(nack: Bool) async throws {
         let munge: @Sendable (String) -> String = { sdp in
             guard !nack else { return sdp }
-            return sdp.components(separatedBy: "\r\n").filter { !$0.hasSuffix(" nack") && !$0.hasSuffix(" nack pli") }.joined(separator: "\r\n")
+            return sdp.components(separatedBy: "\r\n").filter { !$0.hasSuffix(" nack") && !$0.hasSuffix(" nack pli") }
+                .joined(separator: "\r\n")
         }
         let call = try await LoopbackCall.start(width: 320, height: 240, framesPerSecond: 20, munge: munge)
         defer { Task { await call.close() } }
@@ -72,18 +75,27 @@ final class LossyLink: Sendable {
 
         // Loss phase: 10% of video and audio lost for 3 s.
         let before = (await call.offerer.stats(), await call.answerer.stats())
-        link.state.withLock { $0.videoLoss = 0.1; $0.audioLoss = 0.1 }
+        link.state.withLock {
+            $0.videoLoss = 0.1
+            $0.audioLoss = 0.1
+        }
         try await Task.sleep(for: .seconds(3))
-        link.state.withLock { $0.videoLoss = 0; $0.audioLoss = 0 }
+        link.state.withLock {
+            $0.videoLoss = 0
+            $0.audioLoss = 0
+        }
         try await Task.sleep(for: .milliseconds(300))  // what was in flight lands
         let after = (await call.offerer.stats(), await call.answerer.stats())
         /// The change over the loss phase, on the offerer (`offerer: true`) or the answerer.
         func delta(_ offerer: Bool, _ type: StatsReport.StatsType, _ kind: String, _ name: String) -> Double {
-            offerer ? Self.number(after.0, type, kind, name) - Self.number(before.0, type, kind, name)
-                    : Self.number(after.1, type, kind, name) - Self.number(before.1, type, kind, name)
+            offerer
+                ? Self.number(after.0, type, kind, name) - Self.number(before.0, type, kind, name)
+                : Self.number(after.1, type, kind, name) - Self.number(before.1, type, kind, name)
         }
-        let figures = Figures(framesSent: delta(true, .outboundRTP, "video", "framesSent"),
-                              framesDecoded: delta(false, .inboundRTP, "video", "framesDecoded"))
+        let figures = Figures(
+            framesSent: delta(true, .outboundRTP, "video", "framesSent"),
+            framesDecoded: delta(false, .inboundRTP, "video", "framesDecoded")
+        )
         let nacksSent = delta(false, .inboundRTP, "video", "nackCount")
         let nacksReceived = delta(true, .outboundRTP, "video", "nackCount")
         let resent = delta(true, .outboundRTP, "video", "retransmittedPacketsSent")
@@ -91,9 +103,13 @@ final class LossyLink: Sendable {
         let lost = delta(false, .inboundRTP, "video", "packetsLost")
         let received = delta(false, .inboundRTP, "video", "packetsReceived")
         let fec = delta(false, .inboundRTP, "audio", "fecPacketsReceived")
-        let concealed = delta(false, .inboundRTP, "audio", "concealedSamples") / max(1, delta(false, .inboundRTP, "audio", "totalSamplesReceived"))
+        let concealed =
+            delta(false, .inboundRTP, "audio", "concealedSamples")
+            / max(1, delta(false, .inboundRTP, "audio", "totalSamplesReceived"))
         let freeze = Self.number(after.1, .inboundRTP, "video", "maxFreezeDuration")
-        print("LossRecovery nack=\(nack): video frames sent \(Int(figures.framesSent)) decoded \(Int(figures.framesDecoded)) share \(String(format: "%.3f", figures.share)); packets received \(Int(received)) lost \(Int(lost)) dropped \(link.state.withLock { $0.dropped }); NACKs sent \(Int(nacksSent)) received \(Int(nacksReceived)); resent \(Int(resent)) repaired \(Int(repaired)); PLI sent \(Int(delta(false, .inboundRTP, "video", "pliCount"))) FIR sent \(Int(delta(false, .inboundRTP, "video", "firCount"))); max freeze \(Int(freeze * 1000)) ms; audio FEC recovered \(Int(fec)) concealment \(String(format: "%.3f", concealed))")
+        print(
+            "LossRecovery nack=\(nack): video frames sent \(Int(figures.framesSent)) decoded \(Int(figures.framesDecoded)) share \(String(format: "%.3f", figures.share)); packets received \(Int(received)) lost \(Int(lost)) dropped \(link.state.withLock { $0.dropped }); NACKs sent \(Int(nacksSent)) received \(Int(nacksReceived)); resent \(Int(resent)) repaired \(Int(repaired)); PLI sent \(Int(delta(false, .inboundRTP, "video", "pliCount"))) FIR sent \(Int(delta(false, .inboundRTP, "video", "firCount"))); max freeze \(Int(freeze * 1000)) ms; audio FEC recovered \(Int(fec)) concealment \(String(format: "%.3f", concealed))"
+        )
         #expect(figures.framesSent > 20)
         if nack {
             #expect(nacksSent > 0 && nacksReceived > 0)
@@ -114,16 +130,28 @@ final class LossyLink: Sendable {
         // The adaptive jitter buffer: audio waits at least its 20 ms floor, far below its cap.
         let emitted = delta(false, .inboundRTP, "audio", "jitterBufferEmittedCount")
         let audioDelay = delta(false, .inboundRTP, "audio", "jitterBufferDelay") / max(1, emitted)
-        #expect(emitted > 50 && audioDelay >= 0.015 && audioDelay < 0.3, "audio jitter buffer delay \(audioDelay) s over \(emitted) frames")
+        #expect(
+            emitted > 50 && audioDelay >= 0.015 && audioDelay < 0.3,
+            "audio jitter buffer delay \(audioDelay) s over \(emitted) frames"
+        )
         print(await call.answerer.statsString())
 
         guard nack else { return }
         // Outage: all video lost for 0.5 s, and every retransmission for 1.5 s: NACK cannot
         // repair, the answerer gives up the gap, holds the delta frames after it back, asks
         // for a keyframe, the offerer's encoder makes one, and decoding resumes.
-        let keyframesBefore = (Self.number(after.0, .outboundRTP, "video", "keyFramesEncoded"), Self.number(after.1, .inboundRTP, "video", "keyFramesDecoded"))
-        let pliBefore = (Self.number(after.1, .inboundRTP, "video", "pliCount"), Self.number(after.0, .outboundRTP, "video", "pliCount"))
-        link.state.withLock { $0.outage = true; $0.rtxOutage = true }
+        let keyframesBefore = (
+            Self.number(after.0, .outboundRTP, "video", "keyFramesEncoded"),
+            Self.number(after.1, .inboundRTP, "video", "keyFramesDecoded")
+        )
+        let pliBefore = (
+            Self.number(after.1, .inboundRTP, "video", "pliCount"),
+            Self.number(after.0, .outboundRTP, "video", "pliCount")
+        )
+        link.state.withLock {
+            $0.outage = true
+            $0.rtxOutage = true
+        }
         try await Task.sleep(for: .milliseconds(500))
         link.state.withLock { $0.outage = false }
         try await Task.sleep(for: .milliseconds(1000))
@@ -136,7 +164,9 @@ final class LossyLink: Sendable {
         let decodedAtRecovery = Self.number(end.1, .inboundRTP, "video", "framesDecoded")
         try await Task.sleep(for: .milliseconds(500))
         let decodedLater = Self.number(await call.answerer.stats(), .inboundRTP, "video", "framesDecoded")
-        print("LossRecovery outage: PLI sent \(Int(Self.number(end.1, .inboundRTP, "video", "pliCount") - pliBefore.0)) received \(Int(Self.number(end.0, .outboundRTP, "video", "pliCount") - pliBefore.1)); keyframes encoded +\(Int(Self.number(end.0, .outboundRTP, "video", "keyFramesEncoded") - keyframesBefore.0)) decoded +\(Int(Self.number(end.1, .inboundRTP, "video", "keyFramesDecoded") - keyframesBefore.1))")
+        print(
+            "LossRecovery outage: PLI sent \(Int(Self.number(end.1, .inboundRTP, "video", "pliCount") - pliBefore.0)) received \(Int(Self.number(end.0, .outboundRTP, "video", "pliCount") - pliBefore.1)); keyframes encoded +\(Int(Self.number(end.0, .outboundRTP, "video", "keyFramesEncoded") - keyframesBefore.0)) decoded +\(Int(Self.number(end.1, .inboundRTP, "video", "keyFramesDecoded") - keyframesBefore.1))"
+        )
         #expect(recovered, "no keyframe decoded after the outage")
         #expect(Self.number(end.1, .inboundRTP, "video", "pliCount") > pliBefore.0)
         #expect(Self.number(end.0, .outboundRTP, "video", "pliCount") > pliBefore.1)

@@ -2,6 +2,7 @@ import Foundation
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// `MediaRecorder`: tracks into WebM, Ogg Opus or WAV in one line, over a real call; each
@@ -10,7 +11,9 @@ import Testing
 /// video does not go into audio formats, a recording that got nothing is removed and said.
 @Suite(.serialized, .realTime) struct MediaRecorderTests {
     static func folder(_ name: String = #function) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-recorder-\(getpid())-\(name.prefix { $0 != "(" })").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swiftrtc-recorder-\(getpid())-\(name.prefix { $0 != "(" })"
+        ).path
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
@@ -34,9 +37,18 @@ import Testing
     static func playsToTheEnd(_ path: String) throws -> (codecs: [String], seconds: Double) {
         let decode = try run("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
         #expect(decode.status == 0, "ffmpeg could not decode \(path) to its end")
-        let codecs = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]).output
-        let duration = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]).output
-        return (codecs.split(separator: "\n").map(String.init).sorted(), Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
+        let codecs = try run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]
+        ).output
+        let duration = try run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
+        ).output
+        return (
+            codecs.split(separator: "\n").map(String.init).sorted(),
+            Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        )
     }
 
     @Test func aCallsRemoteTracksIntoWebMAndWAV() async throws {
@@ -51,7 +63,9 @@ import Testing
         let wav = try MediaRecorder(tracks: [audio], path: folder + "/call.wav")
         try await Task.sleep(for: .seconds(2))
         let webmFiles = try await webm.stop(), wavFiles = try await wav.stop()
-        #expect(webmFiles.map(\.lastPathComponent) == ["call.webm"] && wavFiles.map(\.lastPathComponent) == ["call.wav"])
+        #expect(
+            webmFiles.map(\.lastPathComponent) == ["call.webm"] && wavFiles.map(\.lastPathComponent) == ["call.wav"]
+        )
 
         let video = try Self.playsToTheEnd(folder + "/call.webm")
         print("MediaRecorder: call.webm \(video.codecs), \(video.seconds) s")
@@ -63,11 +77,13 @@ import Testing
         var reader = try WAVReader(path: folder + "/call.wav")
         var samples: [Double] = []
         while let frame = reader.readFrame() {
-            for index in stride(from: 0, to: frame.samples.count, by: frame.channels) { samples.append(Double(frame.samples[index])) }
+            for index in stride(from: 0, to: frame.samples.count, by: frame.channels) {
+                samples.append(Double(frame.samples[index]))
+            }
         }
-        let middle = Array(samples[samples.count / 4 ..< samples.count / 4 + 48_000])
+        let middle = Array(samples[samples.count / 4..<samples.count / 4 + 48_000])
         var crossings = 0
-        for i in 1 ..< middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
+        for i in 1..<middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
         #expect(abs(Double(crossings) / 2 - 440) < 5, "\(Double(crossings) / 2) Hz recorded")
     }
 
@@ -92,10 +108,17 @@ import Testing
         }
         #expect(try String(contentsOfFile: folder + "/taken.webm", encoding: .utf8) == "keep me")
         #expect(throws: MediaRecorderError.self) { try MediaRecorder(tracks: [video], path: folder + "/video.wav") }
-        #expect(throws: MediaRecorderError.unknownFormat(path: folder + "/x.mp3")) { try MediaRecorder(tracks: [audio], path: folder + "/x.mp3") }
+        #expect(throws: MediaRecorderError.unknownFormat(path: folder + "/x.mp3")) {
+            try MediaRecorder(tracks: [audio], path: folder + "/x.mp3")
+        }
         // Nothing arrives: stop says so and leaves no empty file behind.
         let idle = try MediaRecorder(tracks: [audio, video], path: folder + "/idle.webm")
-        await #expect(throws: MediaRecorderError.nothingRecorded(path: folder + "/idle.webm", reason: "no video keyframe was received")) {
+        await #expect(
+            throws: MediaRecorderError.nothingRecorded(
+                path: folder + "/idle.webm",
+                reason: "no video keyframe was received"
+            )
+        ) {
             try await idle.stop()
         }
         #expect(!FileManager.default.fileExists(atPath: folder + "/idle.webm"))

@@ -1,8 +1,9 @@
 import Foundation
-import Synchronization
 import SwiftRTCCodecs
 import SwiftRTCMedia
+import Synchronization
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// PCM in and out over a real call (two PeerConnections on loopback): what a voice agent
@@ -25,33 +26,41 @@ import Testing
         defer { reader.cancel() }
 
         // 2 s of tone (amplitude 0.3), in pieces no codec frame matches.
-        let tone = (0 ..< 32_000).map { Int16(0.3 * 32767 * sin(2 * Double.pi * 1000 * Double($0) / 16_000)) }
+        let tone = (0..<32_000).map { Int16(0.3 * 32767 * sin(2 * Double.pi * 1000 * Double($0) / 16_000)) }
         let pieces = [112, 5_328, 1, 7, 3_000, 16, 1_999, 21_537]
         #expect(pieces.reduce(0, +) == tone.count)
         var offset = 0
         let start = ContinuousClock.now
         for piece in pieces {
-            try await speaker.write(pcm: Array(tone[offset ..< offset + piece]), format: Self.format)
+            try await speaker.write(pcm: Array(tone[offset..<offset + piece]), format: Self.format)
             offset += piece
         }
         let writing = ContinuousClock.now - start
         try await Task.sleep(for: .milliseconds(1500))  // the queued second plays out and arrives
         let received = heard.withLock { $0 }
         let samples = received.flatMap(\.samples)
-        print("PCM in/out: wrote 2 s in \(writing), received \(received.count) chunks, \(samples.count) samples at \(received.first?.format.sampleRate ?? 0) Hz")
+        print(
+            "PCM in/out: wrote 2 s in \(writing), received \(received.count) chunks, \(samples.count) samples at \(received.first?.format.sampleRate ?? 0) Hz"
+        )
         // The writes waited for room: 2 s of audio with a 1 s queue takes about a second to write.
         #expect(writing > .milliseconds(700))
         // 20 ms chunks of 16 kHz mono (the first a little shorter: the resampler's filter fills).
-        #expect(received.allSatisfy { $0.format == Self.format } && received.dropFirst().allSatisfy { $0.samples.count == 320 },
-                "chunk sizes \(Set(received.map(\.samples.count)))")
-        #expect(zip(received, received.dropFirst()).allSatisfy { $1.position == $0.position + UInt64($0.samples.count) }, "positions follow the samples")
+        #expect(
+            received.allSatisfy { $0.format == Self.format }
+                && received.dropFirst().allSatisfy { $0.samples.count == 320 },
+            "chunk sizes \(Set(received.map(\.samples.count)))"
+        )
+        #expect(
+            zip(received, received.dropFirst()).allSatisfy { $1.position == $0.position + UInt64($0.samples.count) },
+            "positions follow the samples"
+        )
         // The tone: find its 1.5 s in the middle of what arrived (the start has the answerer's
         // remote track before the writes began: the 440 Hz tone the call started with).
         let loud = samples.indices.filter { abs(Int(samples[$0])) > 3000 }
         try #require(loud.count > 16_000, "the tone arrived")
-        let tail = Array(samples[max(0, samples.count - 32_000) ..< samples.count - 8_000]).map(Double.init)
+        let tail = Array(samples[max(0, samples.count - 32_000)..<samples.count - 8_000]).map(Double.init)
         var crossings = 0
-        for i in 1 ..< tail.count where (tail[i] >= 0) != (tail[i - 1] >= 0) { crossings += 1 }
+        for i in 1..<tail.count where (tail[i] >= 0) != (tail[i - 1] >= 0) { crossings += 1 }
         let frequency = Double(crossings) / 2 / (Double(tail.count) / 16_000)
         let rms = (tail.map { $0 * $0 }.reduce(0, +) / Double(tail.count)).squareRoot()
         print("PCM in/out: \(String(format: "%.1f", frequency)) Hz, RMS \(Int(rms)) (sent 6951)")
@@ -70,8 +79,10 @@ import Testing
         let playback = speaker.play(source)
         let before = await Self.framesEncoded(call.offerer)
         let length = 336  // 7 ms at 48 kHz
-        for index in 0 ..< 143 {  // 1.001 s
-            let samples = (0 ..< length).map { Int16(0.3 * 32767 * sin(2 * Double.pi * 500 * Double(index * length + $0) / 48_000)) }
+        for index in 0..<143 {  // 1.001 s
+            let samples = (0..<length).map {
+                Int16(0.3 * 32767 * sin(2 * Double.pi * 500 * Double(index * length + $0) / 48_000))
+            }
             await source.send(AudioFrame(samples: samples, channels: 1, timestamp: UInt64(index * length)))
         }
         source.finish()
@@ -98,7 +109,10 @@ import Testing
     let json = try JSONEncoder().encode(report)
     let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
     let stats = try #require((object["stats"] as? [String: Any])?["OT-1"] as? [String: Any])
-    #expect(stats["type"] as? String == "outbound-rtp" && stats["packetsSent"] as? Int == 512 && stats["kind"] as? String == "video")
+    #expect(
+        stats["type"] as? String == "outbound-rtp" && stats["packetsSent"] as? Int == 512
+            && stats["kind"] as? String == "video"
+    )
     let back = try JSONDecoder().decode(StatsReport.self, from: json)
     #expect(back.timestamp == 1234.5)
     #expect(back.stats["OT-1"]?.values == outbound.values && back.stats["OT-1"]?.type == .outboundRTP)

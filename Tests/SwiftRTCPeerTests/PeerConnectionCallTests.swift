@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
-import TestScheduling
-import Testing
 import SwiftRTCICE
 import SwiftRTCMedia
 import SwiftRTCRTP
+import Synchronization
+import TestScheduling
+import Testing
+
 @testable import SwiftRTCPeer
 
 @Suite(.serialized, .realTime) struct PeerConnectionCallTests {
@@ -16,7 +17,8 @@ import SwiftRTCRTP
         #expect(await call.waitForMedia())
         // The PCM sink of the remote audio track, and stats on a timer.
         let sunk = Mutex(0)
-        try #require(await call.answerer.transceivers.first { $0.kind == .audio }).receiver.track.setAudioSink { frame in
+        try #require(await call.answerer.transceivers.first { $0.kind == .audio }).receiver.track.setAudioSink {
+            frame in
             sunk.withLock { $0 += frame.samplesPerChannel }
         }
         let videoReceiver = try #require(await call.answerer.transceivers.first { $0.kind == .video }).receiver
@@ -38,7 +40,11 @@ import SwiftRTCRTP
         let timedPackets = await timed.value
         let encoded = await firstEncoded.value
         #expect(encoded?.codec == .vp8 && (encoded?.data.count ?? 0) > 0, "encoded frames before decoding")
-        #expect(timedPackets.count == 4 && timedPackets == timedPackets.sorted() && timedPackets.last! > timedPackets.first!, "\(timedPackets)")
+        #expect(
+            timedPackets.count == 4 && timedPackets == timedPackets.sorted()
+                && timedPackets.last! > timedPackets.first!,
+            "\(timedPackets)"
+        )
         #expect(sunk.withLock { $0 } > 48_000, "the audio sink got over a second of PCM")
         let offererStats = await call.offerer.stats()
         let answererStats = await call.answerer.stats()
@@ -49,16 +55,26 @@ import SwiftRTCRTP
         print("connect: ICE \(String(describing: iceMs)) DTLS \(String(describing: dtlsMs))")
         print(statsString)
 
-        for (name, media, frequency) in [("offerer", call.offererMedia, 660.0), ("answerer", call.answererMedia, 440.0)] {
+        for (name, media, frequency) in [
+            ("offerer", call.offererMedia, 660.0), ("answerer", call.answererMedia, 440.0),
+        ] {
             let v = media.values.withLock { $0 }
-            print("\(name): audio frames \(v.audioFrames) rms \(media.rms) f \(media.frequency) video frames \(v.videoFrames) \(v.width)x\(v.height) counters \(v.counters.prefix(3))...\(v.counters.suffix(3))")
+            print(
+                "\(name): audio frames \(v.audioFrames) rms \(media.rms) f \(media.frequency) video frames \(v.videoFrames) \(v.width)x\(v.height) counters \(v.counters.prefix(3))...\(v.counters.suffix(3))"
+            )
             #expect(v.audioFrames > 50, "\(name) decoded audio")
             #expect(media.rms > 0.05, "\(name) audio RMS")
-            #expect(abs(media.frequency - frequency) < frequency * 0.1, "\(name) hears \(frequency) Hz, measured \(media.frequency)")
+            #expect(
+                abs(media.frequency - frequency) < frequency * 0.1,
+                "\(name) hears \(frequency) Hz, measured \(media.frequency)"
+            )
             #expect(v.videoFrames > 20, "\(name) decoded video (15 fps)")
             #expect(v.width == 160 && v.height == 120)
             #expect(v.counters.count > 15, "frame counters readable")
-            #expect(v.counters == v.counters.sorted() && (v.counters.last ?? 0) > (v.counters.first ?? 0), "frame counter increases")
+            #expect(
+                v.counters == v.counters.sorted() && (v.counters.last ?? 0) > (v.counters.first ?? 0),
+                "frame counter increases"
+            )
         }
 
         for report in [offererStats, answererStats] {
@@ -74,7 +90,11 @@ import SwiftRTCRTP
                 #expect((inbound.number("framesDecoded") ?? 0) > 20)
                 let rtt = try #require(remoteInbound.number("roundTripTime"), "RTT from RTCP for \(kind)")
                 #expect(rtt >= 0 && rtt < 0.5)
-                #expect(report.all(.codec).contains { $0.string("mimeType") == (kind == "audio" ? "audio/opus" : "video/VP8") })
+                #expect(
+                    report.all(.codec).contains {
+                        $0.string("mimeType") == (kind == "audio" ? "audio/opus" : "video/VP8")
+                    }
+                )
             }
             #expect(report.first(.mediaSource, kind: "video")?.number("width") == 160)
             #expect((report.first(.inboundRTP, kind: "video")?.number("framesPerSecond") ?? 0) > 0 || true)

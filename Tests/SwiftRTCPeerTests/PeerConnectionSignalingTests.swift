@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCSDP
+import Testing
+
 @testable import SwiftRTCPeer
 
 @Suite(.serialized) struct PeerConnectionSignalingTests {
@@ -9,7 +10,12 @@ import SwiftRTCSDP
     @Test func offerAnswerFollowsTheStateMachine() async throws {
         let a = try PeerConnection(configuration: Self.configuration)
         let b = try PeerConnection(configuration: Self.configuration)
-        defer { Task { await a.close(); await b.close() } }
+        defer {
+            Task {
+                await a.close()
+                await b.close()
+            }
+        }
         try await a.addTransceiver(.audio)
         try await a.addTransceiver(.video, direction: .recvonly)
         let states = await a.signalingStateChanges()
@@ -59,7 +65,12 @@ import SwiftRTCSDP
     @Test func rollbackRestoresStableAndTransceivers() async throws {
         let a = try PeerConnection(configuration: Self.configuration)
         let b = try PeerConnection(configuration: Self.configuration)
-        defer { Task { await a.close(); await b.close() } }
+        defer {
+            Task {
+                await a.close()
+                await b.close()
+            }
+        }
         try await a.addTransceiver(.audio)
         try await a.addTransceiver(.video)
         try await b.addTransceiver(.audio)
@@ -99,14 +110,23 @@ import SwiftRTCSDP
         let error = await #expect(throws: PeerConnectionError.self) {
             try await a.setRemoteDescription(SignalingDescription(type: .offer, sdp: "v=0\r\nnonsense\r\n"))
         }
-        guard case .invalidDescription(let why)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .invalidDescription(let why)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(why.contains("line 2"), "\(why)")
         #expect(await a.signalingState == .stable)
     }
 
     /// Relay-only without a TURN server gathers nothing: no host address leaks into the SDP.
     @Test func relayOnlyPolicyOffersNoHostCandidates() async throws {
-        let relayOnly = try PeerConnection(configuration: .init(iceTransportPolicy: .relay, gatherAddresses: ["127.0.0.1"], transportThreads: LoopbackCall.threads))
+        let relayOnly = try PeerConnection(
+            configuration: .init(
+                iceTransportPolicy: .relay,
+                gatherAddresses: ["127.0.0.1"],
+                transportThreads: LoopbackCall.threads
+            )
+        )
         let all = try PeerConnection(configuration: Self.configuration)
         for pc in [relayOnly, all] {
             try await pc.addTransceiver(.audio)

@@ -1,11 +1,12 @@
 import Foundation
-import Synchronization
-import Testing
 import SwiftRTCCodecs
 import SwiftRTCDTLS
 import SwiftRTCMedia
 import SwiftRTCSDP
 import SwiftRTCSRTP
+import Synchronization
+import Testing
+
 @testable import SwiftRTCPeer
 
 /// Calls run one at a time (the whole package's tests share two cores): these are in the
@@ -28,12 +29,17 @@ extension PeerConnectionCallTests {
         let other = try DtlsCertificate.generate().fingerprint.sdpValue
         let bFingerprint = await b.certificate.fingerprint.sdpValue
         #expect(answer.sdp.contains(bFingerprint))
-        try await a.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp.replacingOccurrences(of: bFingerprint, with: other)))
+        try await a.setRemoteDescription(
+            SignalingDescription(type: .answer, sdp: answer.sdp.replacingOccurrences(of: bFingerprint, with: other))
+        )
         LoopbackCall.forward(bCandidates, to: a)
 
         var aFailed = false
         for await state in await a.connectionStates() {
-            if state == .failed { aFailed = true; break }
+            if state == .failed {
+                aFailed = true
+                break
+            }
             if state == .connected || state == .closed { break }
         }
         #expect(aFailed, "a connection with the wrong fingerprint fails")
@@ -118,7 +124,12 @@ extension PeerConnectionCallTests {
         let black = BlackCheck()
         for receiver in await call.answerer.transceivers.map(\.receiver) {
             let frames = receiver.track.frames()
-            Task { for await frame in frames { silent.record(frame); black.record(frame) } }
+            Task {
+                for await frame in frames {
+                    silent.record(frame)
+                    black.record(frame)
+                }
+            }
         }
         #expect(await LoopbackCall.wait { silent.values.withLock { $0.audioFrames > 20 && $0.videoFrames > 10 } })
         await call.close()
@@ -166,9 +177,17 @@ extension PeerConnectionCallTests {
         let flowing = await LoopbackCall.wait { call.offererMedia.values.withLock { $0.audioFrames } > frames + 20 }
         #expect(flowing, "audio keeps flowing")
         if !flowing {
-            print("offerer after restart: \(await call.offerer.connectionState) \(call.offererMedia.values.withLock { $0.audioFrames }) frames")
-            print(await call.offerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(separator: "\n"))
-            print(await call.answerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(separator: "\n"))
+            print(
+                "offerer after restart: \(await call.offerer.connectionState) \(call.offererMedia.values.withLock { $0.audioFrames }) frames"
+            )
+            print(
+                await call.offerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(separator: "\n")
+            )
+            print(
+                await call.answerer.stats().stats.values.map { "\($0.id) \($0.values)" }.sorted().joined(
+                    separator: "\n"
+                )
+            )
         }
         #expect(await call.offerer.connectionState == .connected)
         await call.close()
@@ -249,7 +268,9 @@ extension PeerConnectionCallTests {
         try await LoopbackCall.exchange(offerer: a, answerer: b)
         #expect(await LoopbackCall.waitConnected(a))
         let feeder = Task {
-            let encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 160, height: 120, frameRate: 15, targetBitrate: 300_000))
+            let encoder = try VP8Encoder(
+                configuration: VP8EncoderConfiguration(width: 160, height: 120, frameRate: 15, targetBitrate: 300_000)
+            )
             var pattern = TestPatternSource(width: 160, height: 120, framesPerSecond: 15)
             while !Task.isCancelled, let frame = pattern.readFrame() {
                 if let encoded = try encoder.encode(frame) { track.push(.encoded(encoded)) }

@@ -2,6 +2,7 @@ import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCRTP
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// Issue 17 on a receiver and a sender without a network: RTX original sequence numbers far
@@ -17,17 +18,40 @@ import Testing
         recovery.nack = true
         recovery.pli = true
         recovery.rtxPayloadType = 97
-        receiver.configure(.init(payloadType: 96, codec: .vp8, codecName: "VP8", clockRate: 90_000, channels: 1, recovery: recovery,
-                                 maximumDecodedPixels: maximumDecodedPixels), remoteSSRC: mediaSSRC)
+        receiver.configure(
+            .init(
+                payloadType: 96,
+                codec: .vp8,
+                codecName: "VP8",
+                clockRate: 90_000,
+                channels: 1,
+                recovery: recovery,
+                maximumDecodedPixels: maximumDecodedPixels
+            ),
+            remoteSSRC: mediaSSRC
+        )
         return receiver
     }
 
-    static func packet(_ sequence: UInt16, payloadType: UInt8 = 96, ssrc: UInt32 = mediaSSRC, timestamp: UInt32 = 3000,
-                       payload: [UInt8] = [0x10, 0x31, 0x01, 0x00, 0xAA]) throws -> [UInt8] {
+    static func packet(
+        _ sequence: UInt16,
+        payloadType: UInt8 = 96,
+        ssrc: UInt32 = mediaSSRC,
+        timestamp: UInt32 = 3000,
+        payload: [UInt8] = [0x10, 0x31, 0x01, 0x00, 0xAA]
+    ) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 1500)
         let length = try out.withUnsafeMutableBytes { buffer in
-            var writer = try RTPPacketWriter(into: buffer, header: RTPHeader(marker: true, payloadType: payloadType, sequenceNumber: sequence,
-                                                                              timestamp: timestamp, ssrc: ssrc))
+            var writer = try RTPPacketWriter(
+                into: buffer,
+                header: RTPHeader(
+                    marker: true,
+                    payloadType: payloadType,
+                    sequenceNumber: sequence,
+                    timestamp: timestamp,
+                    ssrc: ssrc
+                )
+            )
             try payload.withUnsafeBytes { try writer.appendPayload($0) }
             return try writer.finish()
         }
@@ -40,23 +64,35 @@ import Testing
 
     /// An RTX packet resending `original` with `payload`.
     static func rtx(_ sequence: UInt16, original: UInt16) throws -> [UInt8] {
-        try packet(sequence, payloadType: 97, ssrc: rtxSSRC, payload: [UInt8(original >> 8), UInt8(original & 0xFF), 0x10, 0x31, 0x01, 0x00, 0xAA])
+        try packet(
+            sequence,
+            payloadType: 97,
+            ssrc: rtxSSRC,
+            payload: [UInt8(original >> 8), UInt8(original & 0xFF), 0x10, 0x31, 0x01, 0x00, 0xAA]
+        )
     }
 
     /// Media 100...111 without 105, and one RTX packet: far from the stream it is dropped and
     /// counted (the old receiver took 40000 for a jump and the stream's next packet as late);
     /// 105, or one just within the lead, repairs.
-    static let rtxCases: [(UInt16, Bool)] = [(40_000, true), (200, true), (175, true), (64645, true), (105, false), (174, false)]
+    static let rtxCases: [(UInt16, Bool)] = [
+        (40_000, true), (200, true), (175, true), (64645, true), (105, false), (174, false),
+    ]
 
     @Test(arguments: rtxCases)
     func anRTXFarFromTheStreamIsDroppedAndCounted(original: UInt16, dropped: Bool) throws {
         let receiver = Self.receiver()
-        for sequence: UInt16 in 100 ... 110 where sequence != 105 { try Self.receive(receiver, Self.packet(sequence), at: 0) }
+        for sequence: UInt16 in 100...110 where sequence != 105 {
+            try Self.receive(receiver, Self.packet(sequence), at: 0)
+        }
         try Self.receive(receiver, Self.rtx(1, original: original), at: 0.05)
         try Self.receive(receiver, Self.packet(111), at: 0.06)
         let state = receiver.path.withLock { path in
-            (late: path.assembler?.jitterBuffer.latePackets ?? -1, restarts: path.assembler?.jitterBuffer.jumpsRestarted ?? -1,
-             repaired: path.recovery.retransmittedPackets, packets: path.packetsReceived)
+            (
+                late: path.assembler?.jitterBuffer.latePackets ?? -1,
+                restarts: path.assembler?.jitterBuffer.jumpsRestarted ?? -1,
+                repaired: path.recovery.retransmittedPackets, packets: path.packetsReceived
+            )
         }
         #expect(receiver.limitCounts.rtxOutOfWindow == (dropped ? 1 : 0))
         #expect(state.late == 0 && state.restarts == 0, "the stream goes on where it was")
@@ -83,13 +119,15 @@ import Testing
         var packetizer = VP8Packetizer(ssrc: Self.mediaSSRC, payloadType: 96, sequenceNumber: 1000)
         var buffer = [UInt8](repeating: 0, count: 1500)
         var requests = 0
-        for tick in 0 ..< 300 {
+        for tick in 0..<300 {
             let now = 1 + Double(tick) / 100
             if tick % 10 == 0 {
                 var packets: [[UInt8]] = []
                 _ = try frame.data.withUnsafeBytes { data in
                     try buffer.withUnsafeMutableBytes { out in
-                        try packetizer.packetize(data, timestamp: UInt32(tick * 900), into: out) { packets.append(Array($0)) }
+                        try packetizer.packetize(data, timestamp: UInt32(tick * 900), into: out) {
+                            packets.append(Array($0))
+                        }
                     }
                 }
                 for bytes in packets { try Self.receive(receiver, bytes, at: now) }
@@ -98,7 +136,7 @@ import Testing
             requests += feedback.filter { if case .pictureLossIndication = $0 { true } else { false } }.count
             try await Task.sleep(for: .milliseconds(2))
         }
-        for _ in 0 ..< 200 where receiver.limitCounts.framesTooLarge < 28 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<200 where receiver.limitCounts.framesTooLarge < 28 { try await Task.sleep(for: .milliseconds(10)) }
         let counts = receiver.limitCounts
         #expect(counts.framesTooLarge >= 28, "about 30 keyframes decoded (the last ones may wait in the jitter buffer)")
         #expect(receiver.decoding.withLock { $0.framesDecoded } == 0)
@@ -112,11 +150,11 @@ import Testing
     @Test func aPLIFloodMakesAtMostOneKeyframePerInterval() {
         let sender = RTPSender(kind: .video, track: nil, ssrc: 1, rtxSsrc: nil)
         var keyframes = 0
-        for i in 0 ..< 100 {
+        for i in 0..<100 {
             sender.receivedKeyframeRequest(fir: nil, now: 10 + Double(i) / 100)
             if sender.keyframeRequested.exchange(false, ordering: .relaxed) { keyframes += 1 }
         }
-        #expect((3 ... 4).contains(keyframes))
+        #expect((3...4).contains(keyframes))
         let counters = sender.counters.withLock { $0 }
         #expect(counters.pliReceived == 100 && counters.keyframeRequestsIgnored == Int64(100 - keyframes))
         #expect(sender.limitHits.first { $0.limit == .keyframeRequestRate }?.count == Int64(100 - keyframes))

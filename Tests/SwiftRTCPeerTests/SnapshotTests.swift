@@ -1,7 +1,8 @@
 import Foundation
 import SwiftRTCCodecs
-@testable import SwiftRTCMedia
 import Testing
+
+@testable import SwiftRTCMedia
 @testable import SwiftRTCPeer
 
 /// A snapshot of a remote video track over a real call: a decoded 320x240 picture of the
@@ -33,10 +34,13 @@ import Testing
         let decoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         try #require(decoded.count == 320 * 240 * 3)
         var expected: [UInt8] = []
-        for row in 0 ..< 240 {
-            for column in 0 ..< 320 {
-                let (r, g, b) = VideoFrame.rgb(y: picture.y[row * picture.yStride + column], u: picture.u[(row / 2) * picture.uvStride + column / 2],
-                                              v: picture.v[(row / 2) * picture.uvStride + column / 2])
+        for row in 0..<240 {
+            for column in 0..<320 {
+                let (r, g, b) = VideoFrame.rgb(
+                    y: picture.y[row * picture.yStride + column],
+                    u: picture.u[(row / 2) * picture.uvStride + column / 2],
+                    v: picture.v[(row / 2) * picture.uvStride + column / 2]
+                )
                 expected += [r, g, b]
             }
         }

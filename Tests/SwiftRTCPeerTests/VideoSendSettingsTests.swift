@@ -2,6 +2,7 @@ import Foundation
 import SwiftRTCCodecs
 import SwiftRTCMedia
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// The sending resolution and frame rate are settings, and a source of another size is sent
@@ -12,10 +13,16 @@ import Testing
     }
 
     /// Waits for a remote picture of `size` (the encoder starts over at the new size).
-    static func waitForPicture(_ track: MediaStreamTrack, _ size: VideoSize, timeout: Duration = .seconds(5)) async -> VideoFrame? {
+    static func waitForPicture(
+        _ track: MediaStreamTrack,
+        _ size: VideoSize,
+        timeout: Duration = .seconds(5)
+    ) async -> VideoFrame? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let picture = await track.snapshot(), picture.width == size.width, picture.height == size.height { return picture }
+            if let picture = await track.snapshot(), picture.width == size.width, picture.height == size.height {
+                return picture
+            }
         }
         return nil
     }
@@ -29,7 +36,10 @@ import Testing
         // The screen share after the camera: 640x360, sent as 640x360, not scaled to 320x240.
         call.tracks[1].play(TestPatternSource(width: 640, height: 360, framesPerSecond: 15))
         let shared = await Self.waitForPicture(remote, VideoSize(width: 640, height: 360))
-        #expect(shared.map { TestPatternSource.readFrameCounter(from: $0) != nil } == true, "the new source decoded at its own size")
+        #expect(
+            shared.map { TestPatternSource.readFrameCounter(from: $0) != nil } == true,
+            "the new source decoded at its own size"
+        )
     }
 
     /// Settings out of range are held to what the encoder takes.
@@ -37,18 +47,28 @@ import Testing
         var configuration = PeerConnection.Configuration()
         configuration.videoSendSize = VideoSize(width: 0, height: 100_000)
         configuration.maxVideoFrameRate = 1_000
-        #expect(configuration.videoSendSize == VideoSize(width: 16, height: 4096) && configuration.maxVideoFrameRate == 60)
+        #expect(
+            configuration.videoSendSize == VideoSize(width: 16, height: 4096) && configuration.maxVideoFrameRate == 60
+        )
     }
 
     @Test func sendSizeAndFrameRateAreSettings() async throws {
         var offerer = LoopbackCall.configuration
         offerer.videoSendSize = VideoSize(width: 160, height: 90)
         offerer.maxVideoFrameRate = 10
-        let call = try await LoopbackCall.start(width: 320, height: 240, framesPerSecond: 30, configurations: (offerer, LoopbackCall.configuration))
+        let call = try await LoopbackCall.start(
+            width: 320,
+            height: 240,
+            framesPerSecond: 30,
+            configurations: (offerer, LoopbackCall.configuration)
+        )
         defer { Task { await call.close() } }
         try #require(call.connectedAfter != nil)
         let remote = try await Self.remoteVideo(call)
-        #expect(await Self.waitForPicture(remote, VideoSize(width: 160, height: 90)) != nil, "320x240 frames sent at 160x90")
+        #expect(
+            await Self.waitForPicture(remote, VideoSize(width: 160, height: 90)) != nil,
+            "320x240 frames sent at 160x90"
+        )
         let before = await Self.framesDecoded(call.answerer)
         try await Task.sleep(for: .seconds(2))
         let rate = Double(await Self.framesDecoded(call.answerer) - before) / 2

@@ -1,6 +1,7 @@
 import SwiftRTCCodecs
 import SwiftRTCRTP
 import Testing
+
 @testable import SwiftRTCPeer
 
 /// The start of a received video stream. The jitter buffer holds a stream's first packets for
@@ -17,7 +18,11 @@ import Testing
         for i in picture.y.indices { picture.y[i] = UInt8(truncatingIfNeeded: i &* 7919 >> 3) }
         let frame = try #require(try encoder.encode(picture))
         #expect(frame.isKeyframe)
-        var packetizer = VP8Packetizer(ssrc: ReceivePathLimitsTests.mediaSSRC, payloadType: 96, sequenceNumber: firstSequence)
+        var packetizer = VP8Packetizer(
+            ssrc: ReceivePathLimitsTests.mediaSSRC,
+            payloadType: 96,
+            sequenceNumber: firstSequence
+        )
         var buffer = [UInt8](repeating: 0, count: 1500)
         var packets: [[UInt8]] = []
         _ = try frame.data.withUnsafeBytes { data in

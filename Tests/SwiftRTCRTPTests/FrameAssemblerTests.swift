@@ -1,13 +1,18 @@
 import Foundation
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// Reassembly of real producers' VP8 and Opus streams through ``FrameAssembler`` (Fixtures/rtp, recorded from GStreamer
 /// and ffmpeg with record.sh): the frames the producer sent, also after the test drops,
 /// duplicates and reorders packets.
 @Suite struct FrameAssemblerTests {
-    struct Frame: Equatable { var timestamp: UInt32; var size: Int; var keyframe: Bool }
+    struct Frame: Equatable {
+        var timestamp: UInt32
+        var size: Int
+        var keyframe: Bool
+    }
 
     struct Result {
         var frames: [Frame] = []
@@ -19,11 +24,19 @@ import Testing
 
     /// Runs packets (with arrival times) through a frame assembler.
     static func assemble(_ packets: [(bytes: [UInt8], arrival: Double)], codec: String) -> Result {
-        let assembler = FrameAssembler(codec: codec == "VP8" ? .vp8 : .opus, capacity: 256, slotSize: 1600, maximumWait: 0.05)
+        let assembler = FrameAssembler(
+            codec: codec == "VP8" ? .vp8 : .opus,
+            capacity: 256,
+            slotSize: 1600,
+            maximumWait: 0.05
+        )
         var result = Result()
         func take(_ frame: EncodedFrame) {
             result.frames.append(Frame(timestamp: frame.timestamp, size: frame.data.count, keyframe: frame.isKeyframe))
-            if frame.isKeyframe, frame.codec == .vp8 { result.width = frame.width; result.height = frame.height }
+            if frame.isKeyframe, frame.codec == .vp8 {
+                result.width = frame.width
+                result.height = frame.height
+            }
         }
         for packet in packets {
             packet.bytes.withUnsafeBytes { _ = assembler.insert($0, arrival: packet.arrival) }
@@ -87,7 +100,9 @@ import Testing
         for i in dropped { try packets[i].withRTP { damaged.insert($0.timestamp) } }
         let whole = Self.assemble(packets.enumerated().map { ($1, Double($0) * 0.001) }, codec: expected.codec).frames
         let survivors = whole.filter { !damaged.contains($0.timestamp) }
-        let kept = packets.enumerated().filter { !dropped.contains($0.offset) }.map { ($0.element, Double($0.offset) * 0.02) }
+        let kept = packets.enumerated().filter { !dropped.contains($0.offset) }.map {
+            ($0.element, Double($0.offset) * 0.02)
+        }
         let result = Self.assemble(kept, codec: expected.codec)
         #expect(result.frames == survivors)
         #expect(result.lost == dropped.count)
@@ -125,13 +140,17 @@ import Testing
         var sequence: UInt16 = 0
         for bytes in packets.prefix(20) {
             var copy = bytes
-            copy[2] = UInt8(sequence >> 8); copy[3] = UInt8(sequence & 0xFF)
+            copy[2] = UInt8(sequence >> 8)
+            copy[3] = UInt8(sequence & 0xFF)
             injected.append(copy)
             sequence &+= 1
             if bytes[1] & 0x80 != 0 {
-                injected.append(try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 765_957_555)) { w in
-                    _ = try w.payloadSpace()
-                })
+                injected.append(
+                    try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 765_957_555))
+                    { w in
+                        _ = try w.payloadSpace()
+                    }
+                )
                 injected[injected.count - 1] = try Self.padded(injected[injected.count - 1])
                 sequence &+= 1
             }

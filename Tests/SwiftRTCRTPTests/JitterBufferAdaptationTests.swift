@@ -1,5 +1,6 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// The adaptive playout delay: target = 3 × jitter within bounds, packets released when due
@@ -9,10 +10,12 @@ import Testing
     /// 50 ms plus a jitter of up to ±`jitter` seconds (a fixed pseudo-random sequence).
     func feed(_ buffer: JitterBuffer, jitter: Double, count: Int = 300) throws {
         var seed: UInt32 = 12345
-        for n in 0 ..< count {
+        for n in 0..<count {
             seed = seed &* 1_103_515_245 &+ 12345
             let noise = (Double(seed >> 16 & 0x7FFF) / 32767 * 2 - 1) * jitter
-            let packet = try writeRTP(RTPHeader(payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(n * 960), ssrc: 1)) { w in
+            let packet = try writeRTP(
+                RTPHeader(payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(n * 960), ssrc: 1)
+            ) { w in
                 try [UInt8]([1, 2, 3]).withUnsafeBytes { try w.appendPayload($0) }
             }
             packet.withUnsafeBytes { _ = buffer.insert($0, arrival: 0.05 + Double(n) * 0.02 + noise) }
@@ -21,10 +24,18 @@ import Testing
 
     @Test(arguments: [(0.0, 0.0, 0.02), (0.01, 0.015, 0.04), (0.03, 0.045, 0.12)])
     func targetFollowsTheJitter(jitter: Double, atLeast: Double, atMost: Double) throws {
-        let buffer = JitterBuffer(capacity: 512, maximumWait: 0.02, clockRate: 48_000, minimumDelay: 0.01, maximumDelay: 0.5)
+        let buffer = JitterBuffer(
+            capacity: 512,
+            maximumWait: 0.02,
+            clockRate: 48_000,
+            minimumDelay: 0.01,
+            maximumDelay: 0.5
+        )
         try feed(buffer, jitter: jitter)
-        #expect(buffer.targetDelay >= max(0.01, atLeast) && buffer.targetDelay <= atMost,
-                "target \(buffer.targetDelay) s for ±\(jitter) s, jitter estimate \(buffer.jitter)")
+        #expect(
+            buffer.targetDelay >= max(0.01, atLeast) && buffer.targetDelay <= atMost,
+            "target \(buffer.targetDelay) s for ±\(jitter) s, jitter estimate \(buffer.jitter)"
+        )
     }
 
     @Test func targetStaysWithinItsBounds() throws {
@@ -40,14 +51,27 @@ import Testing
     /// leaves then, on a poll without any other packet arriving (without a playout delay it
     /// would leave at once).
     @Test func releasesOnTimeNotOnArrival() throws {
-        let buffer = JitterBuffer(capacity: 64, maximumWait: 0, clockRate: 48_000, minimumDelay: 0.04, maximumDelay: 0.5)
+        let buffer = JitterBuffer(
+            capacity: 64,
+            maximumWait: 0,
+            clockRate: 48_000,
+            minimumDelay: 0.04,
+            maximumDelay: 0.5
+        )
         var released: [Double] = []
         var inserted = 0
-        for tick in 0 ..< 200 {
+        for tick in 0..<200 {
             let now = 1.0 + Double(tick) * 0.001
             // Packet n arrives at 1.0 + 0.02 n; due 40 ms later.
             if inserted < 3, now >= 1.0 + 0.02 * Double(inserted) - 1e-9 {
-                let packet = try writeRTP(RTPHeader(payloadType: 111, sequenceNumber: UInt16(inserted), timestamp: UInt32(inserted * 960), ssrc: 1)) { w in
+                let packet = try writeRTP(
+                    RTPHeader(
+                        payloadType: 111,
+                        sequenceNumber: UInt16(inserted),
+                        timestamp: UInt32(inserted * 960),
+                        ssrc: 1
+                    )
+                ) { w in
                     try [UInt8]([9]).withUnsafeBytes { try w.appendPayload($0) }
                 }
                 packet.withUnsafeBytes { _ = buffer.insert($0, arrival: now) }
@@ -65,16 +89,33 @@ import Testing
     /// A lost packet is given up once the packet after it is due: the gap is reported, and
     /// playout goes on without waiting for it longer.
     @Test func aHoleIsSkippedWhenThePacketAfterItIsDue() throws {
-        let buffer = JitterBuffer(capacity: 64, maximumWait: 0, clockRate: 48_000, minimumDelay: 0.04, maximumDelay: 0.5)
+        let buffer = JitterBuffer(
+            capacity: 64,
+            maximumWait: 0,
+            clockRate: 48_000,
+            minimumDelay: 0.04,
+            maximumDelay: 0.5
+        )
         for n in [0, 2] {
-            let packet = try writeRTP(RTPHeader(payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(n * 960), ssrc: 1)) { w in
+            let packet = try writeRTP(
+                RTPHeader(payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(n * 960), ssrc: 1)
+            ) { w in
                 try [UInt8]([9]).withUnsafeBytes { try w.appendPayload($0) }
             }
             packet.withUnsafeBytes { _ = buffer.insert($0, arrival: 1.0 + 0.02 * Double(n)) }
         }
-        guard case .packet = buffer.pop(now: 1.0401) else { Issue.record("packet 0 not released at its time"); return }
+        guard case .packet = buffer.pop(now: 1.0401) else {
+            Issue.record("packet 0 not released at its time")
+            return
+        }
         #expect(buffer.pop(now: 1.079) == nil)
-        guard case .gap(first: 1, count: 1) = buffer.pop(now: 1.081) else { Issue.record("no gap for packet 1"); return }
-        guard case .packet = buffer.pop(now: 1.081) else { Issue.record("packet 2 not released"); return }
+        guard case .gap(first: 1, count: 1) = buffer.pop(now: 1.081) else {
+            Issue.record("no gap for packet 1")
+            return
+        }
+        guard case .packet = buffer.pop(now: 1.081) else {
+            Issue.record("packet 2 not released")
+            return
+        }
     }
 }

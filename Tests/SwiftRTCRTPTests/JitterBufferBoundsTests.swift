@@ -1,6 +1,7 @@
-import SwiftRTCCore
 import RTPFixtureSupport
+import SwiftRTCCore
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// Issue 17: sequence jumps of up to 32767 and wild timestamps cost the jitter buffer bounded
@@ -13,7 +14,12 @@ import Testing
     }
 
     @discardableResult
-    static func insert(_ buffer: JitterBuffer, _ sequence: UInt16, timestamp: UInt32 = 0, at arrival: Double) -> JitterBuffer.InsertResult {
+    static func insert(
+        _ buffer: JitterBuffer,
+        _ sequence: UInt16,
+        timestamp: UInt32 = 0,
+        at arrival: Double
+    ) -> JitterBuffer.InsertResult {
         packet(sequence, timestamp: timestamp).withUnsafeBytes { buffer.insert($0, arrival: arrival) }
     }
 
@@ -29,11 +35,11 @@ import Testing
     @Test(arguments: [600, 5_000, 20_000, 32_767])
     func aJumpCostsBoundedWorkAndRestartsAtTheNewPacket(jump: Int) {
         let buffer = JitterBuffer(capacity: 512, maximumWait: 0.1)
-        for sequence: UInt16 in 100 ..< 110 { Self.insert(buffer, sequence, at: 0) }
+        for sequence: UInt16 in 100..<110 { Self.insert(buffer, sequence, at: 0) }
         #expect(events(buffer, now: 0.1).count == 10)
         var worst = 0
         var sequence: UInt16 = 109
-        for n in 1 ... 20 {
+        for n in 1...20 {
             sequence &+= UInt16(jump)
             worst = max(worst, Self.work(buffer, sequence, at: 0.1 + Double(n) * 0.01))
         }
@@ -51,7 +57,7 @@ import Testing
         let buffer = JitterBuffer(capacity: 8, maximumWait: 10)
         Self.insert(buffer, 0, at: 0)
         #expect(events(buffer, now: 10) == ["0"])
-        for sequence: UInt16 in 2 ... 12 { Self.insert(buffer, sequence, at: 10) }
+        for sequence: UInt16 in 2...12 { Self.insert(buffer, sequence, at: 10) }
         #expect(buffer.jumpsRestarted == 0)
         #expect(events(buffer, now: 10) == ["gap 1+4", "5", "6", "7", "8", "9", "10", "11", "12"])
     }
@@ -69,24 +75,30 @@ import Testing
     /// played after at most the largest delay, not when its far-off playout time comes.
     @Test(arguments: [-90_000 * 1000, -90_000 * 10, 90_000 * 20_000, Int(Int32.min)])
     func aTimestampJumpDoesNotStallTheStream(jump: Int) {
-        let buffer = JitterBuffer(capacity: 512, maximumWait: 0.05, clockRate: 90_000, minimumDelay: 0.1, maximumDelay: 0.5)
+        let buffer = JitterBuffer(
+            capacity: 512,
+            maximumWait: 0.05,
+            clockRate: 90_000,
+            minimumDelay: 0.1,
+            maximumDelay: 0.5
+        )
         var timestamp: UInt32 = 1_000_000
         var delivered: [String] = []
-        for n in 0 ..< 10 {
+        for n in 0..<10 {
             Self.insert(buffer, UInt16(n), timestamp: timestamp, at: Double(n) * 0.033)
             delivered += events(buffer, now: Double(n) * 0.033)
             timestamp &+= 3000
         }
         timestamp = timestamp &+ UInt32(truncatingIfNeeded: jump)
         var now = 0.33
-        for n in 10 ..< 40 {
+        for n in 10..<40 {
             Self.insert(buffer, UInt16(n), timestamp: timestamp, at: now)
             delivered += events(buffer, now: now)
             timestamp &+= 3000
             now += 0.033
         }
         delivered += events(buffer, now: now + 0.6)
-        #expect(delivered == (0 ..< 40).map { "\($0)" })
+        #expect(delivered == (0..<40).map { "\($0)" })
         #expect(buffer.jitter < 0.1, "the jump is no jitter sample: \(buffer.jitter)")
         #expect(buffer.timestampJumps >= 1)
     }
@@ -100,13 +112,25 @@ import Testing
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return state >> 33
         }
-        let buffer = JitterBuffer(capacity: 64, maximumWait: 0.02, clockRate: 48_000, minimumDelay: 0.02, maximumDelay: 0.5)
+        let buffer = JitterBuffer(
+            capacity: 64,
+            maximumWait: 0.02,
+            clockRate: 48_000,
+            minimumDelay: 0.02,
+            maximumDelay: 0.5
+        )
         var sequence: UInt16 = 0, timestamp: UInt32 = 0, now = 0.0, worst = 0
-        for _ in 0 ..< 20_000 {
+        for _ in 0..<20_000 {
             switch next() % 4 {
-            case 0: sequence = UInt16(truncatingIfNeeded: next()); timestamp = UInt32(truncatingIfNeeded: next())
-            case 1: sequence &+= UInt16(truncatingIfNeeded: next() % 100); timestamp &+= 960
-            default: sequence &+= 1; timestamp &+= 960
+            case 0:
+                sequence = UInt16(truncatingIfNeeded: next())
+                timestamp = UInt32(truncatingIfNeeded: next())
+            case 1:
+                sequence &+= UInt16(truncatingIfNeeded: next() % 100)
+                timestamp &+= 960
+            default:
+                sequence &+= 1
+                timestamp &+= 960
             }
             now += Double(next() % 40) / 1000
             worst = max(worst, Self.work(buffer, sequence, at: now))

@@ -1,14 +1,16 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct JitterBufferTests {
     func packet(_ sequence: UInt16, timestamp: UInt32 = 0, size: Int = 10) throws -> [UInt8] {
         try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: 1)) { w in
-            try [UInt8](repeating: UInt8(truncatingIfNeeded: sequence), count: size).withUnsafeBytes { try w.appendPayload($0) }
+            try [UInt8](repeating: UInt8(truncatingIfNeeded: sequence), count: size).withUnsafeBytes {
+                try w.appendPayload($0)
+            }
         }
     }
-
 
     @Test func reordersAcrossTheWrapAndDropsDuplicates() throws {
         let buffer = JitterBuffer(capacity: 16, maximumWait: 0.1)
@@ -40,7 +42,7 @@ import Testing
         let buffer = JitterBuffer(capacity: 8, maximumWait: 10)
         _ = try packet(0).withUnsafeBytes { buffer.insert($0, arrival: 0) }
         #expect(events(buffer, now: 10) == ["0"])
-        for sequence: UInt16 in 2 ... 12 { _ = try packet(sequence).withUnsafeBytes { buffer.insert($0, arrival: 10) } }
+        for sequence: UInt16 in 2...12 { _ = try packet(sequence).withUnsafeBytes { buffer.insert($0, arrival: 10) } }
         #expect(buffer.count <= 8)
         #expect(events(buffer, now: 10) == ["gap 1+4", "5", "6", "7", "8", "9", "10", "11", "12"])
     }
@@ -55,10 +57,14 @@ import Testing
     @Test func playoutDelayFollowsJitter() throws {
         let steady = JitterBuffer(maximumWait: 0.5, clockRate: 90_000, maximumDelay: 0.5)
         let jittery = JitterBuffer(maximumWait: 0.5, clockRate: 90_000, maximumDelay: 0.5)
-        for n in 0 ..< 100 {
+        for n in 0..<100 {
             let timestamp = UInt32(n * 3000)
-            _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes { steady.insert($0, arrival: Double(n) / 30) }
-            _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes { jittery.insert($0, arrival: Double(n) / 30 + (n % 2 == 0 ? 0 : 0.02)) }
+            _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes {
+                steady.insert($0, arrival: Double(n) / 30)
+            }
+            _ = try packet(UInt16(n), timestamp: timestamp).withUnsafeBytes {
+                jittery.insert($0, arrival: Double(n) / 30 + (n % 2 == 0 ? 0 : 0.02))
+            }
         }
         #expect(steady.targetDelay < 0.001)
         #expect(jittery.targetDelay > 0.04 && jittery.targetDelay <= 0.5)
@@ -81,8 +87,14 @@ import Testing
         #expect(events(buffer, now: 0.2999) == [] && events(buffer, now: holeEnds) == ["gap 12+2", "14"])
 
         // Audio with a 20 ms playout delay: each 20 ms frame is due 20 ms after it came.
-        let audio = JitterBuffer(capacity: 64, maximumWait: 0.02, clockRate: 48_000, minimumDelay: 0.02, maximumDelay: 0.5)
-        for n in 0 ..< 10 {
+        let audio = JitterBuffer(
+            capacity: 64,
+            maximumWait: 0.02,
+            clockRate: 48_000,
+            minimumDelay: 0.02,
+            maximumDelay: 0.5
+        )
+        for n in 0..<10 {
             let arrival = 1 + Double(n) * 0.02
             _ = try packet(UInt16(n), timestamp: UInt32(n * 960)).withUnsafeBytes { audio.insert($0, arrival: arrival) }
             _ = events(audio, now: arrival)

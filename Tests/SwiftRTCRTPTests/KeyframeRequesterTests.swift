@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct KeyframeRequesterTests {
@@ -30,8 +31,12 @@ import Testing
         var requester = KeyframeRequester(senderSSRC: 1, pli: false, fir: true)
         let first = requester.request(mediaSSRC: 2, now: 0, roundTripTime: nil)
         let second = requester.request(mediaSSRC: 2, now: 1, roundTripTime: nil)
-        #expect(first == .fullIntraRequest(FullIntraRequest(senderSSRC: 1, entries: [.init(ssrc: 2, sequenceNumber: 1)])))
-        #expect(second == .fullIntraRequest(FullIntraRequest(senderSSRC: 1, entries: [.init(ssrc: 2, sequenceNumber: 2)])))
+        #expect(
+            first == .fullIntraRequest(FullIntraRequest(senderSSRC: 1, entries: [.init(ssrc: 2, sequenceNumber: 1)]))
+        )
+        #expect(
+            second == .fullIntraRequest(FullIntraRequest(senderSSRC: 1, entries: [.init(ssrc: 2, sequenceNumber: 2)]))
+        )
         #expect(requester.firSent == 2)
     }
 }

@@ -1,5 +1,6 @@
 import SwiftRTCCore
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// Issue 17: what a peer does with its sequence numbers never makes a packet cost work that
@@ -8,7 +9,7 @@ import Testing
     /// Holes at every other sequence number (`count` of them), then more packets.
     static func withHoles(_ count: Int) -> NackGenerator {
         var nack = NackGenerator()
-        for i in 0 ... count { nack.received(UInt16(2 * i)) }
+        for i in 0...count { nack.received(UInt16(2 * i)) }
         return nack
     }
 
@@ -29,15 +30,23 @@ import Testing
 
     static let cases: [Case] = [
         // In order after the holes: the old code scanned the whole missing list per packet.
-        Case(name: "in order", then: Array(999 ... 1300), maximumWork: 4),
+        Case(name: "in order", then: Array(999...1300), maximumWork: 4),
         // Late packets that fill holes: found by binary search, not a scan.
         Case(name: "holes filled", then: stride(from: 1, to: 400, by: 2).map { UInt16($0) }, maximumWork: 12),
         // Small jumps: only the new holes are written (and as many old ones dropped).
-        Case(name: "jumps of 40", then: stride(from: 1040, to: 3000, by: 40).map { UInt16($0) }, maximumWork: 3 * 40 + 8),
+        Case(
+            name: "jumps of 40",
+            then: stride(from: 1040, to: 3000, by: 40).map { UInt16($0) },
+            maximumWork: 3 * 40 + 8
+        ),
         // Jumps beyond the list: a restart, not a write of every hole.
         Case(name: "jumps of 600", then: stride(from: 1600, to: 30_000, by: 600).map { UInt16($0) }, maximumWork: 4),
-        Case(name: "jumps of 32767", then: (1 ... 50).map { UInt16(truncatingIfNeeded: 998 + 32767 * $0) }, maximumWork: 4),
-        Case(name: "jumps back", then: (1 ... 50).map { UInt16(truncatingIfNeeded: 998 - 20_000 * $0) }, maximumWork: 12),
+        Case(
+            name: "jumps of 32767",
+            then: (1...50).map { UInt16(truncatingIfNeeded: 998 + 32767 * $0) },
+            maximumWork: 4
+        ),
+        Case(name: "jumps back", then: (1...50).map { UInt16(truncatingIfNeeded: 998 - 20_000 * $0) }, maximumWork: 12),
     ]
 
     @Test(arguments: cases) func perPacketWorkDoesNotGrowWithTheMissingList(_ c: Case) {
@@ -70,7 +79,7 @@ import Testing
     @Test func theListNeverHoldsMoreThanItsLimit() {
         var nack = NackGenerator(maximumAge: 1000, maximumMissing: 50)
         var sequence: UInt16 = 0
-        for step in 0 ..< 5000 {
+        for step in 0..<5000 {
             sequence &+= UInt16(2 + step % 7)
             nack.received(sequence, at: Double(step) / 1000)
             #expect(nack.missingCount <= 50)

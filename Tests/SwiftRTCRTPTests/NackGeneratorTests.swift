@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct NackGeneratorTests {
@@ -32,7 +33,10 @@ import Testing
         let packet = RTCPPacket.nack(GenericNACK(senderSSRC: 1, mediaSSRC: 2, lost: lost))
         var out = [UInt8](repeating: 0, count: 100)
         let length = try out.withUnsafeMutableBytes { try packet.write(into: $0) }
-        guard case let .nack(parsed) = try Array(out[..<length]).withUnsafeBytes({ try RTCPPacket.parseCompound($0) }).first else {
+        guard
+            case let .nack(parsed) = try Array(out[..<length]).withUnsafeBytes({ try RTCPPacket.parseCompound($0) })
+                .first
+        else {
             Issue.record("not a NACK")
             return
         }

@@ -1,9 +1,15 @@
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// The NACK unit with an injected clock: times are passed in, no waiting.
 @Suite struct NackRequesterTests {
-    func requester(_ arrivals: [UInt16], at now: Double = 0, maximumRetries: Int = 10, maximumTime: Double = 1) -> NackRequester {
+    func requester(
+        _ arrivals: [UInt16],
+        at now: Double = 0,
+        maximumRetries: Int = 10,
+        maximumTime: Double = 1
+    ) -> NackRequester {
         var nack = NackRequester(senderSSRC: 7, maximumRetries: maximumRetries, maximumTime: maximumTime)
         for sequence in arrivals { nack.received(sequenceNumber: sequence, ssrc: 9, at: now) }
         return nack
@@ -77,7 +83,7 @@ import Testing
         #expect(p9 == [2])
         let p10 = poll(&nack, 0.51)
         #expect(p10 == nil)
-        #expect(nack.abandoned == 1 )
+        #expect(nack.abandoned == 1)
         let a13 = abandoned(&nack)
         #expect(a13)
     }

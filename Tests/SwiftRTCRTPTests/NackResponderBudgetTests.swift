@@ -1,6 +1,7 @@
-import SwiftRTCCore
 import RTPFixtureSupport
+import SwiftRTCCore
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// Issue 17: a peer's NACKs cannot make a sender resend more than a budget per second (also
@@ -12,7 +13,8 @@ import Testing
     static func responder(sent sequences: ClosedRange<UInt16>, capacity: Int = 512) throws -> NackResponder {
         let responder = NackResponder(rtx: .init(payloadType: 97, ssrc: 0xBB), capacity: capacity)
         for sequence in sequences {
-            let packet = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 3000, ssrc: 0xAA)) { w in
+            let packet = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 3000, ssrc: 0xAA))
+            { w in
                 try payload.withUnsafeBytes { try w.appendPayload($0) }
             }
             packet.withUnsafeBytes { responder.store($0, at: 0) }
@@ -21,8 +23,13 @@ import Testing
     }
 
     /// Packets and bytes sent for one NACK.
-    static func respond(_ responder: NackResponder, _ lost: [UInt16], now: Double, rtt: Double? = nil,
-                        bitrate: Int = RemoteInputLimits.minResendBitrate) -> (packets: Int, bytes: Int) {
+    static func respond(
+        _ responder: NackResponder,
+        _ lost: [UInt16],
+        now: Double,
+        rtt: Double? = nil,
+        bitrate: Int = RemoteInputLimits.minResendBitrate
+    ) -> (packets: Int, bytes: Int) {
         var sent = (packets: 0, bytes: 0)
         responder.respond(to: lost, now: now, roundTripTime: rtt, bitrate: bitrate) { _, length in
             sent.packets += 1
@@ -33,16 +40,16 @@ import Testing
     }
 
     @Test func oneNackNeverResendsTheWholeHistory() throws {
-        let responder = try Self.responder(sent: 0 ... 511)
-        let sent = Self.respond(responder, Array(0 ... 511), now: 1, bitrate: 100_000_000)
+        let responder = try Self.responder(sent: 0...511)
+        let sent = Self.respond(responder, Array(0...511), now: 1, bitrate: 100_000_000)
         #expect(sent.packets == RemoteInputLimits.maxResendsPerNack)
         #expect(responder.refused == 512 - RemoteInputLimits.maxResendsPerNack)
     }
 
     @Test func aPacketListedTwiceInOneNackGoesOutOnce() throws {
-        let responder = try Self.responder(sent: 0 ... 20)
+        let responder = try Self.responder(sent: 0...20)
         // What PID 5 with BLP 0xFFFF, PID 6 with BLP 0xFFFF ... would say: 5 to 21, 6 to 22, ...
-        let lost = (5 ... 10).flatMap { pid in (0 ... 16).map { UInt16(pid + $0) } }.filter { $0 <= 20 }
+        let lost = (5...10).flatMap { pid in (0...16).map { UInt16(pid + $0) } }.filter { $0 <= 20 }
         let sent = Self.respond(responder, lost, now: 1)
         #expect(sent.packets == 16)
     }
@@ -52,10 +59,10 @@ import Testing
     /// now the bytes stay within the budget (its one-second depth plus two seconds of rate).
     @Test(arguments: [RemoteInputLimits.minResendBitrate, 2_000_000])
     func aNackStormStaysWithinTheBudget(bitrate: Int) throws {
-        let responder = try Self.responder(sent: 100 ... 119)
+        let responder = try Self.responder(sent: 100...119)
         var total = (packets: 0, bytes: 0)
-        for tick in 0 ..< 2000 {
-            let sent = Self.respond(responder, Array(100 ... 119), now: 1 + Double(tick) / 1000, bitrate: bitrate)
+        for tick in 0..<2000 {
+            let sent = Self.respond(responder, Array(100...119), now: 1 + Double(tick) / 1000, bitrate: bitrate)
             total.packets += sent.packets
             total.bytes += sent.bytes
         }
@@ -67,10 +74,10 @@ import Testing
 
     /// Honest use: a lost burst asked for once is resent in full, and again a round trip later.
     @Test func anHonestNackIsAnsweredInFull() throws {
-        let responder = try Self.responder(sent: 0 ... 99)
-        #expect(Self.respond(responder, Array(10 ... 60), now: 1, bitrate: 2_000_000).packets == 51)
-        #expect(Self.respond(responder, Array(10 ... 60), now: 1.02, rtt: 0.05, bitrate: 2_000_000).packets == 0)
-        #expect(Self.respond(responder, Array(10 ... 60), now: 1.06, rtt: 0.05, bitrate: 2_000_000).packets == 51)
+        let responder = try Self.responder(sent: 0...99)
+        #expect(Self.respond(responder, Array(10...60), now: 1, bitrate: 2_000_000).packets == 51)
+        #expect(Self.respond(responder, Array(10...60), now: 1.02, rtt: 0.05, bitrate: 2_000_000).packets == 0)
+        #expect(Self.respond(responder, Array(10...60), now: 1.06, rtt: 0.05, bitrate: 2_000_000).packets == 51)
         #expect(responder.refused == 0)
     }
 
@@ -81,7 +88,7 @@ import Testing
         body.withUnsafeMutableBytes { b in
             b.put32(1, at: 0)
             b.put32(2, at: 4)
-            for i in 0 ..< 300 {
+            for i in 0..<300 {
                 b.put16(UInt16(i * 17), at: 8 + 4 * i)
                 b.put16(0xFFFF, at: 10 + 4 * i)
             }

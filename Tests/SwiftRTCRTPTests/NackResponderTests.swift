@@ -1,19 +1,22 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 /// The send side of NACK: RTX (RFC 4588) or the original packet again, at most once per RTT.
 @Suite struct NackResponderTests {
     func sent(_ responder: NackResponder, sequences: ClosedRange<UInt16>) throws {
         for sequence in sequences {
-            let packet = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 3000, ssrc: 0xAA)) { w in
+            let packet = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 3000, ssrc: 0xAA))
+            { w in
                 try [UInt8]([0x10, UInt8(truncatingIfNeeded: sequence)]).withUnsafeBytes { try w.appendPayload($0) }
             }
             packet.withUnsafeBytes { responder.store($0, at: 0) }
         }
     }
 
-    func respond(_ responder: NackResponder, _ lost: [UInt16], now: Double = 1, rtt: Double? = nil) throws -> [[UInt8]] {
+    func respond(_ responder: NackResponder, _ lost: [UInt16], now: Double = 1, rtt: Double? = nil) throws -> [[UInt8]]
+    {
         var out: [[UInt8]] = []
         responder.respond(to: lost, now: now, roundTripTime: rtt) { buffer, length in
             out.append(Array(buffer[..<length]))
@@ -30,7 +33,10 @@ import Testing
         #expect(packets.count == 2 && responder.unavailable == 1)
         for (i, (bytes, osn)) in zip(packets, [UInt16(103), 105]).enumerated() {
             try bytes.withRTP { p in
-                #expect(p.payloadType == 97 && p.ssrc == 0xBB && p.sequenceNumber == first &+ UInt16(i) && p.timestamp == 3000)
+                #expect(
+                    p.payloadType == 97 && p.ssrc == 0xBB && p.sequenceNumber == first &+ UInt16(i)
+                        && p.timestamp == 3000
+                )
                 #expect(Array(p.payload) == [UInt8(osn >> 8), UInt8(osn & 0xFF), 0x10, UInt8(osn & 0xFF)])
             }
         }

@@ -1,5 +1,6 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct OpusPayloadTests {
@@ -14,7 +15,10 @@ import Testing
     ])
     func tocDurations(hex: String, configuration: UInt8, stereo: Bool, frames: Int, samples: Int) throws {
         let toc = try [UInt8](hex: hex).withUnsafeBytes { try OpusTOC(parsing: $0) }
-        #expect(toc.configuration == configuration && toc.isStereo == stereo && toc.frameCount == frames && toc.samples == samples)
+        #expect(
+            toc.configuration == configuration && toc.isStereo == stereo && toc.frameCount == frames
+                && toc.samples == samples
+        )
     }
 
     @Test(arguments: ["", "03", "0300"])
@@ -26,13 +30,18 @@ import Testing
         var packetizer = OpusPacketizer(ssrc: 77, payloadType: 111, sequenceNumber: 65535)
         let opus: [UInt8] = [0x78, 1, 2, 3, 4]
         var out = [UInt8](repeating: 0, count: 200)
-        for n in 0 ..< 2 {
+        for n in 0..<2 {
             let length = try opus.withUnsafeBytes { o in
-                try out.withUnsafeMutableBytes { try packetizer.packetize(o, timestamp: UInt32(n * 960), marker: n == 0, into: $0) }
+                try out.withUnsafeMutableBytes {
+                    try packetizer.packetize(o, timestamp: UInt32(n * 960), marker: n == 0, into: $0)
+                }
             }
             try Array(out[..<length]).withRTP { (p: RTPPacket) throws in
                 #expect(p.sequenceNumber == 65535 &+ UInt16(n) && p.marker == (n == 0) && p.payloadType == 111)
-                #expect(OpusDepacketizer.frame(from: p) == EncodedFrame(codec: .opus, data: opus, timestamp: UInt32(n * 960), isKeyframe: true))
+                #expect(
+                    OpusDepacketizer.frame(from: p)
+                        == EncodedFrame(codec: .opus, data: opus, timestamp: UInt32(n * 960), isKeyframe: true)
+                )
             }
         }
         try Fixtures.aiortc("rtp_only_padding.bin").withRTP { #expect(OpusDepacketizer.frame(from: $0) == nil) }

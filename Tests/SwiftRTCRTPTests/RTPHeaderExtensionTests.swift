@@ -1,6 +1,7 @@
 import Foundation
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct RTPHeaderExtensionTests {
@@ -32,7 +33,8 @@ import Testing
 
     /// RFC 8285 §4.3: two-byte elements, including a zero-length one and padding.
     @Test func rfc8285TwoByteLayout() throws {
-        try [UInt8](hex: "900000010000000200000003 10000003 0100 0201aa 00 0304bbccddee 0000").withRTP { (p: RTPPacket) throws in
+        try [UInt8](hex: "900000010000000200000003 10000003 0100 0201aa 00 0304bbccddee 0000").withRTP {
+            (p: RTPPacket) throws in
             let elements = p.extensions.map { ($0.id, Array($0.data)) }
             #expect(elements.map(\.0) == [1, 2, 3])
             #expect(elements.map(\.1) == [[], [0xAA], [0xBB, 0xCC, 0xDD, 0xEE]])
@@ -40,7 +42,8 @@ import Testing
     }
 
     @Test func twoByteFormWrites() throws {
-        let bytes = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: 1, timestamp: 1, ssrc: 1), form: .twoByte) { w in
+        let bytes = try writeRTP(RTPHeader(payloadType: 96, sequenceNumber: 1, timestamp: 1, ssrc: 1), form: .twoByte) {
+            w in
             try w.appendExtension(RTPStreamID(value: "a-rid-longer-than-sixteen"), id: 200)
             try w.appendExtension(id: 5, data: UnsafeRawBufferPointer(start: nil, count: 0))
         }
@@ -62,7 +65,7 @@ import Testing
             #expect(try p.extensionValue(AudioLevel.self, id: 1) == AudioLevel(voiceActivity: true, level: 42))
             #expect(try p.extensionValue(AbsSendTime.self, id: 2)?.value == 0x123456)
             let delay = try #require(try p.extensionValue(PlayoutDelay.self, id: 5))
-            #expect(delay.minimum == 10 && delay.maximum == 4095 && delay.milliseconds == 100 ... 40950)
+            #expect(delay.minimum == 10 && delay.maximum == 4095 && delay.milliseconds == 100...40950)
             #expect(try p.extensionValue(RepairedRTPStreamID.self, id: 11)?.value == "h")
             #expect(try p.extensionValue(AudioLevel.self, id: 9) == nil)
         }
@@ -75,13 +78,21 @@ import Testing
     }
 
     @Test func extmapPicksKnownURIs() {
-        let ids = RTPHeaderExtensionIDs(extmap: [1: AudioLevel.uri, 3: TransportSequenceNumber.uri, 4: SDESMid.uri, 10: RTPStreamID.uri, 14: "urn:ietf:params:rtp-hdrext:toffset"])
-        #expect(ids.audioLevel == 1 && ids.transportSequenceNumber == 3 && ids.mid == 4 && ids.rid == 10 && ids.absSendTime == nil)
+        let ids = RTPHeaderExtensionIDs(extmap: [
+            1: AudioLevel.uri, 3: TransportSequenceNumber.uri, 4: SDESMid.uri, 10: RTPStreamID.uri,
+            14: "urn:ietf:params:rtp-hdrext:toffset",
+        ])
+        #expect(
+            ids.audioLevel == 1 && ids.transportSequenceNumber == 3 && ids.mid == 4 && ids.rid == 10
+                && ids.absSendTime == nil
+        )
     }
 
     /// The header extensions of real Chrome packets, as decoded in vectors/rtp-payloads-real-*.json.
     @Test func chromePacketsMatchTheVectors() throws {
-        let vectors = try Fixtures.json(Fixtures.directory.appendingPathComponent("vectors/rtp-payloads-real-chrome-156-vp8-opus-hdrext.json"))
+        let vectors = try Fixtures.json(
+            Fixtures.directory.appendingPathComponent("vectors/rtp-payloads-real-chrome-156-vp8-opus-hdrext.json")
+        )
         let captures = vectors["captures"] as! [String: [String: Any]]
         var checked = 0
         for (name, capture) in captures {
@@ -90,26 +101,51 @@ import Testing
             for kind in ["vp8", "opus", "rtx"] {
                 for entry in capture[kind] as! [[String: Any]] {
                     let seq = entry["seq"] as! Int, ssrc = entry["ssrc"] as! Int
-                    let packet = try #require(datagrams.first { d in
-                        d.payload.count == entry["packet_length"] as! Int
-                            && (try? d.payload.withRTP { $0.ssrc == UInt32(ssrc) && $0.sequenceNumber == UInt16(seq) }) == true
-                    })
+                    let packet = try #require(
+                        datagrams.first { d in
+                            d.payload.count == entry["packet_length"] as! Int
+                                && (try? d.payload.withRTP {
+                                    $0.ssrc == UInt32(ssrc) && $0.sequenceNumber == UInt16(seq)
+                                }) == true
+                        }
+                    )
                     try packet.payload.withRTP { (p: RTPPacket) throws in
                         #expect(p.marker == (entry["marker"] as! Int == 1))
                         #expect(Int(p.payloadType) == entry["pt"] as! Int)
                         #expect(Int(p.timestamp) == entry["ts"] as! Int)
                         #expect(p.extensionProfile.map { String(format: "0x%04x", $0) } == entry["profile"] as? String)
                         #expect((p.paddingLength > 0) == (entry["padding"] as! Int == 1))
-                        let expected = (entry["header_extensions"] as! [[String: Any]]).map { "\($0["id"]!)=\($0["value"]!)" }
+                        let expected = (entry["header_extensions"] as! [[String: Any]]).map {
+                            "\($0["id"]!)=\($0["value"]!)"
+                        }
                         #expect(p.extensions.map { "\($0.id)=\(Array($0.data).hex)" } == expected)
                         for ext in entry["header_extensions"] as! [[String: Any]] {
                             let id = UInt8(ext["id"] as! Int), value = ext["value"] as! String
                             switch ext["uri"] as! String {
-                            case AbsSendTime.uri: #expect(try p.extensionValue(AbsSendTime.self, id: id)?.value == UInt32(value, radix: 16))
-                            case TransportSequenceNumber.uri: #expect(try p.extensionValue(TransportSequenceNumber.self, id: id)?.value == UInt16(value, radix: 16))
-                            case SDESMid.uri: #expect(try p.extensionValue(SDESMid.self, id: id)?.value == String(decoding: [UInt8](hex: value), as: UTF8.self))
-                            case RTPStreamID.uri: #expect(try p.extensionValue(RTPStreamID.self, id: id)?.value == entry["rid_ascii"] as? String)
-                            case AudioLevel.uri: #expect(try p.extensionValue(AudioLevel.self, id: id)?.level == UInt8(value, radix: 16)! & 0x7F)
+                            case AbsSendTime.uri:
+                                #expect(
+                                    try p.extensionValue(AbsSendTime.self, id: id)?.value == UInt32(value, radix: 16)
+                                )
+                            case TransportSequenceNumber.uri:
+                                #expect(
+                                    try p.extensionValue(TransportSequenceNumber.self, id: id)?.value
+                                        == UInt16(value, radix: 16)
+                                )
+                            case SDESMid.uri:
+                                #expect(
+                                    try p.extensionValue(SDESMid.self, id: id)?.value
+                                        == String(decoding: [UInt8](hex: value), as: UTF8.self)
+                                )
+                            case RTPStreamID.uri:
+                                #expect(
+                                    try p.extensionValue(RTPStreamID.self, id: id)?.value == entry["rid_ascii"]
+                                        as? String
+                                )
+                            case AudioLevel.uri:
+                                #expect(
+                                    try p.extensionValue(AudioLevel.self, id: id)?.level == UInt8(value, radix: 16)!
+                                        & 0x7F
+                                )
                             default: break
                             }
                         }

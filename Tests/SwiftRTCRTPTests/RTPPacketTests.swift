@@ -1,6 +1,7 @@
 import Foundation
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct RTPPacketTests {
@@ -13,13 +14,22 @@ import Testing
         ("rtp_with_csrc.bin", false, 0, 16082, 144, [2882400001, 3735928559], 160, 0),
         ("rtp_with_sdes_mid.bin", true, 111, 14156, 1327210925, [], 54, 0),
     ])
-    func aiortcPackets(file: String, marker: Bool, pt: UInt8, seq: UInt16, ts: UInt32, csrcs: [UInt32], payload: Int, padding: Int) throws {
+    func aiortcPackets(
+        file: String,
+        marker: Bool,
+        pt: UInt8,
+        seq: UInt16,
+        ts: UInt32,
+        csrcs: [UInt32],
+        payload: Int,
+        padding: Int
+    ) throws {
         try Fixtures.aiortc(file).withRTP { (p: RTPPacket) throws in
             #expect(p.marker == marker)
             #expect(p.payloadType == pt)
             #expect(p.sequenceNumber == seq)
             #expect(p.timestamp == ts)
-            #expect((0 ..< p.csrcCount).map { p.csrc(at: $0) } == csrcs)
+            #expect((0..<p.csrcCount).map { p.csrc(at: $0) } == csrcs)
             #expect(p.payloadLength == payload)
             #expect(p.paddingLength == padding)
             #expect(p.isPaddingOnly == (payload == 0))
@@ -42,9 +52,12 @@ import Testing
         ("400000000000000000000000", "RTP version"),
         ("820000000000000000000000 00000001", "RTP CSRC list"),  // CC=2, one CSRC
         ("900000000000000000000000 bede", "RTP header extension"),
-        ("900000000000000000000000 bede0002 10ff0000", "RTP header extension elements"),  // length 2 words, 1 present
-        ("900000000000000000000000 bede0001 33ff0000", "RTP header extension element"),  // element of 4 bytes at byte 1 of a 4-byte block
-        ("900000000000000000000000 10000001 0105aaaa", "RTP header extension element"),  // two-byte element past the end
+        // Length 2 words, 1 present.
+        ("900000000000000000000000 bede0002 10ff0000", "RTP header extension elements"),
+        // An element of 4 bytes at byte 1 of a 4-byte block.
+        ("900000000000000000000000 bede0001 33ff0000", "RTP header extension element"),
+        // A two-byte element past the end.
+        ("900000000000000000000000 10000001 0105aaaa", "RTP header extension element"),
         ("a00000000000000000000000 aabb05", "RTP padding count"),  // padding 5 > 3 bytes
         ("a00000000000000000000000 aabb00", "RTP padding count"),  // padding 0 with P set
         ("a00000000000000000000000", "RTP padding"),
@@ -59,9 +72,11 @@ import Testing
     }
 
     @Test func truncatedPrefixesOfRealPacketsNeverTrap() throws {
-        for file in ["rtp.bin", "rtp_with_csrc.bin", "rtp_with_sdes_mid.bin", "rtp_only_padding_with_header_extensions.bin"] {
+        for file in [
+            "rtp.bin", "rtp_with_csrc.bin", "rtp_with_sdes_mid.bin", "rtp_only_padding_with_header_extensions.bin",
+        ] {
             let bytes = try Fixtures.aiortc(file)
-            for length in 0 ..< bytes.count {
+            for length in 0..<bytes.count {
                 _ = try? Array(bytes[..<length]).withRTP { $0.payloadLength }
             }
         }
@@ -69,7 +84,9 @@ import Testing
 
     @Test func writeAndParseRoundTrip() throws {
         let payload: [UInt8] = [1, 2, 3, 4, 5]
-        let bytes = try writeRTP(RTPHeader(marker: true, payloadType: 96, sequenceNumber: 65535, timestamp: 0xDEADBEEF, ssrc: 0x01020304)) { w in
+        let bytes = try writeRTP(
+            RTPHeader(marker: true, payloadType: 96, sequenceNumber: 65535, timestamp: 0xDEADBEEF, ssrc: 0x01020304)
+        ) { w in
             try w.appendCSRC(7)
             try w.appendCSRC(8)
             try w.appendExtension(SDESMid(value: "video"), id: 4)
@@ -77,7 +94,10 @@ import Testing
             try payload.withUnsafeBytes { try w.appendPayload($0) }
         }
         try bytes.withRTP { (p: RTPPacket) throws in
-            #expect(p.marker && p.payloadType == 96 && p.sequenceNumber == 65535 && p.timestamp == 0xDEADBEEF && p.ssrc == 0x01020304)
+            #expect(
+                p.marker && p.payloadType == 96 && p.sequenceNumber == 65535 && p.timestamp == 0xDEADBEEF
+                    && p.ssrc == 0x01020304
+            )
             #expect(p.csrcCount == 2 && p.csrc(at: 1) == 8)
             #expect(p.extensionProfile == 0xBEDE)
             #expect(try p.extensionValue(SDESMid.self, id: 4)?.value == "video")
@@ -90,7 +110,10 @@ import Testing
     @Test func paddingIsWrittenAndSkipped() throws {
         var out = [UInt8](repeating: 0, count: 100)
         let length = try out.withUnsafeMutableBytes { buffer in
-            var w = try RTPPacketWriter(into: buffer, header: RTPHeader(payloadType: 111, sequenceNumber: 1, timestamp: 2, ssrc: 3))
+            var w = try RTPPacketWriter(
+                into: buffer,
+                header: RTPHeader(payloadType: 111, sequenceNumber: 1, timestamp: 2, ssrc: 3)
+            )
             try [UInt8]([9, 9]).withUnsafeBytes { try w.appendPayload($0) }
             return try w.finish(padding: 6)
         }
@@ -104,10 +127,18 @@ import Testing
         var small = [UInt8](repeating: 0, count: 14)
         small.withUnsafeMutableBytes { buffer in
             #expect(throws: RTPError.bufferTooSmall(needed: 15, available: 14)) {
-                var w = try RTPPacketWriter(into: buffer, header: RTPHeader(payloadType: 1, sequenceNumber: 0, timestamp: 0, ssrc: 0))
+                var w = try RTPPacketWriter(
+                    into: buffer,
+                    header: RTPHeader(payloadType: 1, sequenceNumber: 0, timestamp: 0, ssrc: 0)
+                )
                 try [UInt8]([1, 2, 3]).withUnsafeBytes { try w.appendPayload($0) }
             }
-            #expect(throws: RTPError.self) { _ = try RTPPacketWriter(into: buffer, header: RTPHeader(payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0)) }
+            #expect(throws: RTPError.self) {
+                _ = try RTPPacketWriter(
+                    into: buffer,
+                    header: RTPHeader(payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0)
+                )
+            }
         }
         #expect(throws: RTPError.self) {
             _ = try writeRTP(RTPHeader(payloadType: 1, sequenceNumber: 0, timestamp: 0, ssrc: 0)) { w in
@@ -118,7 +149,9 @@ import Testing
 
     @Test func demultiplexesRTPAndRTCP() throws {
         try Fixtures.aiortc("rtcp_sr.bin").withUnsafeBytes { #expect(RTPDemultiplexer.isRTCP($0)) }
-        try Fixtures.aiortc("rtp.bin").withUnsafeBytes { #expect(!RTPDemultiplexer.isRTCP($0) && RTPDemultiplexer.isRTPOrRTCP($0)) }
+        try Fixtures.aiortc("rtp.bin").withUnsafeBytes {
+            #expect(!RTPDemultiplexer.isRTCP($0) && RTPDemultiplexer.isRTPOrRTCP($0))
+        }
         [UInt8]([0x00, 0x01, 0, 0]).withUnsafeBytes { #expect(!RTPDemultiplexer.isRTPOrRTCP($0)) }  // STUN
         [UInt8]([22, 0xFE, 0xFD]).withUnsafeBytes { #expect(!RTPDemultiplexer.isRTPOrRTCP($0)) }  // DTLS
     }

@@ -1,16 +1,21 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct RTXPacketTests {
     @Test func wrapAndUnwrapRestoreTheOriginal() throws {
-        let original = try writeRTP(RTPHeader(marker: true, payloadType: 96, sequenceNumber: 4242, timestamp: 90_000, ssrc: 1111)) { w in
+        let original = try writeRTP(
+            RTPHeader(marker: true, payloadType: 96, sequenceNumber: 4242, timestamp: 90_000, ssrc: 1111)
+        ) { w in
             try w.appendExtension(SDESMid(value: "1"), id: 4)
             try [UInt8]([0x10, 1, 2, 3]).withUnsafeBytes { try w.appendPayload($0) }
         }
         var rtx = [UInt8](repeating: 0, count: 100)
         let rtxLength = try original.withRTP { p in
-            try rtx.withUnsafeMutableBytes { try RTXPacket.wrap(p, payloadType: 97, ssrc: 2222, sequenceNumber: 7, into: $0) }
+            try rtx.withUnsafeMutableBytes {
+                try RTXPacket.wrap(p, payloadType: 97, ssrc: 2222, sequenceNumber: 7, into: $0)
+            }
         }
         try Array(rtx[..<rtxLength]).withRTP { (p: RTPPacket) throws in
             #expect(p.payloadType == 97 && p.ssrc == 2222 && p.sequenceNumber == 7 && p.marker && p.timestamp == 90_000)
@@ -19,7 +24,9 @@ import Testing
         }
         var back = [UInt8](repeating: 0, count: 100)
         let backLength = try Array(rtx[..<rtxLength]).withRTP { p in
-            try back.withUnsafeMutableBytes { try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 1111, into: $0) }
+            try back.withUnsafeMutableBytes {
+                try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 1111, into: $0)
+            }
         }
         #expect(Array(back[..<backLength]) == original)
     }
@@ -30,7 +37,10 @@ import Testing
         let url = Fixtures.own.appendingPathComponent("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap")
         var originals: [UInt16: [UInt8]] = [:]
         for bytes in try Fixtures.rtpPackets(url, ssrc: 765_957_555) {
-            try bytes.withRTP { originals[$0.sequenceNumber] = Array($0.payload) + [$0.marker ? 1 : 0] + withUnsafeBytes(of: $0.timestamp) { Array($0) } }
+            try bytes.withRTP {
+                originals[$0.sequenceNumber] =
+                    Array($0.payload) + [$0.marker ? 1 : 0] + withUnsafeBytes(of: $0.timestamp) { Array($0) }
+            }
         }
         var out = [UInt8](repeating: 0, count: 1500)
         var repaired = 0, probes = 0
@@ -39,15 +49,22 @@ import Testing
                 if p.isPaddingOnly {
                     probes += 1
                     #expect(throws: RTPError.self) {
-                        _ = try out.withUnsafeMutableBytes { try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 765_957_555, into: $0) }
+                        _ = try out.withUnsafeMutableBytes {
+                            try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 765_957_555, into: $0)
+                        }
                     }
                     return
                 }
-                let length = try out.withUnsafeMutableBytes { try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 765_957_555, into: $0) }
+                let length = try out.withUnsafeMutableBytes {
+                    try RTXPacket.unwrap(p, originalPayloadType: 96, originalSSRC: 765_957_555, into: $0)
+                }
                 try Array(out[..<length]).withRTP { (o: RTPPacket) throws in
                     #expect(o.ssrc == 765_957_555 && o.payloadType == 96)
                     let original = try #require(originals[o.sequenceNumber])
-                    #expect(Array(o.payload) + [o.marker ? 1 : 0] + withUnsafeBytes(of: o.timestamp) { Array($0) } == original)
+                    #expect(
+                        Array(o.payload) + [o.marker ? 1 : 0] + withUnsafeBytes(of: o.timestamp) { Array($0) }
+                            == original
+                    )
                     repaired += 1
                 }
             }

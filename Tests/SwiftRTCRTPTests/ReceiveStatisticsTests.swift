@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct ReceiveStatisticsTests {
@@ -7,8 +8,12 @@ import Testing
     @Test func lossAcrossTheWrap() {
         var stats = ReceiveStatistics(ssrc: 5, clockRate: 90_000)
         var received = 0
-        for n in 0 ..< 100 where n % 10 != 3 {  // 10 lost
-            stats.record(sequenceNumber: UInt16(truncatingIfNeeded: 65500 + n), timestamp: UInt32(n * 3000), arrivalSeconds: Double(n) / 30)
+        for n in 0..<100 where n % 10 != 3 {  // 10 lost
+            stats.record(
+                sequenceNumber: UInt16(truncatingIfNeeded: 65500 + n),
+                timestamp: UInt32(n * 3000),
+                arrivalSeconds: Double(n) / 30
+            )
             received += 1
         }
         let report = stats.makeReport()
@@ -18,7 +23,13 @@ import Testing
         #expect(report.fractionLost == UInt8((10 * 256) / 100))
         #expect(report.jitter == 0)
         // Next interval: nothing lost.
-        for n in 100 ..< 110 { stats.record(sequenceNumber: UInt16(truncatingIfNeeded: 65500 + n), timestamp: UInt32(n * 3000), arrivalSeconds: Double(n) / 30) }
+        for n in 100..<110 {
+            stats.record(
+                sequenceNumber: UInt16(truncatingIfNeeded: 65500 + n),
+                timestamp: UInt32(n * 3000),
+                arrivalSeconds: Double(n) / 30
+            )
+        }
         #expect(stats.makeReport().fractionLost == 0)
     }
 
@@ -31,10 +42,14 @@ import Testing
     /// RFC 3550 A.8: J += (|D| - J)/16; packets alternately 10 ms late converge toward 900 ticks.
     @Test func jitterConverges() {
         var stats = ReceiveStatistics(ssrc: 5, clockRate: 90_000)
-        for n in 0 ..< 400 {
-            stats.record(sequenceNumber: UInt16(n), timestamp: UInt32(n * 3000), arrivalSeconds: Double(n) / 30 + (n % 2 == 0 ? 0 : 0.01))
+        for n in 0..<400 {
+            stats.record(
+                sequenceNumber: UInt16(n),
+                timestamp: UInt32(n * 3000),
+                arrivalSeconds: Double(n) / 30 + (n % 2 == 0 ? 0 : 0.01)
+            )
         }
-        #expect((850 ... 900).contains(stats.jitter))
+        #expect((850...900).contains(stats.jitter))
         #expect(abs(stats.jitterSeconds - 0.01) < 0.001)
     }
 }

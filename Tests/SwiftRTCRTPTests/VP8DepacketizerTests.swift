@@ -1,5 +1,6 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct VP8DepacketizerTests {
@@ -23,7 +24,9 @@ import Testing
     }
 
     func packet(_ sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) throws -> [UInt8] {
-        try writeRTP(RTPHeader(marker: marker, payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: 1)) { w in
+        try writeRTP(
+            RTPHeader(marker: marker, payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: 1)
+        ) { w in
             try payload.withUnsafeBytes { try w.appendPayload($0) }
         }
     }
@@ -56,7 +59,12 @@ import Testing
 
     @Test func framesOverTheLimitAreDropped() throws {
         var depacketizer = VP8Depacketizer(maximumFrameSize: 8)
-        #expect(!(try push(&depacketizer, packet(1, timestamp: 0, marker: false, payload: [0x10, 0x31, 0x01, 0x00, 1, 2, 3]))))
+        #expect(
+            !(try push(
+                &depacketizer,
+                packet(1, timestamp: 0, marker: false, payload: [0x10, 0x31, 0x01, 0x00, 1, 2, 3])
+            ))
+        )
         #expect(!(try push(&depacketizer, packet(2, timestamp: 0, marker: true, payload: [0x00, 4, 5, 6]))))
         #expect(depacketizer.droppedFrames == 1)
     }

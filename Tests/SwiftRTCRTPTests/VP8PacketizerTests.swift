@@ -1,10 +1,14 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct VP8PacketizerTests {
     static func keyframe(size: Int, width: UInt16 = 320, height: UInt16 = 240) -> [UInt8] {
-        var frame: [UInt8] = [0x50, 0x09, 0x00, 0x9D, 0x01, 0x2A, UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF), UInt8(height >> 8)]
+        var frame: [UInt8] = [
+            0x50, 0x09, 0x00, 0x9D, 0x01, 0x2A, UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF),
+            UInt8(height >> 8),
+        ]
         while frame.count < size { frame.append(UInt8(truncatingIfNeeded: frame.count)) }
         return frame
     }
@@ -14,9 +18,15 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 1500)
         _ = try frame.withUnsafeBytes { f in
             try buffer.withUnsafeMutableBytes { out in
-                try packetizer.packetize(f, timestamp: timestamp, into: out, extensions: { (w: inout RTPPacketWriter) throws(RTPError) in
-                    try w.appendExtension(SDESMid(value: "1"), id: 4)
-                }, emit: { packets.append(Array($0)) })
+                try packetizer.packetize(
+                    f,
+                    timestamp: timestamp,
+                    into: out,
+                    extensions: { (w: inout RTPPacketWriter) throws(RTPError) in
+                        try w.appendExtension(SDESMid(value: "1"), id: 4)
+                    },
+                    emit: { packets.append(Array($0)) }
+                )
             }
         }
         return packets
@@ -39,7 +49,10 @@ import Testing
                 #expect(depacketizer.push(p) == (i == packets.count - 1))
             }
         }
-        #expect(depacketizer.makeFrame() == EncodedFrame(codec: .vp8, data: frame, timestamp: 9000, isKeyframe: true, width: 320, height: 240))
+        #expect(
+            depacketizer.makeFrame()
+                == EncodedFrame(codec: .vp8, data: frame, timestamp: 9000, isKeyframe: true, width: 320, height: 240)
+        )
         #expect(packetizer.pictureID == 0 && packetizer.sequenceNumber == 65534 &+ UInt16(packets.count))
     }
 

@@ -1,5 +1,6 @@
 import RTPFixtureSupport
 import Testing
+
 @testable import SwiftRTCRTP
 
 @Suite struct VP8PayloadDescriptorTests {
@@ -9,9 +10,24 @@ import Testing
         ("03", VP8PayloadDescriptor(startOfPartition: false, partitionIndex: 3, longPictureID: false), 1),
         ("90802a", VP8PayloadDescriptor(startOfPartition: true, pictureID: 42, longPictureID: false), 3),
         ("90808123", VP8PayloadDescriptor(startOfPartition: true, pictureID: 0x123, longPictureID: true), 4),
-        ("90e0ffff0540", VP8PayloadDescriptor(startOfPartition: true, pictureID: 0x7FFF, tl0PictureIndex: 5, temporalLayer: 1), 6),
-        ("a01005", VP8PayloadDescriptor(nonReference: true, startOfPartition: false, longPictureID: false, keyIndex: 5), 3),
-        ("8030e0", VP8PayloadDescriptor(startOfPartition: false, longPictureID: false, temporalLayer: 3, layerSync: true, keyIndex: 0), 3),
+        (
+            "90e0ffff0540",
+            VP8PayloadDescriptor(startOfPartition: true, pictureID: 0x7FFF, tl0PictureIndex: 5, temporalLayer: 1), 6
+        ),
+        (
+            "a01005",
+            VP8PayloadDescriptor(nonReference: true, startOfPartition: false, longPictureID: false, keyIndex: 5), 3
+        ),
+        (
+            "8030e0",
+            VP8PayloadDescriptor(
+                startOfPartition: false,
+                longPictureID: false,
+                temporalLayer: 3,
+                layerSync: true,
+                keyIndex: 0
+            ), 3
+        ),
     ])
     func rfc7741Layouts(hex: String, expected: VP8PayloadDescriptor, length: Int) throws {
         let bytes = [UInt8](hex: hex) + [0xAB]
@@ -26,7 +42,9 @@ import Testing
 
     @Test(arguments: ["", "80", "9080", "908081", "9040", "9020", "9010"])
     func truncatedDescriptorsThrow(hex: String) {
-        #expect(throws: RTPError.self) { _ = try [UInt8](hex: hex).withUnsafeBytes { try VP8PayloadDescriptor.parse($0) } }
+        #expect(throws: RTPError.self) {
+            _ = try [UInt8](hex: hex).withUnsafeBytes { try VP8PayloadDescriptor.parse($0) }
+        }
     }
 
     /// RFC 6386 §9.1 keyframe header: start code and 14-bit sizes (scale bits ignored).
@@ -36,7 +54,11 @@ import Testing
         #expect(header.isKeyframe && header.width == 320 && header.height == 360)
         let delta = try [UInt8](hex: "310100").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
         #expect(!delta.isKeyframe && delta.width == nil)
-        #expect(throws: RTPError.self) { _ = try [UInt8](hex: "5009009d012b40016801").withUnsafeBytes { try VP8FrameHeader(parsing: $0) } }
-        #expect(throws: RTPError.self) { _ = try [UInt8](hex: "5009009d01").withUnsafeBytes { try VP8FrameHeader(parsing: $0) } }
+        #expect(throws: RTPError.self) {
+            _ = try [UInt8](hex: "5009009d012b40016801").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
+        }
+        #expect(throws: RTPError.self) {
+            _ = try [UInt8](hex: "5009009d01").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SwiftRTCSDP
+import Testing
 
 private let fixtures = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -30,23 +30,87 @@ private func recordedCandidateLines() throws -> [String] {
 }
 
 @Test(arguments: [
-    ("a=candidate:1 1 UDP 2122252543 192.168.99.7 42738 typ host",
-     IceCandidate(foundation: "1", component: 1, transport: "UDP", priority: 2122252543, address: "192.168.99.7", port: 42738, type: .host)),
-    ("candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host",
-     IceCandidate(foundation: "0", component: 1, transport: "UDP", priority: 2122187007, address: "cfc81db2-7a04-4589-80d1-cab8e6dc23be.local",
-                  port: 45563, type: .host)),
-    ("candidate:10 1 UDP 1679819007 203.0.113.1 53119 typ srflx raddr 10.0.0.2 rport 53119",
-     IceCandidate(foundation: "10", component: 1, transport: "UDP", priority: 1679819007, address: "203.0.113.1", port: 53119, type: .srflx,
-                  relatedAddress: "10.0.0.2", relatedPort: 53119)),
-    ("candidate:1379250940 1 udp 50339839 203.0.113.2 49207 typ relay raddr fd10::2 rport 39769 generation 0 network-cost 999",
-     IceCandidate(foundation: "1379250940", component: 1, transport: "udp", priority: 50339839, address: "203.0.113.2", port: 49207, type: .relay,
-                  relatedAddress: "fd10::2", relatedPort: 39769, generation: 0, networkCost: 999)),
-    ("candidate:12 1 TCP 843055359 203.0.113.1 60489 typ srflx raddr 10.0.0.2 rport 60489 tcptype passive",
-     IceCandidate(foundation: "12", component: 1, transport: "TCP", priority: 843055359, address: "203.0.113.1", port: 60489,
-                  type: .srflx, relatedAddress: "10.0.0.2", relatedPort: 60489, tcpType: .passive)),
-    ("candidate:1 2 UDP 2122252542 2a02:a03f:3eb0:e000:b0aa:d60a:cff2:933c 52914 typ host\r\n",
-     IceCandidate(foundation: "1", component: 2, transport: "UDP", priority: 2122252542, address: "2a02:a03f:3eb0:e000:b0aa:d60a:cff2:933c",
-                  port: 52914, type: .host)),
+    (
+        "a=candidate:1 1 UDP 2122252543 192.168.99.7 42738 typ host",
+        IceCandidate(
+            foundation: "1",
+            component: 1,
+            transport: "UDP",
+            priority: 2122252543,
+            address: "192.168.99.7",
+            port: 42738,
+            type: .host
+        )
+    ),
+    (
+        "candidate:0 1 UDP 2122187007 cfc81db2-7a04-4589-80d1-cab8e6dc23be.local 45563 typ host",
+        IceCandidate(
+            foundation: "0",
+            component: 1,
+            transport: "UDP",
+            priority: 2122187007,
+            address: "cfc81db2-7a04-4589-80d1-cab8e6dc23be.local",
+            port: 45563,
+            type: .host
+        )
+    ),
+    (
+        "candidate:10 1 UDP 1679819007 203.0.113.1 53119 typ srflx raddr 10.0.0.2 rport 53119",
+        IceCandidate(
+            foundation: "10",
+            component: 1,
+            transport: "UDP",
+            priority: 1679819007,
+            address: "203.0.113.1",
+            port: 53119,
+            type: .srflx,
+            relatedAddress: "10.0.0.2",
+            relatedPort: 53119
+        )
+    ),
+    (
+        "candidate:1379250940 1 udp 50339839 203.0.113.2 49207 typ relay raddr fd10::2 rport 39769 generation 0 network-cost 999",
+        IceCandidate(
+            foundation: "1379250940",
+            component: 1,
+            transport: "udp",
+            priority: 50339839,
+            address: "203.0.113.2",
+            port: 49207,
+            type: .relay,
+            relatedAddress: "fd10::2",
+            relatedPort: 39769,
+            generation: 0,
+            networkCost: 999
+        )
+    ),
+    (
+        "candidate:12 1 TCP 843055359 203.0.113.1 60489 typ srflx raddr 10.0.0.2 rport 60489 tcptype passive",
+        IceCandidate(
+            foundation: "12",
+            component: 1,
+            transport: "TCP",
+            priority: 843055359,
+            address: "203.0.113.1",
+            port: 60489,
+            type: .srflx,
+            relatedAddress: "10.0.0.2",
+            relatedPort: 60489,
+            tcpType: .passive
+        )
+    ),
+    (
+        "candidate:1 2 UDP 2122252542 2a02:a03f:3eb0:e000:b0aa:d60a:cff2:933c 52914 typ host\r\n",
+        IceCandidate(
+            foundation: "1",
+            component: 2,
+            transport: "UDP",
+            priority: 2122252542,
+            address: "2a02:a03f:3eb0:e000:b0aa:d60a:cff2:933c",
+            port: 52914,
+            type: .host
+        )
+    ),
 ])
 func readsCandidateFields(line: String, expected: IceCandidate) throws {
     let candidate = try IceCandidate(sdpLine: line)
@@ -57,12 +121,29 @@ func readsCandidateFields(line: String, expected: IceCandidate) throws {
 }
 
 @Test func writesTheCandidateAttribute() {
-    let relay = IceCandidate(foundation: "3", component: 1, transport: "udp", priority: 16777215, address: "198.51.100.9", port: 3478,
-                             type: .relay, relatedAddress: "203.0.113.1", relatedPort: 50000)
+    let relay = IceCandidate(
+        foundation: "3",
+        component: 1,
+        transport: "udp",
+        priority: 16777215,
+        address: "198.51.100.9",
+        port: 3478,
+        type: .relay,
+        relatedAddress: "203.0.113.1",
+        relatedPort: 50000
+    )
     #expect(relay.sdpLine == "candidate:3 1 udp 16777215 198.51.100.9 3478 typ relay raddr 203.0.113.1 rport 50000")
     #expect(relay.description == relay.sdpLine)
-    let tcp = IceCandidate(foundation: "a+b/c", component: 1, transport: "tcp", priority: 1, address: "192.0.2.1", port: 9,
-                           type: .host, tcpType: .active)
+    let tcp = IceCandidate(
+        foundation: "a+b/c",
+        component: 1,
+        transport: "tcp",
+        priority: 1,
+        address: "192.0.2.1",
+        port: 9,
+        type: .host,
+        tcpType: .active
+    )
     #expect(tcp.sdpLine == "candidate:a+b/c 1 tcp 1 192.0.2.1 9 typ host tcptype active")
 }
 

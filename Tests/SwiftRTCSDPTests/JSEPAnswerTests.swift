@@ -1,5 +1,5 @@
-import Testing
 import SwiftRTCSDP
+import Testing
 
 /// What our answer to a recorded offer must say, per m-section: the payload types accepted
 /// (the offerer's numbers; nil = rejected with port 0) and the BUNDLE group.
@@ -12,8 +12,16 @@ private struct ExpectedAnswer: Sendable, CustomStringConvertible {
 
 private let expectedAnswers: [ExpectedAnswer] = [
     .init(offer: "chrome-156-offer-audio-video-bundle-trickle.sdp", sections: [[111], [96, 97]], bundle: ["0", "1"]),
-    .init(offer: "chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp", sections: [[111], [96, 97]], bundle: ["0", "1"]),
-    .init(offer: "chrome-156-offer-audio-video-data-full-candidates.sdp", sections: [[111], [96, 97], nil], bundle: ["0", "1"]),
+    .init(
+        offer: "chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp",
+        sections: [[111], [96, 97]],
+        bundle: ["0", "1"]
+    ),
+    .init(
+        offer: "chrome-156-offer-audio-video-data-full-candidates.sdp",
+        sections: [[111], [96, 97], nil],
+        bundle: ["0", "1"]
+    ),
     .init(offer: "chrome-156-offer-audio-only.sdp", sections: [[111]], bundle: ["0"]),
     .init(offer: "chrome-156-offer-video-only.sdp", sections: [[96, 97]], bundle: ["0"]),
     .init(offer: "chrome-156-offer-recvonly-audio-video.sdp", sections: [[111], [96, 97]], bundle: ["0", "1"]),
@@ -22,9 +30,21 @@ private let expectedAnswers: [ExpectedAnswer] = [
     .init(offer: "chrome-156-offer-datachannel-only-trickle.sdp", sections: [nil], bundle: []),
     .init(offer: "chromium-156-offer-audio-video-trickle.sdp", sections: [[111], [96, 97]], bundle: ["0", "1"]),
     .init(offer: "chromium-156-offer-audio-video-candidates.sdp", sections: [[111], [96, 97]], bundle: ["0", "1"]),
-    .init(offer: "firefox-153-offer-audio-video-bundle-trickle.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
-    .init(offer: "firefox-153-offer-audio-video-full-candidates-mdns-srflx-relay.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
-    .init(offer: "firefox-153-offer-audio-video-data-full-candidates.sdp", sections: [[109], [120, 124], nil], bundle: ["0", "1"]),
+    .init(
+        offer: "firefox-153-offer-audio-video-bundle-trickle.sdp",
+        sections: [[109], [120, 124]],
+        bundle: ["0", "1"]
+    ),
+    .init(
+        offer: "firefox-153-offer-audio-video-full-candidates-mdns-srflx-relay.sdp",
+        sections: [[109], [120, 124]],
+        bundle: ["0", "1"]
+    ),
+    .init(
+        offer: "firefox-153-offer-audio-video-data-full-candidates.sdp",
+        sections: [[109], [120, 124], nil],
+        bundle: ["0", "1"]
+    ),
     .init(offer: "firefox-153-offer-audio-only.sdp", sections: [[109]], bundle: ["0"]),
     .init(offer: "firefox-153-offer-recvonly-audio-video.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
     .init(offer: "firefox-153-offer-simulcast-rid-q-h-f.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
@@ -33,12 +53,28 @@ private let expectedAnswers: [ExpectedAnswer] = [
     .init(offer: "firefox-153-to-aiortc.offer.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
     // Firefox's WHIP offer: video bundle-only on port 0, directions on a=extmap, ::1 and TCP candidates.
     .init(offer: "firefox-153-whip-offer-to-callbot.sdp", sections: [[109], [120, 124]], bundle: ["0", "1"]),
-    .init(offer: "aiortc-1.16-offer-audio-video-full-candidates-host-srflx-relay.sdp", sections: [[96], [97, 98]], bundle: ["0", "1"]),
+    .init(
+        offer: "aiortc-1.16-offer-audio-video-full-candidates-host-srflx-relay.sdp",
+        sections: [[96], [97, 98]],
+        bundle: ["0", "1"]
+    ),
     .init(offer: "aiortc-1.16-offer-audio-video-candidates.sdp", sections: [[96], [97, 98]], bundle: ["0", "1"]),
     .init(offer: "aiortc-1.16-offer-datachannel-only.sdp", sections: [nil], bundle: []),
-    .init(offer: "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp", sections: [[111], [100, 101], nil], bundle: ["audio", "video"]),
-    .init(offer: "gstreamer-1.22-webrtcbin-offer-video-audio-max-bundle-trickle.sdp", sections: [[96], [111]], bundle: ["video0", "audio1"]),
-    .init(offer: "jitsi-jicofo-2020-offer-planb-ssrc-group-sim-fid.sdp", sections: [[111], [100]], bundle: ["audio", "video"]),
+    .init(
+        offer: "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp",
+        sections: [[111], [100, 101], nil],
+        bundle: ["audio", "video"]
+    ),
+    .init(
+        offer: "gstreamer-1.22-webrtcbin-offer-video-audio-max-bundle-trickle.sdp",
+        sections: [[96], [111]],
+        bundle: ["video0", "audio1"]
+    ),
+    .init(
+        offer: "jitsi-jicofo-2020-offer-planb-ssrc-group-sim-fid.sdp",
+        sections: [[111], [100]],
+        bundle: ["audio", "video"]
+    ),
     .init(offer: "spec-jsep-draft-offer-bundle-only-msid.sdp", sections: [[96], [100, 101]], bundle: ["a1", "v1"]),
     // Plain RTP (Chromium with encryption disabled): DTLS-SRTP is mandatory, so both are rejected.
     .init(offer: "chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp", sections: [nil, nil], bundle: []),
@@ -92,10 +128,22 @@ private func ourAnswerToRecordedOffer(_ expected: ExpectedAnswer) throws {
 
 @Test func answerToSimulcastOfferReceivesTheRids() throws {
     for name in ["chrome-156-offer-simulcast-rid-q-h-f.sdp", "firefox-153-offer-simulcast-rid-q-h-f.sdp"] {
-        let answer = try JSEP.createAnswer(to: SDPFixtures.parse(name), transceivers: TestPeer.transceivers, local: TestPeer.local())
+        let answer = try JSEP.createAnswer(
+            to: SDPFixtures.parse(name),
+            transceivers: TestPeer.transceivers,
+            local: TestPeer.local()
+        )
         let video = answer.media[1]
-        #expect(video.rids == [Rid(id: "q", direction: .recv), Rid(id: "h", direction: .recv), Rid(id: "f", direction: .recv)], "\(name)")
-        #expect(video.simulcast == Simulcast(recv: [[.init(rid: "q")], [.init(rid: "h")], [.init(rid: "f")]]), "\(name)")
+        #expect(
+            video.rids == [
+                Rid(id: "q", direction: .recv), Rid(id: "h", direction: .recv), Rid(id: "f", direction: .recv),
+            ],
+            "\(name)"
+        )
+        #expect(
+            video.simulcast == Simulcast(recv: [[.init(rid: "q")], [.init(rid: "h")], [.init(rid: "f")]]),
+            "\(name)"
+        )
         #expect(video.extensions.contains { $0.uri == ExtMap.URI.rtpStreamId }, "\(name)")
         #expect(answer.sdp.contains("a=simulcast:recv q;h;f\r\n"))
     }
@@ -106,8 +154,12 @@ private func ourAnswerToRecordedOffer(_ expected: ExpectedAnswer) throws {
     let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())
     #expect(answer.media[1].ssrcGroups == [SsrcGroup(semantics: "FID", ssrcs: [2222, 3333])])
     #expect(answer.media[1].msids == [Msid(streamId: "stream0", trackId: "video0")])
-    #expect(answer.media[0].ssrcs == [SsrcAttribute(ssrc: 1111, attribute: "cname", value: "swiftrtc-test"),
-                                      SsrcAttribute(ssrc: 1111, attribute: "msid", value: "stream0 audio0")])
+    #expect(
+        answer.media[0].ssrcs == [
+            SsrcAttribute(ssrc: 1111, attribute: "cname", value: "swiftrtc-test"),
+            SsrcAttribute(ssrc: 1111, attribute: "msid", value: "stream0 audio0"),
+        ]
+    )
     #expect(answer.msidSemantic == MsidSemantic(semantic: "WMS", identifiers: ["stream0"]))
     #expect(answer.extmapAllowMixed, "Chrome offered extmap-allow-mixed")
 
@@ -130,7 +182,11 @@ private func ourAnswerToRecordedOffer(_ expected: ExpectedAnswer) throws {
 func answerSetupFollowsDTLSRules(offered: DTLSSetup, preferred: DTLSSetup, answered: DTLSSetup) throws {
     var offer = try SDPFixtures.parse("chrome-156-offer-audio-only.sdp")
     offer.media[0].setup = offered
-    let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local(answerSetup: preferred))
+    let answer = try JSEP.createAnswer(
+        to: offer,
+        transceivers: TestPeer.transceivers,
+        local: TestPeer.local(answerSetup: preferred)
+    )
     #expect(answer.media[0].setup == answered)
 }
 
@@ -153,7 +209,10 @@ func answerSetupFollowsDTLSRules(offered: DTLSSetup, preferred: DTLSSetup, answe
     // Firefox puts the fingerprint at session level: inherited, so no error.
     let firefox = try SDPFixtures.parse("firefox-153-offer-audio-only.sdp")
     #expect(firefox.media[0].fingerprints.isEmpty && firefox.fingerprints.count == 1)
-    #expect(try JSEP.createAnswer(to: firefox, transceivers: TestPeer.transceivers, local: TestPeer.local()).media[0].port == 9)
+    #expect(
+        try JSEP.createAnswer(to: firefox, transceivers: TestPeer.transceivers, local: TestPeer.local()).media[0].port
+            == 9
+    )
 }
 
 @Test(arguments: [
@@ -173,13 +232,28 @@ func directionAnswers(offered: MediaDirection, local: MediaDirection, answered: 
 /// Recorded browser pairs: the answers real browsers and aiortc gave to recorded offers line
 /// up with those offers (the same check our own answers pass).
 @Test(arguments: [
-    ("chrome-156-offer-audio-video-bundle-trickle.sdp", "firefox-153-answer-to-chrome-156-offer-audio-video.sdp", [UInt8(111), 96], DTLSSetup.active),
-    ("chrome-156-offer-audio-video-bundle-trickle.sdp", "aiortc-1.16-answer-to-chrome-156-offer-audio-video.sdp", [111, 96], .active),
+    (
+        "chrome-156-offer-audio-video-bundle-trickle.sdp", "firefox-153-answer-to-chrome-156-offer-audio-video.sdp",
+        [UInt8(111), 96], DTLSSetup.active
+    ),
+    (
+        "chrome-156-offer-audio-video-bundle-trickle.sdp", "aiortc-1.16-answer-to-chrome-156-offer-audio-video.sdp",
+        [111, 96], .active
+    ),
     ("chrome-156-offer-audio-video-bundle-trickle.sdp", "chrome-156-answer-audio-video.sdp", [111, 96], .active),
-    ("firefox-153-offer-audio-video-bundle-trickle.sdp", "chrome-156-answer-to-firefox-153-offer-audio-video.sdp", [109, 120], .active),
-    ("firefox-153-offer-audio-video-bundle-trickle.sdp", "aiortc-1.16-answer-to-firefox-153-offer-audio-video.sdp", [109, 120], .active),
+    (
+        "firefox-153-offer-audio-video-bundle-trickle.sdp", "chrome-156-answer-to-firefox-153-offer-audio-video.sdp",
+        [109, 120], .active
+    ),
+    (
+        "firefox-153-offer-audio-video-bundle-trickle.sdp", "aiortc-1.16-answer-to-firefox-153-offer-audio-video.sdp",
+        [109, 120], .active
+    ),
     ("chromium-156-offer-audio-video-trickle.sdp", "chromium-156-answer-audio-video-trickle.sdp", [111, 96], .active),
-    ("aiortc-1.16-offer-audio-video-candidates.sdp", "aiortc-1.16-answer-audio-video-candidates.sdp", [96, 97], .active),
+    (
+        "aiortc-1.16-offer-audio-video-candidates.sdp", "aiortc-1.16-answer-audio-video-candidates.sdp", [96, 97],
+        .active
+    ),
 ])
 func recordedPairsNegotiate(offer: String, answer: String, firstPayloadTypes: [UInt8], setup: DTLSSetup) throws {
     let negotiation = try Negotiation(offer: SDPFixtures.parse(offer), answer: SDPFixtures.parse(answer))
@@ -192,7 +266,9 @@ func recordedPairsNegotiate(offer: String, answer: String, firstPayloadTypes: [U
     let offer = try SDPFixtures.parse("chrome-156-offer-audio-video-bundle-trickle.sdp")
     var answer = try SDPFixtures.parse("firefox-153-answer-to-chrome-156-offer-audio-video.sdp")
     answer.media[0].codecs[0].name = "PCMU"
-    #expect(throws: JSEPError.codecMismatch(mid: "0", payloadType: 111)) { try Negotiation(offer: offer, answer: answer) }
+    #expect(throws: JSEPError.codecMismatch(mid: "0", payloadType: 111)) {
+        try Negotiation(offer: offer, answer: answer)
+    }
     answer = try SDPFixtures.parse("firefox-153-answer-to-chrome-156-offer-audio-video.sdp")
     answer.media[1].extensions.append(ExtMap(id: 99, uri: "urn:example:not-offered"))
     #expect(throws: JSEPError.extensionMismatch(mid: "1", id: 99)) { try Negotiation(offer: offer, answer: answer) }
@@ -218,7 +294,10 @@ func recordedPairsNegotiate(offer: String, answer: String, firstPayloadTypes: [U
 /// ignored (RFC 4585 §4.2 ties feedback to the formats of the m-line), the offer is answered.
 @Test func feedbackForAPayloadTypeNotInTheMLineIsIgnored() throws {
     let text = try SDPFixtures.text("firefox-153-whip-offer-to-callbot.sdp")
-        .replacingOccurrences(of: "a=rtcp-fb:120 nack\r\n", with: "a=rtcp-fb:126 nack\r\na=rtcp-fb:126 nack pli\r\na=rtcp-fb:120 nack\r\n")
+        .replacingOccurrences(
+            of: "a=rtcp-fb:120 nack\r\n",
+            with: "a=rtcp-fb:126 nack\r\na=rtcp-fb:126 nack pli\r\na=rtcp-fb:120 nack\r\n"
+        )
     #expect(text.contains("a=rtcp-fb:126 nack pli"))
     let offer = try SessionDescription(parsing: text)
     let answer = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: TestPeer.local())

@@ -1,8 +1,8 @@
 import Foundation
-import TestScheduling
-import Synchronization
-import Testing
 import SwiftRTCSDP
+import Synchronization
+import TestScheduling
+import Testing
 
 /// Real peers accept what SwiftRTC writes: aiortc (PyPI) and headless Chromium (Debian
 /// `chromium` + `chromium-driver`) answer our offer, and take our answer to their offer.
@@ -28,13 +28,21 @@ struct JSEPInteropTests {
     /// Runs `python3 <driver> <mode>`, handing `respond` what the driver prints before
     /// `--END--` (if anything) and writing its reply to the driver's stdin.
     /// Runs off the cooperative pool (the drivers take seconds).
-    static func run(_ peer: Peer, _ mode: String..., stdin: String? = nil,
-                    respond: (@Sendable (String) throws -> String)? = nil) async throws -> String {
+    static func run(
+        _ peer: Peer,
+        _ mode: String...,
+        stdin: String? = nil,
+        respond: (@Sendable (String) throws -> String)? = nil
+    ) async throws -> String {
         try await offThePool { try runBlocking(peer, mode, stdin: stdin, respond: respond) }
     }
 
-    private static func runBlocking(_ peer: Peer, _ mode: [String], stdin: String?,
-                                    respond: (@Sendable (String) throws -> String)?) throws -> String {
+    private static func runBlocking(
+        _ peer: Peer,
+        _ mode: [String],
+        stdin: String?,
+        respond: (@Sendable (String) throws -> String)?
+    ) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", peer.script.path] + mode
@@ -45,7 +53,9 @@ struct JSEPInteropTests {
         do {
             try process.run()
         } catch {
-            throw PeerFailure(description: "cannot run python3 for \(peer): \(error); install python3 and \(peer.install)")
+            throw PeerFailure(
+                description: "cannot run python3 for \(peer): \(error); install python3 and \(peer.install)"
+            )
         }
         var output = Data()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
@@ -67,7 +77,10 @@ struct JSEPInteropTests {
         let stderr = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PeerFailure(description: "\(peer) \(mode.joined(separator: " ")) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)")
+            throw PeerFailure(
+                description:
+                    "\(peer) \(mode.joined(separator: " ")) failed (exit \(process.terminationStatus)): \(stderr.suffix(2000))\nIf a tool is missing: \(peer.install)"
+            )
         }
         return String(decoding: output, as: UTF8.self)
     }
@@ -103,7 +116,11 @@ struct JSEPInteropTests {
             #expect(negotiation.media[1].codecs[0].feedback.contains(RtcpFeedback("transport-cc")))
         }
         try Self.record("swiftrtc-offer-audio-video.sdp", offer.sdp)
-        try Self.record(peer == .chromium ? "chromium-156-answer-to-swiftrtc-offer.sdp" : "aiortc-1.16-answer-to-swiftrtc-offer.sdp", answerText)
+        try Self.record(
+            peer == .chromium
+                ? "chromium-156-answer-to-swiftrtc-offer.sdp" : "aiortc-1.16-answer-to-swiftrtc-offer.sdp",
+            answerText
+        )
     }
 
     @Test(arguments: Peer.allCases)
@@ -111,7 +128,11 @@ struct JSEPInteropTests {
         let exchanged = Mutex<(offer: SessionDescription, answer: SessionDescription)?>(nil)
         let result = try await Self.run(peer, "offer") { offerText in
             let parsed = try SessionDescription(parsing: offerText)
-            let made = try JSEP.createAnswer(to: parsed, transceivers: TestPeer.transceivers, local: TestPeer.local(candidates: [TestPeer.hostCandidate]))
+            let made = try JSEP.createAnswer(
+                to: parsed,
+                transceivers: TestPeer.transceivers,
+                local: TestPeer.local(candidates: [TestPeer.hostCandidate])
+            )
             exchanged.withLock { $0 = (parsed, made) }
             return made.sdp
         }

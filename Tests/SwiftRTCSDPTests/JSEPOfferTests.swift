@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SwiftRTCSDP
+import Testing
 
 @Test func offerCarriesWhatTheIssueAsksFor() throws {
     let offer = TestPeer.offer
@@ -21,7 +21,8 @@ import SwiftRTCSDP
         "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid",
         "m=video 50000 UDP/TLS/RTP/SAVPF 96 97",
         "a=rtpmap:96 VP8/90000",
-        "a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 transport-cc", "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli",
+        "a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 transport-cc", "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 nack",
+        "a=rtcp-fb:96 nack pli",
         "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96",
         "a=ssrc-group:FID 2222 3333",
         "a=ssrc:3333 cname:swiftrtc-test",
@@ -39,7 +40,11 @@ import SwiftRTCSDP
 
 @Test func trickleOfferUsesTheDiscardPort() {
     let offer = JSEP.createOffer(transceivers: TestPeer.transceivers, local: TestPeer.local())
-    #expect(offer.media.allSatisfy { $0.port == 9 && $0.connection == ConnectionData() && $0.candidates.isEmpty && !$0.endOfCandidates })
+    #expect(
+        offer.media.allSatisfy {
+            $0.port == 9 && $0.connection == ConnectionData() && $0.candidates.isEmpty && !$0.endOfCandidates
+        }
+    )
 }
 
 @Test func iceRestartOfferChangesOnlyCredentialsCandidatesAndVersion() throws {
@@ -47,7 +52,11 @@ import SwiftRTCSDP
     let restart = JSEP.iceRestartOffer(previous: first, iceUfrag: "NeW1", icePwd: "anotherpasswordof24chars")
     #expect(restart.origin.sessionVersion == first.origin.sessionVersion + 1)
     #expect(restart.origin.sessionId == first.origin.sessionId)
-    #expect(restart.media.allSatisfy { $0.iceUfrag == "NeW1" && $0.icePwd == "anotherpasswordof24chars" && $0.candidates.isEmpty })
+    #expect(
+        restart.media.allSatisfy {
+            $0.iceUfrag == "NeW1" && $0.icePwd == "anotherpasswordof24chars" && $0.candidates.isEmpty
+        }
+    )
     // Everything else is the same: undo the changes and compare.
     var undone = restart
     undone.origin.sessionVersion -= 1
@@ -72,7 +81,10 @@ import SwiftRTCSDP
 /// with SWIFTRTC_RECORD_FIXTURES=1) agree with it.
 @Test(arguments: ["chromium-156-answer-to-swiftrtc-offer.sdp", "aiortc-1.16-answer-to-swiftrtc-offer.sdp"])
 func recordedAnswersToOurOffer(answer: String) throws {
-    let negotiation = try Negotiation(offer: SDPFixtures.parse("swiftrtc-offer-audio-video.sdp"), answer: SDPFixtures.parse(answer))
+    let negotiation = try Negotiation(
+        offer: SDPFixtures.parse("swiftrtc-offer-audio-video.sdp"),
+        answer: SDPFixtures.parse(answer)
+    )
     #expect(negotiation.bundle == ["0", "1"])
     #expect(negotiation.media.map { $0.codecs.map(\.payloadType) } == [[111], [96, 97]])
     #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
@@ -91,8 +103,11 @@ func recordedAnswersToOurOffer(answer: String) throws {
 }
 
 @Test func modelEncodesAndDecodesAsJSON() throws {
-    for name in ["chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp", "firefox-153-offer-simulcast-rid-q-h-f.sdp",
-                 "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp"] {
+    for name in [
+        "chrome-156-offer-audio-video-full-candidates-host-srflx-relay-tcp-ipv6.sdp",
+        "firefox-153-offer-simulcast-rid-q-h-f.sdp",
+        "safari-12-2020-offer-audio-video-data-planb-h264-first.sdp",
+    ] {
         let d = try SDPFixtures.parse(name)
         let json = try JSONEncoder().encode(d)
         #expect(try JSONDecoder().decode(SessionDescription.self, from: json) == d, "\(name)")
@@ -105,7 +120,11 @@ func recordedAnswersToOurOffer(answer: String) throws {
     let offer = TestPeer.offer
     var local = TestPeer.local(ufrag: "Othr", pwd: "otherpasswordotherpasswd")
     local.iceLite = true
-    let answer = try JSEP.createAnswer(to: try SessionDescription(parsing: offer.sdp), transceivers: TestPeer.transceivers, local: local)
+    let answer = try JSEP.createAnswer(
+        to: try SessionDescription(parsing: offer.sdp),
+        transceivers: TestPeer.transceivers,
+        local: local
+    )
     #expect(answer.iceLite && answer.sdp.contains("\r\na=ice-lite\r\n"))
     let negotiation = try Negotiation(offer: offer, answer: answer)
     #expect(negotiation.bundle == ["0", "1"])

@@ -5,14 +5,35 @@ import SwiftRTCSDP
 enum TestPeer {
     static let fingerprint = Fingerprint(hashFunction: "sha-256", bytes: (0..<32).map { UInt8($0 &* 7 &+ 3) })
 
-    static func local(candidates: [IceCandidate] = [], answerSetup: DTLSSetup = .active, ufrag: String = "SwRt", pwd: String = "swiftrtcicepassword00001") -> LocalParameters {
-        LocalParameters(iceUfrag: ufrag, icePwd: pwd, fingerprints: [fingerprint], answerSetup: answerSetup,
-                        candidates: candidates, endOfCandidates: !candidates.isEmpty,
-                        sessionId: 4_611_686_018_427_387_904, sessionVersion: 2, cname: "swiftrtc-test")
+    static func local(
+        candidates: [IceCandidate] = [],
+        answerSetup: DTLSSetup = .active,
+        ufrag: String = "SwRt",
+        pwd: String = "swiftrtcicepassword00001"
+    ) -> LocalParameters {
+        LocalParameters(
+            iceUfrag: ufrag,
+            icePwd: pwd,
+            fingerprints: [fingerprint],
+            answerSetup: answerSetup,
+            candidates: candidates,
+            endOfCandidates: !candidates.isEmpty,
+            sessionId: 4_611_686_018_427_387_904,
+            sessionVersion: 2,
+            cname: "swiftrtc-test"
+        )
     }
 
-    static let hostCandidate = IceCandidate(foundation: "1", component: 1, transport: "udp", priority: 2_130_706_431,
-                                            address: "127.0.0.1", port: 50000, type: .host, generation: 0)
+    static let hostCandidate = IceCandidate(
+        foundation: "1",
+        component: 1,
+        transport: "udp",
+        priority: 2_130_706_431,
+        address: "127.0.0.1",
+        port: 50000,
+        type: .host,
+        generation: 0
+    )
 
     static var transceivers: [LocalTransceiver] {
         [

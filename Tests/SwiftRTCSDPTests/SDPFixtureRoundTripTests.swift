@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SwiftRTCSDP
+import Testing
 
 @Test func fixturesArePresent() {
     // Fixtures/sdp: 50 from the 2026-11-21 lab recording and public repositories, plus the ones
@@ -27,7 +27,9 @@ func fixtureParsesAndRoundTrips(name: String) throws {
     // Writing is stable: the canonical form writes itself.
     #expect(reparsed.sdp == written)
     // Nothing is lost: every a= line of the input comes back (order may change).
-    let lines: (String) -> [String] = { $0.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    let lines: (String) -> [String] = {
+        $0.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
     let before = lines(text).map(normalize).sorted()
     let after = lines(written).map(normalize).sorted()
     #expect(before == after, "\(name): lines differ: \(Set(before).symmetricDifference(Set(after)).sorted())")

@@ -1,6 +1,6 @@
 import SwiftRTCCore
-import Testing
 import SwiftRTCSDP
+import Testing
 
 /// Descriptions a hostile peer could send: numbers and counts past the limits of
 /// ``RemoteInputLimits`` are clamped or refused with a line-numbered error, never trap.
@@ -27,9 +27,9 @@ import SwiftRTCSDP
 
     @Test func tooManySectionsAreRefused() throws {
         let limit = RemoteInputLimits.maxMediaSections
-        let allowed = Self.head + (0 ..< limit).map(Self.audioSection).joined()
+        let allowed = Self.head + (0..<limit).map(Self.audioSection).joined()
         #expect(try SessionDescription(parsing: allowed).media.count == limit)
-        let hostile = Self.head + (0 ..< 500).map(Self.audioSection).joined()
+        let hostile = Self.head + (0..<500).map(Self.audioSection).joined()
         let error = #expect(throws: SDPParseError.self) { try SessionDescription(parsing: hostile) }
         #expect(error?.expected == "at most \(limit) m= sections in a description")
         #expect(error?.lineNumber == 5 + 4 * limit)
@@ -39,7 +39,9 @@ import SwiftRTCSDP
         let limit = RemoteInputLimits.maxCandidatesPerSection
         func sdp(_ count: Int) -> String {
             Self.head + Self.audioSection(0)
-                + (0 ..< count).map { "a=candidate:\($0) 1 udp 2122260223 10.0.\($0 / 250).\($0 % 250 + 1) 9 typ host\r\n" }.joined()
+                + (0..<count).map {
+                    "a=candidate:\($0) 1 udp 2122260223 10.0.\($0 / 250).\($0 % 250 + 1) 9 typ host\r\n"
+                }.joined()
         }
         #expect(try SessionDescription(parsing: sdp(limit)).media[0].candidates.count == limit)
         let error = #expect(throws: SDPParseError.self) { try SessionDescription(parsing: sdp(10 * limit)) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCSDP
 
 @Test func splitsCRLFAndLFAndNumbersLines() {

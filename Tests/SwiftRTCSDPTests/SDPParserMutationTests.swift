@@ -1,5 +1,5 @@
-import Testing
 import SwiftRTCSDP
+import Testing
 
 /// A deterministic, seeded stand-in for the libFuzzer run (Fuzz/SDPFuzzer) that runs with the
 /// tests: mutated recorded SDPs either parse (and then round-trip) or fail with an error
@@ -24,7 +24,9 @@ private struct XorShift {
 func mutatedFixturesNeverTrap(name: String) throws {
     let original = Array(try SDPFixtures.text(name).utf8)
     var random = XorShift(state: 0x9E37_79B9_7F4A_7C15 ^ UInt64(original.count))
-    let interesting: [[UInt8]] = ["\r\n", " ", ":", "/", "=", "0", "-1", "99999999999999999999", "a=", "m=", "\u{0}", "\u{FF}"].map { Array($0.utf8) }
+    let interesting: [[UInt8]] = [
+        "\r\n", " ", ":", "/", "=", "0", "-1", "99999999999999999999", "a=", "m=", "\u{0}", "\u{FF}",
+    ].map { Array($0.utf8) }
     var parsed = 0, rejected = 0
     for _ in 0..<400 {
         var bytes = original
@@ -37,7 +39,10 @@ func mutatedFixturesNeverTrap(name: String) throws {
             case 3: bytes = Array(bytes.prefix(at))
             default:
                 let from = random.below(bytes.count)
-                bytes.insert(contentsOf: bytes[from..<min(bytes.count, from + random.below(80))], at: min(at, bytes.count))
+                bytes.insert(
+                    contentsOf: bytes[from..<min(bytes.count, from + random.below(80))],
+                    at: min(at, bytes.count)
+                )
             }
             if bytes.isEmpty { break }
         }

@@ -1,6 +1,7 @@
 import CSRTP
 import Foundation
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// The nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 against libsrtp's own self-tests and against
@@ -17,8 +18,13 @@ import Testing
         }
         // And against the stock types' vectors, as srtp_replace_* does.
         let stockCipher = try CryptoTypes.aesIcm128(.stock), stockAuth = try CryptoTypes.hmacSha1(.stock)
-        #expect(srtp_cipher_type_test(try CryptoTypes.aesIcm128(.nettle), stockCipher.pointee.test_data) == srtp_err_status_ok)
-        #expect(srtp_auth_type_test(try CryptoTypes.hmacSha1(.nettle), stockAuth.pointee.test_data) == srtp_err_status_ok)
+        #expect(
+            srtp_cipher_type_test(try CryptoTypes.aesIcm128(.nettle), stockCipher.pointee.test_data)
+                == srtp_err_status_ok
+        )
+        #expect(
+            srtp_auth_type_test(try CryptoTypes.hmacSha1(.nettle), stockAuth.pointee.test_data) == srtp_err_status_ok
+        )
         #expect(stockCipher.pointee.id == SRTP_AES_ICM_128 && stockAuth.pointee.id == SRTP_HMAC_SHA1)
     }
 
@@ -37,8 +43,12 @@ import Testing
         let data = (0..<dataLength).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let roc: [UInt8] = [0, 0, 0, 1]
         let stock = try runAuth(CryptoTypes.hmacSha1(.stock), key: key, tagLength: tagLength, chunks: [data, roc])
-        #expect(try runAuth(CryptoTypes.hmacSha1(.nettle), key: key, tagLength: tagLength, chunks: [data, roc]) == stock)
-        #expect(try runAuth(CryptoTypes.hmacSha1(.nettle), key: key, tagLength: tagLength, chunks: [data + roc]) == stock)
+        #expect(
+            try runAuth(CryptoTypes.hmacSha1(.nettle), key: key, tagLength: tagLength, chunks: [data, roc]) == stock
+        )
+        #expect(
+            try runAuth(CryptoTypes.hmacSha1(.nettle), key: key, tagLength: tagLength, chunks: [data + roc]) == stock
+        )
     }
 
     @Test(arguments: SrtpProfile.allCases)
@@ -51,7 +61,8 @@ import Testing
         let stockPeer = try SrtpSession(profile: profile, local: remote, remote: local, crypto: .stock)
         #expect(fast.crypto == .nettle && stock.crypto == .stock)
 
-        for (index, sequence) in (UInt16(65_000)...UInt16(65_535)).enumerated() where index % 7 == 0 || sequence > 65_530 {
+        for (index, sequence) in (UInt16(65_000)...UInt16(65_535)).enumerated()
+        where index % 7 == 0 || sequence > 65_530 {
             let plain = rtpPacket(sequence: sequence, payloadLength: (index * 37) % 1250)
             let byFast = try fast.apply(.protectRTP, plain).get()
             let byStock = try stock.apply(.protectRTP, plain).get()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCSRTP
 
 @Test func profilesSplitKeyingMaterialAsRFC5764() {

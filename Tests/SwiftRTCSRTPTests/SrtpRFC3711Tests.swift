@@ -1,5 +1,6 @@
 import CSRTP
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// RFC 3711 Appendix B vectors against the AES-ICM-128 cipher libsrtp runs, stock and the
@@ -16,8 +17,12 @@ import Testing
 
         // One IV of zero: counter = salt || block number. Rows up to block 0xFF01.
         let blocks = 0xFF02
-        let keystream = try runCipher(CryptoTypes.aesIcm128(crypto), key: sessionKey + salt,
-                                      iv: [], data: [UInt8](repeating: 0, count: 16 * blocks))
+        let keystream = try runCipher(
+            CryptoTypes.aesIcm128(crypto),
+            key: sessionKey + salt,
+            iv: [],
+            data: [UInt8](repeating: 0, count: 16 * blocks)
+        )
         for (counter, expected) in rows {
             let counterBytes = try hexBytes(counter)
             #expect(Array(counterBytes[0..<14]) == salt)
@@ -54,8 +59,12 @@ import Testing
             let expected = try vectors.hex(name)
             var iv = [UInt8](repeating: 0, count: 16)
             iv[7] = label  // key_id = label || r (r = 0 at key derivation rate 0), times 2^16
-            let derived = try runCipher(CryptoTypes.aesIcm128(crypto), key: master, iv: iv,
-                                        data: [UInt8](repeating: 0, count: expected.count))
+            let derived = try runCipher(
+                CryptoTypes.aesIcm128(crypto),
+                key: master,
+                iv: iv,
+                data: [UInt8](repeating: 0, count: expected.count)
+            )
             #expect(derived == expected, "label \(label)")
         }
     }

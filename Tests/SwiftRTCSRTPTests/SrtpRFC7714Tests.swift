@@ -1,5 +1,6 @@
 import CSRTP
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// RFC 7714 §16-17 vectors against the AES-GCM ciphers libsrtp runs for the AEAD profiles
@@ -21,10 +22,24 @@ import Testing
         let header = Array(rtp[0..<12])
         let rtpIV = iv([0, 0] + rtp[8..<12] + [0, 0, 0, 0] + rtp[2..<4])
         let encrypted = try vectors.hex("srtp_encrypted")
-        let sealed = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtpIV, aad: header, data: Array(rtp[12...]))
+        let sealed = try runCipher(
+            type,
+            key: keyWithSalt,
+            tagLength: 16,
+            iv: rtpIV,
+            aad: header,
+            data: Array(rtp[12...])
+        )
         #expect(header + sealed == encrypted)
-        let opened = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtpIV, aad: header,
-                                   data: Array(encrypted[12...]), decrypt: true)
+        let opened = try runCipher(
+            type,
+            key: keyWithSalt,
+            tagLength: 16,
+            iv: rtpIV,
+            aad: header,
+            data: Array(encrypted[12...]),
+            decrypt: true
+        )
         #expect(header + opened == Array(rtp))
         var tampered = Array(encrypted[12...])
         tampered[tampered.count - 1] ^= 1
@@ -41,11 +56,23 @@ import Testing
         let trailer = Array(protectedRTCP.suffix(4))
         #expect(trailer == [0x80, 0x00, 0x05, 0xD4])
         let rtcpIV = iv([0, 0] + rtcp[4..<8] + [0, 0, 0x00, 0x00, 0x05, 0xD4])
-        let sealedRTCP = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtcpIV,
-                                       aad: Array(rtcp[0..<8]) + trailer, data: Array(rtcp[8...]))
+        let sealedRTCP = try runCipher(
+            type,
+            key: keyWithSalt,
+            tagLength: 16,
+            iv: rtcpIV,
+            aad: Array(rtcp[0..<8]) + trailer,
+            data: Array(rtcp[8...])
+        )
         #expect(Array(rtcp[0..<8]) + sealedRTCP + trailer == protectedRTCP)
-        let authOnlyRTCP = try runCipher(type, key: keyWithSalt, tagLength: 16, iv: rtcpIV,
-                                         aad: rtcp + [0x00, 0x00, 0x05, 0xD4], data: [])
+        let authOnlyRTCP = try runCipher(
+            type,
+            key: keyWithSalt,
+            tagLength: 16,
+            iv: rtcpIV,
+            aad: rtcp + [0x00, 0x00, 0x05, 0xD4],
+            data: []
+        )
         #expect(rtcp + authOnlyRTCP + [0x00, 0x00, 0x05, 0xD4] == (try vectors.hex("srtcp_auth_only_with_index")))
     }
 }

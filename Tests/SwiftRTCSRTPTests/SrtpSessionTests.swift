@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRTCSRTP
 
 @Suite struct SrtpSessionTests {
@@ -120,7 +121,10 @@ import Testing
         var manyCSRCs = protected, longExtension = protected
         manyCSRCs[0] |= 0x0F
         longExtension[0] |= 0x10
-        longExtension[12] = 0xBE; longExtension[13] = 0xDE; longExtension[14] = 0xFF; longExtension[15] = 0xFF
+        longExtension[12] = 0xBE
+        longExtension[13] = 0xDE
+        longExtension[14] = 0xFF
+        longExtension[15] = 0xFF
         inputs += [(.unprotectRTP, manyCSRCs), (.unprotectRTP, longExtension)]
         let srtcp = try alice.apply(.protectRTCP, rtcpPacket()).get()
         for length in 0..<srtcp.count {
@@ -132,8 +136,10 @@ import Testing
         }
         let counters = bob.counters
         #expect(counters.unprotected == 0)
-        #expect(counters.authenticationFailures + counters.malformed + counters.replays + counters.otherFailures
-                == UInt64(inputs.count))
+        #expect(
+            counters.authenticationFailures + counters.malformed + counters.replays + counters.otherFailures
+                == UInt64(inputs.count)
+        )
         #expect(counters.malformed > 0 && counters.authenticationFailures > 0)
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// Several threads send on one session while another receives on it: each direction has its
@@ -36,7 +37,14 @@ import Testing
                 #expect(try bob.apply(.unprotectRTP, protected).get() == plain)
             }
         }
-        #expect(alice.counters == .init(protected: UInt64(senders * packetsPerSender), unprotected: UInt64(packetsPerSender), remoteStreams: 1))
+        #expect(
+            alice.counters
+                == .init(
+                    protected: UInt64(senders * packetsPerSender),
+                    unprotected: UInt64(packetsPerSender),
+                    remoteStreams: 1
+                )
+        )
         #expect(bob.counters.unprotected == UInt64(senders * packetsPerSender))
     }
 }

@@ -1,5 +1,6 @@
 import SwiftRTCCore
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// A peer with the keys that keeps changing SSRCs: libsrtp would clone a stream for each and
@@ -9,7 +10,7 @@ import Testing
         let (peer, us) = try sessionPair(.aes128CmHmacSha1_80)
         let limit = RemoteInputLimits.maxRemoteSSRCsPerTransport
         let flood = 40 * limit
-        for ssrc in 1 ... UInt32(flood) {
+        for ssrc in 1...UInt32(flood) {
             let protected = try peer.apply(.protectRTP, rtpPacket(sequence: 1, ssrc: ssrc)).get()
             _ = try us.apply(.unprotectRTP, protected).get()
         }
@@ -27,7 +28,7 @@ import Testing
     @Test func activeStreamsSurviveAFlood() throws {
         let (peer, us) = try sessionPair(.aes128CmHmacSha1_80)
         var early: [UInt8] = []
-        for round in 0 ..< 200 {
+        for round in 0..<200 {
             for ssrc: UInt32 in [0xA, 0xB] {
                 let protected = try peer.apply(.protectRTP, rtpPacket(sequence: UInt16(round), ssrc: ssrc)).get()
                 _ = try us.apply(.unprotectRTP, protected).get()

@@ -2,6 +2,7 @@ import CSRTP
 import CSRTPNettle
 import Foundation
 import Testing
+
 @testable import SwiftRTCSRTP
 
 /// `<package root>/Fixtures`, from this file's path.
@@ -69,7 +70,10 @@ extension SrtpSession {
     /// Runs `operation` through the public API on a copy of `bytes` in a buffer with `extra`
     /// bytes of spare room (and `length`, default `bytes.count`); returns the new packet.
     func apply(
-        _ operation: Operation, _ bytes: [UInt8], extra: Int = 64, length: Int? = nil
+        _ operation: Operation,
+        _ bytes: [UInt8],
+        extra: Int = 64,
+        length: Int? = nil
     ) -> Result<[UInt8], SrtpPacketError> {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + extra, alignment: 16)
         defer { buffer.deallocate() }
@@ -92,11 +96,19 @@ extension SrtpSession {
 
 /// An RTP packet: version 2, the given payload type, sequence number, timestamp and SSRC,
 /// then a deterministic payload.
-func rtpPacket(sequence: UInt16, ssrc: UInt32 = 0xCAFE_BABE, payloadType: UInt8 = 96, payloadLength: Int = 160) -> [UInt8] {
+func rtpPacket(
+    sequence: UInt16,
+    ssrc: UInt32 = 0xCAFE_BABE,
+    payloadType: UInt8 = 96,
+    payloadLength: Int = 160
+) -> [UInt8] {
     var packet: [UInt8] = [0x80, payloadType]
     packet += [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
     let timestamp = UInt32(sequence) &* 3000
-    packet += [UInt8(timestamp >> 24), UInt8((timestamp >> 16) & 0xFF), UInt8((timestamp >> 8) & 0xFF), UInt8(timestamp & 0xFF)]
+    packet += [
+        UInt8(timestamp >> 24), UInt8((timestamp >> 16) & 0xFF), UInt8((timestamp >> 8) & 0xFF),
+        UInt8(timestamp & 0xFF),
+    ]
     packet += [UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF)]
     packet += (0..<payloadLength).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(sequence)) }
     return packet
@@ -104,22 +116,31 @@ func rtpPacket(sequence: UInt16, ssrc: UInt32 = 0xCAFE_BABE, payloadType: UInt8 
 
 /// An RTCP receiver report with no report blocks from `ssrc`, then an SDES-like filler.
 func rtcpPacket(ssrc: UInt32 = 0xCAFE_BABE) -> [UInt8] {
-    [0x80, 201, 0x00, 0x01,
-     UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF)]
+    [
+        0x80, 201, 0x00, 0x01,
+        UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF),
+    ]
 }
 
 /// Test keys for a profile, different for each direction and `seed`.
 func testKeys(_ profile: SrtpProfile, seed: UInt8) -> SrtpMasterKey {
     SrtpMasterKey(
         key: (0..<profile.keyLength).map { UInt8(truncatingIfNeeded: Int($0) * 7 + Int(seed)) },
-        salt: (0..<profile.saltLength).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(seed) + 1) })
+        salt: (0..<profile.saltLength).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(seed) + 1) }
+    )
 }
 
 /// A pair of sessions that talk to each other (a's local key is b's remote key).
-func sessionPair(_ profile: SrtpProfile, a cryptoA: SrtpCrypto = .default, b cryptoB: SrtpCrypto = .default) throws -> (SrtpSession, SrtpSession) {
+func sessionPair(
+    _ profile: SrtpProfile,
+    a cryptoA: SrtpCrypto = .default,
+    b cryptoB: SrtpCrypto = .default
+) throws -> (SrtpSession, SrtpSession) {
     let keyA = testKeys(profile, seed: 1), keyB = testKeys(profile, seed: 101)
-    return (try SrtpSession(profile: profile, local: keyA, remote: keyB, crypto: cryptoA),
-            try SrtpSession(profile: profile, local: keyB, remote: keyA, crypto: cryptoB))
+    return (
+        try SrtpSession(profile: profile, local: keyA, remote: keyB, crypto: cryptoA),
+        try SrtpSession(profile: profile, local: keyB, remote: keyA, crypto: cryptoB)
+    )
 }
 
 // MARK: - libsrtp cipher and auth types, driven directly
@@ -137,8 +158,14 @@ func libsrtpSymbol<T>(_ name: String, as type: T.Type) throws -> UnsafePointer<T
 /// place after setting `iv` (and `aad`), as libsrtp's SRTP code does; for AEAD types the tag is
 /// appended on encrypt and checked on decrypt.
 func runCipher(
-    _ type: UnsafePointer<srtp_cipher_type_t>, key: [UInt8], tagLength: Int = 0, iv: [UInt8],
-    aad: [UInt8] = [], data: [UInt8], decrypt: Bool = false, split: Int? = nil
+    _ type: UnsafePointer<srtp_cipher_type_t>,
+    key: [UInt8],
+    tagLength: Int = 0,
+    iv: [UInt8],
+    aad: [UInt8] = [],
+    data: [UInt8],
+    decrypt: Bool = false,
+    split: Int? = nil
 ) throws -> [UInt8] {
     var cipher: UnsafeMutablePointer<srtp_cipher_t>?
     try check(srtp_cipher_type_alloc(type, &cipher, Int32(key.count), Int32(tagLength)))
@@ -176,7 +203,8 @@ func runCipher(
 }
 
 /// HMAC of `chunks` (fed with update, the last with compute) by a libsrtp auth of `type`.
-func runAuth(_ type: UnsafePointer<srtp_auth_type_t>, key: [UInt8], tagLength: Int, chunks: [[UInt8]]) throws -> [UInt8] {
+func runAuth(_ type: UnsafePointer<srtp_auth_type_t>, key: [UInt8], tagLength: Int, chunks: [[UInt8]]) throws -> [UInt8]
+{
     var auth: UnsafeMutablePointer<srtp_auth_t>?
     try check(type.pointee.alloc(&auth, Int32(key.count), Int32(tagLength)))
     let a = try #require(auth)
@@ -207,9 +235,11 @@ enum CryptoTypes {
 
     static func aesGcm(_ keyLength: Int, _ crypto: SrtpCrypto) throws -> UnsafePointer<srtp_cipher_type_t> {
         switch crypto {
-        case .stock: try libsrtpSymbol(keyLength == 16 ? "srtp_aes_gcm_128" : "srtp_aes_gcm_256", as: srtp_cipher_type_t.self)
-        case .nettle: (keyLength == 16 ? swiftrtc_srtp_nettle_aes_gcm_128() : swiftrtc_srtp_nettle_aes_gcm_256())
-            .assumingMemoryBound(to: srtp_cipher_type_t.self)
+        case .stock:
+            try libsrtpSymbol(keyLength == 16 ? "srtp_aes_gcm_128" : "srtp_aes_gcm_256", as: srtp_cipher_type_t.self)
+        case .nettle:
+            (keyLength == 16 ? swiftrtc_srtp_nettle_aes_gcm_128() : swiftrtc_srtp_nettle_aes_gcm_256())
+                .assumingMemoryBound(to: srtp_cipher_type_t.self)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// Call-log rows the server writes from the signaling it routes (the protocol messages are
@@ -8,7 +9,8 @@ import SwiftRTCSignaling
 /// queries by role, result and limit, over the protocol and the library API.
 @Suite struct CallLogFlowTests {
     /// Alice calls the opponents; returns once each has the call.
-    static func dial(_ session: String, _ alice: Peer, _ opponents: [Peer], type: ConferenceType = .video) async throws {
+    static func dial(_ session: String, _ alice: Peer, _ opponents: [Peer], type: ConferenceType = .video) async throws
+    {
         try await alice.send(.call(session, from: "alice", to: opponents.map(\.user), type: type))
         for opponent in opponents {
             let call = try await opponent.next()
@@ -74,7 +76,12 @@ import SwiftRTCSignaling
         try await Self.dial("u1", alice, [bob], type: .audio)
         switch expected {
         case .declined, .busy:
-            try await Self.send(bob, "u1", to: ["alice"], .reject(.init(userInfo: ["why": flow], busy: expected == .busy)))
+            try await Self.send(
+                bob,
+                "u1",
+                to: ["alice"],
+                .reject(.init(userInfo: ["why": flow], busy: expected == .busy))
+            )
             #expect(try await alice.next().type == .reject)
         case .noAnswer:
             // Dialing retries: the same call again, then the answer timeout.
@@ -107,7 +114,10 @@ import SwiftRTCSignaling
         try await Self.dial("r1", alice, [bob])
         // Bob hears the end as the initiator's no-answer hang-up, sent by the server.
         let notice = try await bob.next(.hangUp, from: "alice")
-        guard case let .hangUp(hangUp) = notice.body else { Issue.record("expected hangUp"); return }
+        guard case let .hangUp(hangUp) = notice.body else {
+            Issue.record("expected hangUp")
+            return
+        }
         #expect(hangUp.result == .noAnswer)
         #expect(try await alice.callLog(result: .noAnswer).map(\.callId) == ["r1"])
         // Re-dialing an ended session is refused.
@@ -131,7 +141,10 @@ import SwiftRTCSignaling
         await bob.close()
         let notice = try await alice.next()
         #expect(notice.from == "bob")
-        guard case let .hangUp(hangUp) = notice.body else { Issue.record("expected hangUp, got \(notice)"); return }
+        guard case let .hangUp(hangUp) = notice.body else {
+            Issue.record("expected hangUp, got \(notice)")
+            return
+        }
         #expect(hangUp.result == .connectionLost)
         #expect(try await alice.callLog().first?.result == .connectionLost)
         await alice.close()
@@ -168,7 +181,9 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func queriesByRoleResultAndLimitShowOnlyTheUsersCalls(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func queriesByRoleResultAndLimitShowOnlyTheUsersCalls(
+        backend: Backend
+    ) async throws {
         let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
@@ -292,7 +307,9 @@ import SwiftRTCSignaling
 
     /// The initiator's `no_answer` withdraws the call only from the recipients still being
     /// called: an opponent who answered stays in the call (and in the log's call).
-    @Test(arguments: Backend.allCases) func theInitiatorsNoAnswerSparesTheOpponentsWhoAnswered(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func theInitiatorsNoAnswerSparesTheOpponentsWhoAnswered(
+        backend: Backend
+    ) async throws {
         let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)

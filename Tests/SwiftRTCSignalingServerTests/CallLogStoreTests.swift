@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// The call log's SQLite store: records survive reopening the file, queries filter and order,
@@ -9,20 +10,41 @@ import SwiftRTCSignaling
 /// end, a call id is used once, a database of the first schema is migrated, and a file that
 /// is not a database is a clear error.
 @Suite struct CallLogStoreTests {
-    static func record(_ id: String, caller: String, callees: [String], result: CallEndResult, endedAt: Double,
-                       answered: Bool = true) -> CallRecord {
+    static func record(
+        _ id: String,
+        caller: String,
+        callees: [String],
+        result: CallEndResult,
+        endedAt: Double,
+        answered: Bool = true
+    ) -> CallRecord {
         let started = Date(timeIntervalSince1970: 1_700_000_000 + endedAt - 60)
-        return CallRecord(callId: id, caller: caller, callees: callees, conferenceType: .audio, started: started,
-                          answered: answered ? started.addingTimeInterval(5) : nil,
-                          ended: Date(timeIntervalSince1970: 1_700_000_000 + endedAt), result: result,
-                          customItems: answered ? ["note": id] : [:])
+        return CallRecord(
+            callId: id,
+            caller: caller,
+            callees: callees,
+            conferenceType: .audio,
+            started: started,
+            answered: answered ? started.addingTimeInterval(5) : nil,
+            ended: Date(timeIntervalSince1970: 1_700_000_000 + endedAt),
+            result: result,
+            customItems: answered ? ["note": id] : [:]
+        )
     }
 
     @Test func recordsSurviveReopeningTheFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let first = Self.record("a", caller: "alice", callees: ["bob", "carol"], result: .completed, endedAt: 10)
-        let second = Self.record("b", caller: "bob", callees: ["alice"], result: .noAnswer, endedAt: 20, answered: false)
+        let second = Self.record(
+            "b",
+            caller: "bob",
+            callees: ["alice"],
+            result: .noAnswer,
+            endedAt: 20,
+            answered: false
+        )
         do {
             let store = try SQLiteCallLog(path: path)
             try await store.insert(first)
@@ -41,7 +63,8 @@ import SwiftRTCSignaling
     }
 
     @Test func aFileThatIsNotADatabaseIsAClearError() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try String(repeating: "this is not SQLite\n", count: 200).write(toFile: path, atomically: true, encoding: .utf8)
         #expect {
@@ -69,7 +92,13 @@ import SwiftRTCSignaling
         let started = Date(timeIntervalSince1970: 1_700_000_000)
         do {
             let store = try SQLiteCallLog(path: path)
-            try await store.callStarted(id: "k1", caller: "alice", callees: ["bob", "carol"], conferenceType: .video, at: started)
+            try await store.callStarted(
+                id: "k1",
+                caller: "alice",
+                callees: ["bob", "carol"],
+                conferenceType: .video,
+                at: started
+            )
             try await store.callAnswered(id: "k1", at: started.addingTimeInterval(4))
             try await store.callAnswered(id: "k1", at: started.addingTimeInterval(9))
             // WAL mode: the log beside the file.
@@ -87,8 +116,19 @@ import SwiftRTCSignaling
         #expect(try await reopened.closeInterruptedCalls() == 0)
         #expect(try await reopened.openCallIDs() == [])
         let record = try #require(try await reopened.call(id: "k1"))
-        #expect(record == CallRecord(callId: "k1", caller: "alice", callees: ["bob", "carol"], conferenceType: .video, started: started,
-                                     answered: started.addingTimeInterval(4), ended: started.addingTimeInterval(9), result: .connectionLost))
+        #expect(
+            record
+                == CallRecord(
+                    callId: "k1",
+                    caller: "alice",
+                    callees: ["bob", "carol"],
+                    conferenceType: .video,
+                    started: started,
+                    answered: started.addingTimeInterval(4),
+                    ended: started.addingTimeInterval(9),
+                    result: .connectionLost
+                )
+        )
         #expect(try await reopened.calls(of: "carol", role: .callee) == [record])
     }
 
@@ -97,17 +137,42 @@ import SwiftRTCSignaling
     @Test func aCallIdIsUsedOnceAndARecordIsNeverReplaced() async throws {
         let store = SQLiteCallLog()
         let first = Self.record("once", caller: "alice", callees: ["bob"], result: .completed, endedAt: 10)
-        try await store.callStarted(id: "once", caller: "alice", callees: ["bob"], conferenceType: .audio, at: first.started)
+        try await store.callStarted(
+            id: "once",
+            caller: "alice",
+            callees: ["bob"],
+            conferenceType: .audio,
+            at: first.started
+        )
         await #expect(throws: CallLogError.duplicateCall("once")) {
-            try await store.callStarted(id: "once", caller: "mallory", callees: ["bob"], conferenceType: .audio, at: Date())
+            try await store.callStarted(
+                id: "once",
+                caller: "mallory",
+                callees: ["bob"],
+                conferenceType: .audio,
+                at: Date()
+            )
         }
         try await store.insert(first)
         #expect(try await store.call(id: "once") == first)
         #expect(try await store.openCallIDs() == [])
-        let second = Self.record("once", caller: "bob", callees: ["alice"], result: .declined, endedAt: 20, answered: false)
+        let second = Self.record(
+            "once",
+            caller: "bob",
+            callees: ["alice"],
+            result: .declined,
+            endedAt: 20,
+            answered: false
+        )
         await #expect(throws: CallLogError.duplicateCall("once")) { try await store.insert(second) }
         await #expect(throws: CallLogError.duplicateCall("once")) {
-            try await store.callStarted(id: "once", caller: "alice", callees: ["bob"], conferenceType: .audio, at: Date())
+            try await store.callStarted(
+                id: "once",
+                caller: "alice",
+                callees: ["bob"],
+                conferenceType: .audio,
+                at: Date()
+            )
         }
         #expect(try await store.call(id: "once") == first)
         #expect(try await store.count() == 1)
@@ -126,14 +191,21 @@ import SwiftRTCSignaling
             let queue = try DatabaseQueue(path: path)
             try SQLiteCallLog.migrator.migrate(queue, upTo: "v1")
             try await queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO call (id, caller, conferenceType, started, answered, ended, duration, result, customItems)
-                    VALUES (?, 'alice', 'audio', ?, ?, ?, ?, 'completed', '{"note":"v1-call"}')
-                    """, arguments: [old.callId, old.started.timeIntervalSince1970, old.answered?.timeIntervalSince1970,
-                                     old.ended.timeIntervalSince1970, old.duration])
+                try db.execute(
+                    sql: """
+                        INSERT INTO call (id, caller, conferenceType, started, answered, ended, duration, result, customItems)
+                        VALUES (?, 'alice', 'audio', ?, ?, ?, ?, 'completed', '{"note":"v1-call"}')
+                        """,
+                    arguments: [
+                        old.callId, old.started.timeIntervalSince1970, old.answered?.timeIntervalSince1970,
+                        old.ended.timeIntervalSince1970, old.duration,
+                    ]
+                )
                 for (user, role, position) in [("alice", "caller", 0), ("bob", "callee", 1), ("carol", "callee", 2)] {
-                    try db.execute(sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, ?, ?)",
-                                   arguments: [old.callId, user, role, position])
+                    try db.execute(
+                        sql: "INSERT INTO callParticipant (callId, user, role, position) VALUES (?, ?, ?, ?)",
+                        arguments: [old.callId, user, role, position]
+                    )
                 }
             }
         }
@@ -142,7 +214,13 @@ import SwiftRTCSignaling
         #expect(try await store.calls(of: "carol", role: .callee) == [old])
         #expect(try await store.openCallIDs() == [])
         await #expect(throws: CallLogError.duplicateCall("v1-call")) {
-            try await store.callStarted(id: "v1-call", caller: "alice", callees: ["bob"], conferenceType: .audio, at: Date())
+            try await store.callStarted(
+                id: "v1-call",
+                caller: "alice",
+                callees: ["bob"],
+                conferenceType: .audio,
+                at: Date()
+            )
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresTestSupport
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// Three server instances in this process on one real PostgreSQL database behave as one
@@ -15,7 +16,9 @@ import SwiftRTCSignaling
         let url = try await PostgresTestServer.shared().database()
         var servers: [RunningServer] = []
         for _ in 0..<3 {
-            servers.append(try await RunningServer.start(configuration, storage: .postgres(try PostgresStorage(url: url))))
+            servers.append(
+                try await RunningServer.start(configuration, storage: .postgres(try PostgresStorage(url: url)))
+            )
         }
         return servers
     }
@@ -44,9 +47,18 @@ import SwiftRTCSignaling
             for receiver in everyone where receiver !== sender {
                 try await CallLogFlowTests.send(sender, "mesh", to: [receiver.user], .offer(.init(sdp: bigSDP)))
                 for index in 0..<20 {
-                    try await CallLogFlowTests.send(sender, "mesh", to: [receiver.user],
-                                                    .candidate(.init(candidate: "candidate:\(index) 1 udp 1 127.0.0.1 \(9000 + index) typ host",
-                                                                     sdpMid: "0", sdpMLineIndex: 0)))
+                    try await CallLogFlowTests.send(
+                        sender,
+                        "mesh",
+                        to: [receiver.user],
+                        .candidate(
+                            .init(
+                                candidate: "candidate:\(index) 1 udp 1 127.0.0.1 \(9000 + index) typ host",
+                                sdpMid: "0",
+                                sdpMLineIndex: 0
+                            )
+                        )
+                    )
                 }
             }
         }
@@ -105,7 +117,9 @@ import SwiftRTCSignaling
         try await carol.send(.call("rules", from: "carol", to: ["alice"]))
         #expect(try await carol.nextError().code == .conflict)
         // Bob cannot act as Alice, nor call on her session.
-        try await bob.send(SignalingMessage(from: "alice", to: ["carol"], session: "rules", body: .offer(.init(sdp: "v=0\r\n"))))
+        try await bob.send(
+            SignalingMessage(from: "alice", to: ["carol"], session: "rules", body: .offer(.init(sdp: "v=0\r\n")))
+        )
         #expect(try await bob.nextError().code == .forbidden)
         try await bob.send(.call("rules", from: "bob", to: ["alice"]))
         #expect(try await bob.nextError().code == .conflict)
@@ -166,7 +180,10 @@ import SwiftRTCSignaling
         _ = try await alice.next(.accept, from: "bob")
         await bob.close()
         let notice = try await alice.next(.hangUp, from: "bob")
-        guard case let .hangUp(hangUp) = notice.body else { Issue.record("expected a hangUp"); return }
+        guard case let .hangUp(hangUp) = notice.body else {
+            Issue.record("expected a hangUp")
+            return
+        }
         #expect(hangUp.result == .connectionLost)
         #expect(try await servers[2].server.callLog.call(id: "gone")?.result == .connectionLost)
         await Self.stop(servers, [alice])

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// Password hashing (swift-crypto's PBKDF2, a hash made by Python's hashlib, today's minimum
@@ -11,7 +12,8 @@ import SwiftRTCSignaling
     /// + "$" + base64.b64encode(hashlib.pbkdf2_hmac("sha256", "pässword".encode(), s, 600000)).decode())`
     static let pythonHash = "pbkdf2-sha256$600000$cHl0aG9uLW1hZGUtc2FsdA==$vH+RZynC/XZ+4frQjQ9QKagfvrmkesT76RGmUqgo02A="
     /// The same with 1 000 iterations: a users file written before the minimum was raised.
-    static let oldPythonHash = "pbkdf2-sha256$1000$cHl0aG9uLW1hZGUtc2FsdA==$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY="
+    static let oldPythonHash =
+        "pbkdf2-sha256$1000$cHl0aG9uLW1hZGUtc2FsdA==$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY="
 
     @Test func aHashWrittenByPythonHashlibVerifies() async throws {
         let hash = try PasswordHash(parsing: Self.pythonHash)
@@ -46,10 +48,16 @@ import SwiftRTCSignaling
 
     @Test(arguments: [
         ("sha256$1000$c2FsdHNhbHQ=$AAAA", "unknown scheme 'sha256'"),
-        ("pbkdf2-sha256$10$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "10 PBKDF2 iterations, below the minimum"),
+        (
+            "pbkdf2-sha256$10$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=",
+            "10 PBKDF2 iterations, below the minimum"
+        ),
         ("pbkdf2-sha256$0$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '0'"),
         ("pbkdf2-sha256$10000001$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '10000001'"),
-        ("pbkdf2-sha256$99999999999999999999$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations '99999999999999999999'"),
+        (
+            "pbkdf2-sha256$99999999999999999999$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=",
+            "iterations '99999999999999999999'"
+        ),
         ("pbkdf2-sha256$many$c2FsdHNhbHQ=$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "iterations 'many'"),
         ("pbkdf2-sha256$600000$!!$PR1JKFSlRr6TO8uix7TFSsemzpC1sx03sgaK9oGF3xY=", "salt"),
         ("pbkdf2-sha256$600000$c2FsdHNhbHQ=$AAAA", "32 bytes"),
@@ -64,18 +72,22 @@ import SwiftRTCSignaling
     }
 
     static func file(_ contents: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("signaling-credentials-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "signaling-credentials-\(UUID().uuidString)"
+        )
         try contents.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
 
     @Test func aTokensFileAuthenticatesEachUser() throws {
-        let path = try Self.file("""
-        # users of the test server
-        alice:alice-token-0123456789
+        let path = try Self.file(
+            """
+            # users of the test server
+            alice:alice-token-0123456789
 
-        bob:bob-token-0123456789abcdef
-        """)
+            bob:bob-token-0123456789abcdef
+            """
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let credentials = try SignalingCredentials.load(tokensFile: path)
         #expect(credentials.userIDs == ["alice", "bob"])
@@ -105,7 +117,10 @@ import SwiftRTCSignaling
         (true, "# nothing\n\n", "no USER:SECRET lines"),
         (false, "erin:secret", ":1: malformed password hash"),
         (false, "\n\nerin:pbkdf2-sha256$600000$c2FsdHNhbHQ=$AAAA", ":3: malformed password hash"),
-        (false, "erin:\(CredentialsTests.oldPythonHash)", ":1: password hash with 1000 PBKDF2 iterations, below the minimum of 600000"),
+        (
+            false, "erin:\(CredentialsTests.oldPythonHash)",
+            ":1: password hash with 1000 PBKDF2 iterations, below the minimum of 600000"
+        ),
         (false, "erin:\(CredentialsTests.oldPythonHash)", "`callbot serve --hash-password erin`"),
     ])
     func badFilesNameTheLineAndTheProblem(tokens: Bool, contents: String, message: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// Malformed and hostile input: each kind is answered with an error reply saying what is
@@ -10,7 +11,10 @@ import SwiftRTCSignaling
     static func stillServes(_ raw: RawClient) async throws {
         raw.send(.text(#"{"type":"callLogQuery","id":"after"}"#))
         let reply = try await raw.next()
-        guard case let .callLog(log) = reply.body else { Issue.record("expected callLog, got \(reply)"); return }
+        guard case let .callLog(log) = reply.body else {
+            Issue.record("expected callLog, got \(reply)")
+            return
+        }
         #expect(log.replyTo == "after")
     }
 
@@ -22,18 +26,36 @@ import SwiftRTCSignaling
         (.text(#"{"type":"call","to":["bob"],"session":"x"}"#), .malformed, "missing field"),
         (.text(#"{"type":"candidate","to":"bob","session":"x","candidate":"c"}"#), .malformed, "field 'to'"),
         (.text(#"{"type":"offer","to":["bob"],"session":"","sdp":"v=0","iceRestart":false}"#), .malformed, "session"),
-        (.text(#"{"type":"offer","to":["bob"],"session":"\#(String(repeating: "s", count: 200))","sdp":"v=0","iceRestart":false}"#), .malformed, "session id"),
-        (.text(#"{"type":"offer","to":["alice"],"session":"x","sdp":"v=0","iceRestart":false}"#), .malformed, "its sender"),
+        (
+            .text(
+                #"{"type":"offer","to":["bob"],"session":"\#(String(repeating: "s", count: 200))","sdp":"v=0","iceRestart":false}"#
+            ), .malformed, "session id"
+        ),
+        (
+            .text(#"{"type":"offer","to":["alice"],"session":"x","sdp":"v=0","iceRestart":false}"#), .malformed,
+            "its sender"
+        ),
         (.text(#"{"type":"welcome","user":"root"}"#), .malformed, "sent by the server"),
         (.text(#"{"type":"hello","token":"token-of-alice-0123456789"}"#), .malformed, "already authenticated"),
         (.text(#"{"type":"callLogQuery","limit":100000}"#), .malformed, "limit"),
-        (.text(#"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":9223372036854775807}"#), .malformed, "sdpMLineIndex"),
-        (.text(#"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":-1}"#), .malformed, "sdpMLineIndex"),
+        (
+            .text(
+                #"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":9223372036854775807}"#
+            ), .malformed, "sdpMLineIndex"
+        ),
+        (
+            .text(#"{"type":"candidate","to":["bob"],"session":"x","candidate":"c","sdpMLineIndex":-1}"#), .malformed,
+            "sdpMLineIndex"
+        ),
         (.binary(Array("{\"type\":\"callLogQuery\"}".utf8)), .malformed, "binary"),
         (.text(String(repeating: "x", count: SignalingLimits.maxMessageBytes + 1)), .tooLarge, "at most"),
         (.fragments(Array(repeating: String(repeating: "y", count: 30_000), count: 4)), .tooLarge, "at most"),
     ])
-    func malformedMessagesGetAnErrorAndTheServerServesOn(input: RawClient.Command, code: SignalingErrorCode, reason: String) async throws {
+    func malformedMessagesGetAnErrorAndTheServerServesOn(
+        input: RawClient.Command,
+        code: SignalingErrorCode,
+        reason: String
+    ) async throws {
         let server = try await RunningServer.start()
         let raw = try await server.raw()
         try await raw.login("alice")
@@ -134,7 +156,10 @@ import SwiftRTCSignaling
         try await raw.login("alice")
         raw.send(.fragments([#"{"type":"callLog"#, #"Query","id":"frag"}"#]))
         let reply = try await raw.next()
-        guard case let .callLog(log) = reply.body else { Issue.record("expected callLog, got \(reply)"); return }
+        guard case let .callLog(log) = reply.body else {
+            Issue.record("expected callLog, got \(reply)")
+            return
+        }
         #expect(log.replyTo == "frag")
         await raw.close()
         await server.stop()

@@ -1,21 +1,33 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// `WebSocketSignalingChannel` failing over: a real server on loopback, reached through a
 /// ``TCPRelay`` whose connections the tests cut (no close handshake), or several servers.
 @Suite struct ReconnectionTests {
     /// A channel for `user` to `urls`, with its states collected.
-    private func connect(_ user: String, to urls: [URL], reconnectFor: Duration = .seconds(20)) async throws
-        -> (Peer, Inbox<SignalingConnectionState>) {
-        let channel = try await WebSocketSignalingChannel.connect(to: urls, token: TestUsers.token(user), timeout: .seconds(10),
-                                                                  reconnectFor: reconnectFor)
+    private func connect(
+        _ user: String,
+        to urls: [URL],
+        reconnectFor: Duration = .seconds(20)
+    ) async throws
+        -> (Peer, Inbox<SignalingConnectionState>)
+    {
+        let channel = try await WebSocketSignalingChannel.connect(
+            to: urls,
+            token: TestUsers.token(user),
+            timeout: .seconds(10),
+            reconnectFor: reconnectFor
+        )
         return (Peer(channel), Inbox(channel.connectionStates))
     }
 
     /// Skips `reconnecting` states until the next other one.
-    private func nextAfterReconnecting(_ states: Inbox<SignalingConnectionState>) async throws -> (SignalingConnectionState, attempts: Int) {
+    private func nextAfterReconnecting(
+        _ states: Inbox<SignalingConnectionState>
+    ) async throws -> (SignalingConnectionState, attempts: Int) {
         var attempts = 0
         while true {
             let state = try await states.next(timeout: .seconds(20))
@@ -33,7 +45,9 @@ import SwiftRTCSignaling
 
         relay.cut()
         let dropped = try await states.next()
-        guard case let .reconnecting(attempt, lastError) = dropped else { throw TestTimeout(description: "expected reconnecting, got \(dropped)") }
+        guard case let .reconnecting(attempt, lastError) = dropped else {
+            throw TestTimeout(description: "expected reconnecting, got \(dropped)")
+        }
         #expect(attempt == 1)
         #expect(!lastError.isEmpty)
         #expect(try await nextAfterReconnecting(states).0 == .connected(relay.url))
@@ -62,7 +76,9 @@ import SwiftRTCSignaling
 
         relay.refusing = true
         relay.cut()
-        guard case .reconnecting = try await states.next() else { throw TestTimeout(description: "expected reconnecting") }
+        guard case .reconnecting = try await states.next() else {
+            throw TestTimeout(description: "expected reconnecting")
+        }
         let sessions = ["q1", "q2", "q3"]
         for session in sessions { try await alice.send(.call(session, from: "alice", to: ["bob"])) }
         relay.refusing = false
@@ -84,7 +100,9 @@ import SwiftRTCSignaling
         _ = try await states.next()
         relay.refusing = true
         relay.cut()
-        guard case .reconnecting = try await states.next() else { throw TestTimeout(description: "expected reconnecting") }
+        guard case .reconnecting = try await states.next() else {
+            throw TestTimeout(description: "expected reconnecting")
+        }
         for index in 0..<WebSocketSignalingChannel.maxQueuedMessages {
             try await alice.send(.call("s\(index)", from: "alice", to: ["bob"]))
         }
@@ -94,7 +112,9 @@ import SwiftRTCSignaling
         // Closing while reconnecting stops at once.
         await alice.close()
         #expect(try await nextAfterReconnecting(states).0 == .closed(.closedByClient))
-        await #expect(throws: SignalingChannelError.closed) { try await alice.send(.call("late", from: "alice", to: ["bob"])) }
+        await #expect(throws: SignalingChannelError.closed) {
+            try await alice.send(.call("late", from: "alice", to: ["bob"]))
+        }
         relay.stop()
         await server.stop()
     }
@@ -110,7 +130,9 @@ import SwiftRTCSignaling
         #expect(closed == .closed(.closedByServer(code: 1008, reason: "replaced by a newer connection")), "\(closed)")
         try await states.waitFinished(timeout: .seconds(5))
         try await first.inbox.waitFinished(timeout: .seconds(5))
-        await #expect(throws: SignalingChannelError.closed) { try await first.send(.call("s1", from: "alice", to: ["bob"])) }
+        await #expect(throws: SignalingChannelError.closed) {
+            try await first.send(.call("s1", from: "alice", to: ["bob"]))
+        }
         #expect(await server.server.connectedUsers == ["alice"])
 
         await second.close()
@@ -129,13 +151,17 @@ import SwiftRTCSignaling
         relay.refusing = true
         relay.cut()
         let (last, attempts) = try await nextAfterReconnecting(states)
-        guard case let .closed(.gaveUp(after, lastError)) = last else { throw TestTimeout(description: "expected gave up, got \(last)") }
+        guard case let .closed(.gaveUp(after, lastError)) = last else {
+            throw TestTimeout(description: "expected gave up, got \(last)")
+        }
         #expect(after == .seconds(3))
         #expect(lastError.contains(relay.url.absoluteString), "\(lastError)")
         #expect(attempts >= 2)
         #expect(ContinuousClock.now - started < .seconds(15))
         try await alice.inbox.waitFinished(timeout: .seconds(5))
-        await #expect(throws: SignalingChannelError.closed) { try await alice.send(.call("s1", from: "alice", to: ["bob"])) }
+        await #expect(throws: SignalingChannelError.closed) {
+            try await alice.send(.call("s1", from: "alice", to: ["bob"]))
+        }
 
         relay.stop()
         await server.stop()
@@ -152,9 +178,16 @@ import SwiftRTCSignaling
 
         // No server at all: the error names each.
         let error = await #expect(throws: SignalingChannelError.self) {
-            _ = try await WebSocketSignalingChannel.connect(to: [gone.url, gone.url], token: TestUsers.token("bob"), timeout: .seconds(5))
+            _ = try await WebSocketSignalingChannel.connect(
+                to: [gone.url, gone.url],
+                token: TestUsers.token("bob"),
+                timeout: .seconds(5)
+            )
         }
-        #expect("\(error.map { "\($0)" } ?? "")".components(separatedBy: gone.url.absoluteString).count == 3, "\(String(describing: error))")
+        #expect(
+            "\(error.map { "\($0)" } ?? "")".components(separatedBy: gone.url.absoluteString).count == 3,
+            "\(String(describing: error))"
+        )
 
         await alice.close()
         await server.stop()
@@ -168,7 +201,9 @@ import SwiftRTCSignaling
 
         await first.stop()
         let dropped = try await states.next()
-        guard case let .reconnecting(_, lastError) = dropped else { throw TestTimeout(description: "expected reconnecting, got \(dropped)") }
+        guard case let .reconnecting(_, lastError) = dropped else {
+            throw TestTimeout(description: "expected reconnecting, got \(dropped)")
+        }
         #expect(lastError.contains("1001"), "\(lastError)")
         #expect(try await nextAfterReconnecting(states).0 == .connected(second.url))
 

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
-@testable import SwiftRTCSignalingServer
 import TestScheduling
+import Testing
+
+@testable import SwiftRTCSignalingServer
 
 /// The limits that keep strangers from taking the server: connections in total and per client
 /// address, and password checks running at once. Each refusal is the protocol's `error` (429,
@@ -14,7 +15,9 @@ import TestScheduling
     static func waitForConnections(_ count: Int, on server: RunningServer) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while await server.server.hub.connectionCount != count {
-            guard ContinuousClock.now < deadline else { throw TestTimeout(description: "the server did not get to \(count) connections") }
+            guard ContinuousClock.now < deadline else {
+                throw TestTimeout(description: "the server did not get to \(count) connections")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -83,10 +86,15 @@ import TestScheduling
     /// hellos sent together one is checked and the other refused at once (429, closed).
     @Test func aHelloOverTheLimitOfPasswordChecksIsRefusedAtOnce() async throws {
         // Python's hashlib, 5 000 000 iterations, password "correct horse".
-        let slow = try PasswordHash(parsing: "pbkdf2-sha256$5000000$c2xvdy10ZXN0LXNhbHQxNg==$oStnNyA0O7yT5gqQgcwXRjRbB6h7VyZpBM7G43VAsEM=")
+        let slow = try PasswordHash(
+            parsing: "pbkdf2-sha256$5000000$c2xvdy10ZXN0LXNhbHQxNg==$oStnNyA0O7yT5gqQgcwXRjRbB6h7VyZpBM7G43VAsEM="
+        )
         var configuration = SignalingServer.Configuration()
         configuration.maxConcurrentPasswordChecks = 1
-        let server = try await RunningServer.start(configuration, credentials: try SignalingCredentials.users(["erin": slow, "frank": slow]))
+        let server = try await RunningServer.start(
+            configuration,
+            credentials: try SignalingCredentials.users(["erin": slow, "frank": slow])
+        )
         let clients = [try await server.raw(), try await server.raw()]
         for (client, user) in zip(clients, ["erin", "frank"]) {
             client.send(.text(#"{"type":"hello","id":"h","token":"\#(user):correct horse"}"#))
@@ -113,7 +121,10 @@ import TestScheduling
         #expect(server.server.hub.passwordChecks.count == 0)
         let later = try await server.raw()
         later.send(.text(#"{"type":"hello","token":"frank:correct horse"}"#))
-        guard case .welcome = try await later.next().body else { Issue.record("frank was not welcomed"); return }
+        guard case .welcome = try await later.next().body else {
+            Issue.record("frank was not welcomed")
+            return
+        }
         for client in clients + [later] { await client.close() }
         await server.stop()
     }
@@ -133,7 +144,9 @@ import TestScheduling
     @Test func theCountersStartAtZeroAndNameThemselves() async throws {
         let server = try await RunningServer.start()
         #expect(server.server.counters == SignalingServer.Counters())
-        #expect(server.server.counters.description.hasPrefix("connectionsOverTotalLimit=0 connectionsOverAddressLimit=0"))
+        #expect(
+            server.server.counters.description.hasPrefix("connectionsOverTotalLimit=0 connectionsOverAddressLimit=0")
+        )
         await server.stop()
     }
 }

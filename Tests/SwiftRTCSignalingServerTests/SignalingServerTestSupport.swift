@@ -1,10 +1,11 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
 import PostgresTestSupport
-import Testing
 import SwiftRTCSignaling
+import Synchronization
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// Test users and their tokens.
@@ -22,7 +23,10 @@ enum TestUsers {
 enum TestPasswords {
     static let erinPassword = "correct horse"
     // The literal is a valid hash: this cannot throw.
-    static let erin = (try? PasswordHash(parsing: "pbkdf2-sha256$600000$ZXJpbi10ZXN0LXNhbHQtMQ==$2HA2rUS7LeGznxof+jPK05HeByHubTcSt/qx77bh3M0="))!
+    static let erin =
+        (try? PasswordHash(
+            parsing: "pbkdf2-sha256$600000$ZXJpbi10ZXN0LXNhbHQtMQ==$2HA2rUS7LeGznxof+jPK05HeByHubTcSt/qx77bh3M0="
+        ))!
 
     /// Runs CPU-heavy work (a password check) on a thread of its own, off the cooperative pool.
     static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
@@ -65,8 +69,12 @@ final class RunningServer: Sendable {
         self.task = task
     }
 
-    static func start(_ configuration: SignalingServer.Configuration = .init(), credentials: SignalingCredentials = TestUsers.credentials,
-                      backend: Backend = .sqlite, storage: SignalingStorage? = nil) async throws -> RunningServer {
+    static func start(
+        _ configuration: SignalingServer.Configuration = .init(),
+        credentials: SignalingCredentials = TestUsers.credentials,
+        backend: Backend = .sqlite,
+        storage: SignalingStorage? = nil
+    ) async throws -> RunningServer {
         let storage = if let storage { storage } else { try await backend.storage() }
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
@@ -114,10 +122,14 @@ final class Inbox<Element: Sendable>: Sendable {
     func next(timeout: Duration = .seconds(30)) async throws -> Element {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let item = storage.state.withLock { state -> Element? in state.items.isEmpty ? nil : state.items.removeFirst() }
+            let item = storage.state.withLock { state -> Element? in
+                state.items.isEmpty ? nil : state.items.removeFirst()
+            }
             if let item { return item }
             if storage.state.withLock({ $0.finished }) { throw TestTimeout(description: "the stream finished") }
-            guard ContinuousClock.now < deadline else { throw TestTimeout(description: "nothing arrived within \(timeout)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestTimeout(description: "nothing arrived within \(timeout)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -132,7 +144,9 @@ final class Inbox<Element: Sendable>: Sendable {
     func waitFinished(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !storage.state.withLock({ $0.finished }) {
-            guard ContinuousClock.now < deadline else { throw TestTimeout(description: "the stream did not finish within \(timeout)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestTimeout(description: "the stream did not finish within \(timeout)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -168,7 +182,9 @@ final class Peer: Sendable {
     /// The next message, which must be an error reply: its code.
     func nextError() async throws -> SignalingBody.ErrorReply {
         let message = try await next()
-        guard case let .error(error) = message.body else { throw TestTimeout(description: "expected an error, got \(message.type.rawValue)") }
+        guard case let .error(error) = message.body else {
+            throw TestTimeout(description: "expected an error, got \(message.type.rawValue)")
+        }
         return error
     }
 
@@ -227,7 +243,8 @@ final class RawClient: Sendable {
         let task = Task {
             do {
                 let frame = try await WebSocketClient.connect(
-                    url: url.absoluteString, configuration: .init(maxFrameSize: 4 << 20),
+                    url: url.absoluteString,
+                    configuration: .init(maxFrameSize: 4 << 20),
                     logger: Logger(label: "test.raw") { _ in SwiftLogNoOpLogHandler() }
                 ) { inbound, outbound, _ in
                     readyContinuation.yield(true)
@@ -278,13 +295,22 @@ final class RawClient: Sendable {
     /// The next message, which must be an error reply.
     func nextError() async throws -> SignalingBody.ErrorReply {
         let message = try await next()
-        guard case let .error(error) = message.body else { throw TestTimeout(description: "expected an error, got \(message.type.rawValue)") }
+        guard case let .error(error) = message.body else {
+            throw TestTimeout(description: "expected an error, got \(message.type.rawValue)")
+        }
         return error
     }
 
     /// Sends hello with `user`'s token and waits for the welcome.
     func login(_ user: String) async throws {
-        send(.text(String(decoding: SignalingMessage(body: .hello(.init(token: TestUsers.token(user)))).jsonData(), as: UTF8.self)))
+        send(
+            .text(
+                String(
+                    decoding: SignalingMessage(body: .hello(.init(token: TestUsers.token(user)))).jsonData(),
+                    as: UTF8.self
+                )
+            )
+        )
         let reply = try await next()
         guard case .welcome = reply.body else { throw TestTimeout(description: "expected welcome, got \(reply)") }
     }
@@ -298,8 +324,24 @@ final class RawClient: Sendable {
 
 extension SignalingMessage {
     /// A call from `initiator` in `session` to `opponents` (sent to all of them).
-    static func call(_ session: String, from initiator: String, to opponents: [String], type: ConferenceType = .video) -> SignalingMessage {
-        SignalingMessage(to: opponents, session: session,
-                         body: .call(.init(sdp: "v=0\r\n", conferenceType: type, initiator: initiator, opponents: opponents, userInfo: ["n": "1"])))
+    static func call(
+        _ session: String,
+        from initiator: String,
+        to opponents: [String],
+        type: ConferenceType = .video
+    ) -> SignalingMessage {
+        SignalingMessage(
+            to: opponents,
+            session: session,
+            body: .call(
+                .init(
+                    sdp: "v=0\r\n",
+                    conferenceType: type,
+                    initiator: initiator,
+                    opponents: opponents,
+                    userInfo: ["n": "1"]
+                )
+            )
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SwiftRTCSignaling
+import Testing
+
 @testable import SwiftRTCSignalingServer
 
 /// The signaling server over real WebSockets on 127.0.0.1: authentication, routing, the
@@ -38,10 +39,17 @@ import SwiftRTCSignaling
         let url = server.url
         await server.stop()
         do {
-            _ = try await WebSocketSignalingChannel.connect(to: url, token: TestUsers.token("alice"), timeout: .seconds(5))
+            _ = try await WebSocketSignalingChannel.connect(
+                to: url,
+                token: TestUsers.token("alice"),
+                timeout: .seconds(5)
+            )
             Issue.record("connected to a stopped server")
         } catch let error {
-            guard case .transport = error else { Issue.record("expected a transport error, got \(error)"); return }
+            guard case .transport = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
             #expect(error.description.contains(url.absoluteString))
         }
     }
@@ -87,7 +95,9 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func messagesAreRoutedBetweenUsersWithTheAuthenticatedSender(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func messagesAreRoutedBetweenUsersWithTheAuthenticatedSender(
+        backend: Backend
+    ) async throws {
         let server = try await RunningServer.start(backend: backend)
         let alice = try await Peer.connect("alice", to: server)
         let bob = try await Peer.connect("bob", to: server)
@@ -95,17 +105,31 @@ import SwiftRTCSignaling
         let call = try await bob.next()
         #expect(call.from == "alice")
         #expect(call.session == "s1")
-        guard case let .call(body) = call.body else { Issue.record("expected call, got \(call)"); return }
+        guard case let .call(body) = call.body else {
+            Issue.record("expected call, got \(call)")
+            return
+        }
         #expect(body.opponents == ["bob"])
         #expect(body.userInfo == ["n": "1"])
-        try await bob.send(SignalingMessage(to: ["alice"], session: "s1", body: .accept(.init(sdp: "v=0\r\n", userInfo: ["k": "v"]))))
+        try await bob.send(
+            SignalingMessage(to: ["alice"], session: "s1", body: .accept(.init(sdp: "v=0\r\n", userInfo: ["k": "v"])))
+        )
         let accept = try await alice.next()
         #expect(accept.from == "bob")
         #expect(accept.type == .accept)
-        try await alice.send(SignalingMessage(to: ["bob"], session: "s1", body: .candidate(.init(candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host", sdpMid: "0"))))
+        try await alice.send(
+            SignalingMessage(
+                to: ["bob"],
+                session: "s1",
+                body: .candidate(.init(candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host", sdpMid: "0"))
+            )
+        )
         let candidate = try await bob.next()
         #expect(candidate.from == "alice")
-        guard case let .candidate(c) = candidate.body else { Issue.record("expected candidate"); return }
+        guard case let .candidate(c) = candidate.body else {
+            Issue.record("expected candidate")
+            return
+        }
         #expect(c.sdpMid == "0")
         // Nothing else reached either side.
         #expect(try await alice.inbox.expectNothing() == nil)
@@ -167,16 +191,23 @@ import SwiftRTCSignaling
             SignalingMessage(to: ["alice"], session: "s4", body: .customItems(.init(updated: ["x": "y"]))),
         ]
         for attempt in attempts {
-            let error = try await { try await carol.send(attempt); return try await carol.nextError() }()
+            let error = try await {
+                try await carol.send(attempt)
+                return try await carol.nextError()
+            }()
             #expect(error.code == .forbidden, "\(attempt.type)")
         }
         try await carol.send(.call("s4", from: "carol", to: ["bob"]))
         #expect(try await carol.nextError().code == .conflict)
         // Alice cannot pull carol in by addressing her either.
-        try await alice.send(SignalingMessage(to: ["carol"], session: "s4", body: .candidate(.init(candidate: "candidate:y"))))
+        try await alice.send(
+            SignalingMessage(to: ["carol"], session: "s4", body: .candidate(.init(candidate: "candidate:y")))
+        )
         #expect(try await alice.nextError().code == .forbidden)
         // A session nobody created.
-        try await carol.send(SignalingMessage(to: ["bob"], session: "no-such-session", body: .offer(.init(sdp: "v=0\r\n"))))
+        try await carol.send(
+            SignalingMessage(to: ["bob"], session: "no-such-session", body: .offer(.init(sdp: "v=0\r\n")))
+        )
         #expect(try await carol.nextError().code == .forbidden)
         #expect(try await alice.inbox.expectNothing() == nil)
         #expect(try await bob.inbox.expectNothing(for: .milliseconds(50)) == nil)
@@ -186,7 +217,8 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func aNewerConnectionOfTheSameUserReplacesTheOlder(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aNewerConnectionOfTheSameUserReplacesTheOlder(backend: Backend) async throws
+    {
         let server = try await RunningServer.start(backend: backend)
         let first = try await Peer.connect("bob", to: server)
         let second = try await Peer.connect("bob", to: server)
@@ -200,7 +232,9 @@ import SwiftRTCSignaling
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func gracefulShutdownLogsOngoingCallsAndClosesConnections(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func gracefulShutdownLogsOngoingCallsAndClosesConnections(
+        backend: Backend
+    ) async throws {
         // Sharing a database, the server waits the reconnect grace for its users to move.
         var configuration = SignalingServer.Configuration()
         configuration.reconnectGrace = .seconds(1)
@@ -217,7 +251,9 @@ import SwiftRTCSignaling
         for inbox in states {
             #expect(try await inbox.next() == .connected(server.url))
             let dropped = try await inbox.next()
-            guard case let .reconnecting(1, lastError) = dropped else { throw TestTimeout(description: "expected reconnecting, got \(dropped)") }
+            guard case let .reconnecting(1, lastError) = dropped else {
+                throw TestTimeout(description: "expected reconnecting, got \(dropped)")
+            }
             #expect(lastError.contains("1001"), "\(lastError)")
         }
         await alice.close()

@@ -11,7 +11,9 @@ final class TCPRelay: Sendable {
     let port: UInt16
     private let targetPort: UInt16
     private let listener: Int32
-    private let state = Mutex<(pairs: [Int: (Int32, Int32)], next: Int, refusing: Bool, stopped: Bool)>(([:], 0, false, false))
+    private let state = Mutex<(pairs: [Int: (Int32, Int32)], next: Int, refusing: Bool, stopped: Bool)>(
+        ([:], 0, false, false)
+    )
 
     /// Starts relaying to `target` (a URL on 127.0.0.1, e.g. a signaling server's).
     init(to target: URL) throws {
@@ -21,7 +23,9 @@ final class TCPRelay: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
@@ -82,7 +86,9 @@ final class TCPRelay: Sendable {
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: targetPort)
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard connected == 0 else {
                 Self.reset(client)
@@ -108,8 +114,14 @@ final class TCPRelay: Sendable {
                     close(upstream)
                 }
             }
-            Thread.detachNewThread { Self.pump(from: client, to: upstream); finish() }
-            Thread.detachNewThread { Self.pump(from: upstream, to: client); finish() }
+            Thread.detachNewThread {
+                Self.pump(from: client, to: upstream)
+                finish()
+            }
+            Thread.detachNewThread {
+                Self.pump(from: upstream, to: client)
+                finish()
+            }
         }
     }
 
@@ -120,7 +132,9 @@ final class TCPRelay: Sendable {
             guard count > 0 else { break }
             var sent = 0
             while sent < count {
-                let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+                let written = buffer.withUnsafeBytes {
+                    send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL))
+                }
                 guard written > 0 else {
                     shutdown(source, Int32(SHUT_RDWR))
                     return

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Testing
+
 @testable import SwiftRTCSignaling
 
 /// WHIPClient against servers that answer wrongly, each a real HTTP server on 127.0.0.1.
@@ -11,8 +12,18 @@ import Testing
 
     @Test func relativeLocationsResolveAgainstTheEndpoint() async throws {
         let router = Router()
-        router.post("whip") { _, _ in Self.answer(.created, headers: [.location: "../sessions/7?x=1", .contentType: "application/sdp; charset=utf-8"]) }
-        router.post("absolute") { _, _ in Self.answer(.created, headers: [.location: "http://127.0.0.1:9/elsewhere/8", .contentType: "APPLICATION/SDP"]) }
+        router.post("whip") { _, _ in
+            Self.answer(
+                .created,
+                headers: [.location: "../sessions/7?x=1", .contentType: "application/sdp; charset=utf-8"]
+            )
+        }
+        router.post("absolute") { _, _ in
+            Self.answer(
+                .created,
+                headers: [.location: "http://127.0.0.1:9/elsewhere/8", .contentType: "APPLICATION/SDP"]
+            )
+        }
         router.delete("sessions/7") { _, _ in Response(status: .noContent) }
         try await withServer(router) { url in
             let client = WHIPClient(endpoint: url)
@@ -21,7 +32,8 @@ import Testing
             #expect(session.answer == "v=0\r\n")
             #expect(session.etag == nil)
             try await client.end(session)
-            let elsewhere = try await WHIPClient(endpoint: URL(string: "/absolute", relativeTo: url)!.absoluteURL).publish(offer: "v=0\r\n")
+            let elsewhere = try await WHIPClient(endpoint: URL(string: "/absolute", relativeTo: url)!.absoluteURL)
+                .publish(offer: "v=0\r\n")
             #expect(elsewhere.location.absoluteString == "http://127.0.0.1:9/elsewhere/8")
         }
     }
@@ -29,14 +41,18 @@ import Testing
     @Test func nonCreatedStatusCarriesTheBodyExcerpt() async throws {
         let router = Router()
         let long = "busy\n" + String(repeating: "x", count: 500)
-        router.post("whip") { _, _ in Self.answer(.serviceUnavailable, headers: [.contentType: "text/plain"], body: long) }
+        router.post("whip") { _, _ in
+            Self.answer(.serviceUnavailable, headers: [.contentType: "text/plain"], body: long)
+        }
         router.post("ok") { _, _ in Self.answer(.ok, headers: [.location: "/s/1", .contentType: "application/sdp"]) }
         try await withServer(router) { url in
             do {
                 _ = try await WHIPClient(endpoint: url).publish(offer: "v=0\r\n")
                 Issue.record("503 accepted")
             } catch {
-                guard let whip = error as? WHIPError, case let .unexpectedStatus(method, _, status, expected, body) = whip else { throw error }
+                guard let whip = error as? WHIPError,
+                    case let .unexpectedStatus(method, _, status, expected, body) = whip
+                else { throw error }
                 #expect(method == "POST")
                 #expect(status == 503)
                 #expect(expected == "201 Created")
@@ -46,7 +62,15 @@ import Testing
             }
             // 200 with everything else right is still not what RFC 9725 requires.
             let ok = URL(string: "/ok", relativeTo: url)!.absoluteURL
-            await #expect(throws: WHIPError.unexpectedStatus(method: "POST", url: ok, status: 200, expected: "201 Created", body: "v=0")) {
+            await #expect(
+                throws: WHIPError.unexpectedStatus(
+                    method: "POST",
+                    url: ok,
+                    status: 200,
+                    expected: "201 Created",
+                    body: "v=0"
+                )
+            ) {
                 try await WHIPClient(endpoint: ok).publish(offer: "v=0\r\n")
             }
         }
@@ -55,9 +79,13 @@ import Testing
     @Test func missingLocationWrongContentTypeAndEmptyAnswerAreErrors() async throws {
         let router = Router()
         router.post("nolocation") { _, _ in Self.answer(.created, headers: [.contentType: "application/sdp"]) }
-        router.post("json") { _, _ in Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/json"]) }
+        router.post("json") { _, _ in
+            Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/json"])
+        }
         router.post("notype") { _, _ in Self.answer(.created, headers: [.location: "/s/1"]) }
-        router.post("empty") { _, _ in Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"], body: "") }
+        router.post("empty") { _, _ in
+            Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"], body: "")
+        }
         try await withServer(router) { url in
             func endpoint(_ path: String) -> URL { URL(string: path, relativeTo: url)!.absoluteURL }
             await #expect(throws: WHIPError.missingLocation(url: endpoint("/nolocation"))) {
@@ -105,8 +133,11 @@ import Testing
     @Test func bearerTokenIsSent() async throws {
         let router = Router()
         router.post("whip") { request, _ in
-            Self.answer(.created, headers: [.location: "/s/1", .contentType: "application/sdp"],
-                        body: "v=0\r\n" + (request.headers[.authorization] ?? "none"))
+            Self.answer(
+                .created,
+                headers: [.location: "/s/1", .contentType: "application/sdp"],
+                body: "v=0\r\n" + (request.headers[.authorization] ?? "none")
+            )
         }
         try await withServer(router) { url in
             let withToken = try await WHIPClient(endpoint: url, bearerToken: "t0k").publish(offer: "v=0\r\n")

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import SwiftRTCSDP
+import Synchronization
 import Testing
+
 @testable import SwiftRTCSignaling
 
 /// The WHIP endpoint against strangers (issue 17): the token, the limits on sessions, sessions
@@ -15,7 +16,10 @@ import Testing
         for index in token.indices {
             var wrong = token
             wrong.replaceSubrange(index...index, with: token[index] == "x" ? "y" : "x")
-            #expect(!WHIPEndpoint.constantTimeEquals(wrong, token), "differs at \(token.distance(from: token.startIndex, to: index))")
+            #expect(
+                !WHIPEndpoint.constantTimeEquals(wrong, token),
+                "differs at \(token.distance(from: token.startIndex, to: index))"
+            )
         }
         #expect(!WHIPEndpoint.constantTimeEquals(String(token.dropLast()), token))
         #expect(!WHIPEndpoint.constantTimeEquals(token + "x", token))
@@ -38,11 +42,18 @@ import Testing
         #expect(endpoint.configuration.description.contains("token set"))
         try await withEndpoint(endpoint) { url in
             let offer = Data(WHIPTestSDP.offer.utf8)
-            let wrong = ["", "Bearer", "Bearer " + String(token.dropLast()), "Bearer " + token + "0",
-                         "Bearer x" + token.dropFirst(), "Basic " + token, token]
+            let wrong = [
+                "", "Bearer", "Bearer " + String(token.dropLast()), "Bearer " + token + "0",
+                "Bearer x" + token.dropFirst(), "Basic " + token, token,
+            ]
             for authorization in wrong {
-                let reply = try await rawRequest(url, method: "POST", contentType: "application/sdp", body: offer,
-                                                 headers: authorization.isEmpty ? [:] : ["Authorization": authorization])
+                let reply = try await rawRequest(
+                    url,
+                    method: "POST",
+                    contentType: "application/sdp",
+                    body: offer,
+                    headers: authorization.isEmpty ? [:] : ["Authorization": authorization]
+                )
                 #expect(reply.status == 401, "\(authorization)")
                 #expect(reply.headers["www-authenticate"] == "Bearer")
                 #expect(!reply.body.contains(token))
@@ -52,8 +63,13 @@ import Testing
             #expect(endpoint.stats.unauthorized == wrong.count + 1)
             #expect(endpoint.sessionIDs.isEmpty)
             // The scheme is case-insensitive (RFC 9110 §11.1).
-            let accepted = try await rawRequest(url, method: "POST", contentType: "application/sdp", body: offer,
-                                                headers: ["Authorization": "bearer " + token])
+            let accepted = try await rawRequest(
+                url,
+                method: "POST",
+                contentType: "application/sdp",
+                body: offer,
+                headers: ["Authorization": "bearer " + token]
+            )
             #expect(accepted.status == 201)
             #expect(endpoint.stats.sessionsCreated == 1)
         }
@@ -66,7 +82,12 @@ import Testing
             let first = try await client.publish(offer: WHIPTestSDP.offer)
             _ = try await client.publish(offer: WHIPTestSDP.offer)
             for _ in 0..<3 {
-                let refused = try await rawRequest(url, method: "POST", contentType: "application/sdp", body: Data(WHIPTestSDP.offer.utf8))
+                let refused = try await rawRequest(
+                    url,
+                    method: "POST",
+                    contentType: "application/sdp",
+                    body: Data(WHIPTestSDP.offer.utf8)
+                )
                 #expect(refused.status == 503)
                 #expect(refused.headers["retry-after"] == "\(WHIPEndpoint.retryAfterSeconds)")
                 #expect(refused.body.contains("2 sessions open"))
@@ -80,7 +101,14 @@ import Testing
             // Offers the answerer refuses do not keep a place either.
             await endpoint.endAllSessions()
             for _ in 0..<3 {
-                #expect(try await rawRequest(url, method: "POST", contentType: "application/sdp", body: Data("v=0\r\nbroken\r\n".utf8)).status == 400)
+                #expect(
+                    try await rawRequest(
+                        url,
+                        method: "POST",
+                        contentType: "application/sdp",
+                        body: Data("v=0\r\nbroken\r\n".utf8)
+                    ).status == 400
+                )
             }
             for _ in 0..<2 { _ = try await client.publish(offer: WHIPTestSDP.offer) }
             #expect(endpoint.stats.rejectedSessionLimit == 3)
@@ -89,17 +117,24 @@ import Testing
     }
 
     @Test func addressLimitAnswers429ForThatAddressOnly() async throws {
-        let endpoint = WHIPEndpoint(configuration: .init(maxSessions: 10, maxSessionsPerAddress: 2), answerer: WHIPTestSDP.answerer)
+        let endpoint = WHIPEndpoint(
+            configuration: .init(maxSessions: 10, maxSessionsPerAddress: 2),
+            answerer: WHIPTestSDP.answerer
+        )
         try await withEndpoint(endpoint) { url in
             let offer = Array(WHIPTestSDP.offer.utf8)
             let headers = ["Content-Type: application/sdp", "Content-Length: \(offer.count)"]
-            for _ in 0..<2 { #expect(try await rawPost(url, from: "127.0.0.1", headers: headers, body: offer).status == 201) }
+            for _ in 0..<2 {
+                #expect(try await rawPost(url, from: "127.0.0.1", headers: headers, body: offer).status == 201)
+            }
             let refused = try await rawPost(url, from: "127.0.0.1", headers: headers, body: offer)
             #expect(refused.status == 429, "\(refused.reply)")
             #expect(refused.reply.lowercased().contains("retry-after: \(WHIPEndpoint.retryAfterSeconds)"))
             #expect(endpoint.stats.rejectedAddressLimit == 1)
             // Another client address still gets sessions, up to its own limit.
-            for _ in 0..<2 { #expect(try await rawPost(url, from: "127.0.0.2", headers: headers, body: offer).status == 201) }
+            for _ in 0..<2 {
+                #expect(try await rawPost(url, from: "127.0.0.2", headers: headers, body: offer).status == 201)
+            }
             #expect(try await rawPost(url, from: "127.0.0.2", headers: headers, body: offer).status == 429)
             #expect(endpoint.stats.rejectedAddressLimit == 2)
             #expect(endpoint.stats.rejectedSessionLimit == 0)
@@ -155,7 +190,9 @@ import Testing
         let answerer: WHIPEndpoint.Answerer = { offer in
             let description: SessionDescription
             do { description = try SessionDescription(parsing: offer) } catch { throw WHIPOfferRejected("\(error)") }
-            guard !description.media.isEmpty else { throw WHIPOfferRejected("the offer has no media section", kind: .unusable) }
+            guard !description.media.isEmpty else {
+                throw WHIPOfferRejected("the offer has no media section", kind: .unusable)
+            }
             return try await WHIPTestSDP.answerer(offer)
         }
         let endpoint = WHIPEndpoint(configuration: .init(maxOfferBytes: 4096), answerer: answerer)
@@ -165,17 +202,40 @@ import Testing
             let chunk = String(big.count, radix: 16)
             let noMedia = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
             let cases: [(name: String, headers: [String], body: [UInt8], status: Int?, reason: String)] = [
-                ("oversized, announced", sdp + ["Content-Length: \(big.count)"], big, 413, "over the limit of 4096 bytes"),
-                ("oversized, chunked", sdp + ["Transfer-Encoding: chunked"],
-                 Array("\(chunk)\r\n".utf8) + big + Array("\r\n0\r\n\r\n".utf8), 413, "over the limit of 4096 bytes"),
-                ("wrong type", ["Content-Type: application/json", "Content-Length: 2"], Array("{}".utf8), 415, "application/sdp"),
+                (
+                    "oversized, announced", sdp + ["Content-Length: \(big.count)"], big, 413,
+                    "over the limit of 4096 bytes"
+                ),
+                (
+                    "oversized, chunked", sdp + ["Transfer-Encoding: chunked"],
+                    Array("\(chunk)\r\n".utf8) + big + Array("\r\n0\r\n\r\n".utf8), 413, "over the limit of 4096 bytes"
+                ),
+                (
+                    "wrong type", ["Content-Type: application/json", "Content-Length: 2"], Array("{}".utf8), 415,
+                    "application/sdp"
+                ),
                 ("no type", ["Content-Length: 5"], Array("v=0\r\n".utf8), 415, "application/sdp"),
                 ("not UTF-8", sdp + ["Content-Length: 6"], [0x76, 0x3D, 0x30, 0xFF, 0xFE, 0x0A], 400, "not UTF-8"),
-                ("garbage", sdp + ["Content-Length: 8"], [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07], 400, "not an SDP offer"),
-                ("SDP that does not parse", sdp + ["Content-Length: 14"], Array("v=0\r\nm=audio\r\n".utf8), 400, "offer rejected"),
-                ("SDP without media", sdp + ["Content-Length: \(noMedia.utf8.count)"], Array(noMedia.utf8), 422, "no media section"),
-                ("length beyond Int", sdp + ["Content-Length: 99999999999999999999999"], Array("v=0\r\n".utf8), nil, ""),
-                ("length that lies", sdp + ["Content-Length: 5"], Array("v=0\r\nGET / HTTP/1.1\r\n\r\n".utf8), 400, "offer rejected"),
+                (
+                    "garbage", sdp + ["Content-Length: 8"], [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07], 400,
+                    "not an SDP offer"
+                ),
+                (
+                    "SDP that does not parse", sdp + ["Content-Length: 14"], Array("v=0\r\nm=audio\r\n".utf8), 400,
+                    "offer rejected"
+                ),
+                (
+                    "SDP without media", sdp + ["Content-Length: \(noMedia.utf8.count)"], Array(noMedia.utf8), 422,
+                    "no media section"
+                ),
+                (
+                    "length beyond Int", sdp + ["Content-Length: 99999999999999999999999"], Array("v=0\r\n".utf8), nil,
+                    ""
+                ),
+                (
+                    "length that lies", sdp + ["Content-Length: 5"], Array("v=0\r\nGET / HTTP/1.1\r\n\r\n".utf8), 400,
+                    "offer rejected"
+                ),
             ]
             for hostile in cases {
                 let reply = try await rawPost(url, headers: hostile.headers, body: hostile.body)

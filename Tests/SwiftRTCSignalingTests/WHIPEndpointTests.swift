@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import SwiftRTCSDP
+import Synchronization
 import Testing
+
 @testable import SwiftRTCSignaling
 
 @Suite struct WHIPEndpointTests {
@@ -41,8 +42,15 @@ import Testing
             #expect(endpoint.sessionIDs.isEmpty)
 
             // The session is gone: a second DELETE is 404.
-            await #expect(throws: WHIPError.unexpectedStatus(method: "DELETE", url: session.location, status: 404,
-                                                              expected: "200 OK", body: "no WHIP session \(id)")) {
+            await #expect(
+                throws: WHIPError.unexpectedStatus(
+                    method: "DELETE",
+                    url: session.location,
+                    status: 404,
+                    expected: "200 OK",
+                    body: "no WHIP session \(id)"
+                )
+            ) {
                 try await client.end(session)
             }
         }
@@ -81,23 +89,46 @@ import Testing
     }
 
     /// Status codes for what a client can get wrong, as a table.
-    @Test(arguments: [
-        ("POST", "/whip", "text/plain", "v=0\r\n", 415, "Content-Type must be application/sdp"),
-        ("POST", "/whip", nil, "v=0\r\n", 415, "Content-Type must be application/sdp"),
-        ("POST", "/whip", "application/sdp", "", 400, "empty offer"),
-        ("POST", "/whip", "application/sdp", "hello", 400, "not an SDP offer"),
-        ("POST", "/whip", "application/sdp", "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio x UDP 0\r\n", 400, "line 5"),
-        ("POST", "/whip", "application/sdp", "v=0\r\n" + String(repeating: "a=x\r\n", count: 30_000), 413, "over the limit"),
-        ("POST", "/whip/some-session", "application/sdp", "v=0\r\n", 405, "not to a session URL"),
-        ("PATCH", "/whip/some-session", "application/trickle-ice-sdpfrag", "a=end-of-candidates\r\n", 405, "trickle"),
-        ("DELETE", "/whip/unknown", nil, "", 404, "no WHIP session unknown"),
-        ("GET", "/elsewhere", nil, "", 404, ""),
-    ] as [(String, String, String?, String, Int, String)])
-    func badRequests(method: String, path: String, contentType: String?, body: String, status: Int, message: String) async throws {
+    @Test(
+        arguments: [
+            ("POST", "/whip", "text/plain", "v=0\r\n", 415, "Content-Type must be application/sdp"),
+            ("POST", "/whip", nil, "v=0\r\n", 415, "Content-Type must be application/sdp"),
+            ("POST", "/whip", "application/sdp", "", 400, "empty offer"),
+            ("POST", "/whip", "application/sdp", "hello", 400, "not an SDP offer"),
+            (
+                "POST", "/whip", "application/sdp",
+                "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio x UDP 0\r\n", 400, "line 5"
+            ),
+            (
+                "POST", "/whip", "application/sdp", "v=0\r\n" + String(repeating: "a=x\r\n", count: 30_000), 413,
+                "over the limit"
+            ),
+            ("POST", "/whip/some-session", "application/sdp", "v=0\r\n", 405, "not to a session URL"),
+            (
+                "PATCH", "/whip/some-session", "application/trickle-ice-sdpfrag", "a=end-of-candidates\r\n", 405,
+                "trickle"
+            ),
+            ("DELETE", "/whip/unknown", nil, "", 404, "no WHIP session unknown"),
+            ("GET", "/elsewhere", nil, "", 404, ""),
+        ] as [(String, String, String?, String, Int, String)]
+    )
+    func badRequests(
+        method: String,
+        path: String,
+        contentType: String?,
+        body: String,
+        status: Int,
+        message: String
+    ) async throws {
         let endpoint = WHIPEndpoint(answerer: WHIPTestSDP.answerer)
         try await withEndpoint(endpoint) { url in
             let target = URL(string: path, relativeTo: url)!.absoluteURL
-            let reply = try await rawRequest(target, method: method, contentType: contentType, body: body.isEmpty ? nil : Data(body.utf8))
+            let reply = try await rawRequest(
+                target,
+                method: method,
+                contentType: contentType,
+                body: body.isEmpty ? nil : Data(body.utf8)
+            )
             #expect(reply.status == status)
             #expect(message.isEmpty || reply.body.contains(message), "\(reply.body)")
             #expect(endpoint.sessionIDs.isEmpty)
@@ -112,12 +143,26 @@ import Testing
         }
         try await withEndpoint(endpoint) { url in
             let client = WHIPClient(endpoint: url)
-            await #expect(throws: WHIPError.unexpectedStatus(method: "POST", url: url, status: 400, expected: "201 Created",
-                                                              body: "offer rejected: video is not accepted here")) {
+            await #expect(
+                throws: WHIPError.unexpectedStatus(
+                    method: "POST",
+                    url: url,
+                    status: 400,
+                    expected: "201 Created",
+                    body: "offer rejected: video is not accepted here"
+                )
+            ) {
                 try await client.publish(offer: WHIPTestSDP.offer)
             }
-            await #expect(throws: WHIPError.unexpectedStatus(method: "POST", url: url, status: 500, expected: "201 Created",
-                                                              body: "cannot answer the offer: peer connection closed")) {
+            await #expect(
+                throws: WHIPError.unexpectedStatus(
+                    method: "POST",
+                    url: url,
+                    status: 500,
+                    expected: "201 Created",
+                    body: "cannot answer the offer: peer connection closed"
+                )
+            ) {
                 try await client.publish(offer: "v=0\r\n")
             }
         }
@@ -130,7 +175,9 @@ import Testing
                 _ = try await WHIPClient(endpoint: url).publish(offer: WHIPTestSDP.offer)
                 Issue.record("published without a token")
             } catch {
-                guard let whip = error as? WHIPError, case .unexpectedStatus(_, _, 401, _, _) = whip else { throw error }
+                guard let whip = error as? WHIPError, case .unexpectedStatus(_, _, 401, _, _) = whip else {
+                    throw error
+                }
             }
             await #expect(throws: WHIPError.self) {
                 try await WHIPClient(endpoint: url, bearerToken: "wrong").publish(offer: WHIPTestSDP.offer)

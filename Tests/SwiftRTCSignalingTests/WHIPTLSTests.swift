@@ -1,6 +1,7 @@
 import Foundation
 import TestScheduling
 import Testing
+
 @testable import SwiftRTCSignaling
 
 /// The WHIP endpoint over `https://` and the client that verifies it: real TLS on 127.0.0.1
@@ -11,15 +12,27 @@ import Testing
     }()
 
     /// A certificate for localhost and 127.0.0.1, and the endpoint's identity from it.
-    static func identity(_ name: String, subjectAltName: String = "DNS:localhost,IP:127.0.0.1") async throws -> (TestCertificate, TLSIdentity) {
-        let certificate = try await TestCertificate.make(in: folder, name: name + "-\(UUID().uuidString.prefix(6))", subjectAltName: subjectAltName)
-        return (certificate, try TLSIdentity(certificateChainFile: certificate.certificate.path, privateKeyFile: certificate.key.path))
+    static func identity(
+        _ name: String,
+        subjectAltName: String = "DNS:localhost,IP:127.0.0.1"
+    ) async throws -> (TestCertificate, TLSIdentity) {
+        let certificate = try await TestCertificate.make(
+            in: folder,
+            name: name + "-\(UUID().uuidString.prefix(6))",
+            subjectAltName: subjectAltName
+        )
+        return (
+            certificate,
+            try TLSIdentity(certificateChainFile: certificate.certificate.path, privateKeyFile: certificate.key.path)
+        )
     }
 
     @Test func aClientTrustingTheCAPublishesOverHTTPSByAddressAndByName() async throws {
         let (certificate, identity) = try await Self.identity("trusted")
         let endpoint = WHIPEndpoint(configuration: .init(tls: identity), answerer: WHIPTestSDP.answerer)
-        #expect(endpoint.configuration.description.hasPrefix("WHIP endpoint https://127.0.0.1:0/whip (TLS certificate "))
+        #expect(
+            endpoint.configuration.description.hasPrefix("WHIP endpoint https://127.0.0.1:0/whip (TLS certificate ")
+        )
         try await withEndpoint(endpoint) { url in
             #expect(url.scheme == "https")
             let trust = try TLSTrust(caCertificateFile: certificate.certificate.path)
@@ -47,10 +60,15 @@ import Testing
                     _ = try await WHIPClient(endpoint: url, trust: trust).publish(offer: WHIPTestSDP.offer)
                     Issue.record("published to a server whose certificate is not trusted (\(trust))")
                 } catch {
-                    guard let whip = error as? WHIPError, case let .tls(method, failedURL, message) = whip else { throw error }
+                    guard let whip = error as? WHIPError, case let .tls(method, failedURL, message) = whip else {
+                        throw error
+                    }
                     #expect(method == "POST")
                     #expect(failedURL == url)
-                    #expect(message.contains("the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED"), "\(message)")
+                    #expect(
+                        message.contains("the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED"),
+                        "\(message)"
+                    )
                     #expect(whip.description.hasPrefix("WHIP POST \(url.absoluteString): TLS: "), "\(whip)")
                 }
             }
@@ -69,7 +87,8 @@ import Testing
                     _ = try await WHIPClient(endpoint: target, trust: trust).publish(offer: WHIPTestSDP.offer)
                 } throws: { error in
                     guard case let .tls(_, _, message) = error as? WHIPError else { return false }
-                    return message == "TLS: the server's certificate is not for \(target.host!) (none of its names or addresses is \(target.host!))"
+                    return message
+                        == "TLS: the server's certificate is not for \(target.host!) (none of its names or addresses is \(target.host!))"
                 }
             }
             #expect(endpoint.stats.sessionsCreated == 0)
@@ -89,7 +108,9 @@ import Testing
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
             components.scheme = "https"
             await #expect {
-                _ = try await WHIPClient(endpoint: components.url!, timeout: .seconds(30), trust: trust).publish(offer: WHIPTestSDP.offer)
+                _ = try await WHIPClient(endpoint: components.url!, timeout: .seconds(30), trust: trust).publish(
+                    offer: WHIPTestSDP.offer
+                )
             } throws: { error in
                 guard case let .tls(_, _, message) = error as? WHIPError else { return false }
                 return message.contains("does not speak TLS")
@@ -101,7 +122,9 @@ import Testing
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
             components.scheme = "http"
             await #expect(throws: WHIPError.self) {
-                _ = try await WHIPClient(endpoint: components.url!, timeout: .seconds(5)).publish(offer: WHIPTestSDP.offer)
+                _ = try await WHIPClient(endpoint: components.url!, timeout: .seconds(5)).publish(
+                    offer: WHIPTestSDP.offer
+                )
             }
             #expect(secure.stats.sessionsCreated == 0)
         }
@@ -117,21 +140,36 @@ import Testing
         #expect(throws: TLSSetupError(file: missing, reason: "cannot read it (no such file, or no permission)")) {
             try TLSIdentity(certificateChainFile: missing, privateKeyFile: certificate.key.path)
         }
-        #expect(throws: TLSSetupError(file: garbage.path, reason: "not a PEM certificate chain (BEGIN CERTIFICATE blocks)")) {
+        #expect(
+            throws: TLSSetupError(file: garbage.path, reason: "not a PEM certificate chain (BEGIN CERTIFICATE blocks)")
+        ) {
             try TLSIdentity(certificateChainFile: garbage.path, privateKeyFile: certificate.key.path)
         }
-        #expect(throws: TLSSetupError(file: certificate.certificate.path, reason: "not an unencrypted PEM private key")) {
-            try TLSIdentity(certificateChainFile: certificate.certificate.path, privateKeyFile: certificate.certificate.path)
+        #expect(throws: TLSSetupError(file: certificate.certificate.path, reason: "not an unencrypted PEM private key"))
+        {
+            try TLSIdentity(
+                certificateChainFile: certificate.certificate.path,
+                privateKeyFile: certificate.certificate.path
+            )
         }
-        #expect(throws: TLSSetupError(file: other.key.path,
-                                      reason: "this key does not belong to the certificate of \(certificate.certificate.path)")) {
+        #expect(
+            throws: TLSSetupError(
+                file: other.key.path,
+                reason: "this key does not belong to the certificate of \(certificate.certificate.path)"
+            )
+        ) {
             try TLSIdentity(certificateChainFile: certificate.certificate.path, privateKeyFile: other.key.path)
         }
-        #expect(throws: TLSSetupError(file: garbage.path, reason: "not a PEM CA certificate (BEGIN CERTIFICATE blocks)")) {
+        #expect(
+            throws: TLSSetupError(file: garbage.path, reason: "not a PEM CA certificate (BEGIN CERTIFICATE blocks)")
+        ) {
             try TLSTrust(caCertificateFile: garbage.path)
         }
         // The description names files, never the key.
-        let identity = try TLSIdentity(certificateChainFile: certificate.certificate.path, privateKeyFile: certificate.key.path)
+        let identity = try TLSIdentity(
+            certificateChainFile: certificate.certificate.path,
+            privateKeyFile: certificate.key.path
+        )
         let key = try String(contentsOf: certificate.key, encoding: .utf8)
         let keyBody = key.split(separator: "\n")[1]
         #expect(!"\(identity)".contains(keyBody))

@@ -1,13 +1,15 @@
 import Foundation
+import Hummingbird
+import Logging
+import SwiftRTCSDP
+import Synchronization
+import Testing
+
+@testable import SwiftRTCSignaling
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Hummingbird
-import Logging
-import Synchronization
-import SwiftRTCSDP
-import Testing
-@testable import SwiftRTCSignaling
 
 /// A session that records that it was ended.
 final class RecordingSession: WHIPEndpointSession {
@@ -18,7 +20,10 @@ final class RecordingSession: WHIPEndpointSession {
     func end() async { ended.withLock { $0 += 1 } }
     /// Connected at once: only `DELETE` ends it.
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
-        AsyncStream { $0.yield(.connected); $0.finish() }
+        AsyncStream {
+            $0.yield(.connected)
+            $0.finish()
+        }
     }
 }
 
@@ -27,15 +32,32 @@ enum WHIPTestSDP {
     static let fingerprint = Fingerprint(hashFunction: "sha-256", bytes: (0..<32).map { UInt8($0 &* 5 &+ 1) })
 
     static func local(ufrag: String, port: UInt16) -> LocalParameters {
-        let candidate = IceCandidate(foundation: "1", component: 1, transport: "udp", priority: 2_130_706_431,
-                                     address: "127.0.0.1", port: port, type: .host, generation: 0)
-        return LocalParameters(iceUfrag: ufrag, icePwd: "whiptestpassword00000001", fingerprints: [fingerprint],
-                               candidates: [candidate], endOfCandidates: true, sessionId: 42, cname: "whip-test")
+        let candidate = IceCandidate(
+            foundation: "1",
+            component: 1,
+            transport: "udp",
+            priority: 2_130_706_431,
+            address: "127.0.0.1",
+            port: port,
+            type: .host,
+            generation: 0
+        )
+        return LocalParameters(
+            iceUfrag: ufrag,
+            icePwd: "whiptestpassword00000001",
+            fingerprints: [fingerprint],
+            candidates: [candidate],
+            endOfCandidates: true,
+            sessionId: 42,
+            cname: "whip-test"
+        )
     }
 
     static var transceivers: [LocalTransceiver] {
-        [LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 11),
-         LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 22, rtxSsrc: 23)]
+        [
+            LocalTransceiver(kind: .audio, streamId: "s", trackId: "a", ssrc: 11),
+            LocalTransceiver(kind: .video, streamId: "s", trackId: "v", ssrc: 22, rtxSsrc: 23),
+        ]
     }
 
     static let offer = JSEP.createOffer(transceivers: transceivers, local: local(ufrag: "OFFR", port: 50000)).sdp
@@ -45,7 +67,11 @@ enum WHIPTestSDP {
     static let answerer: WHIPEndpoint.Answerer = { offer in
         let description: SessionDescription
         do { description = try SessionDescription(parsing: offer) } catch { throw WHIPOfferRejected("\(error)") }
-        let answer = try JSEP.createAnswer(to: description, transceivers: transceivers, local: local(ufrag: "ANSR", port: 50002))
+        let answer = try JSEP.createAnswer(
+            to: description,
+            transceivers: transceivers,
+            local: local(ufrag: "ANSR", port: 50002)
+        )
         return (answer.sdp, RecordingSession(offer: offer))
     }
 }
@@ -62,9 +88,12 @@ func withEndpoint<T: Sendable>(_ endpoint: WHIPEndpoint, _ body: (URL) async thr
 /// Runs a plain Hummingbird router (a misbehaving "WHIP server") on 127.0.0.1 during `body`.
 func withServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL) async throws -> T) async throws -> T {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
-                          logger: Logger(label: "whip-test-server") { _ in SwiftLogNoOpLogHandler() })
+    let app = Application(
+        router: router,
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
+        logger: Logger(label: "whip-test-server") { _ in SwiftLogNoOpLogHandler() }
+    )
     let server = Task { try await app.run() }
     defer { server.cancel() }
     guard let port = await ports.first(where: { _ in true }) else { throw CancellationError() }
@@ -72,7 +101,13 @@ func withServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL
 }
 
 /// A raw request, for what WHIPClient never sends (wrong content types, oversized bodies...).
-func rawRequest(_ url: URL, method: String, contentType: String?, body: Data?, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: String) {
+func rawRequest(
+    _ url: URL,
+    method: String,
+    contentType: String?,
+    body: Data?,
+    headers: [String: String] = [:]
+) async throws -> (status: Int, headers: [String: String], body: String) {
     var request = URLRequest(url: url, timeoutInterval: 10)
     request.httpMethod = method
     if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
@@ -125,57 +160,81 @@ func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool
 /// and reads the reply until the server closes or 5 s pass; the status of its first line
 /// (nil when the server closed without a reply) and the whole reply. Runs on a thread of its
 /// own (blocking sockets), not on the cooperative pool.
-func rawExchange(port: Int, from source: String = "127.0.0.1", _ request: [UInt8]) async throws -> (status: Int?, reply: String) {
+func rawExchange(
+    port: Int,
+    from source: String = "127.0.0.1",
+    _ request: [UInt8]
+) async throws -> (status: Int?, reply: String) {
     struct SocketFailure: Error, CustomStringConvertible { var description: String }
     return try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
-            continuation.resume(with: Result { () throws -> (status: Int?, reply: String) in
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                guard fd >= 0 else { throw SocketFailure(description: "socket: errno \(errno)") }
-                defer { close(fd) }
-                var timeout = timeval(tv_sec: 5, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                func address(_ host: String, _ port: Int) -> sockaddr_in {
-                    var address = sockaddr_in()
-                    address.sin_family = sa_family_t(AF_INET)
-                    address.sin_port = in_port_t(UInt16(port).bigEndian)
-                    inet_pton(AF_INET, host, &address.sin_addr)
-                    return address
+            continuation.resume(
+                with: Result { () throws -> (status: Int?, reply: String) in
+                    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                    guard fd >= 0 else { throw SocketFailure(description: "socket: errno \(errno)") }
+                    defer { close(fd) }
+                    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    func address(_ host: String, _ port: Int) -> sockaddr_in {
+                        var address = sockaddr_in()
+                        address.sin_family = sa_family_t(AF_INET)
+                        address.sin_port = in_port_t(UInt16(port).bigEndian)
+                        inet_pton(AF_INET, host, &address.sin_addr)
+                        return address
+                    }
+                    var local = address(source, 0), remote = address("127.0.0.1", port)
+                    let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+                    guard
+                        withUnsafePointer(
+                            to: &local,
+                            { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+                        ) == 0
+                    else {
+                        throw SocketFailure(description: "bind \(source): errno \(errno)")
+                    }
+                    guard
+                        withUnsafePointer(
+                            to: &remote,
+                            { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }
+                        ) == 0
+                    else {
+                        throw SocketFailure(description: "connect: errno \(errno)")
+                    }
+                    var sent = 0
+                    while sent < request.count {
+                        let n = request.withUnsafeBytes {
+                            send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+                        }
+                        if n <= 0 { break }  // the server may close before reading everything (413)
+                        sent += n
+                    }
+                    shutdown(fd, Int32(SHUT_WR))
+                    var reply: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, 4096, 0) }
+                        if n <= 0 { break }
+                        reply += buffer[0..<n]
+                    }
+                    let text = String(decoding: reply, as: UTF8.self)
+                    let statusLine = text.split(separator: "\r\n", maxSplits: 1).first ?? ""
+                    let status = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+                    return (status, text)
                 }
-                var local = address(source, 0), remote = address("127.0.0.1", port)
-                let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-                guard withUnsafePointer(to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }) == 0 else {
-                    throw SocketFailure(description: "bind \(source): errno \(errno)")
-                }
-                guard withUnsafePointer(to: &remote, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }) == 0 else {
-                    throw SocketFailure(description: "connect: errno \(errno)")
-                }
-                var sent = 0
-                while sent < request.count {
-                    let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
-                    if n <= 0 { break }  // the server may close before reading everything (413)
-                    sent += n
-                }
-                shutdown(fd, Int32(SHUT_WR))
-                var reply: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, 4096, 0) }
-                    if n <= 0 { break }
-                    reply += buffer[0..<n]
-                }
-                let text = String(decoding: reply, as: UTF8.self)
-                let statusLine = text.split(separator: "\r\n", maxSplits: 1).first ?? ""
-                let status = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-                return (status, text)
-            })
+            )
         }
     }
 }
 
 /// A POST of `body` to the WHIP endpoint at `url`, as raw HTTP/1.1 bytes, with `headers`.
-func rawPost(_ url: URL, from source: String = "127.0.0.1", headers: [String], body: [UInt8]) async throws -> (status: Int?, reply: String) {
-    let head = (["POST \(url.path) HTTP/1.1", "Host: 127.0.0.1:\(url.port ?? 0)", "Connection: close"] + headers)
+func rawPost(
+    _ url: URL,
+    from source: String = "127.0.0.1",
+    headers: [String],
+    body: [UInt8]
+) async throws -> (status: Int?, reply: String) {
+    let head =
+        (["POST \(url.path) HTTP/1.1", "Host: 127.0.0.1:\(url.port ?? 0)", "Connection: close"] + headers)
         .joined(separator: "\r\n") + "\r\n\r\n"
     return try await rawExchange(port: url.port ?? 0, from: source, Array(head.utf8) + body)
 }

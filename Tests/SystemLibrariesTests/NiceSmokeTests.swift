@@ -18,7 +18,10 @@ import Testing
     var ufrag: UnsafeMutablePointer<gchar>?
     var pwd: UnsafeMutablePointer<gchar>?
     #expect(nice_agent_get_local_credentials(agent, streamID, &ufrag, &pwd) != 0)
-    defer { g_free(ufrag); g_free(pwd) }
+    defer {
+        g_free(ufrag)
+        g_free(pwd)
+    }
     let ufragString = String(cString: try #require(ufrag))
     let pwdString = String(cString: try #require(pwd))
     // RFC 8445 §5.3: ufrag at least 4 and password at least 22 ice-chars.

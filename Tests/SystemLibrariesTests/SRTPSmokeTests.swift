@@ -29,7 +29,10 @@ import Testing
     }
     let sender = try makeSession(ssrc_any_outbound)
     let receiver = try makeSession(ssrc_any_inbound)
-    defer { srtp_dealloc(sender); srtp_dealloc(receiver) }
+    defer {
+        srtp_dealloc(sender)
+        srtp_dealloc(receiver)
+    }
 
     // RTP header: V=2, PT 111, seq 1, ts 960, SSRC 0x01020304; then a 20-byte payload.
     let header: [UInt8] = [0x80, 111, 0, 1, 0, 0, 0x03, 0xC0, 1, 2, 3, 4]

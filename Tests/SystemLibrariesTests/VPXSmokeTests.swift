@@ -25,7 +25,10 @@ import Testing
     for plane in 0..<3 {
         let base = try #require(planes[plane])
         for row in 0..<(plane == 0 ? 240 : 120) {
-            (base + row * strides[plane]).update(repeating: UInt8(truncatingIfNeeded: row * 3 + plane * 40), count: strides[plane])
+            (base + row * strides[plane]).update(
+                repeating: UInt8(truncatingIfNeeded: row * 3 + plane * 40),
+                count: strides[plane]
+            )
         }
     }
     #expect(vpx_codec_encode(&encoder, image, 0, 3000, 0, UInt(VPX_DL_REALTIME)) == VPX_CODEC_OK)

@@ -16,8 +16,11 @@ public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
         !test.isSuite && testCase == nil ? self : nil
     }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         await RealTimeSlot.shared.acquire()
         Watchdog.holding(test.name)
         let start = ContinuousClock.now
@@ -50,7 +53,10 @@ actor RealTimeSlot {
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     func acquire() async {
-        guard taken else { taken = true; return }
+        guard taken else {
+            taken = true
+            return
+        }
         await withCheckedContinuation { waiting.append($0) }
     }
 

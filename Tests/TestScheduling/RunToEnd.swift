@@ -18,7 +18,8 @@ public func runToEnd(_ executable: URL, _ arguments: [String], stdin: String? = 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftrtc-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stdoutURL = folder.appendingPathComponent("out"), stderrURL = folder.appendingPathComponent("err"), stdinURL = folder.appendingPathComponent("in")
+        let stdoutURL = folder.appendingPathComponent("out"), stderrURL = folder.appendingPathComponent("err"),
+            stdinURL = folder.appendingPathComponent("in")
         try Data((stdin ?? "").utf8).write(to: stdinURL)
         for url in [stdoutURL, stderrURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
         let process = Process()
@@ -38,8 +39,10 @@ public func runToEnd(_ executable: URL, _ arguments: [String], stdin: String? = 
         // The child has its own copies.
         for handle in [input, output, errors] { try? handle.close() }
         process.waitUntilExit()
-        return ToolOutput(status: process.terminationStatus,
-                          stdout: (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
+        return ToolOutput(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+        )
     }
 }

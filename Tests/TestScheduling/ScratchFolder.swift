@@ -13,7 +13,12 @@ public enum ScratchFolder {
     public static func make(_ name: String) throws -> URL {
         let temporary = FileManager.default.temporaryDirectory
         let parent = temporary.appendingPathComponent(parentPrefix + "\(getpid())")
-        if swept.withLock({ done in defer { done = true }; return !done }) { removeEndedRuns(in: temporary) }
+        if swept.withLock({ done in
+            defer { done = true }
+            return !done
+        }) {
+            removeEndedRuns(in: temporary)
+        }
         let safe = name.filter { $0.isLetter || $0.isNumber || $0 == "-" }
         let folder = parent.appendingPathComponent("\(safe)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -12,16 +12,27 @@ public struct TestCertificate: Sendable {
 
     /// Makes a certificate named `name` in `folder` for `subjectAltName` (OpenSSL's syntax:
     /// `DNS:localhost,IP:127.0.0.1`).
-    public static func make(in folder: URL, name: String = "server",
-                            subjectAltName: String = "DNS:localhost,IP:127.0.0.1") async throws -> TestCertificate {
-        let made = TestCertificate(certificate: folder.appendingPathComponent("\(name)-cert.pem"),
-                                   key: folder.appendingPathComponent("\(name)-key.pem"))
-        let output = try await runToEnd(URL(fileURLWithPath: "/usr/bin/openssl"), [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=\(name)",
-            "-addext", "subjectAltName=\(subjectAltName)", "-days", "1",
-            "-keyout", made.key.path, "-out", made.certificate.path,
-        ])
-        guard output.status == 0 else { throw Failure(description: "openssl req failed (\(output.status)): \(output.stderr)") }
+    public static func make(
+        in folder: URL,
+        name: String = "server",
+        subjectAltName: String = "DNS:localhost,IP:127.0.0.1"
+    ) async throws -> TestCertificate {
+        let made = TestCertificate(
+            certificate: folder.appendingPathComponent("\(name)-cert.pem"),
+            key: folder.appendingPathComponent("\(name)-key.pem")
+        )
+        let output = try await runToEnd(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+                "/CN=\(name)",
+                "-addext", "subjectAltName=\(subjectAltName)", "-days", "1",
+                "-keyout", made.key.path, "-out", made.certificate.path,
+            ]
+        )
+        guard output.status == 0 else {
+            throw Failure(description: "openssl req failed (\(output.status)): \(output.stderr)")
+        }
         return made
     }
 

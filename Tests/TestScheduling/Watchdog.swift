@@ -46,7 +46,9 @@ enum Watchdog {
                 fail("test \(holder.name) has held the real-time slot for \(now - holder.since) (limit \(testLimit))")
             }
             if now - runStart > runLimit {
-                fail("the test run has gone on for \(now - runStart) (limit \(runLimit)); real-time slot: \(holder?.name ?? "free")")
+                fail(
+                    "the test run has gone on for \(now - runStart) (limit \(runLimit)); real-time slot: \(holder?.name ?? "free")"
+                )
             }
         }
     }
@@ -55,10 +57,15 @@ enum Watchdog {
         FileHandle.standardError.write(Data("\n[watchdog] \(why): the run hangs. Stacks of all threads follow.\n".utf8))
         let gdb = Process()
         gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-        gdb.arguments = ["-q", "-p", "\(getpid())", "-batch", "-ex", "set complaints 0", "-ex", "set pagination off", "-ex", "thread apply all bt 30"]
+        gdb.arguments = [
+            "-q", "-p", "\(getpid())", "-batch", "-ex", "set complaints 0", "-ex", "set pagination off", "-ex",
+            "thread apply all bt 30",
+        ]
         gdb.standardOutput = FileHandle.standardError
         gdb.standardError = FileHandle.standardError
-        if (try? gdb.run()) != nil { gdb.waitUntilExit() } else {
+        if (try? gdb.run()) != nil {
+            gdb.waitUntilExit()
+        } else {
             FileHandle.standardError.write(Data("[watchdog] gdb is not installed: no stacks.\n".utf8))
         }
         FileHandle.standardError.write(Data("[watchdog] ending the test run with a failure.\n".utf8))

@@ -1,10 +1,10 @@
 // Test support shared by the transport-level test targets (ICE, and ICE + DTLS + SRTP
 // together): two agents wired by trickle, a coturn on loopback, recorders for async streams.
 import Foundation
-import Synchronization
-import Testing
 import SwiftRTCICE
 import SwiftRTCSDP
+import Synchronization
+import Testing
 
 /// Collects everything an `AsyncStream` yields, so tests can wait for a value and then look
 /// at the whole sequence.
@@ -98,8 +98,11 @@ public struct AgentPair: Sendable {
     public let answererErrors: Recorder<IceError>
     private let trickle: [Task<Void, Never>]
 
-    public init(offerer offererConfiguration: IceAgent.Configuration, answerer answererConfiguration: IceAgent.Configuration,
-         pool: TransportThreadPool = .shared) async throws {
+    public init(
+        offerer offererConfiguration: IceAgent.Configuration,
+        answerer answererConfiguration: IceAgent.Configuration,
+        pool: TransportThreadPool = .shared
+    ) async throws {
         offerer = try IceAgent(configuration: offererConfiguration, pool: pool)
         answerer = try IceAgent(configuration: answererConfiguration, pool: pool)
         offererStates = Recorder(offerer.states)
@@ -121,8 +124,11 @@ public struct AgentPair: Sendable {
     }
 
     /// Sends each gathered candidate through its SDP form to `peer`.
-    private static func trickle(_ events: AsyncStream<IceGatheringEvent>, to peer: IceAgent,
-                                tee: AsyncStream<IceGatheringEvent>.Continuation) -> Task<Void, Never> {
+    private static func trickle(
+        _ events: AsyncStream<IceGatheringEvent>,
+        to peer: IceAgent,
+        tee: AsyncStream<IceGatheringEvent>.Continuation
+    ) -> Task<Void, Never> {
         Task {
             for await event in events {
                 tee.yield(event)
@@ -235,7 +241,9 @@ public func freeUDPPort() throws -> UInt16 {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+        }
     }
     guard bound else { throw POSIXError(.EADDRINUSE) }
     return UInt16(bigEndian: address.sin_port)
@@ -284,7 +292,9 @@ public final class Pump: Sendable {
     private let flag = Flag()
 
     public init(every interval: Duration = .milliseconds(20), _ body: @escaping @Sendable () -> Void) {
-        let microseconds = UInt32(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+        let microseconds = UInt32(
+            interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000
+        )
         Thread.detachNewThread { [flag] in
             while flag.running.withLock({ $0 }) {
                 body()
@@ -302,7 +312,12 @@ extension Coturn {
     /// A relay-only loopback configuration that uses this server with its credentials.
     public func relayOnly(_ role: IceAgent.Role) throws -> IceAgent.Configuration {
         let server = try IceServer(url: url(), username: username, credential: password)
-        return IceAgent.Configuration(role: role, servers: [server], transportPolicy: .relay, localAddresses: ["127.0.0.1"])
+        return IceAgent.Configuration(
+            role: role,
+            servers: [server],
+            transportPolicy: .relay,
+            localAddresses: ["127.0.0.1"]
+        )
     }
 }
 

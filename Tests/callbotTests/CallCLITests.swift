@@ -56,8 +56,10 @@ import Testing
     }
 
     static func server() async throws -> (Server, String) {
-        let tokens = try ServeCLITests.write("call-tokens-\(UUID().uuidString.prefix(8)).txt",
-                                             "alice:alice-token-0123456789\nbob:bob-token-0123456789\n")
+        let tokens = try ServeCLITests.write(
+            "call-tokens-\(UUID().uuidString.prefix(8)).txt",
+            "alice:alice-token-0123456789\nbob:bob-token-0123456789\n"
+        )
         let server = try Server(["--port", "0", "--tokens", tokens])
         return (server, try await server.ready().absoluteString)
     }
@@ -67,12 +69,16 @@ import Testing
         defer { Task { _ = try? await server.terminate() } }
         let recordings = ServeCLITests.folder.appendingPathComponent("rec-\(UUID().uuidString.prefix(8)))")
         try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
-        let bob = try Background(["answer", "--server", url, "--token", "bob-token-0123456789", "--delay", "0.5",
-                                  "--user-info", "mood=good", "--record", recordings.path, "--record-option", "remote_audio",
-                                  "--stats-interval", "1"])
+        let bob = try Background([
+            "answer", "--server", url, "--token", "bob-token-0123456789", "--delay", "0.5",
+            "--user-info", "mood=good", "--record", recordings.path, "--record-option", "remote_audio",
+            "--stats-interval", "1",
+        ])
         #expect(await bob.wait(for: "READY bob"), "\(bob.output)")
-        let call = try await Callbot.run(["call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
-                                          "--user-info", "topic=cli", "--duration", "2", "--stats-interval", "1"])
+        let call = try await Callbot.run([
+            "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
+            "--user-info", "topic=cli", "--duration", "2", "--stats-interval", "1",
+        ])
         #expect(call.status == 0, "\(call.stdout)\n\(call.stderr)")
         let lines = call.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("call: logged in as alice"))
@@ -100,9 +106,13 @@ import Testing
     @Test func rejectedCallExitsWithFailure() async throws {
         let (server, url) = try await Self.server()
         defer { Task { _ = try? await server.terminate() } }
-        let bob = try Background(["answer", "--server", url, "--token", "bob-token-0123456789", "--mode", "reject", "--user-info", "why=busy"])
+        let bob = try Background([
+            "answer", "--server", url, "--token", "bob-token-0123456789", "--mode", "reject", "--user-info", "why=busy",
+        ])
         #expect(await bob.wait(for: "READY bob"), "\(bob.output)")
-        let call = try await Callbot.run(["call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only"])
+        let call = try await Callbot.run([
+            "call", "bob", "--server", url, "--token", "alice-token-0123456789", "--audio-only",
+        ])
         #expect(call.status == 1, "\(call.stdout)\n\(call.stderr)")
         #expect(call.stdout.contains("call: bob rejected {why=busy}"))
         #expect(call.stdout.contains("call: ended declined after 0.0 s"))
@@ -113,11 +123,19 @@ import Testing
     @Test func answerTriesEachServerAndSaysWhenItsSignalingReconnects() async throws {
         let (server, url) = try await Self.server()
         // The first --server has nothing listening: the login goes on to the second.
-        let bob = try Background(["answer", "--server", "ws://127.0.0.1:1/signaling", "--server", url, "--token", "bob-token-0123456789"])
+        let bob = try Background([
+            "answer", "--server", "ws://127.0.0.1:1/signaling", "--server", url, "--token", "bob-token-0123456789",
+        ])
         #expect(await bob.wait(for: "READY bob"), "\(bob.output)\n\(bob.errors)")
         #expect(try await server.terminate() == 0)
         #expect(await bob.wait(for: "signaling: reconnecting (attempt 1): ", timeout: .seconds(20)), "\(bob.output)")
-        #expect(await bob.wait(for: "signaling: reconnecting (attempt 2): ws://127.0.0.1:1/signaling: ", timeout: .seconds(20)), "\(bob.output)")
+        #expect(
+            await bob.wait(
+                for: "signaling: reconnecting (attempt 2): ws://127.0.0.1:1/signaling: ",
+                timeout: .seconds(20)
+            ),
+            "\(bob.output)"
+        )
         // Interrupted while reconnecting: it stops at once.
         kill(bob.process.processIdentifier, SIGTERM)
         #expect(await bob.exit(timeout: .seconds(20)) == 0, "\(bob.output)\n\(bob.errors)")
@@ -126,11 +144,17 @@ import Testing
     @Test func callAndAnswerRefuseBadArguments() async throws {
         let noServer = try await Callbot.run(["call", "bob", "--server", "http://x", "--token", "t"])
         #expect(noServer.status != 0 && noServer.stderr.contains("--server"))
-        let tooMany = try await Callbot.run(["call", "a", "b", "c", "d", "--server", "ws://127.0.0.1:1/signaling", "--token", "t"])
+        let tooMany = try await Callbot.run([
+            "call", "a", "b", "c", "d", "--server", "ws://127.0.0.1:1/signaling", "--token", "t",
+        ])
         #expect(tooMany.status != 0 && tooMany.stderr.contains("1 to 3 users"))
-        let badMode = try await Callbot.run(["answer", "--server", "ws://127.0.0.1:1/signaling", "--token", "t", "--mode", "maybe"])
+        let badMode = try await Callbot.run([
+            "answer", "--server", "ws://127.0.0.1:1/signaling", "--token", "t", "--mode", "maybe",
+        ])
         #expect(badMode.status != 0)
-        let unreachable = try await Callbot.run(["call", "bob", "--server", "ws://127.0.0.1:1/signaling", "--token", "t"])
+        let unreachable = try await Callbot.run([
+            "call", "bob", "--server", "ws://127.0.0.1:1/signaling", "--token", "t",
+        ])
         #expect(unreachable.status != 0 && unreachable.stderr.contains("signaling ws://127.0.0.1:1/signaling"))
     }
 }

@@ -10,13 +10,19 @@ enum Callbot {
     static func product(_ name: String) -> URL {
         // The test bundle sits in the build products folder, beside the executables.
         var url = Bundle.main.bundleURL
-        while url.pathComponents.count > 1, !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
+        while url.pathComponents.count > 1,
+            !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path)
+        {
             url.deleteLastPathComponent()
         }
         return url.appendingPathComponent(name)
     }
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     /// Runs callbot to its end, off the cooperative pool.
     static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {

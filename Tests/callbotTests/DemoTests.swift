@@ -5,7 +5,9 @@ import Testing
 /// `callbot demo`: two bots call over the embedded signaling, with live statsString, a
 /// custom item, the hang up, the call log and a summary.
 @Test(.realTime) func demoMakesACallAndPrintsStatsAndTheCallLog() async throws {
-    let demo = try await Callbot.run(["demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15"])
+    let demo = try await Callbot.run([
+        "demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15",
+    ])
     #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
     let lines = demo.stdout.split(separator: "\n").map(String.init)
     #expect(lines.contains { $0.hasPrefix("demo: connected (ICE ") })
@@ -14,19 +16,49 @@ import Testing
     #expect(lines.contains("demo: bob sees alice set custom items stage=halfway,topic=SwiftRTC demo"))
     #expect(lines.contains("demo: bob sees alice hang up, user info [\"bye\": \"see you\"]"))
     // The call log: one completed video call alice -> bob with the custom items kept.
-    #expect(lines.contains { $0.hasPrefix("demo: bob's call ended: completed, ") && $0.hasSuffix("custom items stage=halfway,topic=SwiftRTC demo") })
+    #expect(
+        lines.contains {
+            $0.hasPrefix("demo: bob's call ended: completed, ")
+                && $0.hasSuffix("custom items stage=halfway,topic=SwiftRTC demo")
+        }
+    )
     let logIndex = try #require(lines.firstIndex(of: "demo: call log of alice (1):"))
-    #expect(lines[logIndex + 1].range(of: #"^  [0-9A-F-]{36} alice -> bob video completed \d+\.\d s started \d{4}-"#, options: .regularExpression) != nil)
+    #expect(
+        lines[logIndex + 1].range(
+            of: #"^  [0-9A-F-]{36} alice -> bob video completed \d+\.\d s started \d{4}-"#,
+            options: .regularExpression
+        ) != nil
+    )
     // Live stats: one block per side per interval.
     #expect(lines.filter { $0.hasPrefix("--- caller") }.count >= 2)
-    let cn = lines.filter { $0.range(of: #"^CN (\d+ms|-) \| host->(host|prflx)/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#, options: .regularExpression) != nil }
+    let cn = lines.filter {
+        $0.range(
+            of: #"^CN (\d+ms|-) \| host->(host|prflx)/udp \| \(s\)\d+Kbps \| \(r\)\d+Kbps$"#,
+            options: .regularExpression
+        ) != nil
+    }
     #expect(cn.count >= 4, "\(demo.stdout)")
-    let vr = lines.filter { $0.range(of: #"^VR \(recv\) 160x120@\d+fps \| \(decoded\)\d+ \| \(output\)\d+fps \| \d+Kbps/\d+bps \| \d+ms$"#, options: .regularExpression) != nil }
+    let vr = lines.filter {
+        $0.range(
+            of: #"^VR \(recv\) 160x120@\d+fps \| \(decoded\)\d+ \| \(output\)\d+fps \| \d+Kbps/\d+bps \| \d+ms$"#,
+            options: .regularExpression
+        ) != nil
+    }
     #expect(vr.count >= 4)
-    #expect(lines.contains { $0.range(of: #"^AR \d+Kbps \| opus \| \d+ms \| \(expandrate\)\d+\.\d+$"#, options: .regularExpression) != nil })
+    #expect(
+        lines.contains {
+            $0.range(of: #"^AR \d+Kbps \| opus \| \d+ms \| \(expandrate\)\d+\.\d+$"#, options: .regularExpression)
+                != nil
+        }
+    )
     // The summary: both sides decoded audio with a level and video of the right size.
     let summary = try #require(lines.last)
-    let match = try #require(summary.firstMatch(of: /caller decoded audio (\d+) frames rms ([0-9.]+), video (\d+) frames 160x120 \| callee decoded audio (\d+) frames rms ([0-9.]+), video (\d+) frames 160x120/))
+    let match = try #require(
+        summary.firstMatch(
+            of:
+                /caller decoded audio (\d+) frames rms ([0-9.]+), video (\d+) frames 160x120 \| callee decoded audio (\d+) frames rms ([0-9.]+), video (\d+) frames 160x120/
+        )
+    )
     #expect(Int(match.1) ?? 0 > 50)
     #expect(Double(match.2) ?? 0 > 0.05)
     #expect(Int(match.3) ?? 0 > 20)

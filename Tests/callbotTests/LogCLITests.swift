@@ -13,12 +13,19 @@ import Testing
         defer { Task { _ = try? await server.terminate() } }
         var callIds: [String] = []
         for mode in ["accept", "reject", "accept"] {
-            let bob = try Background(["answer", "--server", url, "--token", Self.bob, "--mode", mode, "--no-video", "--stats-interval", "30"])
+            let bob = try Background([
+                "answer", "--server", url, "--token", Self.bob, "--mode", mode, "--no-video", "--stats-interval", "30",
+            ])
             #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
-            let call = try await Callbot.run(["call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--duration", "1", "--stats-interval", "30"])
+            let call = try await Callbot.run([
+                "call", "bob", "--server", url, "--token", Self.alice, "--audio-only", "--duration", "1",
+                "--stats-interval", "30",
+            ])
             #expect(call.status == (mode == "accept" ? 0 : 1), "\(call.stdout)")
             _ = await bob.exit()
-            if let line = call.stdout.split(separator: "\n").first(where: { $0.hasPrefix("call: calling bob in session ") }) {
+            if let line = call.stdout.split(separator: "\n").first(where: {
+                $0.hasPrefix("call: calling bob in session ")
+            }) {
                 callIds.append(String(line.dropFirst("call: calling bob in session ".count)))
             }
         }
@@ -33,7 +40,10 @@ import Testing
         let second = try await log(["--limit", "2", "--page", "2"])
         #expect(first.count == 2 && second.count == 1, "\(first) \(second)")
         #expect((first + second).map { String($0.split(separator: " ").last ?? "") } == callIds.reversed())
-        #expect(first[0].contains(" caller bob audio completed ") && first[1].contains(" caller bob audio declined "), "\(first)")
+        #expect(
+            first[0].contains(" caller bob audio completed ") && first[1].contains(" caller bob audio declined "),
+            "\(first)"
+        )
         // Filters: by result, by role (bob sees the same calls as a callee).
         #expect(try await log(["--result", "declined"]).count == 1)
         #expect(try await log(["--role", "callee"]) == ["no calls"])
@@ -41,10 +51,15 @@ import Testing
         // JSON: the records.
         let json = try await log(["--json", "--result", "completed"]).joined()
         let records = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-        #expect(records.count == 2 && records.allSatisfy { $0["caller"] as? String == "alice" && $0["result"] as? String == "completed" })
+        #expect(
+            records.count == 2
+                && records.allSatisfy { $0["caller"] as? String == "alice" && $0["result"] as? String == "completed" }
+        )
         #expect(records.map { $0["callId"] as? String ?? "" } == [callIds[2], callIds[0]])
         // A page past what the protocol allows is refused before anything is sent.
-        let deep = try await Callbot.run(["log", "--server", url, "--token", Self.alice, "--limit", "500", "--page", "1000"])
+        let deep = try await Callbot.run([
+            "log", "--server", url, "--token", Self.alice, "--limit", "500", "--page", "1000",
+        ])
         #expect(deep.status != 0 && deep.stderr.contains("--page must be 1 to 201 with --limit 500"), "\(deep.stderr)")
     }
 }

@@ -3,27 +3,39 @@ import Testing
 
 /// `callbot rtp inspect` on captures recorded from GStreamer, ffmpeg and Chrome.
 @Suite struct RtpInspectTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static func own(_ name: String) -> String { root.appendingPathComponent("Fixtures/rtp/\(name)").path }
 
     @Test func linesReportTheProducersFrames() async throws {
         let vp8 = try await Callbot.run(["rtp", "inspect", Self.own("gstreamer-vp8.pcapng"), "--codec", "96=VP8"])
         #expect(vp8.status == 0)
-        #expect(vp8.stdout == "ssrc=1111 pt=96 codec=VP8 packets=65 gaps=0 duplicates=0 frames=60 keyframes=2 resolution=320x240\nrtcp: none\n")
+        #expect(
+            vp8.stdout
+                == "ssrc=1111 pt=96 codec=VP8 packets=65 gaps=0 duplicates=0 frames=60 keyframes=2 resolution=320x240\nrtcp: none\n"
+        )
         let opus = try await Callbot.run(["rtp", "inspect", Self.own("ffmpeg-opus-sll2.pcapng"), "--codec", "111=opus"])
-        #expect(opus.stdout == "ssrc=4444 pt=111 codec=opus packets=101 gaps=0 duplicates=0 frames=101 duration=2020ms\nrtcp: SR=1\n")
+        #expect(
+            opus.stdout
+                == "ssrc=4444 pt=111 codec=opus packets=101 gaps=0 duplicates=0 frames=101 duration=2020ms\nrtcp: SR=1\n"
+        )
         let unmapped = try await Callbot.run(["rtp", "inspect", Self.own("ffmpeg-vp8.pcap")])
         #expect(unmapped.stdout.hasPrefix("ssrc=3333 pt=96 codec=? packets=118 gaps=0 duplicates=0\n"))
     }
 
     @Test func jsonHasTheAgreedFieldsWithNulls() async throws {
-        let result = try await Callbot.run(["rtp", "inspect", "--json", Self.own("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
-                                      "--codec", "96=VP8", "--codec", "111=opus"])
+        let result = try await Callbot.run([
+            "rtp", "inspect", "--json", Self.own("chrome-156-plain-rtp-opus-vp8-rtx-twcc.pcap"),
+            "--codec", "96=VP8", "--codec", "111=opus",
+        ])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let streams = try #require(json["streams"] as? [[String: Any]])
         #expect(streams.count == 3)
-        let keys = ["ssrc", "payload_type", "codec", "packets", "gaps", "duplicates", "frames", "keyframes", "width", "height", "duration_ms"]
+        let keys = [
+            "ssrc", "payload_type", "codec", "packets", "gaps", "duplicates", "frames", "keyframes", "width", "height",
+            "duration_ms",
+        ]
         for stream in streams { #expect(Set(stream.keys) == Set(keys)) }
         let video = try #require(streams.first { $0["ssrc"] as? Int == 765_957_555 })
         #expect(video["codec"] as? String == "VP8" && video["width"] as? Int == 320 && video["height"] as? Int == 180)
@@ -47,7 +59,11 @@ import Testing
         let result = try await Callbot.run(["rtp", "inspect", capture, "--sdp", offer])
         #expect(result.status == 0)
         #expect(result.stdout.contains("pt=111 codec=opus packets=345 gaps=0 duplicates=0 frames=345 duration=6900ms"))
-        #expect(result.stdout.contains("pt=96 codec=VP8 packets=101 gaps=0 duplicates=0 frames=101 keyframes=1 resolution=320x180"))
+        #expect(
+            result.stdout.contains(
+                "pt=96 codec=VP8 packets=101 gaps=0 duplicates=0 frames=101 keyframes=1 resolution=320x180"
+            )
+        )
         #expect(result.stdout.contains("pt=97 codec=rtx packets=27"))
         let overridden = try await Callbot.run(["rtp", "inspect", capture, "--sdp", offer, "--codec", "97=unknown"])
         #expect(overridden.stdout.contains("pt=97 codec=unknown"))

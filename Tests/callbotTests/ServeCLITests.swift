@@ -1,7 +1,7 @@
 import Foundation
+import SwiftRTCSignaling
 import TestScheduling
 import Testing
-import SwiftRTCSignaling
 
 /// `callbot serve`: the signaling server as a process: READY line, a WebSocket login, the call
 /// log in its SQLite file, clean exit on SIGTERM; and clear errors for bad command lines and files.
@@ -44,7 +44,8 @@ import SwiftRTCSignaling
             let deadline = ContinuousClock.now + timeout
             while true {
                 if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
-                   let url = URL(string: String(line.dropFirst("READY ".count))) {
+                    let url = URL(string: String(line.dropFirst("READY ".count)))
+                {
                     return url
                 }
                 guard process.isRunning, ContinuousClock.now < deadline else {
@@ -86,14 +87,27 @@ import SwiftRTCSignaling
             _ = try await WebSocketSignalingChannel.connect(to: url, token: "mallory-token-0123456789")
         }
         // A call canceled before anyone answered lands in the database file.
-        let call = SignalingMessage(to: ["bob"], session: "cli-1", body: .call(.init(
-            sdp: "v=0\r\n", conferenceType: .audio, initiator: "alice", opponents: ["bob"])))
+        let call = SignalingMessage(
+            to: ["bob"],
+            session: "cli-1",
+            body: .call(
+                .init(
+                    sdp: "v=0\r\n",
+                    conferenceType: .audio,
+                    initiator: "alice",
+                    opponents: ["bob"]
+                )
+            )
+        )
         try await alice.send(call)
         try await alice.send(SignalingMessage(to: ["bob"], session: "cli-1", body: .hangUp(.init(result: .canceled))))
         try await alice.send(SignalingMessage(id: "q", body: .callLogQuery(.init(role: .caller))))
         var records: [CallRecord]?
         for await message in alice.messages {
-            if case let .callLog(log) = message.body { records = log.records; break }
+            if case let .callLog(log) = message.body {
+                records = log.records
+                break
+            }
         }
         #expect(records?.map(\.callId) == ["cli-1"])
         #expect(records?.first?.result == .canceled)
@@ -104,8 +118,11 @@ import SwiftRTCSignaling
     }
 
     /// The next message on `channel` that `matches`, or a failure after `timeout`.
-    static func next(on channel: WebSocketSignalingChannel, timeout: Duration = .seconds(30),
-                     where matches: @escaping @Sendable (SignalingMessage) -> Bool) async throws -> SignalingMessage {
+    static func next(
+        on channel: WebSocketSignalingChannel,
+        timeout: Duration = .seconds(30),
+        where matches: @escaping @Sendable (SignalingMessage) -> Bool
+    ) async throws -> SignalingMessage {
         try await withThrowingTaskGroup(of: SignalingMessage?.self) { group in
             group.addTask {
                 for await message in channel.messages where matches(message) { return message }
@@ -116,7 +133,9 @@ import SwiftRTCSignaling
                 return nil
             }
             defer { group.cancelAll() }
-            guard let message = try await group.next() ?? nil else { throw CLIFailure("no such message within \(timeout)") }
+            guard let message = try await group.next() ?? nil else {
+                throw CLIFailure("no such message within \(timeout)")
+            }
             return message
         }
     }
@@ -131,8 +150,20 @@ import SwiftRTCSignaling
         let url = try await server.ready()
         let alice = try await WebSocketSignalingChannel.connect(to: url, token: "alice-token-0123456789")
         let bob = try await WebSocketSignalingChannel.connect(to: url, token: "bob-token-0123456789")
-        try await alice.send(SignalingMessage(to: ["bob"], session: "killed-1", body: .call(.init(
-            sdp: "v=0\r\n", conferenceType: .video, initiator: "alice", opponents: ["bob"]))))
+        try await alice.send(
+            SignalingMessage(
+                to: ["bob"],
+                session: "killed-1",
+                body: .call(
+                    .init(
+                        sdp: "v=0\r\n",
+                        conferenceType: .video,
+                        initiator: "alice",
+                        opponents: ["bob"]
+                    )
+                )
+            )
+        )
         _ = try await Self.next(on: bob) { $0.type == .call }
         try await bob.send(SignalingMessage(to: ["alice"], session: "killed-1", body: .accept(.init(sdp: "v=0\r\n"))))
         // The server wrote the answer before it routed the accept.
@@ -145,7 +176,10 @@ import SwiftRTCSignaling
 
         let next = try Server(["--port", "0", "--tokens", tokens, "--database", database])
         let nextURL = try await next.ready()
-        #expect(next.errors.contains("an earlier run left 1 calls in progress: logged as connection_lost"), "\(next.errors)")
+        #expect(
+            next.errors.contains("an earlier run left 1 calls in progress: logged as connection_lost"),
+            "\(next.errors)"
+        )
         let again = try await WebSocketSignalingChannel.connect(to: nextURL, token: "alice-token-0123456789")
         try await again.send(SignalingMessage(id: "q", body: .callLogQuery(.init())))
         let reply = try await Self.next(on: again) { $0.type == .callLog }
@@ -156,8 +190,21 @@ import SwiftRTCSignaling
         #expect(record.callees == ["bob"])
         #expect(record.answered != nil)
         // The call's id stays used.
-        try await again.send(SignalingMessage(id: "c", to: ["bob"], session: "killed-1", body: .call(.init(
-            sdp: "v=0\r\n", conferenceType: .video, initiator: "alice", opponents: ["bob"]))))
+        try await again.send(
+            SignalingMessage(
+                id: "c",
+                to: ["bob"],
+                session: "killed-1",
+                body: .call(
+                    .init(
+                        sdp: "v=0\r\n",
+                        conferenceType: .video,
+                        initiator: "alice",
+                        opponents: ["bob"]
+                    )
+                )
+            )
+        )
         let refusal = try await Self.next(on: again) { $0.type == .error }
         guard case let .error(error) = refusal.body else { throw CLIFailure("expected error, got \(refusal)") }
         #expect(error.code == .conflict)
@@ -187,8 +234,14 @@ import SwiftRTCSignaling
         (["serve", "--port", "0", "--tokens", "@/missing.txt"], "cannot read @/missing.txt"),
         (["serve", "--port", "0", "--tokens", "@/bad-tokens.txt"], "@/bad-tokens.txt:2: expected USER:SECRET"),
         (["serve", "--port", "0", "--users", "@/bad-users.txt"], "@/bad-users.txt:1: malformed password hash"),
-        (["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "/nonexistent-folder/c.sqlite"], "the folder /nonexistent-folder does not exist"),
-        (["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "@/not-a-database.sqlite"], "cannot open the call log database"),
+        (
+            ["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "/nonexistent-folder/c.sqlite"],
+            "the folder /nonexistent-folder does not exist"
+        ),
+        (
+            ["serve", "--port", "0", "--tokens", "@/good-tokens.txt", "--database", "@/not-a-database.sqlite"],
+            "cannot open the call log database"
+        ),
         (["serve", "--hash-password", "no spaces allowed"], "is not a user id"),
     ])
     func badInputIsAClearError(arguments: [String], message: String) async throws {

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PostgresTestSupport
 import TestScheduling
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Three `callbot serve` processes on one real PostgreSQL database (started by the tests) as
 /// one server: users stored by the first, a four-person mesh with members logged in to three
@@ -18,14 +19,23 @@ import Testing
 
     /// Three instances on a new database; the first stores the users (`USER:TOKEN` lines,
     /// by default the four of the mesh), the others use them.
-    static func cluster(logins: [String] = users.map { "\($0):\(token($0))" }, extra: [String] = [])
-        async throws -> (servers: [Server], urls: [String], database: String) {
+    static func cluster(
+        logins: [String] = users.map { "\($0):\(token($0))" },
+        extra: [String] = []
+    )
+        async throws -> (servers: [Server], urls: [String], database: String)
+    {
         let database = try await PostgresTestServer.shared().database()
-        let tokens = try ServeCLITests.write("cluster-tokens-\(UUID().uuidString.prefix(8)).txt", logins.joined(separator: "\n") + "\n")
+        let tokens = try ServeCLITests.write(
+            "cluster-tokens-\(UUID().uuidString.prefix(8)).txt",
+            logins.joined(separator: "\n") + "\n"
+        )
         var servers: [Server] = []
         var urls: [String] = []
         for index in 0..<3 {
-            let server = try Server(["--port", "0", "--database", database] + (index == 0 ? ["--tokens", tokens] : []) + extra)
+            let server = try Server(
+                ["--port", "0", "--database", database] + (index == 0 ? ["--tokens", tokens] : []) + extra
+            )
             // The first stores the users before the others start.
             urls.append(try await server.ready().absoluteString)
             servers.append(server)
@@ -35,7 +45,10 @@ import Testing
 
     /// The body of `GET path` on the server of a WebSocket URL, with its status.
     static func get(_ webSocketURL: String, _ path: String) async throws -> (Int, String) {
-        let base = webSocketURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/signaling", with: "")
+        let base = webSocketURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(
+            of: "/signaling",
+            with: ""
+        )
         let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: base + path)))
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
@@ -46,24 +59,35 @@ import Testing
         // Bob, Carol and Dave answer on instances 1, 2 and 3; Alice calls them from instance 1.
         var answerers: [String: Background] = [:]
         for (index, user) in ["bob", "carol", "dave"].enumerated() {
-            let answer = try Background(["answer", "--server", urls[index], "--token", Self.token(user), "--no-video", "--stats-interval", "2",
-                                         "--duration", "6"])
+            let answer = try Background([
+                "answer", "--server", urls[index], "--token", Self.token(user), "--no-video", "--stats-interval", "2",
+                "--duration", "6",
+            ])
             #expect(await answer.wait(for: "READY \(user)"), "\(answer.errors)")
             answerers[user] = answer
         }
-        let alice = try Background(["call", "bob", "carol", "dave", "--server", urls[0], "--token", Self.token("alice"), "--audio-only",
-                                    "--duration", "5", "--stats-interval", "2"])
+        let alice = try Background([
+            "call", "bob", "carol", "dave", "--server", urls[0], "--token", Self.token("alice"), "--audio-only",
+            "--duration", "5", "--stats-interval", "2",
+        ])
         #expect(await alice.exit(timeout: .seconds(90)) == 0, "\(alice.output)\n\(alice.errors)")
         let everyone = ["alice": alice].merging(answerers) { first, _ in first }
         for (user, bot) in everyone {
             _ = await bot.exit(timeout: .seconds(30))
             let prefix = user == "alice" ? "call" : "answer"
             for other in Self.users where other != user {
-                #expect(bot.output.contains("\(prefix): connected with \(other)"), "\(user) with \(other): \(bot.output)")
+                #expect(
+                    bot.output.contains("\(prefix): connected with \(other)"),
+                    "\(user) with \(other): \(bot.output)"
+                )
                 // Its stats block for the other has audio arriving (kbps, not nothing).
-                let block = bot.output.components(separatedBy: "--- \(prefix) stats with \(other) ---").dropFirst().last ?? ""
+                let block =
+                    bot.output.components(separatedBy: "--- \(prefix) stats with \(other) ---").dropFirst().last ?? ""
                 let received = block.split(separator: "\n").first { $0.hasPrefix("AR ") } ?? ""
-                #expect(received.contains("Kbps") && received.contains("opus"), "\(user) hears \(other): \(received)\n\(bot.output)")
+                #expect(
+                    received.contains("Kbps") && received.contains("opus"),
+                    "\(user) hears \(other): \(received)\n\(bot.output)"
+                )
             }
         }
         // The operations endpoints of an instance that did not store the users.
@@ -83,7 +107,9 @@ import Testing
         let serve = try await Callbot.run(["serve", "--port", "0", "--database", database])
         #expect(serve.status == 1)
         #expect(serve.stderr.contains("no users are stored"), "\(serve.stderr)")
-        let badURL = try await Callbot.run(["serve", "--port", "0", "--database", "postgres://nobody@127.0.0.1:1/x", "--tokens", "/dev/null"])
+        let badURL = try await Callbot.run([
+            "serve", "--port", "0", "--database", "postgres://nobody@127.0.0.1:1/x", "--tokens", "/dev/null",
+        ])
         #expect(badURL.status != 0)
     }
 }
@@ -92,9 +118,13 @@ extension ServeClusterCLITests {
     /// The audio frames `bot` decoded from `other`, one figure per `STATS other {...}` line.
     static func audioFramesDecoded(_ bot: Background, from other: String) -> [Int] {
         bot.output.split(separator: "\n").filter { $0.hasPrefix("STATS \(other) {") }.compactMap { line in
-            let json = try? JSONSerialization.jsonObject(with: Data(line.dropFirst("STATS \(other) ".count).utf8)) as? [String: Any]
+            let json =
+                try? JSONSerialization.jsonObject(with: Data(line.dropFirst("STATS \(other) ".count).utf8))
+                as? [String: Any]
             let stats = json?["stats"] as? [String: [String: Any]] ?? [:]
-            let inbound = stats.values.first { $0["type"] as? String == "inbound-rtp" && $0["kind"] as? String == "audio" }
+            let inbound = stats.values.first {
+                $0["type"] as? String == "inbound-rtp" && $0["kind"] as? String == "audio"
+            }
             return inbound?["framesDecoded"] as? Int
         }
     }
@@ -105,18 +135,25 @@ extension ServeClusterCLITests {
     @Test func aCallGoesOnWhenTheInstanceOfOneSideIsKilled() async throws {
         let (servers, urls, _) = try await Self.cluster()
         defer { for server in servers { Task { _ = try? await server.terminate() } } }
-        let bob = try Background(["answer", "--server", urls[1], "--server", urls[2], "--token", Self.token("bob"), "--no-video",
-                                  "--stats-interval", "1", "--stats-json"])
+        let bob = try Background([
+            "answer", "--server", urls[1], "--server", urls[2], "--token", Self.token("bob"), "--no-video",
+            "--stats-interval", "1", "--stats-json",
+        ])
         #expect(await bob.wait(for: "READY bob"), "\(bob.errors)")
-        let alice = try Background(["call", "bob", "--server", urls[0], "--server", urls[2], "--token", Self.token("alice"), "--audio-only",
-                                    "--duration", "12", "--stats-interval", "1", "--stats-json"])
+        let alice = try Background([
+            "call", "bob", "--server", urls[0], "--server", urls[2], "--token", Self.token("alice"), "--audio-only",
+            "--duration", "12", "--stats-interval", "1", "--stats-json",
+        ])
         #expect(await alice.wait(for: "call: connected with bob"), "\(alice.output)\n\(alice.errors)")
         #expect(await bob.wait(for: "answer: connected with alice"), "\(bob.output)\n\(bob.errors)")
         try await Task.sleep(for: .seconds(2))
 
         let killed = ContinuousClock.now
         kill(servers[1].process.processIdentifier, SIGKILL)
-        #expect(await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)), "\(bob.output)\n\(bob.errors)")
+        #expect(
+            await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)),
+            "\(bob.output)\n\(bob.errors)"
+        )
         print("failover: Bob logged in to the third instance \(ContinuousClock.now - killed) after the kill")
         #expect(!alice.output.contains("signaling: "), "Alice's instance stayed: \(alice.output)")
 
@@ -128,13 +165,19 @@ extension ServeClusterCLITests {
         for (bot, other) in [(alice, "bob"), (bob, "alice")] {
             let decoded = Self.audioFramesDecoded(bot, from: other)
             let steps = zip(decoded, decoded.dropFirst()).map { $1 - $0 }
-            #expect(decoded.count >= 9 && steps.allSatisfy { $0 >= 10 }, "frames decoded from \(other) each second: \(decoded)")
+            #expect(
+                decoded.count >= 9 && steps.allSatisfy { $0 >= 10 },
+                "frames decoded from \(other) each second: \(decoded)"
+            )
         }
 
         // The record, read through the instance Alice used: both users, completed, the whole call.
         let log = try await Callbot.run(["log", "--server", urls[0], "--token", Self.token("bob"), "--json"])
         #expect(log.status == 0, "\(log.stderr)")
-        let records = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stdout)")
+        let records = try #require(
+            try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]],
+            "\(log.stdout)"
+        )
         #expect(records.count == 1, "\(log.stdout)")
         let record = try #require(records.first)
         #expect(record["caller"] as? String == "alice" && record["callees"] as? [String] == ["bob"], "\(record)")
@@ -154,14 +197,26 @@ extension ServeClusterCLITests {
         let logins = (0..<200).map { "load-bot-\($0):load-token-\($0)-0123456789abcdef" }
         let (servers, urls, _) = try await Self.cluster(logins: logins, extra: ["--max-connections-per-address", "80"])
         defer { for server in servers { Task { _ = try? await server.terminate() } } }
-        let tokens = try ServeCLITests.write("load-logins-\(UUID().uuidString.prefix(8)).txt", logins.joined(separator: "\n") + "\n")
-        let run = try await LoadCLITests.load(urls.flatMap { ["--server", $0] } + ["--tokens-file", tokens, "--duration", "3", "--ramp", "20"])
+        let tokens = try ServeCLITests.write(
+            "load-logins-\(UUID().uuidString.prefix(8)).txt",
+            logins.joined(separator: "\n") + "\n"
+        )
+        let run = try await LoadCLITests.load(
+            urls.flatMap { ["--server", $0] } + ["--tokens-file", tokens, "--duration", "3", "--ramp", "20"]
+        )
         let output = "\(run.stdout)\n\(run.stderr)\n\(servers.map(\.errors).joined(separator: "\n"))"
         print("load across three instances: \(run.stdout)")
         #expect(run.status == 0, "\(output)")
         #expect(run.report["servers"] as? Int == 3)
-        try LoadCLITests.expectAllConnected(run.report, calls: 100, bots: 200, groupSize: 2, seconds: 3, output: output,
-                                           openAtOnce: 20)
+        try LoadCLITests.expectAllConnected(
+            run.report,
+            calls: 100,
+            bots: 200,
+            groupSize: 2,
+            seconds: 3,
+            output: output,
+            openAtOnce: 20
+        )
         // Each instance held its share of the bots and routed messages to the others.
         for url in urls {
             let (status, metrics) = try await Self.get(url, "/metrics")
@@ -182,7 +237,10 @@ extension ServeClusterCLITests {
         let started = ContinuousClock.now
         #expect(try await servers[1].terminate() == 0, "\(servers[1].errors)")
         #expect(ContinuousClock.now - started < .seconds(15), "the drain waited for the whole grace")
-        #expect(await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)), "\(bob.output)\n\(bob.errors)")
+        #expect(
+            await bob.wait(for: "signaling: connected to \(urls[2])", timeout: .seconds(20)),
+            "\(bob.output)\n\(bob.errors)"
+        )
         #expect(bob.output.contains("signaling: reconnecting (attempt 1): "), "\(bob.output)")
     }
 }

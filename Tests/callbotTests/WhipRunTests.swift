@@ -11,7 +11,9 @@ import Testing
     }
 
     @Test func whipToAClosedPortFailsWithAReport() async throws {
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("whip-closed-\(UUID().uuidString).json").path
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whip-closed-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: report) }
         // Nothing listens on TCP port 1 of the loopback address.
         let result = try await Callbot.run(["whip", "http://127.0.0.1:1/whip", "--duration", "1", "--report", report])
@@ -27,7 +29,9 @@ import Testing
         let audio = try #require(json["audio"] as? [String: Any])
         let video = try #require(json["video"] as? [String: Any])
         for key in ["rtp_packets_received", "frames_decoded", "rms"] { #expect(audio[key] is NSNull, "audio.\(key)") }
-        for key in ["rtp_packets_received", "frames_decoded", "width", "height"] { #expect(video[key] is NSNull, "video.\(key)") }
+        for key in ["rtp_packets_received", "frames_decoded", "width", "height"] {
+            #expect(video[key] is NSNull, "video.\(key)")
+        }
         let errors = try #require(json["errors"] as? [String])
         #expect(errors.count == 1)
         #expect(errors.first?.contains("WHIP POST http://127.0.0.1:1/whip") == true)
@@ -36,7 +40,9 @@ import Testing
     }
 
     @Test func whipServerListensAndReportsNoSession() async throws {
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("whip-server-idle-\(UUID().uuidString).json").path
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whip-server-idle-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let result = try await Callbot.run(["whip-server", "--port", "0", "--duration", "1", "--report", report])
         #expect(result.status == 1)
@@ -66,7 +72,10 @@ import Testing
         // Wait for its READY line (bounded by its --duration), off the cooperative pool.
         let handle = out.fileHandleForReading
         let line = String(decoding: try await offThePool { handle.availableData }, as: UTF8.self)
-        guard line.hasPrefix("READY ") else { Issue.record("first server printed \(line)"); return }
+        guard line.hasPrefix("READY ") else {
+            Issue.record("first server printed \(line)")
+            return
+        }
         let second = try await Callbot.run(["whip-server", "--port", "\(port)", "--duration", "5"])
         #expect(second.status == 1)
         #expect(second.stderr.contains("WHIP endpoint"), "\(second.stderr)")

@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestScheduling
-import Testing
 
 /// `callbot whip-server` where strangers reach it (issue 17): its token from a file (the client's
 /// from the environment), the session limit, an offer that never connects ended after the
@@ -12,22 +13,31 @@ import Testing
 @Suite(.serialized, .realTime) struct WhipServerGuardCLITests {
     typealias Background = CallCLITests.Background
 
-    static let fingerprint = "C8:06:49:8B:A2:2D:54:A9:BC:29:0F:D9:E7:E5:1E:C4:97:3B:B7:76:00:B6:F4:96:CE:45:32:03:09:18:52:68"
+    static let fingerprint =
+        "C8:06:49:8B:A2:2D:54:A9:BC:29:0F:D9:E7:E5:1E:C4:97:3B:B7:76:00:B6:F4:96:CE:45:32:03:09:18:52:68"
 
     /// A one-section offer whose only candidate is the discard port: it parses, gets an
     /// answer, and never connects.
     static func offer(_ media: String, _ codec: String) -> String {
-        ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "m=\(media)", "c=IN IP4 127.0.0.1",
-         "a=candidate:1 1 udp 2122194687 127.0.0.1 9 typ host", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
-         "a=fingerprint:sha-256 \(fingerprint)", "a=setup:actpass", "a=mid:0", "a=sendrecv", "a=rtcp-mux", codec, ""]
-            .joined(separator: "\r\n")
+        [
+            "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "m=\(media)", "c=IN IP4 127.0.0.1",
+            "a=candidate:1 1 udp 2122194687 127.0.0.1 9 typ host", "a=ice-ufrag:abcd",
+            "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+            "a=fingerprint:sha-256 \(fingerprint)", "a=setup:actpass", "a=mid:0", "a=sendrecv", "a=rtcp-mux", codec, "",
+        ]
+        .joined(separator: "\r\n")
     }
     static let unreachableOffer = offer("audio 9 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2")
     static let pcmuOnlyOffer = offer("audio 9 UDP/TLS/RTP/SAVPF 0", "a=rtpmap:0 PCMU/8000")
     static let dataChannelOffer = offer("application 9 UDP/DTLS/SCTP webrtc-datachannel", "a=sctp-port:5000")
 
     /// A POST to `url`: its status, `Retry-After` and body.
-    static func post(_ url: URL, token: String?, contentType: String = "application/sdp", body: Data) async throws -> (status: Int, retryAfter: String?, body: String) {
+    static func post(
+        _ url: URL,
+        token: String?,
+        contentType: String = "application/sdp",
+        body: Data
+    ) async throws -> (status: Int, retryAfter: String?, body: String) {
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = "POST"
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
@@ -51,9 +61,11 @@ import Testing
         try Data("keep".utf8).write(to: recordings.appendingPathComponent("keep.webm"))
         let report = folder.appendingPathComponent("server.json")
 
-        let server = try Background(["whip-server", "--port", "0", "--token-file", tokenFile.path, "--max-sessions", "1",
-                                     "--connect-timeout", "1", "--duration", "120", "--no-video", "--stats-interval", "30",
-                                     "--record", recordings.path, "--report", report.path])
+        let server = try Background([
+            "whip-server", "--port", "0", "--token-file", tokenFile.path, "--max-sessions", "1",
+            "--connect-timeout", "1", "--duration", "120", "--no-video", "--stats-interval", "30",
+            "--record", recordings.path, "--report", report.path,
+        ])
         #expect(await server.wait(for: "READY "), "\(server.errors)")
         let ready = try #require(server.output.split(separator: "\n").first { $0.hasPrefix("READY ") })
         let url = try #require(URL(string: String(ready.dropFirst("READY ".count))))
@@ -93,10 +105,13 @@ import Testing
         }
 
         // An honest call, its token from the environment: connects, and records to in-2.webm.
-        let client = try await runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
-            "SWIFTRTC_WHIP_TOKEN=\(token)", Callbot.executable.path, "whip", url.absoluteString,
-            "--duration", "2", "--no-video", "--stats-interval", "30",
-        ])
+        let client = try await runToEnd(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "SWIFTRTC_WHIP_TOKEN=\(token)", Callbot.executable.path, "whip", url.absoluteString,
+                "--duration", "2", "--no-video", "--stats-interval", "30",
+            ]
+        )
         #expect(client.status == 0, "\(client.stderr)")
 
         kill(server.process.processIdentifier, SIGTERM)
@@ -115,13 +130,19 @@ import Testing
         #expect(try Data(contentsOf: recordings.appendingPathComponent("keep.webm")) == Data("keep".utf8))
         // One file for the one session that connected, named from the server's clock alone.
         let names = try FileManager.default.contentsOfDirectory(atPath: recordings.path).sorted()
-        #expect(names.count == 2 && names[0] == "keep.webm" && names[1].hasPrefix("whip-") && names[1].hasSuffix(".webm"), "\(names)")
+        #expect(
+            names.count == 2 && names[0] == "keep.webm" && names[1].hasPrefix("whip-") && names[1].hasSuffix(".webm"),
+            "\(names)"
+        )
         let recorded = recordings.appendingPathComponent(names.last ?? "")
         let size = (try? FileManager.default.attributesOfItem(atPath: recorded.path)[.size] as? Int) ?? 0
         #expect(size > 2000, "\(recorded.lastPathComponent): \(size) bytes; \(server.errors)")
 
         // The token is in no output of either side.
-        for text in [server.output, server.errors, client.stdout, client.stderr, String(decoding: try Data(contentsOf: report), as: UTF8.self)] {
+        for text in [
+            server.output, server.errors, client.stdout, client.stderr,
+            String(decoding: try Data(contentsOf: report), as: UTF8.self),
+        ] {
             #expect(!text.contains(token))
         }
     }
@@ -133,12 +154,21 @@ import Testing
         let cases: [([String], String)] = [
             (["whip-server", "--port", "0", "--token", "a", "--token-file", empty.path], "cannot be combined"),
             (["whip-server", "--port", "0", "--token-file", empty.path], "the token is empty"),
-            (["whip-server", "--port", "0", "--token-file", folder.appendingPathComponent("missing").path], "cannot read it"),
+            (
+                ["whip-server", "--port", "0", "--token-file", folder.appendingPathComponent("missing").path],
+                "cannot read it"
+            ),
             (["whip-server", "--port", "0", "--token", "secret with spaces"], "printable ASCII without spaces"),
             (["whip", "http://127.0.0.1:1/whip", "--token", "secret\u{7F}x"], "printable ASCII without spaces"),
             (["whip-server", "--port", "0", "--max-sessions", "0"], "--max-sessions must be at least 1"),
-            (["whip-server", "--port", "0", "--max-sessions-per-address", "0"], "--max-sessions-per-address must be at least 1"),
-            (["whip-server", "--port", "0", "--connect-timeout", "0"], "--connect-timeout must be a number of seconds above 0"),
+            (
+                ["whip-server", "--port", "0", "--max-sessions-per-address", "0"],
+                "--max-sessions-per-address must be at least 1"
+            ),
+            (
+                ["whip-server", "--port", "0", "--connect-timeout", "0"],
+                "--connect-timeout must be a number of seconds above 0"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try await Callbot.run(arguments)

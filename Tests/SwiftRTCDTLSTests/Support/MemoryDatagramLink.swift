@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
-import SwiftRTCDTLS
 import SwiftRTCCore
+import SwiftRTCDTLS
+import Synchronization
 
 /// Two in-memory datagram endpoints joined like a network: a datagram sent on one is
 /// delivered to the transport attached to the other later, on a "network" queue (never
@@ -93,7 +93,8 @@ final class MemoryDatagramLink: Sendable {
     /// Makes a client on endpoint `a` and a server on `b`, each expecting the other's
     /// certificate, wired to the link (not started).
     func makePair(
-        client: DtlsTransport.Configuration, server: DtlsTransport.Configuration
+        client: DtlsTransport.Configuration,
+        server: DtlsTransport.Configuration
     ) throws -> (client: DtlsTransport, server: DtlsTransport) {
         let clientTransport = try DtlsTransport(configuration: client, sender: a)
         let serverTransport = try DtlsTransport(configuration: server, sender: b)

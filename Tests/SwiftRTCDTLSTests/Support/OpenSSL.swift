@@ -1,7 +1,7 @@
 import Foundation
-import TestScheduling
 import Glibc
 import Synchronization
+import TestScheduling
 
 /// Runs the `openssl` command-line tool, the independent TLS stack the interop tests use.
 enum OpenSSL {
@@ -38,8 +38,12 @@ enum OpenSSL {
         defer { try? FileManager.default.removeItem(at: directory) }
         let cert = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        _ = try await run(["req", "-x509"] + keyOptions + ["-nodes", "-keyout", key, "-out", cert,
-                     "-days", "2", "-subj", "/CN=openssl"])
+        _ = try await run(
+            ["req", "-x509"] + keyOptions + [
+                "-nodes", "-keyout", key, "-out", cert,
+                "-days", "2", "-subj", "/CN=openssl",
+            ]
+        )
         return (try String(contentsOfFile: cert, encoding: .utf8), try String(contentsOfFile: key, encoding: .utf8))
     }
 }
@@ -124,7 +128,7 @@ final class OpenSSLProcess: Sendable {
     /// The keying material line OpenSSL prints with `-keymatexport` (upper-case hex).
     var keyingMaterial: [UInt8]? {
         guard let line = output.split(separator: "\n").first(where: { $0.contains("Keying material:") }),
-              let hex = line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+            let hex = line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
         else { return nil }
         return bytes(hex: hex)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-import Synchronization
-import SwiftRTCDTLS
 import SwiftRTCCore
+import SwiftRTCDTLS
+import Synchronization
 
 /// A UDP socket on 127.0.0.1 as a ``DatagramSender``, with a reader thread that hands what
 /// arrives to a DTLS transport: the stand-in for an ICE component in the interop tests.
@@ -22,13 +22,18 @@ final class UDPDatagramSocket: DatagramSender {
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard bound == 0, named == 0 else { Glibc.close(fd); throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, named == 0 else {
+            Glibc.close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         self.fd = fd
         port = UInt16(bigEndian: address.sin_port)
         var timeout = timeval(tv_sec: 0, tv_usec: 50_000)
