@@ -357,7 +357,7 @@ let package = Package(
         ),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
-        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .target(name: "PostgresTestSupport", dependencies: ["TestScheduling"], path: "Tests/PostgresTestSupport"),
         .testTarget(
             name: "SwiftRTCDTLSTests",
             dependencies: ["SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 
 /// A real PostgreSQL 15 (Debian's `postgresql`) for the tests: `initdb` into a temporary folder
 /// (as the unprivileged user `postgres` when the tests run as root: initdb refuses root), the
@@ -11,7 +12,9 @@ public final class PostgresTestServer: Sendable {
         try await started.value
     }
 
-    private static let started = Task { try PostgresTestServer() }
+    /// initdb, the server's start and the wait for it block for seconds: never on the
+    /// cooperative pool, where they stalled every other test of the run (offThePool).
+    private static let started = Task { try await offThePool { try PostgresTestServer() } }
 
     /// The loopback port it listens on.
     public let port: Int
@@ -57,16 +60,16 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
-    /// A new, empty database; its `postgres://` URL.
-    public func database() throws -> String {
+    /// A new, empty database; its `postgres://` URL. `createdb` runs off the cooperative pool:
+    /// a few dozen tests ask for a database at the start of the run, and on the pool their
+    /// waits once stalled every other test for a minute.
+    public func database() async throws -> String {
         let name = "t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
-        try Self.run("\(bin)/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", name])
+        let (bin, port) = (self.bin, self.port)
+        _ = try await offThePool {
+            try Self.run("\(bin)/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", name])
+        }
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
-    }
-
-    /// Runs a statement with `psql` in the database of `url`; its output.
-    public func psql(_ url: String, _ sql: String) throws -> String {
-        try Self.run("/usr/bin/psql", [url, "-At", "-c", sql])
     }
 
     @discardableResult

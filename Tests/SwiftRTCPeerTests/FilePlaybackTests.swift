@@ -82,16 +82,15 @@ import Testing
     @Test func aWebMPlaysItsTrackOfTheTracksKind() async throws {
         let folder = try Self.folder()
         let file = folder + "/clip.webm"
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=1",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
-            "-c:v", "libvpx", "-b:v", "200k", "-c:a", "libopus", file,
-        ]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        try #require(ffmpeg.terminationStatus == 0)
+        let ffmpeg = try await MediaRecorderTests.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15:duration=1",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
+                "-c:v", "libvpx", "-b:v", "200k", "-c:a", "libopus", file,
+            ]
+        )
+        try #require(ffmpeg.status == 0)
         let video = MediaStreamTrack(kind: .video), audio = MediaStreamTrack(kind: .audio)
         async let videoFrames = Self.collect(video) { try await video.play(file: file).finished() }
         async let audioFrames = Self.collect(audio) { try await audio.play(file: file).finished() }

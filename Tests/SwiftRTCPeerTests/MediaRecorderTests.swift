@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCMedia
+import TestScheduling
 import Testing
 
 @testable import SwiftRTCPeer
@@ -19,8 +20,13 @@ import Testing
         return path
     }
 
-    /// Runs a tool, returning its standard output and exit status.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
+    /// Runs a tool to its end off the cooperative pool, returning its standard output and
+    /// exit status.
+    static func run(_ tool: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
+        try await offThePool { try runBlocking(tool, arguments) }
+    }
+
+    private static func runBlocking(_ tool: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
@@ -34,14 +40,14 @@ import Testing
     }
 
     /// ffmpeg decodes the whole file (every stream) without an error; ffprobe's codecs and duration.
-    static func playsToTheEnd(_ path: String) throws -> (codecs: [String], seconds: Double) {
-        let decode = try run("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+    static func playsToTheEnd(_ path: String) async throws -> (codecs: [String], seconds: Double) {
+        let decode = try await run("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
         #expect(decode.status == 0, "ffmpeg could not decode \(path) to its end")
-        let codecs = try run(
+        let codecs = try await run(
             "/usr/bin/ffprobe",
             ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]
         ).output
-        let duration = try run(
+        let duration = try await run(
             "/usr/bin/ffprobe",
             ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
         ).output
@@ -67,11 +73,11 @@ import Testing
             webmFiles.map(\.lastPathComponent) == ["call.webm"] && wavFiles.map(\.lastPathComponent) == ["call.wav"]
         )
 
-        let video = try Self.playsToTheEnd(folder + "/call.webm")
+        let video = try await Self.playsToTheEnd(folder + "/call.webm")
         print("MediaRecorder: call.webm \(video.codecs), \(video.seconds) s")
         #expect(video.codecs == ["opus", "vp8"])
         #expect(video.seconds > 1.5 && video.seconds < 2.6)
-        let sound = try Self.playsToTheEnd(folder + "/call.wav")
+        let sound = try await Self.playsToTheEnd(folder + "/call.wav")
         #expect(sound.codecs == ["pcm_s16le"] && sound.seconds > 1.6 && sound.seconds < 2.4)
         // The offerer's tone is in it: 440 Hz by zero crossings over the middle second.
         var reader = try WAVReader(path: folder + "/call.wav")
@@ -95,7 +101,7 @@ import Testing
         try await track.play(FiniteTone(frequency: 300, frames: 50)).finished()
         let files = try await recorder.stop()
         #expect(files.map(\.lastPathComponent) == ["mine.ogg"])
-        let played = try Self.playsToTheEnd(folder + "/mine.ogg")
+        let played = try await Self.playsToTheEnd(folder + "/mine.ogg")
         #expect(played.codecs == ["opus"] && abs(played.seconds - 1) < 0.1, "\(played)")
     }
 
@@ -135,7 +141,7 @@ import Testing
         _ = try await (a, b)
         let files = try await recorder.stop()
         #expect(files.count == 2)
-        for file in files { #expect(try Self.playsToTheEnd(file.path).codecs == ["opus"]) }
+        for file in files { #expect(try await Self.playsToTheEnd(file.path).codecs == ["opus"]) }
     }
 }
 

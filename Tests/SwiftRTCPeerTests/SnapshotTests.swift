@@ -24,13 +24,12 @@ import Testing
         try picture.writePNG(to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let raw = path + ".rgb"
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        let ffmpeg = try await MediaRecorderTests.run(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw]
+        )
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        #expect(ffmpeg.terminationStatus == 0)
+        #expect(ffmpeg.status == 0)
         let decoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         try #require(decoded.count == 320 * 240 * 3)
         var expected: [UInt8] = []
