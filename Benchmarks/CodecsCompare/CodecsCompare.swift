@@ -1,4 +1,3 @@
-import COpus
 // Measures SwiftRTC's Opus and VP8 paths against the bare C libraries on the same input and
 // prints the ratio ours/bare (1.00 = no overhead):
 //   VP8 encode: VP8Encoder vs `vpxenc` (Debian vpx-tools) with the same settings, on the same
@@ -8,6 +7,8 @@ import COpus
 //               on the IVF vpxenc wrote.
 //   Opus:       OpusEncoder/OpusDecoder vs a bare opus_encode/opus_decode loop, 20 ms frames.
 // Run: Benchmarks/codec-compare.sh (release build). Each figure is the best of `rounds` runs.
+
+import COpus
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCRTP

@@ -1,7 +1,8 @@
-@_exported import SwiftRTCCalls
-@_exported import SwiftRTCCodecs
 // The umbrella module: `import SwiftRTC` brings in every layer. Import single layers
 // (`SwiftRTCSDP`, `SwiftRTCRTP`, ...) to depend on less.
+@_exported import SwiftRTCCalls
+@_exported import SwiftRTCCodecs
+@_exported import SwiftRTCCongestion
 @_exported import SwiftRTCCore
 @_exported import SwiftRTCDTLS
 @_exported import SwiftRTCICE

@@ -216,24 +216,24 @@ final class PeerTransport: @unchecked Sendable {
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
         congestion.stamp(buffer, length: length)
         // The session has its own lock per direction: protect outside this one.
-        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length),
-            agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected]))
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length)
         else { return false }
-        counters.withLock {
-            $0.packetsSent += 1
-            $0.bytesSent += Int64(protected)
-        }
-        return true
+        return send(protected: buffer, length: protected)
     }
 
     /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.
     func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length),
-            agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<protected]))
+        guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTCP(buffer, length: length)
         else { return false }
+        return send(protected: buffer, length: protected)
+    }
+
+    /// Sends the SRTP or SRTCP packet in `buffer[..<length]` and counts it.
+    private func send(protected buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+        guard agent.component.send(UnsafeRawBufferPointer(rebasing: buffer[..<length])) else { return false }
         counters.withLock {
             $0.packetsSent += 1
-            $0.bytesSent += Int64(protected)
+            $0.bytesSent += Int64(length)
         }
         return true
     }
