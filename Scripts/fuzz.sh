@@ -8,15 +8,21 @@
 # corpus is never written: new inputs stay in the run's folder under .build-fuzz/runs/.
 #
 # Usage: Scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [FUZZER...]   (default: every fuzzer)
-#        Scripts/fuzz.sh build     # only build (CI builds it on idle CPU while the tests run)
-#   e.g. Scripts/fuzz.sh 20                 # CI's short pass
+#        Scripts/fuzz.sh build                        # only build (CI: on idle CPU while the tests run)
+#        Scripts/fuzz.sh run SECONDS [FUZZER...]      # only run what `build` made
+#   e.g. FUZZ_CONFIGURATION=debug Scripts/fuzz.sh run 10   # CI's short pass, after its build
 #        nice -n 19 Scripts/fuzz.sh 600 SDPFuzzer
 # Replay a reproducer in an ordinary build: swift run swiftrtc-fuzz <Fuzzer> <file>  (Fuzz/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build_only=0
-if [[ ${1:-} == build ]]; then build_only=1; fi
+# `build`: only build. `run`: only run what `build` made (CI: SwiftPM's planning alone takes
+# some 40 s even when nothing is to be built).
+mode=both
+if [[ ${1:-} == build || ${1:-} == run ]]; then
+    mode=$1
+    shift
+fi
 seconds=${1:-60}
 shift || true
 if (($# > 0)); then
@@ -39,18 +45,23 @@ flags=(-c "$configuration" --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,a
 run="$scratch/runs/$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$run"
 
-# SwiftPM also builds the benchmark plugin's tool, which cannot link with these flags; that
-# does not stop the fuzzer's product, so the build is judged by SwiftPM's line for it.
-started=$SECONDS
-swift build "${flags[@]}" --product swiftrtc-fuzz >"$run/build.log" 2>&1
-bin=$(swift build "${flags[@]}" --show-bin-path)
-if ! grep -q "Build of product 'swiftrtc-fuzz' complete" "$run/build.log" || [[ ! -x "$bin/swiftrtc-fuzz" ]]; then
-    echo "fuzz.sh: swiftrtc-fuzz did not build; from $run/build.log:" >&2
-    grep -E "error:" "$run/build.log" | head -20 >&2 || tail -20 "$run/build.log" >&2
-    exit 1
+# SwiftPM links the products of a configuration in <scratch>/<configuration>.
+bin="$scratch/$configuration"
+if [[ $mode != run ]]; then
+    # SwiftPM also builds the benchmark plugin's tool, which cannot link with these flags; that
+    # does not stop the fuzzer's product, so the build is judged by SwiftPM's line for it.
+    started=$SECONDS
+    swift build "${flags[@]}" --product swiftrtc-fuzz >"$run/build.log" 2>&1
+    if ! grep -q "Build of product 'swiftrtc-fuzz' complete" "$run/build.log" || [[ ! -x "$bin/swiftrtc-fuzz" ]]; then
+        echo "fuzz.sh: swiftrtc-fuzz did not build; from $run/build.log:" >&2
+        grep -E "error:" "$run/build.log" | head -20 >&2 || tail -20 "$run/build.log" >&2
+        exit 1
+    fi
+    echo "built swiftrtc-fuzz in $((SECONDS - started)) s ($bin)"
 fi
-echo "built swiftrtc-fuzz in $((SECONDS - started)) s ($bin)"
-((build_only == 0)) || exit 0
+[[ $mode != build ]] || exit 0
+[[ -x "$bin/swiftrtc-fuzz" ]] || { echo "fuzz.sh: no $bin/swiftrtc-fuzz: run Scripts/fuzz.sh build first" >&2; exit 2; }
+bin=$(cd "$bin" && pwd -P)
 
 # One fuzzer per core at a time (each libFuzzer process runs one input at a time): the pass
 # takes its SECONDS_PER_TARGET per fuzzer divided by the cores. Each writes its lines to its
