@@ -345,3 +345,20 @@ extension SignalingMessage {
         )
     }
 }
+
+/// Long inputs are described by their start and size: Swift Testing prints each argument when
+/// a case starts and ends, and a 128 KB text was a megabyte of log.
+extension RawClient.Command: CustomTestStringConvertible {
+    var testDescription: String {
+        func short(_ text: String) -> String {
+            text.utf8.count <= 80
+                ? text.debugDescription : "\(text.prefix(24).debugDescription)… (\(text.utf8.count) bytes)"
+        }
+        switch self {
+        case .text(let text): return ".text(\(short(text)))"
+        case .binary(let bytes): return ".binary(\(bytes.count) bytes)"
+        case .fragments(let parts): return ".fragments(\(parts.map(short).joined(separator: ", ")))"
+        case .close: return ".close"
+        }
+    }
+}
