@@ -64,6 +64,10 @@ actor SignalingHub {
     private var connectionByUser: [String: Int] = [:]
     private var nextConnectionID = 1
     private var stopping = false
+    /// A sweep is under way (it may own away users it took from the state).
+    private var sweeping = false
+    /// ``shutdown()`` waiting for the sweep under way to finish.
+    private var sweepFinished: [CheckedContinuation<Void, Never>] = []
 
     init(configuration: SignalingServer.Configuration, credentials: SignalingCredentials, storage: SignalingStorage) {
         self.configuration = configuration
@@ -565,8 +569,16 @@ actor SignalingHub {
     /// Closes connections that never said hello, ends unanswered calls past the ring limit,
     /// makes users away past the reconnect grace leave their calls, and forgets ended sessions
     /// after a while. With shared state, every instance sweeps: each session and each away
-    /// user is taken by one of them.
+    /// user is taken by one of them. Once ``shutdown()`` began, the hand-over owns this
+    /// instance's users, and the sweep does nothing.
     func sweep() async {
+        guard !stopping else { return }
+        sweeping = true
+        defer {
+            sweeping = false
+            for waiter in sweepFinished { waiter.resume() }
+            sweepFinished.removeAll()
+        }
         let instant = ContinuousClock.now
         for (id, connection) in connections
         where connection.user == nil && !connection.closing && instant - connection.opened > configuration.helloTimeout
@@ -625,6 +637,9 @@ actor SignalingHub {
     /// ``finishHandOver(_:)``.
     func shutdown() async -> [String] {
         stopping = true
+        // A sweep under way finishes first: a user it took from the state leaves their calls
+        // (and their call records are written) before the server task group is cancelled.
+        if sweeping { await withCheckedContinuation { sweepFinished.append($0) } }
         var handedOver: [String] = []
         if state.isShared {
             for (user, id) in connectionByUser.sorted(by: { $0.key < $1.key }) {

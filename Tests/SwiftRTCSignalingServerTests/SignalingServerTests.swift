@@ -267,4 +267,34 @@ import Testing
             try await alice.send(SignalingMessage(session: "s6", body: .callLogQuery(.init())))
         }
     }
+
+    /// The race behind a record once lost: a sweep that took the handed-over users from the
+    /// database while the server task group was cancelled never wrote their call's record.
+    /// Once the shutdown began, the sweep leaves them to the hand-over.
+    @Test func aSweepDuringTheHandOverLeavesTheUsersToIt() async throws {
+        var configuration = SignalingServer.Configuration()
+        configuration.reconnectGrace = .milliseconds(100)
+        let server = try await RunningServer.start(configuration, backend: .postgres)
+        let alice = try await Peer.connect("alice", to: server)
+        let bob = try await Peer.connect("bob", to: server)
+        try await alice.send(.call("s7", from: "alice", to: ["bob"]))
+        _ = try await bob.next()
+        try await bob.send(SignalingMessage(to: ["alice"], session: "s7", body: .accept(.init(sdp: "v=0\r\n"))))
+        _ = try await alice.next()
+        let hub = server.server.hub
+        let handedOver = await hub.shutdown()
+        #expect(handedOver == ["alice", "bob"])
+        // Past the reconnect grace, a sweep would expire them.
+        try await Task.sleep(for: .milliseconds(400))
+        await hub.sweep()
+        #expect(await hub.awaitingHandOver(handedOver) == 2)
+        await hub.finishHandOver(handedOver)
+        #expect(await hub.awaitingHandOver(handedOver) == 0)
+        let record = try #require(try await server.server.callLog.call(id: "s7"))
+        #expect(record.result == .connectionLost)
+        #expect(record.caller == "alice" && record.callees == ["bob"])
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
 }
