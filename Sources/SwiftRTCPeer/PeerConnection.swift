@@ -159,7 +159,7 @@ public actor PeerConnection {
     public internal(set) var iceConnectedAfter: Duration?
     public internal(set) var dtlsConnectedAfter: Duration?
     var tasks: [Task<Void, Never>] = []
-    var statsCollector = StatsCollector()
+    var statsRates = StatsRates()
     var lastStatsForString: StatsReport?
 
     // Events

@@ -124,11 +124,3 @@ extension SendPipeline {
         try? opus.apply(configuration)
     }
 }
-
-extension RTPSender {
-    /// Retransmissions in W3C outbound-rtp names.
-    func addRecoveryStats(to outbound: inout StatsReport.Stats, counters c: Counters) {
-        outbound["retransmittedPacketsSent"] = .int(c.retransmittedPacketsSent)
-        outbound["retransmittedBytesSent"] = .int(c.retransmittedBytesSent)
-    }
-}
