@@ -117,16 +117,27 @@ package final class CongestionController: Sendable {
     /// Writes the next transport-wide sequence number into the RTP packet `buffer[..<length]`
     /// (if it carries the extension) and records its send time and size. Called just before
     /// the packet is protected and sent, so the numbers follow the order on the wire.
-    package func stamp(_ buffer: UnsafeMutableRawBufferPointer, length: Int) {
+    ///
+    /// `offset` is where the extension's two bytes are, as the packet's writer reported
+    /// (``RTPPacketWriter/appendExtension(_:id:)``): a packet is not parsed again on the send
+    /// path. Without it (a resent packet from the history), the packet is parsed to find them.
+    package func stamp(_ buffer: UnsafeMutableRawBufferPointer, length: Int, transportSequenceAt offset: Int? = nil) {
         let id = transportSequenceID.load(ordering: .relaxed)
-        guard id != 0, let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
-            let data = packet.extensionData(id: id), data.count == 2,
-            let start = data.baseAddress, let base = buffer.baseAddress
-        else { return }
+        guard id != 0 else { return }
+        let start: Int
+        if let offset {
+            guard offset >= 12, offset + 2 <= length else { return }
+            start = offset
+        } else {
+            guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<length])),
+                let data = packet.extensionData(id: id), data.count == 2,
+                let dataStart = data.baseAddress, let base = buffer.baseAddress
+            else { return }
+            start = dataStart - UnsafeRawPointer(base)
+        }
         let sequence = transportSequence.wrappingAdd(1, ordering: .relaxed).oldValue
-        let offset = start - UnsafeRawPointer(base)
         TransportSequenceNumber(value: sequence).encode(
-            into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + 2])
+            into: UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + 2])
         )
         let now = Self.microseconds()
         state.withLock { $0.estimator.packetSent(sequenceNumber: sequence, size: length, sendTime: now) }

@@ -212,9 +212,11 @@ final class PeerTransport: @unchecked Sendable {
 
     // MARK: Send (any thread)
 
-    /// Protects the RTP packet in `buffer[..<length]` in place and sends it.
-    func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
-        congestion.stamp(buffer, length: length)
+    /// Protects the RTP packet in `buffer[..<length]` in place and sends it; `offset`: where
+    /// its transport-wide sequence number goes, as its writer reported (nil: found by parsing,
+    /// for a resent packet).
+    func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, transportSequenceAt offset: Int? = nil) -> Bool {
+        congestion.stamp(buffer, length: length, transportSequenceAt: offset)
         // The session has its own lock per direction: protect outside this one.
         guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length)
         else { return false }

@@ -133,7 +133,11 @@ public final class RTPReceiver: Sendable {
             continuation.finish()
             return
         }
-        let task = Task.detached { [weak self] in _ = await self?.decode(stream, parameters: parameters) }
+        let pipeline = parameters.codec.makeDecoderPipeline(parameters)
+        let task = Task.detached { [weak self] in
+            guard let self else { return }
+            await pipeline.decode(stream, for: self)
+        }
         decoder.withLock {
             $0?.cancel()
             $0 = task
@@ -267,99 +271,6 @@ public final class RTPReceiver: Sendable {
                 dlsr = UInt32(clamping: Int64((now - last.arrival) * 65536))
             }
             return path.statistics?.makeReport(lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
-        }
-    }
-
-    // MARK: Decoding (async)
-
-    private func decode(_ frames: AsyncStream<EncodedFrame>, parameters: Parameters) async {
-        switch parameters.codec {
-        case .opus:
-            guard let decoder = try? OpusDecoder(channels: 1) else { return }
-            var expected: UInt32?
-            var lastSamples: UInt32 = 960
-            for await frame in frames {
-                if audioDecodingSkipped.exchange(false, ordering: .relaxed) { expected = nil }
-                // A gap in RTP time is lost packets: the last one from the in-band FEC of this
-                // one when it carries some, the others concealed (at most 100 ms of them).
-                if let next = expected {
-                    let missing = RTPTimestamp.distance(from: next, to: frame.timestamp)
-                    if missing > 0 {
-                        let lost = (Int(missing) + Int(lastSamples) - 1) / Int(lastSamples)
-                        let fec = OpusDecoder.carriesFEC(frame.data)
-                        for _ in 0..<min(5, lost - (fec ? 1 : 0)) {
-                            guard let concealed = try? decoder.decode(nil) else { break }
-                            decoding.withLock {
-                                $0.concealedSamples += Int64(concealed.samplesPerChannel)
-                                $0.totalSamplesReceived += Int64(concealed.samplesPerChannel)
-                                $0.concealmentEvents += 1
-                            }
-                            track.push(.audio(concealed))
-                        }
-                        if fec, let recovered = try? decoder.recoverLost(from: frame) {
-                            decoding.withLock {
-                                $0.fecRecovered += 1
-                                $0.totalSamplesReceived += Int64(recovered.samplesPerChannel)
-                            }
-                            track.push(.audio(recovered))
-                        }
-                    }
-                }
-                let start = ContinuousClock.now
-                guard let audio = try? decoder.decode(frame) else {
-                    decoding.withLock { $0.framesDropped += 1 }
-                    continue
-                }
-                let elapsed = ContinuousClock.now - start
-                lastSamples = UInt32(max(1, audio.samplesPerChannel))
-                expected = frame.timestamp &+ lastSamples
-                let level = AudioLevelMeter.rms(of: audio)
-                decoding.withLock {
-                    $0.framesDecoded += 1
-                    $0.totalDecodeTime += elapsed.seconds
-                    $0.totalSamplesReceived += Int64(audio.samplesPerChannel)
-                    $0.audioLevel = level
-                }
-                track.push(.audio(audio))
-            }
-        case .vp8:
-            guard let decoder = try? VP8Decoder(maximumPixels: parameters.maximumDecodedPixels) else { return }
-            var picture = VideoFrame(width: 2, height: 2)
-            var lostSeen = framesLostBeforeDecoding.load(ordering: .relaxed)
-            for await frame in frames {
-                let lost = framesLostBeforeDecoding.load(ordering: .relaxed)
-                if lost != lostSeen {
-                    lostSeen = lost
-                    decoder.frameLost()
-                }
-                let start = ContinuousClock.now
-                let decoded: Bool
-                var tooLarge = false
-                do { decoded = try decoder.decode(frame, into: &picture) } catch {
-                    decoded = false
-                    if case .frameTooLarge = error { tooLarge = true }
-                }
-                let elapsed = ContinuousClock.now - start
-                guard decoded else {
-                    decoding.withLock {
-                        $0.framesDropped += 1
-                        if tooLarge { $0.framesTooLarge += 1 }
-                    }
-                    if decoder.needsKeyframe { keyframeNeeded.store(true, ordering: .relaxed) }
-                    continue
-                }
-                if frame.isKeyframe { keyframeNeeded.store(false, ordering: .relaxed) }
-                let now = NTPTime.monotonicSeconds()
-                decoding.withLock {
-                    $0.framesDecoded += 1
-                    $0.freezes.decoded(at: now)
-                    if frame.isKeyframe { $0.keyFramesDecoded += 1 }
-                    $0.totalDecodeTime += elapsed.seconds
-                    $0.frameWidth = picture.width
-                    $0.frameHeight = picture.height
-                }
-                track.push(.video(picture))
-            }
         }
     }
 }

@@ -104,23 +104,4 @@ extension SendPipeline {
         let bytes = UnsafeRawBufferPointer(rebasing: slot(index)[..<length])
         sender.retransmissions.withLock { $0?.store(bytes, at: now) }
     }
-
-    /// Tells the Opus encoder the loss the peer reports, so that its in-band FEC spends what
-    /// the loss needs (libwebrtc's audio network adaptor does the same): the last report's
-    /// fraction lost, or the loss over the whole call if higher (one quiet second between
-    /// reports does not switch FEC off).
-    func adaptToLoss(_ opus: OpusEncoder) {
-        guard parameters.recovery.inbandFEC else { return }
-        let fraction = sender.counters.withLock { c in
-            max(
-                c.remoteFractionLost,
-                c.packetsSent > 0 ? Double(max(0, c.remotePacketsLost)) / Double(c.packetsSent) : 0
-            )
-        }
-        let percent = min(50, Int((fraction * 100).rounded()))
-        guard percent != opus.configuration.expectedPacketLoss else { return }
-        var configuration = opus.configuration
-        configuration.expectedPacketLoss = percent
-        try? opus.apply(configuration)
-    }
 }

@@ -25,6 +25,15 @@ public struct RTPPacketWriter {
     @inlinable public var count: Int { written }
     @usableFromInline var extensionStart = -1
     @usableFromInline var inPayload = false
+    @usableFromInline var payloadStart = 0
+
+    /// The header's length (fixed header, CSRCs, extension block padded to whole words): where
+    /// the payload starts, as it will be once the first payload byte is written.
+    @inlinable public var headerLength: Int {
+        if inPayload { return payloadStart }
+        guard extensionStart >= 0 else { return count }
+        return count + (4 - (count - extensionStart) % 4) % 4
+    }
 
     /// Writes the fixed header into `buffer`.
     @inlinable
@@ -67,15 +76,19 @@ public struct RTPPacketWriter {
         written += 4
     }
 
-    /// Appends a header extension element with raw data.
+    /// Appends a header extension element with raw data; returns where its data starts in the
+    /// packet.
     @inlinable
-    public mutating func appendExtension(id: UInt8, data: UnsafeRawBufferPointer) throws(RTPError) {
+    @discardableResult
+    public mutating func appendExtension(id: UInt8, data: UnsafeRawBufferPointer) throws(RTPError) -> Int {
         try appendExtension(id: id, length: data.count) { $0.put(data, at: 0) }
     }
 
-    /// Appends a typed header extension element.
+    /// Appends a typed header extension element; returns where its data starts in the packet
+    /// (to rewrite it in place later, as a transport-wide sequence number is at send time).
     @inlinable
-    public mutating func appendExtension<E: RTPHeaderExtension>(_ value: E, id: UInt8) throws(RTPError) {
+    @discardableResult
+    public mutating func appendExtension<E: RTPHeaderExtension>(_ value: E, id: UInt8) throws(RTPError) -> Int {
         try appendExtension(id: id, length: value.encodedLength) { value.encode(into: $0) }
     }
 
@@ -84,7 +97,7 @@ public struct RTPPacketWriter {
         id: UInt8,
         length: Int,
         _ body: (UnsafeMutableRawBufferPointer) -> Void
-    ) throws(RTPError) {
+    ) throws(RTPError) -> Int {
         guard !inPayload else {
             throw .invalidField(what: "RTP extension after payload", offset: count, value: Int(id))
         }
@@ -125,8 +138,10 @@ public struct RTPPacketWriter {
             buffer.put8(id, at: count)
             buffer.put8(UInt8(length), at: count + 1)
         }
-        body(UnsafeMutableRawBufferPointer(rebasing: buffer[count + header..<count + header + length]))
+        let start = count + header
+        body(UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + length]))
         written += header + length
+        return start
     }
 
     /// Pads the extension block to whole words and writes its length.
@@ -134,11 +149,13 @@ public struct RTPPacketWriter {
     mutating func closeHeader() throws(RTPError) {
         guard !inPayload else { return }
         inPayload = true
+        payloadStart = count
         guard extensionStart >= 0 else { return }
         let pad = (4 - (count - extensionStart) % 4) % 4
         try reserve(pad)
         for i in 0..<pad { buffer.put8(0, at: count + i) }
         written += pad
+        payloadStart = count
         buffer.put16(UInt16((count - extensionStart - 4) / 4), at: extensionStart + 2)
     }
 

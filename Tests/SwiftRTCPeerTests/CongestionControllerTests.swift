@@ -56,6 +56,31 @@ import Testing
         #expect(numbers[1] == numbers[0] &+ 1 && numbers[2] == numbers[1] &+ 1)
     }
 
+    /// At the offset its writer reported, a packet is stamped as if parsed (the send path);
+    /// an offset outside the packet's header stamps nothing.
+    @Test func stampsAtTheWritersOffsetAsIfParsed() throws {
+        let controller = CongestionController()
+        controller.configure(Self.transportCC, caps: .init())
+        // In the test packet, abs-send-time (id 2) comes first: header 12, block header 4,
+        // element header 1 + 3 bytes, then the transport-wide number's header 1.
+        let offset = 12 + 4 + 4 + 1
+        for i in 0..<3 {
+            var parsed = try Self.packet(size: 200, sequence: UInt16(i), time: 0), told = parsed
+            let count = parsed.count
+            parsed.withUnsafeMutableBytes { controller.stamp($0, length: count) }
+            told.withUnsafeMutableBytes { controller.stamp($0, length: count, transportSequenceAt: offset) }
+            let first = try parsed.withRTP { try $0.extensionValue(TransportSequenceNumber.self, id: 3)?.value }
+            let second = try told.withRTP { try $0.extensionValue(TransportSequenceNumber.self, id: 3)?.value }
+            #expect(second == first.map { $0 &+ 1 })
+            #expect(parsed[..<offset] == told[..<offset] && parsed[(offset + 2)...] == told[(offset + 2)...])
+        }
+        var packet = try Self.packet(size: 200, sequence: 9, time: 0)
+        let before = packet, count = packet.count
+        packet.withUnsafeMutableBytes { controller.stamp($0, length: count, transportSequenceAt: count - 1) }
+        packet.withUnsafeMutableBytes { controller.stamp($0, length: count, transportSequenceAt: 4) }
+        #expect(packet == before)
+    }
+
     /// Sender → receiver → transport-cc → sender: the estimate moves from its start.
     @Test func transportFeedbackLoop() throws {
         let sender = CongestionController(), receiver = CongestionController()

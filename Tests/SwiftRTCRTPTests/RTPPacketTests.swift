@@ -123,6 +123,38 @@ import Testing
         }
     }
 
+    /// Where the writer says an element's data and the payload start is where the parser
+    /// finds them (the send path uses them instead of parsing its packets again), in both
+    /// forms, with and without CSRCs and padding of the extension block.
+    @Test(arguments: [
+        (RTPPacketWriter.ExtensionForm.oneByte, 0), (.oneByte, 2), (.twoByte, 0), (.twoByte, 1),
+    ])
+    func writerReportsExtensionOffsetsAndHeaderLength(form: RTPPacketWriter.ExtensionForm, csrcs: Int) throws {
+        var out = [UInt8](repeating: 0, count: 200)
+        let (length, midOffset, tsnOffset, header) = try out.withUnsafeMutableBytes { buffer in
+            var w = try RTPPacketWriter(
+                into: buffer,
+                header: RTPHeader(payloadType: 96, sequenceNumber: 1, timestamp: 2, ssrc: 3),
+                extensionForm: form
+            )
+            for i in 0..<csrcs { try w.appendCSRC(UInt32(100 + i)) }
+            let mid = try w.appendExtension(SDESMid(value: "a"), id: 4)
+            let tsn = try w.appendExtension(TransportSequenceNumber(value: 0x1234), id: 5)
+            let header = w.headerLength
+            try [UInt8](repeating: 7, count: 10).withUnsafeBytes { try w.appendPayload($0) }
+            #expect(w.headerLength == header)
+            return (try w.finish(), mid, tsn, header)
+        }
+        try Array(out[..<length]).withRTP { (p: RTPPacket) throws in
+            #expect(header == length - p.payloadLength)
+            let base = try #require(p.bytes.baseAddress)
+            let mid = try #require(p.extensionData(id: 4)?.baseAddress)
+            let tsn = try #require(p.extensionData(id: 5)?.baseAddress)
+            #expect(mid - base == midOffset && tsn - base == tsnOffset)
+            #expect(try p.extensionValue(TransportSequenceNumber.self, id: 5)?.value == 0x1234)
+        }
+    }
+
     @Test func writerRejectsWhatDoesNotFit() throws {
         var small = [UInt8](repeating: 0, count: 14)
         small.withUnsafeMutableBytes { buffer in

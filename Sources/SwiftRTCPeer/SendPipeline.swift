@@ -1,0 +1,158 @@
+import SwiftRTCCongestion
+import SwiftRTCCore
+import SwiftRTCRTP
+
+/// The packetize → send loop of one sender, for any codec: its codec's ``EncoderPipeline``
+/// encodes each frame and writes its packets into this pipeline's slots with the negotiated
+/// header extensions; the pipeline sends them (audio at once, on the thread that pushed the
+/// frame; video from the sender's task, paced). Packet buffers are allocated once.
+final class SendPipeline {
+    let sender: RTPSender
+    let parameters: RTPSender.Parameters
+    let transport: PeerTransport
+    /// The codec's encoding and packetizing (``CodecPipelines.swift`` picks it).
+    private let encoder: any EncoderPipeline
+    /// Packet buffers: room for a frame's packets before paced sending.
+    let slots: UnsafeMutableRawBufferPointer
+    /// Each slot's packet: its length, its payload's, and its RTP timestamp.
+    private let packets: UnsafeMutableBufferPointer<(length: Int, payload: Int, timestamp: UInt32)>
+    static let slotCount = 256
+    static let slotSize = 1500
+    static let mtu = 1200
+
+    /// Where the stream's first frame starts in RTP time (continuing the last pipeline's).
+    let timestampBase: UInt32
+    private var firstMediaTimestamp: UInt64?
+    /// Where the writer put the transport-wide sequence number and where the payload starts
+    /// (the same for every packet of the stream: the extensions are fixed by the negotiation).
+    private var transportSequenceOffset: Int?
+    private(set) var headerLength = 12
+    /// Video pacing of a frame's packets.
+    private var pacing = PacingBudget()
+    private let mid: SDESMid
+
+    init(sender: RTPSender, parameters: RTPSender.Parameters, transport: PeerTransport) {
+        self.sender = sender
+        self.parameters = parameters
+        self.transport = transport
+        slots = .allocate(byteCount: Self.slotCount * Self.slotSize, alignment: 16)
+        packets = .allocate(capacity: Self.slotCount)
+        packets.initialize(repeating: (0, 0, 0))
+        let continuity = sender.continuity.withLock { $0 }
+        timestampBase = continuity.nextTimestamp
+        mid = SDESMid(value: parameters.mid)
+        encoder = parameters.codec.makeEncoderPipeline(
+            ssrc: sender.ssrc,
+            payloadType: parameters.payloadType,
+            continuity: continuity
+        )
+    }
+
+    deinit {
+        slots.deallocate()
+        packets.deallocate()
+    }
+
+    func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: slots[index * Self.slotSize..<(index + 1) * Self.slotSize])
+    }
+
+    // MARK: Frames in
+
+    /// One audio frame, on the thread that pushed it: the encoder pipeline sends each packet
+    /// as it writes it. Dropped uncounted before the transport is keyed.
+    func push(_ frame: MediaFrame, enabled: Bool) {
+        guard transport.isKeyed else { return }
+        let count = encoder.send(frame, enabled: enabled, through: self)
+        for i in 0..<count { transmit(slot: i) }
+    }
+
+    /// One video frame from the sender's task: its packets are paced. Frames that come before
+    /// the transport is keyed are dropped uncounted (none could leave): the encoder's first
+    /// frame, a keyframe, is the first to go out.
+    func send(_ frame: MediaFrame, enabled: Bool) async {
+        guard transport.isKeyed else { return }
+        let count = encoder.send(frame, enabled: enabled, through: self)
+        guard count > 0 else { return }
+        // Paced at 2.5 times the target: the sender sleeps when the budget is spent (at most
+        // once per few milliseconds), never per packet.
+        var bytes = 0
+        for i in 0..<count { bytes += packets[i].length }
+        pacing.startFrame(
+            bytes: bytes,
+            targetBitrate: transport.congestion.targetBitrate(for: sender.kind),
+            now: CongestionController.microseconds()
+        )
+        for i in 0..<count {
+            let wait = pacing.wait(now: CongestionController.microseconds())
+            if wait > 0 { try? await Task.sleep(for: .microseconds(wait)) }
+            transmit(slot: i)
+            pacing.sent(bytes: packets[i].length, now: CongestionController.microseconds())
+        }
+    }
+
+    // MARK: For the codec's encoder pipeline
+
+    /// The RTP timestamp of a frame whose media time is `timestamp` (ticks of the clock rate).
+    func rtpTimestamp(for timestamp: UInt64) -> UInt32 {
+        if firstMediaTimestamp == nil { firstMediaTimestamp = timestamp }
+        return timestampBase &+ UInt32(truncatingIfNeeded: timestamp &- (firstMediaTimestamp ?? 0))
+    }
+
+    /// A frame passed through encoded: counted as captured, with its size if it says.
+    func countCaptured(_ encoded: EncodedFrame) {
+        sender.counters.withLock {
+            $0.framesCaptured += 1
+            if let w = encoded.width, let h = encoded.height {
+                $0.frameWidth = w
+                $0.frameHeight = h
+            }
+        }
+    }
+
+    /// Writes the negotiated header extensions every packet carries: mid, abs-send-time and
+    /// the transport-wide sequence number (0 here: numbered at send time, in wire order).
+    func writeExtensions(_ writer: inout RTPPacketWriter) throws(RTPError) {
+        let ids = parameters.extensions
+        if let id = ids.mid { try writer.appendExtension(mid, id: id) }
+        if let id = ids.absSendTime { try writer.appendExtension(AbsSendTime(ntp: NTPTime.now()), id: id) }
+        if let id = ids.transportSequenceNumber {
+            transportSequenceOffset = try writer.appendExtension(TransportSequenceNumber(value: 0), id: id)
+        }
+    }
+
+    /// Notes the packet just written into slot `index` (its header closed by the writer, of
+    /// ``headerLength`` bytes) for sending.
+    func written(slot index: Int, length: Int, header: Int, timestamp: UInt32) {
+        headerLength = header
+        packets[index] = (length, length - header, timestamp)
+    }
+
+    /// A frame's packets are written: counted as sent, and the stream's position kept for
+    /// the next pipeline.
+    func frameWritten(bytes: Int, continuity update: (inout RTPSender.Continuity) -> Void) {
+        sender.continuity.withLock { update(&$0) }
+        sender.counters.withLock {
+            $0.framesSent += 1
+            $0.encodedBytes += Int64(bytes)
+        }
+    }
+
+    // MARK: Out
+
+    /// Sends the packet written into slot `index` (kept for NACKs first), and counts it.
+    func transmit(slot index: Int) {
+        let packet = packets[index]
+        let now = NTPTime.monotonicSeconds()
+        remember(slot: index, length: packet.length, at: now)
+        guard transport.sendRTP(slot(index), length: packet.length, transportSequenceAt: transportSequenceOffset)
+        else { return }
+        sender.counters.withLock {
+            $0.packetsSent += 1
+            $0.bytesSent += Int64(packet.payload)
+            $0.headerBytesSent += Int64(packet.length - packet.payload)
+            $0.lastRTPTimestamp = packet.timestamp
+            $0.lastSendTime = now
+        }
+    }
+}
