@@ -29,10 +29,4 @@ extension PeerConnection {
         return (send, receive)
     }
 
-    /// Tests only: `drop` sees each received SRTP or DTLS datagram (RTP or record header in
-    /// the clear) before SRTP or DTLS does and returns true to lose it, as a lossy network
-    /// would. The transport is made by `createOffer` or the first `setRemoteDescription`.
-    func setIncomingDrop(_ drop: (@Sendable (UnsafeRawBufferPointer) -> Bool)?) {
-        transport?.incomingDrop.withLock { $0 = drop }
-    }
 }

@@ -41,9 +41,6 @@ final class PeerTransport: @unchecked Sendable {
     private let peerHasKeys = Atomic<Bool>(false)
     /// Whether a routed receiver takes video (the transport then gets every feedback tick).
     private let receivesVideo = Atomic<Bool>(false)
-    /// Tests only: decides per received SRTP or DTLS datagram (headers in the clear) whether
-    /// the network lost it, before SRTP or DTLS sees it.
-    let incomingDrop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
 
     /// Where received RTP and RTCP go.
     struct Routes {
@@ -243,7 +240,6 @@ final class PeerTransport: @unchecked Sendable {
     // MARK: Receive (transport thread)
 
     private func receiveDTLS(_ bytes: UnsafeRawBufferPointer) {
-        if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
         dtls.withLock { $0 }?.receive(bytes)
     }
 
@@ -284,7 +280,6 @@ final class PeerTransport: @unchecked Sendable {
     }
 
     private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
-        if let drop = incomingDrop.withLock({ $0 }), drop(bytes) { return }
         handleRTP(bytes, arrival: NTPTime.monotonicSeconds())
     }
 

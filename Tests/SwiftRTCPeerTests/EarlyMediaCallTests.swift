@@ -49,14 +49,15 @@ final class LastFlightLoss: Sendable {
         media.follow(await answerer.remoteTracks())
 
         let loss = LastFlightLoss(times: flightsLost)
+        let relay = try UDPRelay()
+        defer { relay.stop() }
+        // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost.
+        relay.dropping { loss.drops($0) }
         try await LoopbackCall.exchange(
             offerer: offerer,
             answerer: answerer,
-            answering: { answer in
-                // The answerer is the DTLS client: the offerer's ChangeCipherSpec and Finished are lost.
-                try #require(answer.sdp.contains("a=setup:active"))
-                await answerer.setIncomingDrop { loss.drops($0) }
-            }
+            relay: relay,
+            answering: { answer in try #require(answer.sdp.contains("a=setup:active")) }
         )
 
         let offererConnected = await LoopbackCall.waitConnected(offerer),
@@ -64,7 +65,7 @@ final class LastFlightLoss: Sendable {
         #expect(offererConnected && answererConnected)
         #expect(loss.lost.load(ordering: .relaxed) > flightsLost, "every lost flight was sent again")
         #expect(await LoopbackCall.wait { media.values.withLock { $0.videoFrames >= 60 && $0.audioFrames >= 100 } })
-        await answerer.setIncomingDrop(nil)
+        relay.dropping(nil)
         // The client's media told the server it has the keys: no resend after that.
         let server = try #require(await offerer.transport?.dtlsTransport)
         let resends = server.lastFlightResends

@@ -94,7 +94,7 @@ struct LoopbackCall {
     /// Sets up the call: tone + test pattern both ways (`frequencies` per side), waits
     /// for both sides to connect (nil `connectedAfter` if they did not within 10 s).
     /// `configurations` replaces the default configuration per side; `munge` may edit the
-    /// offer's SDP on its way to the answerer.
+    /// offer's SDP on its way to the answerer; with a `relay`, the two sides talk through it.
     static func start(
         frequencies: (Double, Double) = (440, 660),
         video: Bool = true,
@@ -102,6 +102,7 @@ struct LoopbackCall {
         height: Int = 120,
         framesPerSecond: Int = 15,
         configurations: (PeerConnection.Configuration, PeerConnection.Configuration)? = nil,
+        relay: UDPRelay? = nil,
         munge: @Sendable (String) -> String = { $0 }
     ) async throws -> LoopbackCall {
         let offerer = try PeerConnection(configuration: configurations?.0 ?? LoopbackCall.configuration)
@@ -123,7 +124,7 @@ struct LoopbackCall {
         offererMedia.follow(await offerer.remoteTracks())
         answererMedia.follow(await answerer.remoteTracks())
         let start = ContinuousClock.now
-        try await exchange(offerer: offerer, answerer: answerer, munge: munge)
+        try await exchange(offerer: offerer, answerer: answerer, relay: relay, munge: munge)
         let offererConnected = await waitConnected(offerer)
         let answererConnected = await waitConnected(answerer)
         let connected = offererConnected && answererConnected
@@ -151,23 +152,43 @@ struct LoopbackCall {
     static func exchange(
         offerer: PeerConnection,
         answerer: PeerConnection,
+        relay: UDPRelay? = nil,
         munge: (String) -> String = { $0 },
         answering: (SignalingDescription) async throws -> Void = { _ in }
     ) async throws {
+        // Through a relay, each side learns only the relay's candidates for the other.
+        func candidatesOut(_ sdp: String) -> String {
+            guard relay != nil else { return sdp }
+            return sdp.components(separatedBy: "\r\n").filter { !$0.hasPrefix("a=candidate:") }
+                .joined(separator: "\r\n")
+        }
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let offer = try await offerer.createOffer()
         try await offerer.setLocalDescription(offer)
-        try await answerer.setRemoteDescription(SignalingDescription(type: offer.type, sdp: munge(offer.sdp)))
+        try await answerer.setRemoteDescription(
+            SignalingDescription(type: offer.type, sdp: candidatesOut(munge(offer.sdp)))
+        )
         let answer = try await answerer.createAnswer()
         try await answering(answer)
         try await answerer.setLocalDescription(answer)
-        try await offerer.setRemoteDescription(answer)
-        forward(offererCandidates, to: answerer)
-        forward(answererCandidates, to: offerer)
+        try await offerer.setRemoteDescription(SignalingDescription(type: answer.type, sdp: candidatesOut(answer.sdp)))
+        forward(offererCandidates, of: .offerer, to: answerer, through: relay)
+        forward(answererCandidates, of: .answerer, to: offerer, through: relay)
     }
 
-    static func forward(_ candidates: AsyncStream<IceCandidateInit>, to peer: PeerConnection) {
-        Task { for await candidate in candidates { try? await peer.addIceCandidate(candidate) } }
+    static func forward(
+        _ candidates: AsyncStream<IceCandidateInit>,
+        of side: UDPRelay.Side = .offerer,
+        to peer: PeerConnection,
+        through relay: UDPRelay? = nil
+    ) {
+        Task {
+            for await candidate in candidates {
+                let given: IceCandidateInit? = if let relay { relay.rewrite(candidate, from: side) } else { candidate }
+                guard let given else { continue }
+                try? await peer.addIceCandidate(given)
+            }
+        }
     }
 
     /// Polls `condition` every 10 ms until it holds or `timeout` passes (generous: the whole

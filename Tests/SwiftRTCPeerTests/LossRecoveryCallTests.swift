@@ -5,10 +5,10 @@ import Testing
 
 @testable import SwiftRTCPeer
 
-/// A lossy network in front of one side's transport: drops a share of the incoming video
-/// (media and RTX alike) and audio datagrams, pseudo-randomly with a fixed seed, or every
-/// video datagram during an outage. Works on the SRTP datagrams before SRTP: the RTP header
-/// (payload type) is in the clear.
+/// What a lossy network in front of one side loses (through a ``UDPRelay``): a share of the
+/// incoming video (media and RTX alike) and audio datagrams, pseudo-randomly with a fixed
+/// seed, or every video datagram during an outage. Works on the SRTP datagrams: the RTP
+/// header (payload type) is in the clear; STUN and RTCP are never mistaken for them.
 final class LossyLink: Sendable {
     struct State {
         var seed: UInt32 = 0x2545_F491
@@ -26,7 +26,10 @@ final class LossyLink: Sendable {
     let audioPayloadType: UInt8 = 111
 
     func drops(_ datagram: UnsafeRawBufferPointer) -> Bool {
-        guard datagram.count >= 12 else { return false }
+        // SRTP only (RFC 7983: first byte 128-191; RFC 5761: RTCP types 192-223 are not RTP).
+        guard datagram.count >= 12, (128...191).contains(datagram[0]), !(192...223).contains(datagram[1]) else {
+            return false
+        }
         let payloadType = datagram[1] & 0x7F
         return state.withLock { s in
             s.seed = s.seed &* 1_103_515_245 &+ 12345
@@ -65,13 +68,25 @@ final class LossyLink: Sendable {
             return sdp.components(separatedBy: "\r\n").filter { !$0.hasSuffix(" nack") && !$0.hasSuffix(" nack pli") }
                 .joined(separator: "\r\n")
         }
-        let call = try await LoopbackCall.start(width: 320, height: 240, framesPerSecond: 20, munge: munge)
-        defer { Task { await call.close() } }
+        let relay = try UDPRelay()
+        let call = try await LoopbackCall.start(
+            width: 320,
+            height: 240,
+            framesPerSecond: 20,
+            relay: relay,
+            munge: munge
+        )
+        defer {
+            Task {
+                await call.close()
+                relay.stop()
+            }
+        }
         try #require(call.connectedAfter != nil)
         let media = await call.waitForMedia()
         try #require(media)
         let link = LossyLink()
-        await call.answerer.setIncomingDrop { link.drops($0) }
+        relay.dropping { link.drops($0) }
 
         // Loss phase: 10% of video and audio lost for 3 s.
         let before = (await call.offerer.stats(), await call.answerer.stats())
