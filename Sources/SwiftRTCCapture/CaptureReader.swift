@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// Reads the UDP datagrams out of a pcap or pcapng capture: link types Ethernet (with VLAN
@@ -44,7 +45,7 @@ public struct CaptureReader: Sequence {
         guard bytes.count >= 4 else {
             throw .truncated(what: "capture file header", offset: 0, needed: 24, available: bytes.count)
         }
-        let magic = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
+        let magic = bytes.withUnsafeBytes { $0.u32(0) }
         switch magic {
         case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
             guard bytes.count >= 24 else {
@@ -84,13 +85,10 @@ public struct CaptureReader: Sequence {
             }
         }
 
-        func u16(_ o: Int) -> UInt16 {
-            littleEndian ? UInt16(bytes[o]) | UInt16(bytes[o + 1]) << 8 : UInt16(bytes[o]) << 8 | UInt16(bytes[o + 1])
-        }
+        /// The file's byte order (each pcapng section's own); the caller checked the bounds.
+        func u16(_ o: Int) -> UInt16 { bytes.withUnsafeBytes { littleEndian ? $0.le16(o) : $0.u16(o) } }
 
-        func u32(_ o: Int) -> UInt32 {
-            littleEndian ? UInt32(u16(o)) | UInt32(u16(o + 2)) << 16 : UInt32(u16(o)) << 16 | UInt32(u16(o + 2))
-        }
+        func u32(_ o: Int) -> UInt32 { bytes.withUnsafeBytes { littleEndian ? $0.le32(o) : $0.u32(o) } }
 
         /// The next UDP datagram, nil at the end or after an error (see ``error``).
         public mutating func next() -> Datagram? {
@@ -140,9 +138,8 @@ public struct CaptureReader: Sequence {
                             available: bytes.count - offset
                         )
                     }
-                    let type =
-                        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-                        | UInt32(bytes[offset + 3])
+                    // The section header's type reads the same in both byte orders.
+                    let type = bytes.withUnsafeBytes { [offset] in $0.u32(offset) }
                     if type == 0x0A0D_0D0A {
                         // Section header: its byte-order magic decides the endianness of the section.
                         littleEndian = bytes[offset + 8] == 0x4D
@@ -230,7 +227,7 @@ public struct CaptureReader: Sequence {
 /// Takes link-layer, IP and UDP headers off a captured frame.
 enum LinkDecoder {
     static func be16(_ f: ArraySlice<UInt8>, _ o: Int) -> UInt16 {
-        UInt16(f[f.startIndex + o]) << 8 | UInt16(f[f.startIndex + o + 1])
+        f.withUnsafeBytes { $0.u16(o) }
     }
 
     /// The UDP datagram in `frame`, if it holds one.

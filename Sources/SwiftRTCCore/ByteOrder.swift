@@ -1,5 +1,7 @@
-// Big-endian loads and stores on raw byte buffers, with the bounds checked by the caller.
-// Every parser checks the length it needs once, then reads with these.
+// Byte-order loads and stores on raw byte buffers (big-endian for the network, `le` for the
+// little-endian file formats), with the bounds checked by the caller. Every parser checks the
+// length it needs once, then reads with these; readers of `[UInt8]` go through
+// `withUnsafeBytes` (no copy).
 
 extension UnsafeRawBufferPointer {
     @inlinable
@@ -23,6 +25,21 @@ extension UnsafeRawBufferPointer {
     @inlinable
     package func u64(_ offset: Int) -> UInt64 {
         UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    @inlinable
+    package func le16(_ offset: Int) -> UInt16 {
+        UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+
+    @inlinable
+    package func le32(_ offset: Int) -> UInt32 {
+        UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    @inlinable
+    package func le64(_ offset: Int) -> UInt64 {
+        UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// The bytes `offset..<offset+count` as a buffer of their own (no copy).
@@ -63,5 +80,18 @@ extension UnsafeMutableRawBufferPointer {
     package func put(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         guard bytes.count > 0, let base = baseAddress, let source = bytes.baseAddress else { return }
         (base + offset).copyMemory(from: source, byteCount: bytes.count)
+    }
+}
+
+/// Little-endian appenders, for the file writers.
+extension Array where Element == UInt8 {
+    package mutating func appendLE16(_ value: UInt16) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+    package mutating func appendLE32(_ value: UInt32) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+    package mutating func appendLE64(_ value: UInt64) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// Checks that a datagram is a sequence of whole DTLS records (RFC 6347 §4.1) before GnuTLS
 /// sees it. GnuTLS 3.7.9 reads a record whose length runs past the end of its datagram by
 /// pulling the *next* datagram as the rest of it, so a truncated or forged datagram could
@@ -27,7 +29,7 @@ enum DtlsRecordFraming {
             guard datagram.count - offset >= headerLength else { return false }
             let contentType = datagram[offset]
             guard (20...23).contains(contentType), datagram[offset + 1] == 0xFE else { return false }
-            let length = Int(datagram[offset + 11]) << 8 | Int(datagram[offset + 12])
+            let length = Int(datagram.u16(offset + 11))
             offset += headerLength
             guard length <= datagram.count - offset else { return false }
             offset += length

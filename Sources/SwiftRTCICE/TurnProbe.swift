@@ -2,6 +2,7 @@ import CNice
 
 #if canImport(Glibc)
 import Glibc
+import SwiftRTCCore
 #endif
 
 /// Asks a TURN server over UDP why it gives no allocation: libnice gives up on a TURN server
@@ -115,7 +116,7 @@ package struct StunMessage {
         guard received.count >= 20, Array(received[4..<8]) == Self.magicCookie, received[0] & 0xC0 == 0 else {
             return nil
         }
-        let length = Int(received[2]) << 8 | Int(received[3])
+        let length = Int(received.withUnsafeBytes { $0.u16(2) })
         guard length % 4 == 0, received.count == 20 + length else { return nil }
         bytes = received
     }
@@ -151,8 +152,8 @@ package struct StunMessage {
     package func attribute(_ type: UInt16) -> [UInt8]? {
         var offset = 20
         while offset + 4 <= bytes.count {
-            let attributeType = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let (attributeType, length) = bytes.withUnsafeBytes { [offset] in ($0.u16(offset), Int($0.u16(offset + 2)))
+            }
             let start = offset + 4
             guard start + length <= bytes.count else { return nil }
             if attributeType == type { return Array(bytes[start..<start + length]) }

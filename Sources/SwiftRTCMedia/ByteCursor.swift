@@ -1,3 +1,5 @@
+import SwiftRTCCore
+
 /// A bounds-checked little/big-endian reader over an in-memory file, used by every file
 /// parser here: each read either returns a value or throws ``MediaFileError/truncated``,
 /// so no input-derived index can trap.
@@ -47,19 +49,19 @@ struct ByteCursor {
     mutating func le16(_ what: String) throws(MediaFileError) -> UInt16 {
         try require(2, what)
         defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+        return bytes.withUnsafeBytes { $0.le16(offset) }
     }
 
     mutating func le32(_ what: String) throws(MediaFileError) -> UInt32 {
         try require(4, what)
         defer { offset += 4 }
-        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+        return bytes.withUnsafeBytes { $0.le32(offset) }
     }
 
     mutating func le64(_ what: String) throws(MediaFileError) -> UInt64 {
         try require(8, what)
         defer { offset += 8 }
-        return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+        return bytes.withUnsafeBytes { $0.le64(offset) }
     }
 
     /// `count` bytes as ASCII text (non-ASCII bytes shown as `?`), for magic checks.
@@ -68,17 +70,7 @@ struct ByteCursor {
     }
 }
 
-/// Little-endian appenders for the writers.
+/// ASCII text for the writers (the little-endian appenders are SwiftRTCCore's).
 extension Array where Element == UInt8 {
-    mutating func appendLE16(_ value: UInt16) {
-        append(UInt8(truncatingIfNeeded: value))
-        append(UInt8(truncatingIfNeeded: value >> 8))
-    }
-    mutating func appendLE32(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
-    mutating func appendLE64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
     mutating func appendASCII(_ text: String) { append(contentsOf: Array(text.utf8)) }
 }

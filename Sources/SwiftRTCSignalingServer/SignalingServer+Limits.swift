@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import SwiftRTCCore
 import Synchronization
 
 extension SignalingServer {
@@ -144,7 +145,7 @@ enum ClientAddress {
             return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
         }
         let groups = stride(from: 0, to: 8, by: 2).map {
-            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+            String(bytes.withUnsafeBytes { [offset = $0] in $0.u16(offset) }, radix: 16)
         }
         return groups.joined(separator: ":") + "::/64"
     }
