@@ -14,48 +14,37 @@ extension VideoFrame {
     /// allocation when `destination`'s storage is uniquely referenced). Copies the timestamp.
     public func scale(into destination: inout VideoFrame) {
         destination.timestamp = timestamp
-        let dw = destination.width, dh = destination.height
-        let dcw = destination.chromaWidth, dch = destination.chromaHeight
-        let dys = destination.yStride, duvs = destination.uvStride
-        y.withUnsafeBufferPointer { src in
-            destination.y.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(
+        let luma = Plane(width: destination.width, height: destination.height, stride: destination.yStride)
+        let chroma = Plane(
+            width: destination.chromaWidth,
+            height: destination.chromaHeight,
+            stride: destination.uvStride
+        )
+        Self.scale(y, Plane(width: width, height: height, stride: yStride), into: &destination.y, luma)
+        let source = Plane(width: chromaWidth, height: chromaHeight, stride: uvStride)
+        Self.scale(u, source, into: &destination.u, chroma)
+        Self.scale(v, source, into: &destination.v, chroma)
+    }
+
+    /// A plane's geometry.
+    struct Plane {
+        var width: Int
+        var height: Int
+        var stride: Int
+    }
+
+    static func scale(_ source: [UInt8], _ from: Plane, into destination: inout [UInt8], _ to: Plane) {
+        source.withUnsafeBufferPointer { src in
+            destination.withUnsafeMutableBufferPointer { dst in
+                scalePlane(
                     src,
-                    width: width,
-                    height: height,
-                    stride: yStride,
+                    width: from.width,
+                    height: from.height,
+                    stride: from.stride,
                     into: dst,
-                    width: dw,
-                    height: dh,
-                    stride: dys
-                )
-            }
-        }
-        u.withUnsafeBufferPointer { src in
-            destination.u.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(
-                    src,
-                    width: chromaWidth,
-                    height: chromaHeight,
-                    stride: uvStride,
-                    into: dst,
-                    width: dcw,
-                    height: dch,
-                    stride: duvs
-                )
-            }
-        }
-        v.withUnsafeBufferPointer { src in
-            destination.v.withUnsafeMutableBufferPointer { dst in
-                Self.scalePlane(
-                    src,
-                    width: chromaWidth,
-                    height: chromaHeight,
-                    stride: uvStride,
-                    into: dst,
-                    width: dcw,
-                    height: dch,
-                    stride: duvs
+                    width: to.width,
+                    height: to.height,
+                    stride: to.stride
                 )
             }
         }

@@ -31,6 +31,15 @@ public struct InterArrival: Sendable {
         var firstArrival: Int64
         var lastArrival: Int64
         var size: Int
+
+        /// A group of one packet.
+        init(sendTime: Int64, arrivalTime: Int64, size: Int) {
+            firstSend = sendTime
+            lastSend = sendTime
+            firstArrival = arrivalTime
+            lastArrival = arrivalTime
+            self.size = size
+        }
     }
 
     private var current: Group?
@@ -43,13 +52,7 @@ public struct InterArrival: Sendable {
     /// predecessor. Packets sent before the current group started (reordered) are ignored.
     public mutating func add(sendTime: Int64, arrivalTime: Int64, size: Int) -> Delta? {
         guard var group = current else {
-            current = Group(
-                firstSend: sendTime,
-                lastSend: sendTime,
-                firstArrival: arrivalTime,
-                lastArrival: arrivalTime,
-                size: size
-            )
+            current = Group(sendTime: sendTime, arrivalTime: arrivalTime, size: size)
             return nil
         }
         if sendTime < group.firstSend { return nil }
@@ -76,13 +79,7 @@ public struct InterArrival: Sendable {
             }
         }
         previous = group
-        current = Group(
-            firstSend: sendTime,
-            lastSend: sendTime,
-            firstArrival: arrivalTime,
-            lastArrival: arrivalTime,
-            size: size
-        )
+        current = Group(sendTime: sendTime, arrivalTime: arrivalTime, size: size)
         return delta
     }
 

@@ -15,6 +15,12 @@ public enum SignalingLimits {
     public static let defaultCallLogLimit = 50
     /// The largest call-log `offset` (a deeper page is refused as malformed).
     public static let maxCallLogOffset = 100_000
+
+    /// A call-log page's `limit` and `offset` within the ranges above (for a store, which
+    /// may be called with any).
+    package static func callLogPage(limit: Int, offset: Int) -> (limit: Int, offset: Int) {
+        (min(max(limit, 1), maxCallLogLimit), min(max(offset, 0), maxCallLogOffset))
+    }
     /// The range of a candidate's `sdpMLineIndex`: an index into a description's `m=`
     /// sections, of which the SDP parser takes at most `RemoteInputLimits.maxMediaSections` (64).
     public static let mediaSectionIndexRange = 0...(RemoteInputLimits.maxMediaSections - 1)

@@ -134,8 +134,7 @@ public final class PostgresCallLog: CallLogStore {
         limit: Int,
         offset: Int
     ) async throws(CallLogError) -> [CallRecord] {
-        let limit = min(max(limit, 1), SignalingLimits.maxCallLogLimit)
-        let offset = min(max(offset, 0), SignalingLimits.maxCallLogOffset)
+        let (limit, offset) = SignalingLimits.callLogPage(limit: limit, offset: offset)
         return try await run("reading the call log of \(user)") { [client, logger] in
             let rows = try await client.query(
                 """

@@ -269,8 +269,7 @@ public final class SQLiteCallLog: CallLogStore {
         limit: Int,
         offset: Int
     ) async throws(CallLogError) -> [CallRecord] {
-        let limit = min(max(limit, 1), SignalingLimits.maxCallLogLimit)
-        let offset = min(max(offset, 0), SignalingLimits.maxCallLogOffset)
+        let (limit, offset) = SignalingLimits.callLogPage(limit: limit, offset: offset)
         do {
             return try await database.read { db in
                 var conditions = ["p.user = ?", "c.ended IS NOT NULL"]

@@ -241,8 +241,7 @@ public final class SignalingServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-                guard let url = URL(string: "\(scheme)://\(authority)\(path)") else { return }
+                guard let url = URL(listeningOn: host, port: port, scheme: scheme, path: path) else { return }
                 await onListening(url)
             },
             logger: httpLogger

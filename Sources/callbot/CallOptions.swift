@@ -237,13 +237,6 @@ struct RunOptions: ParsableArguments {
     func validate() throws {
         try Seconds.check(duration, "--duration")
         try Seconds.check(statsInterval, "--stats-interval")
-        if let report {
-            let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-            else {
-                throw ValidationError("--report \(report): the folder \(directory) does not exist")
-            }
-        }
+        try ReportPath.check(report)
     }
 }

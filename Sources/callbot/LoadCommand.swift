@@ -175,14 +175,7 @@ struct LoadCommand: AsyncParsableCommand {
         try Seconds.check(ramp, "--ramp", above: 0, orEqual: true)
         try Seconds.check(setupTimeout, "--setup-timeout", above: 1, orEqual: true)
         try Seconds.check(loginTimeout, "--login-timeout", above: 1, orEqual: true)
-        if let report {
-            let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-            else {
-                throw ValidationError("--report \(report): the folder \(directory) does not exist")
-            }
-        }
+        try ReportPath.check(report)
         _ = try logins()
     }
 
