@@ -352,15 +352,23 @@ let package = Package(
         ),
         .target(
             name: "TransportTestSupport",
-            dependencies: ["SwiftRTCICE", "SwiftRTCSDP"],
+            dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "SocketTestSupport"],
             path: "Tests/TransportTestSupport"
         ),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
-        .target(name: "PostgresTestSupport", dependencies: ["TestScheduling"], path: "Tests/PostgresTestSupport"),
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["TestScheduling", "SocketTestSupport"],
+            path: "Tests/PostgresTestSupport"
+        ),
+        // Loopback socket addresses for the tests' relays, fake peers and free-port probes.
+        .target(name: "SocketTestSupport", path: "Tests/SocketTestSupport"),
         .testTarget(
             name: "SwiftRTCDTLSTests",
-            dependencies: ["SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling"]
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling", "SocketTestSupport",
+            ]
         ),
         .testTarget(
             name: "SwiftRTCSRTPTests",
@@ -380,7 +388,7 @@ let package = Package(
             name: "SwiftRTCPeerTests",
             dependencies: [
                 "SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-                "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion",
+                "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion", "SocketTestSupport",
             ]
         ),
         .testTarget(
@@ -395,6 +403,7 @@ let package = Package(
             name: "SwiftRTCSignalingServerTests",
             dependencies: [
                 "SwiftRTCSignalingServer", "SwiftRTCSignaling", "PostgresTestSupport", "TestScheduling",
+                "SocketTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 // A call log database of an earlier schema, written by the migration tests.
                 .product(name: "GRDB", package: "GRDB.swift"),

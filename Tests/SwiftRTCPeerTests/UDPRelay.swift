@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SocketTestSupport
 #endif
 
 /// A lossy network between two PeerConnections on loopback, on the tests' side: each side is
@@ -31,19 +32,12 @@ final class UDPRelay: Sendable {
         for _ in 0..<2 {
             let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            var address = Self.loopback(port: 0)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-                }
-            }
-            guard bound else {
+            guard let port = bindLoopback(fd) else {
                 close(fd)
                 throw POSIXError(.EADDRINUSE)
             }
             sockets.append(fd)
-            ports.append(UInt16(bigEndian: address.sin_port))
+            ports.append(port)
         }
         self.sockets = sockets
         self.ports = ports
@@ -60,7 +54,7 @@ final class UDPRelay: Sendable {
         guard !candidate.isEndOfCandidates, var parsed = try? IceCandidate(sdpLine: candidate.candidate),
             !parsed.isTCP, parsed.address == "127.0.0.1"
         else { return nil }
-        let real = Self.loopback(port: parsed.port)
+        let real = sockaddr_in.loopback(port: parsed.port)
         targets.withLock { $0[side.rawValue] = real }
         parsed.port = ports[side.rawValue]
         return IceCandidateInit(
@@ -74,14 +68,6 @@ final class UDPRelay: Sendable {
         running.store(false, ordering: .relaxed)
         while !finished.load(ordering: .relaxed) { usleep(1000) }
         for fd in sockets { close(fd) }
-    }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 
     /// One thread: a datagram that arrives on the socket standing in for side `i` came from

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SocketTestSupport
 import Synchronization
 
 /// A TCP relay on 127.0.0.1 (a free port) to a port of 127.0.0.1, whose connections a test
@@ -21,7 +22,7 @@ final class TCPRelay: Sendable {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = Self.loopback(port: 0)
+        var address = sockaddr_in.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -84,7 +85,7 @@ final class TCPRelay: Sendable {
                 continue
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: targetPort)
+            var address = sockaddr_in.loopback(port: targetPort)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -150,13 +151,5 @@ final class TCPRelay: Sendable {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         shutdown(socket, Int32(SHUT_RDWR))
-    }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }

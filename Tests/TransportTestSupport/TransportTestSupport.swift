@@ -1,6 +1,7 @@
 // Test support shared by the transport-level test targets (ICE, and ICE + DTLS + SRTP
 // together): two agents wired by trickle, a coturn on loopback, recorders for async streams.
 import Foundation
+import SocketTestSupport
 import SwiftRTCICE
 import SwiftRTCSDP
 import Synchronization
@@ -236,27 +237,15 @@ public final class Coturn {
 public func freeUDPPort() throws -> UInt16 {
     let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-        }
-    }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return UInt16(bigEndian: address.sin_port)
+    guard let port = bindLoopback(descriptor) else { throw POSIXError(.EADDRINUSE) }
+    return port
 }
 
 /// Sends one STUN Binding request to 127.0.0.1:`port` and says whether a response came in 100 ms.
 public func stunBindingAnswered(port: UInt16) -> Bool {
     let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var address = sockaddr_in.loopback(port: port)
     let request: [UInt8] = [0, 1, 0, 0, 0x21, 0x12, 0xA4, 0x42] + (0..<12).map { _ in UInt8.random(in: 0...255) }
     let sent = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

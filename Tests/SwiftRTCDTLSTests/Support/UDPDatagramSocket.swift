@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SocketTestSupport
 import SwiftRTCCore
 import SwiftRTCDTLS
 import Synchronization
@@ -20,7 +21,7 @@ final class UDPDatagramSocket: DatagramSender {
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = Self.loopback(port: 0)
+        var address = sockaddr_in.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -49,7 +50,7 @@ final class UDPDatagramSocket: DatagramSender {
 
     /// Sends to 127.0.0.1:`port` from now on.
     func connect(toPort port: UInt16) {
-        var address = Self.loopback(port: port)
+        var address = sockaddr_in.loopback(port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -96,13 +97,5 @@ final class UDPDatagramSocket: DatagramSender {
             if !connected { connect(toPort: UInt16(bigEndian: source.sin_port)) }
             buffer.withUnsafeBytes { transport.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
-    }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
