@@ -27,7 +27,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     private let stream: Broadcast<MediaFrame>
     /// Audio senders: each pushed frame goes to them at once, on the pushing thread.
     private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame, _ enabled: Bool) -> Void)]>([])
-    private let sink = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
+    private let sink = Mutex<Callback<AudioFrame, Void>?>(nil)
     private let player = Mutex<Task<Void, any Error>?>(nil)
     private let pcmInput = Mutex<PCMSource?>(nil)
     private let ended = Atomic<Bool>(false)
@@ -89,10 +89,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// A remote video track's way to ask its sender for a keyframe (a PLI or FIR on the next
     /// feedback tick, rate limited): a recorder starting mid-stream needs one to begin its file.
-    private let keyframeRequester = Mutex<(@Sendable () -> Void)?>(nil)
+    private let keyframeRequester = Mutex<Callback<Void, Void>?>(nil)
 
     func setKeyframeRequester(_ request: @escaping @Sendable () -> Void) {
-        keyframeRequester.withLock { $0 = request }
+        keyframeRequester.withLock { $0 = Callback(request) }
     }
 
     /// Asks the sender of a remote video track for a keyframe (nothing for other tracks).
@@ -115,7 +115,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Calls `sink` with every decoded audio frame (48 kHz PCM) of a remote audio track, on
     /// the decoding task (setting one makes a remote audio track decode); `nil` removes it.
     public func setAudioSink(_ sink: (@Sendable (AudioFrame) -> Void)?) {
-        self.sink.withLock { $0 = sink }
+        self.sink.withLock { $0 = sink.map(Callback.init) }
     }
 
     /// Plays `source` into the track (replacing what played before) until it ends or the

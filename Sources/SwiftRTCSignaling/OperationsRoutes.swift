@@ -1,4 +1,5 @@
 import Hummingbird
+import SwiftRTCCore
 import Synchronization
 
 /// The operations endpoints the HTTP servers of SwiftRTC (the signaling server, the WHIP
@@ -11,12 +12,18 @@ import Synchronization
 ///   ``exporter`` (`callbot` bootstraps swift-metrics with swift-prometheus and sets it); `404`
 ///   before.
 public enum OperationsRoutes {
-    private static let metrics = Mutex<(@Sendable () -> String)?>(nil)
+    private static let metrics = Mutex<Callback<Void, String>?>(nil)
 
     /// What `/metrics` answers: the text of the process's metrics registry.
     public static var exporter: (@Sendable () -> String)? {
-        get { metrics.withLock { $0 } }
-        set { metrics.withLock { $0 = newValue } }
+        get {
+            guard let metrics = metrics.withLock({ $0 }) else { return nil }
+            return { metrics() }
+        }
+        set {
+            let callback = newValue.map { text in Callback<Void, String> { _ in text() } }
+            metrics.withLock { $0 = callback }
+        }
     }
 
     /// Adds the three routes; `ready` answers `/readyz`.

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCSDP
+import SwiftRTCCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ final class UDPRelay: Sendable {
     private let sockets: [Int32]
     let ports: [UInt16]
     private let targets = Mutex<[sockaddr_in?]>([nil, nil])
-    private let drop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
+    private let drop = Mutex<Callback<UnsafeRawBufferPointer, Bool>?>(nil)
     private let running = Atomic<Bool>(true)
     private let finished = Atomic<Bool>(false)
     /// Datagrams passed on, and lost, toward the answerer.
@@ -45,7 +46,7 @@ final class UDPRelay: Sendable {
     }
 
     /// What is lost on the way to the answerer from now on (nil: nothing).
-    func dropping(_ drop: (@Sendable (UnsafeRawBufferPointer) -> Bool)?) { self.drop.withLock { $0 = drop } }
+    func dropping(_ drop: (@Sendable (UnsafeRawBufferPointer) -> Bool)?) { self.drop.withLock { $0 = drop.map(Callback.init) } }
 
     /// `candidate` of `side`, as the other side is to see it: the relay's socket for `side`
     /// in place of its address (nil for what the relay does not carry: TCP, the end marker).
