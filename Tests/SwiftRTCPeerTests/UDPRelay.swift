@@ -1,6 +1,6 @@
 import Foundation
-import SwiftRTCSDP
 import SwiftRTCCore
+import SwiftRTCSDP
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,7 +46,9 @@ final class UDPRelay: Sendable {
     }
 
     /// What is lost on the way to the answerer from now on (nil: nothing).
-    func dropping(_ drop: (@Sendable (UnsafeRawBufferPointer) -> Bool)?) { self.drop.withLock { $0 = drop.map(Callback.init) } }
+    func dropping(_ drop: (@Sendable (UnsafeRawBufferPointer) -> Bool)?) {
+        self.drop.withLock { $0 = drop.map(Callback.init) }
+    }
 
     /// `candidate` of `side`, as the other side is to see it: the relay's socket for `side`
     /// in place of its address (nil for what the relay does not carry: TCP, the end marker).
