@@ -23,10 +23,9 @@ final class SendPipeline {
     /// Where the stream's first frame starts in RTP time (continuing the last pipeline's).
     let timestampBase: UInt32
     private var firstMediaTimestamp: UInt64?
-    /// Where the writer put the transport-wide sequence number and where the payload starts
-    /// (the same for every packet of the stream: the extensions are fixed by the negotiation).
+    /// Where the writer put the transport-wide sequence number (the same for every packet of
+    /// the stream: the extensions are fixed by the negotiation).
     private var transportSequenceOffset: Int?
-    private(set) var headerLength = 12
     /// Video pacing of a frame's packets.
     private var pacing = PacingBudget()
     private let mid: SDESMid
@@ -121,10 +120,9 @@ final class SendPipeline {
         }
     }
 
-    /// Notes the packet just written into slot `index` (its header closed by the writer, of
-    /// ``headerLength`` bytes) for sending.
+    /// Notes the packet just written into slot `index` (`header`: its header's length, as its
+    /// writer reported) for sending.
     func written(slot index: Int, length: Int, header: Int, timestamp: UInt32) {
-        headerLength = header
         packets[index] = (length, length - header, timestamp)
     }
 
