@@ -116,10 +116,12 @@ enum ConnectionsScenario {
     }
 
     /// Connects `count` calls, `concurrency` at a time, each with an audio track both ways
-    /// (or, without `audioTracks`, an audio transceiver offered and nothing sent).
+    /// and with `video` a video track too (or, without `audioTracks`, an audio transceiver
+    /// offered and nothing sent).
     static func connectAll(
         _ count: Int,
         audioTracks: Bool = true,
+        video: Bool = false,
         concurrency: Int = setupConcurrency
     ) async throws -> [LoopbackCall] {
         try await withThrowingTaskGroup(of: LoopbackCall.self) { group in
@@ -129,8 +131,10 @@ enum ConnectionsScenario {
                 group.addTask {
                     try await LoopbackCall.connect(timeout: .seconds(60)) { offerer, answerer in
                         if audioTracks {
-                            try await offerer.addTrack(MediaStreamTrack(kind: .audio))
-                            try await answerer.addTrack(MediaStreamTrack(kind: .audio))
+                            for pc in [offerer, answerer] {
+                                try await pc.addTrack(MediaStreamTrack(kind: .audio))
+                                if video { try await pc.addTrack(MediaStreamTrack(kind: .video)) }
+                            }
                         } else {
                             try await offerer.addTransceiver(.audio)
                         }

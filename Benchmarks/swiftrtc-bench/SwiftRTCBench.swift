@@ -14,7 +14,7 @@ struct SwiftRTCBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swiftrtc-bench",
         abstract: "SwiftRTC throughput, connections, setup time and memory, against the limits.",
-        subcommands: [All.self, Throughput.self, Connections.self, Setup.self, Memory.self],
+        subcommands: [All.self, Throughput.self, Connections.self, Setup.self, Memory.self, Soak.self],
         defaultSubcommand: All.self
     )
 
@@ -133,5 +133,29 @@ extension SwiftRTCBench {
         )
         @OptionGroup var options: BenchOptions
         func run() async throws { try await SwiftRTCBench.run([.memory], options: options) }
+    }
+
+    struct Soak: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "N calls held for --minutes (audio, --video, --record): resident memory and heap each minute, growth per call."
+        )
+        @Option(help: "Concurrent calls.") var calls = 1
+        @Option(help: "Minutes of media.") var minutes: Double = 60
+        @Flag(help: "VP8 320x240 at 30 fps both ways beside the audio.") var video = false
+        @Flag(help: "Record the answerer's side of every call (WebM with video, else Ogg).") var record = false
+        @Flag(help: "Print the result as one JSON object.") var json = false
+
+        func validate() throws {
+            guard (1...5000).contains(calls) else { throw ValidationError("--calls takes 1...5000") }
+            guard minutes > 0, minutes <= 48 * 60 else { throw ValidationError("--minutes must be in (0, 2880]") }
+        }
+
+        func run() async throws {
+            SwiftRTCLogging.level = .nothing
+            _ = ProcessUsage.raiseFileLimit()
+            let result = try await SoakScenario.run(calls: calls, minutes: minutes, video: video, record: record)
+            SwiftRTCBench.output(json ? result.jsonLine : BenchTable.render([result]))
+        }
     }
 }
