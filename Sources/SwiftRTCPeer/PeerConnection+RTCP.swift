@@ -33,24 +33,16 @@ extension PeerConnection {
         for transceiver in transceiverList {
             let sender = transceiver.sender
             guard let parameters = sender.parameters else { continue }
-            let counters = sender.counters.withLock { $0 }
-            guard counters.packetsSent > 0, let sentAt = counters.lastSendTime else { continue }
-            // The RTP time now: the last packet's timestamp advanced by the time since.
-            let rtp =
-                counters.lastRTPTimestamp
-                &+ UInt32(truncatingIfNeeded: Int64((now - sentAt) * Double(parameters.clockRate)))
-            packets.append(
-                .senderReport(
-                    SenderReport(
-                        ssrc: sender.ssrc,
-                        ntpTimestamp: ntp,
-                        rtpTimestamp: rtp,
-                        packetCount: UInt32(truncatingIfNeeded: counters.packetsSent),
-                        octetCount: UInt32(truncatingIfNeeded: counters.bytesSent),
-                        reports: packets.isEmpty ? Array(blocks.prefix(31)) : []
-                    )
+            guard
+                let report = sender.counters.withLock({ $0 }).senderReport(
+                    ssrc: sender.ssrc,
+                    clockRate: parameters.clockRate,
+                    ntp: ntp,
+                    now: now,
+                    reports: packets.isEmpty ? Array(blocks.prefix(31)) : []
                 )
-            )
+            else { continue }
+            packets.append(.senderReport(report))
             chunks.append(
                 SourceDescription.Chunk(
                     source: sender.ssrc,

@@ -385,17 +385,11 @@ final class PeerTransport: @unchecked Sendable {
         let now = NTPTime.middle(NTPTime.now())
         for block in blocks {
             guard let sender = routes.withLock({ $0.senders[block.ssrc] }) else { continue }
-            var rtt: Double?
-            if block.lastSenderReport != 0 {
-                let units = now &- block.lastSenderReport &- block.delaySinceLastSenderReport
-                // A peer's LSR and DLSR can make any round trip up (32-bit wrap: "negative"
-                // ones come out near 2^32 units); longer than the limit is not used.
-                let seconds = Double(units) / 65536
-                if seconds <= RemoteInputLimits.maxRoundTripTime {
-                    rtt = seconds
-                } else {
-                    limitHits.hit(.roundTripTime)
-                }
+            // A peer's LSR and DLSR can make any round trip up: longer than the limit is not used.
+            var rtt = block.roundTripTime(arrivedAt: now)
+            if let seconds = rtt, seconds > RemoteInputLimits.maxRoundTripTime {
+                rtt = nil
+                limitHits.hit(.roundTripTime)
             }
             let clockRate = Double(sender.parameters?.clockRate ?? 90_000)
             sender.counters.withLock {

@@ -51,6 +51,17 @@ public struct ReceptionReport: Sendable, Hashable {
         self.delaySinceLastSenderReport = delaySinceLastSenderReport
     }
 
+    /// The round trip this block measures when it arrives at `now` (the middle 32 bits of
+    /// the NTP time then, ``SwiftRTCCore/NTPTime``), in seconds: RFC 3550 §6.4.1's
+    /// A - LSR - DLSR in 1/65536 s, taken modulo 2^32 since those 32 bits wrap every
+    /// 65,536 s (18.2 hours) of a call. Nil when the block refers to no sender report
+    /// (LSR 0). A peer's LSR and DLSR can make any value up: "negative" round trips come out
+    /// near 2^16 s, for the caller's limit to refuse.
+    public func roundTripTime(arrivedAt now: UInt32) -> Double? {
+        guard lastSenderReport != 0 else { return nil }
+        return Double(now &- lastSenderReport &- delaySinceLastSenderReport) / 65536
+    }
+
     static let length = 24
 
     init(_ b: UnsafeRawBufferPointer, at o: Int) {

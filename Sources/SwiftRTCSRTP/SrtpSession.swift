@@ -210,6 +210,18 @@ extension SrtpSession {
         return Int(newLength)
     }
 
+    /// libsrtp's rollover counter for `ssrc` (RFC 3711 §3.3.1: the sequence number wraps so
+    /// far, the high 32 bits of the packet index) in the outbound or inbound context; nil
+    /// while that SSRC has no stream there.
+    package func rolloverCounter(ssrc: UInt32, outbound isOutbound: Bool) -> UInt32? {
+        var roc: UInt32 = 0
+        let status =
+            isOutbound
+            ? outboundLock.withLock { _ in srtp_get_stream_roc(outbound, ssrc, &roc) }
+            : inboundLock.withLock { _ in srtp_get_stream_roc(inbound, ssrc, &roc) }
+        return status == srtp_err_status_ok ? roc : nil
+    }
+
     private func count(_ error: SrtpPacketError) {
         switch error {
         case .authenticationFailed: authenticationFailureCount.wrappingAdd(1, ordering: .relaxed)

@@ -293,3 +293,60 @@ private var recordExecutable: URL {
     #expect(times.count == frames)
     #expect(abs((times.last ?? 0) - 30 * 3600) < 0.01)
 }
+
+/// A 30-hour call's recording: audio (48 kHz RTP clock, which wraps at 24.9 hours) and video
+/// (90 kHz, wrapping at 13.3 hours) with a frame of each every 50 s, each clock starting at a
+/// different point of its 32 bits. ffmpeg decodes it to the end, and every audio frame lies
+/// where the video frame written beside it does, to the millisecond.
+@Test func webmRecorderKeepsAudioAndVideoInSyncPastThirtyHours() async throws {
+    let directory = try temporaryDirectory()
+    let ivf = try await makeIVF(in: directory, count: 1, width: 160, height: 120)
+    let keyframe = try #require(try readFrames(try IVFReader(path: ivf)).first)
+    let opusReader = try OggOpusReader(path: try await makeOggOpus(in: directory, seconds: 0.1, channels: 2))
+    let opus = try #require(try readFrames(opusReader).last)
+    let path = directory + "/day.webm"
+    let recorder = try WebMRecorder(
+        path: path,
+        audio: opusReader.head,
+        video: .init(width: 160, height: 120),
+        trackStart: .zero
+    )
+    let frames = 30 * 3600 / 50 + 1
+    var audioTimestamp = UInt32.max - 20 * 50 * 48_000  // wraps after 1000 s, and again at 25 h
+    var videoTimestamp: UInt32 = 123_456_789  // wraps after 12.9 h
+    for _ in 0..<frames {
+        var audio = opus, video = keyframe
+        audio.timestamp = audioTimestamp
+        video.timestamp = videoTimestamp
+        try recorder.write(audio)
+        try recorder.write(video)
+        audioTimestamp &+= 50 * 48_000
+        videoTimestamp &+= 50 * 90_000
+    }
+    try recorder.close()
+    #expect(recorder.timestampJumps == 0 && recorder.skippedFrames == 0)
+
+    func times(_ stream: String) async throws -> [Double] {
+        try await run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]
+        )
+        .split(separator: "\n").compactMap { Double($0) }
+    }
+    let audioTimes = try await times("a"), videoTimes = try await times("v")
+    #expect(audioTimes.count == frames && videoTimes.count == frames)
+    // Audio shows 7 ms early (the Opus pre-skip as CodecDelay, which the decoder drops).
+    let offsets = zip(audioTimes, videoTimes).map { $0 + 0.0065 - $1 }
+    #expect(offsets.allSatisfy { abs($0) < 0.001 }, "audio - video from \(offsets.min()!) to \(offsets.max()!) s")
+    #expect(abs((videoTimes.last ?? 0) - 30 * 3600) < 0.001)
+
+    // Played to the end: every frame of both tracks decodes, the last 30 hours in.
+    let played = try await run(
+        "/usr/bin/ffmpeg",
+        ["-v", "error", "-i", path, "-map", "0", "-f", "framemd5", "-"]
+    )
+    let decoded = played.split(separator: "\n").filter { !$0.hasPrefix("#") }
+    #expect(
+        decoded.filter { $0.hasPrefix("0,") }.count == frames && decoded.filter { $0.hasPrefix("1,") }.count == frames
+    )
+}
