@@ -25,8 +25,10 @@ import Synchronization
 final class CallRecorder: Sendable {
     private struct Recording {
         let continuation: AsyncStream<MediaFrame>.Continuation
-        let writer: Task<URL?, Never>
+        let writer: Task<[URL], Never>
         var feeders: [Task<Void, Never>] = []
+        /// The user's video, for the keyframe a new part begins with.
+        let videoTracks: Locked<[MediaStreamTrack]>
     }
 
     let option: RecordingOption
@@ -36,7 +38,9 @@ final class CallRecorder: Sendable {
     private let withVideo: Bool
     private let trimming: SilenceTrimming?
     private let recordings = Mutex<[String: Recording]>([:])
-    private let local: Task<URL?, Never>?
+    private let local: Task<[URL], Never>?
+    /// When a file goes on in a new part.
+    private let rollover: MediaRecorder.Rollover?
     /// Told what failed when a file cannot be written (the session's ``CallSessionEvent/recordingFailed(reason:)``).
     private let onFailure: @Sendable (String) -> Void
 
@@ -48,9 +52,11 @@ final class CallRecorder: Sendable {
         localAudio: MediaStreamTrack,
         videoCall: Bool,
         trimming: SilenceTrimming? = nil,
+        rollover: MediaRecorder.Rollover? = nil,
         onFailure: @escaping @Sendable (String) -> Void
     ) {
         self.onFailure = onFailure
+        self.rollover = rollover
         self.option = option
         self.folder = folder
         self.name = name
@@ -59,38 +65,43 @@ final class CallRecorder: Sendable {
         if option == .localAndRemoteAudio || option == .localAudioRemoteAudioVideo {
             let base = Self.fileBase(name, localUser)
             let frames = localAudio.frames()
-            local = Self.write(base: base, extension: "ogg", folder: folder, onFailure: onFailure) {
-                url throws(MediaFileError) in
-                try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
+            local = Self.write(base: base, extension: "ogg", folder: folder, rollover: rollover, onFailure: onFailure) {
+                parts throws(MediaFileError) in
+                try await MediaRecorder.writeOgg(frames, to: parts, trimming: trimming)
             }
         } else {
             local = nil
         }
     }
 
-    /// Reserves `<base>.<extension>` (or the next free name) and runs `write` into it: the
-    /// file if it got something, nil (removed) if not or if it failed (told to `onFailure`).
+    /// Reserves `<base>.<extension>` (or the next free name) and runs `write` into it and,
+    /// with a `rollover`, its parts: the files written; none (the empty file removed) if
+    /// nothing came or the first file failed. After a failure (told to `onFailure`) in a
+    /// later part, the parts written before it stay.
     private static func write(
         base: String,
         extension ext: String,
         folder: RecordingFolder,
+        rollover: MediaRecorder.Rollover?,
         onFailure: @escaping @Sendable (String) -> Void,
-        _ write: @escaping @Sendable (URL) async throws(MediaFileError) -> MediaRecorder.Nothing?
-    ) -> Task<URL?, Never> {
+        _ write: @escaping @Sendable (RecordingParts) async throws(MediaFileError) -> MediaRecorder.Nothing?
+    ) -> Task<[URL], Never> {
         Task {
             let url: URL
             do { url = try folder.createFile(base: base, extension: ext) } catch {
                 onFailure("recording \(folder.url.appendingPathComponent(base).path).\(ext): \(error)")
-                return nil
+                return []
             }
+            let parts = RecordingParts(first: url, rollover: rollover)
             do {
-                if try await write(url) == nil { return url }
+                if try await write(parts) == nil { return parts.files }
             } catch {
                 SwiftRTCLogging.logger("calls").warning("recording \(url.path): \(error)")
                 onFailure("recording \(url.path): \(error)")
+                if parts.files.count > 1 { return parts.files }
             }
             try? FileManager.default.removeItem(at: url)
-            return nil
+            return []
         }
     }
 
@@ -129,24 +140,28 @@ final class CallRecorder: Sendable {
                     bufferingPolicy: .bufferingNewest(256)
                 )
                 let (withVideo, trimming) = (withVideo, trimming)
+                let videoTracks = Locked<[MediaStreamTrack]>([])
                 let writer = Self.write(
                     base: Self.fileBase(name, user),
                     extension: withVideo ? "webm" : "ogg",
                     folder: folder,
+                    rollover: rollover,
                     onFailure: onFailure
-                ) { url throws(MediaFileError) in
+                ) { parts throws(MediaFileError) in
                     withVideo
                         ? try await MediaRecorder.writeWebM(
                             frames,
-                            to: url,
+                            to: parts,
                             hasVideo: true,
                             hasAudio: true,
-                            trimming: trimming
+                            trimming: trimming,
+                            requestKeyframe: { for track in videoTracks.withLock({ $0 }) { track.requestKeyframe() } }
                         )
-                        : try await MediaRecorder.writeOgg(frames, to: url, trimming: trimming)
+                        : try await MediaRecorder.writeOgg(frames, to: parts, trimming: trimming)
                 }
-                recordings[user] = Recording(continuation: continuation, writer: writer)
+                recordings[user] = Recording(continuation: continuation, writer: writer, videoTracks: videoTracks)
             }
+            if receiver.kind == .video { recordings[user]!.videoTracks.withLock { $0.append(receiver.track) } }
             let continuation = recordings[user]!.continuation
             recordings[user]!.feeders.append(
                 Task {
@@ -156,9 +171,9 @@ final class CallRecorder: Sendable {
         }
     }
 
-    /// Ends `user`'s file (they left); returns it if it was written.
-    func remove(user: String) async -> URL? {
-        guard let recording = recordings.withLock({ $0.removeValue(forKey: user) }) else { return nil }
+    /// Ends `user`'s file (they left); returns its files written.
+    func remove(user: String) async -> [URL] {
+        guard let recording = recordings.withLock({ $0.removeValue(forKey: user) }) else { return [] }
         return await Self.end(recording)
     }
 
@@ -168,15 +183,16 @@ final class CallRecorder: Sendable {
             defer { recordings = [:] }
             return Array(recordings.values)
         }
-        var urls: [URL] = []
-        for recording in all { if let url = await Self.end(recording) { urls.append(url) } }
+        var groups: [[URL]] = []
+        for recording in all { groups.append(await Self.end(recording)) }
         // The local track's stream ends when the track stops; until then end it here.
         local?.cancel()
-        if let url = await local?.value { urls.append(url) }
-        return urls.sorted { $0.path < $1.path }
+        groups.append(await local?.value ?? [])
+        // By name, each file followed by its parts in order.
+        return groups.filter { !$0.isEmpty }.sorted { $0[0].path < $1[0].path }.flatMap { $0 }
     }
 
-    private static func end(_ recording: Recording) async -> URL? {
+    private static func end(_ recording: Recording) async -> [URL] {
         for feeder in recording.feeders { feeder.cancel() }
         recording.continuation.finish()
         return await recording.writer.value

@@ -328,7 +328,7 @@ extension CallSession {
     func closeLink(_ link: PeerLink) async {
         guard links[link.user] === link else { return }
         links[link.user] = nil
-        if let file = await recorder?.remove(user: link.user) { recordedFiles.append(file) }
+        recordedFiles += await recorder?.remove(user: link.user) ?? []
         link.cancelAll()
         await link.connection.close()
         emit(.connectionClosed(user: link.user))

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCMedia
+import SwiftRTCPeer
 import SwiftRTCSignaling
 
 extension CallSession {
@@ -12,11 +13,14 @@ extension CallSession {
     /// the network, never the session id) and lie directly in `directory`; an existing file
     /// is never replaced (the next is `...-2.ogg`), so recording again in the same call keeps
     /// the first recording. With `trimming`, leading and trailing silence is left out of each
-    /// file (voice activity on its audio).
+    /// file (voice activity on its audio). With `rollover`, each file goes on in a new one
+    /// (`...-part2.webm`, ...) at the size or after the time chosen, so that a day-long
+    /// recording is a series of files of which a crash can damage only the last.
     public func startRecording(
         _ option: RecordingOption,
         directory: URL,
-        trimming: SilenceTrimming? = nil
+        trimming: SilenceTrimming? = nil,
+        rollover: MediaRecorder.Rollover? = nil
     ) async throws(CallError) {
         guard state != .closed, recorder == nil else { throw .invalidState(operation: "startRecording", state: state) }
         let folder: RecordingFolder
@@ -28,7 +32,8 @@ extension CallSession {
             localUser: currentUser,
             localAudio: localAudioTrack,
             videoCall: conferenceType == .video,
-            trimming: trimming
+            trimming: trimming,
+            rollover: rollover
         ) { [weak self] reason in
             Task { await self?.emit(.recordingFailed(reason: reason)) }
         }

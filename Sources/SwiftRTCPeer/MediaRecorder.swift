@@ -23,7 +23,9 @@ import Synchronization
 ///
 /// Works for any track: a `PeerConnection`'s remote tracks, a call session's, a local track
 /// being sent. Every file is created when recording starts and never replaces one that
-/// exists. Files are written as frames arrive and stay playable if the process dies.
+/// exists. Files are written as frames arrive and stay playable if the process dies. With a
+/// ``Rollover``, a long recording goes on in a new file at the size or after the time chosen
+/// (`<name>-part2.<ext>`...), so that a crash can damage only the file being written.
 /// ``stop()`` returns the files written, and throws what went wrong (a write that failed, a
 /// file that got nothing: it is removed), so a failed recording reaches the caller.
 public final class MediaRecorder: Sendable {
@@ -34,12 +36,13 @@ public final class MediaRecorder: Sendable {
         case webm, oggOpus, wav
     }
 
-    /// The files being written.
-    public let files: [URL]
+    /// The files written so far: the first of each recording, and the parts after rollovers.
+    public var files: [URL] { recordings.flatMap(\.parts.files) }
     private let recordings: [Recording]
 
     private struct Recording: Sendable {
         let url: URL
+        let parts: RecordingParts
         let feeders: [Task<Void, Never>]
         let finish: @Sendable () -> Void
         let writer: Task<Void, any Error>
@@ -47,13 +50,21 @@ public final class MediaRecorder: Sendable {
 
     /// Starts recording `tracks` into `path` (more files beside it if they do not fit one).
     /// With `trimming`, leading and trailing silence is left out (audio; WebM and Ogg decode
-    /// the Opus once more to hear it).
+    /// the Opus once more to hear it); with `rollover`, the recording goes on in a new file
+    /// at the size or after the time chosen.
     public convenience init(
         tracks: [MediaStreamTrack],
         path: String,
-        trimming: SilenceTrimming? = nil
+        trimming: SilenceTrimming? = nil,
+        rollover: Rollover? = nil
     ) throws(MediaRecorderError) {
-        try self.init(tracks: tracks, url: URL(fileURLWithPath: path), reserved: false, trimming: trimming)
+        try self.init(
+            tracks: tracks,
+            url: URL(fileURLWithPath: path),
+            reserved: false,
+            trimming: trimming,
+            rollover: rollover
+        )
     }
 
     /// Records into `file`, which the caller created empty for it (a ``RecordingFolder``'s
@@ -61,16 +72,18 @@ public final class MediaRecorder: Sendable {
     package convenience init(
         tracks: [MediaStreamTrack],
         reservedFile file: URL,
-        trimming: SilenceTrimming? = nil
+        trimming: SilenceTrimming? = nil,
+        rollover: Rollover? = nil
     ) throws(MediaRecorderError) {
-        try self.init(tracks: tracks, url: file, reserved: true, trimming: trimming)
+        try self.init(tracks: tracks, url: file, reserved: true, trimming: trimming, rollover: rollover)
     }
 
     private init(
         tracks: [MediaStreamTrack],
         url: URL,
         reserved: Bool,
-        trimming: SilenceTrimming?
+        trimming: SilenceTrimming?,
+        rollover: Rollover?
     ) throws(MediaRecorderError) {
         let path = url.path
         let format: Format
@@ -97,7 +110,9 @@ public final class MediaRecorder: Sendable {
                 let name = "\(url.deletingPathExtension().lastPathComponent)-\(index + 1).\(url.pathExtension)"
                 let file = index == 0 ? url : url.deletingLastPathComponent().appendingPathComponent(name)
                 if index > 0 || !reserved { try Self.create(file) }
-                recordings.append(Self.record(group, to: file, format: format, trimming: trimming))
+                recordings.append(
+                    Self.record(group, to: file, format: format, trimming: trimming, rollover: rollover)
+                )
             }
         } catch {
             for recording in recordings {
@@ -107,7 +122,6 @@ public final class MediaRecorder: Sendable {
             throw error
         }
         self.recordings = recordings
-        files = recordings.map(\.url)
     }
 
     /// Stops recording, closes the files, and returns those written (in order). Throws the
@@ -121,13 +135,13 @@ public final class MediaRecorder: Sendable {
             recording.finish()
             do {
                 try await recording.writer.value
-                written.append(recording.url)
+                written += recording.parts.files
             } catch let error as MediaRecorderError {
                 failure = failure ?? error
                 if case .nothingRecorded = error {
                     try? FileManager.default.removeItem(at: recording.url)
                 } else {
-                    written.append(recording.url)
+                    written += recording.parts.files
                 }
             } catch {
                 failure = failure ?? .file(.unusable(format: recording.url.pathExtension, reason: "\(error)"))
@@ -139,17 +153,25 @@ public final class MediaRecorder: Sendable {
 
     /// Creates `url` empty, failing if it exists (`O_EXCL`): a recording never replaces a file.
     static func create(_ url: URL) throws(MediaRecorderError) {
+        if let code = createExclusively(url) { throw .cannotCreate(path: url.path, errno: code) }
+    }
+
+    /// Creates `url` empty unless it exists; the `errno` when it could not.
+    static func createExclusively(_ url: URL) -> Int32? {
         let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .cannotCreate(path: url.path, errno: errno) }
+        guard descriptor >= 0 else { return errno }
         close(descriptor)
+        return nil
     }
 
     private static func record(
         _ tracks: [MediaStreamTrack],
         to url: URL,
         format: Format,
-        trimming: SilenceTrimming?
+        trimming: SilenceTrimming?,
+        rollover: Rollover?
     ) -> Recording {
+        let parts = RecordingParts(first: url, rollover: rollover)
         let (stream, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
         var feeders: [Task<Void, Never>] = []
         for track in tracks {
@@ -165,19 +187,21 @@ public final class MediaRecorder: Sendable {
             }
         }
         let hasVideo = tracks.contains { $0.kind == .video }, hasAudio = tracks.contains { $0.kind == .audio }
+        let video = tracks.filter { $0.kind == .video }
         let writer = Task {
             let missing: Nothing?
             do throws(MediaFileError) {
                 switch format {
-                case .wav: missing = try await writeWAV(stream, to: url, trimming: trimming)
-                case .oggOpus: missing = try await writeOgg(stream, to: url, trimming: trimming)
+                case .wav: missing = try await writeWAV(stream, to: parts, trimming: trimming)
+                case .oggOpus: missing = try await writeOgg(stream, to: parts, trimming: trimming)
                 case .webm:
                     missing = try await writeWebM(
                         stream,
-                        to: url,
+                        to: parts,
                         hasVideo: hasVideo,
                         hasAudio: hasAudio,
-                        trimming: trimming
+                        trimming: trimming,
+                        requestKeyframe: { for track in video { track.requestKeyframe() } }
                     )
                 }
             } catch {
@@ -185,7 +209,7 @@ public final class MediaRecorder: Sendable {
             }
             if let missing { throw MediaRecorderError.nothingRecorded(path: url.path, reason: missing.rawValue) }
         }
-        return Recording(url: url, feeders: feeders, finish: { continuation.finish() }, writer: writer)
+        return Recording(url: url, parts: parts, feeders: feeders, finish: { continuation.finish() }, writer: writer)
     }
 
     /// What a file that got nothing lacked (``MediaRecorderError/nothingRecorded(path:reason:)``).
@@ -196,11 +220,13 @@ public final class MediaRecorder: Sendable {
 
     private static func writeWAV(
         _ frames: AsyncStream<MediaFrame>,
-        to url: URL,
+        to parts: RecordingParts,
         trimming: SilenceTrimming?
     ) async throws(MediaFileError) -> Nothing? {
         var writer: WAVWriter?
         var decoder: OpusDecoder?
+        var url = parts.files[0]
+        var progress = RecordingParts.Progress()
         for await frame in frames {
             let pcm: AudioFrame
             switch frame {
@@ -211,25 +237,41 @@ public final class MediaRecorder: Sendable {
                 pcm = decoded
             default: continue
             }
+            if writer != nil, progress.isDue(parts.rollover) {
+                try writer?.close()
+                writer = nil
+                url = try parts.next()
+                progress = RecordingParts.Progress()
+            }
             if writer == nil { writer = try WAVWriter(path: url.path, channels: pcm.channels, trimming: trimming) }
             try writer?.write(pcm)
+            progress.bytes += pcm.samples.count * 2
         }
         guard let writer else { return .audio }
         try writer.close()
         return nil
     }
 
-    /// Writes the Opus of `frames` (encoded as it came, raw audio encoded) to an Ogg file at
-    /// `url` once the first arrives; what was missing when nothing did.
+    /// Writes the Opus of `frames` (encoded as it came, raw audio encoded) to an Ogg file,
+    /// the first of `parts`, once the first arrives (and on in the next part at each
+    /// rollover); what was missing when nothing did.
     package static func writeOgg(
         _ frames: AsyncStream<MediaFrame>,
-        to url: URL,
+        to parts: RecordingParts,
         trimming: SilenceTrimming?
     ) async throws(MediaFileError) -> Nothing? {
         var writer: OggOpusWriter?
         var codec = AudioCodec(trimming: trimming)
+        var url = parts.files[0]
+        var progress = RecordingParts.Progress()
         for await frame in frames {
             for (opus, pcm) in codec.opus(frame) {
+                if writer != nil, progress.isDue(parts.rollover) {
+                    try writer?.close()
+                    writer = nil
+                    url = try parts.next()
+                    progress = RecordingParts.Progress()
+                }
                 if writer == nil {
                     writer = try OggOpusWriter(
                         path: url.path,
@@ -238,6 +280,7 @@ public final class MediaRecorder: Sendable {
                     )
                 }
                 try writer?.write(opus, pcm: pcm)
+                progress.bytes += opus.data.count
             }
         }
         guard let writer else { return .audio }
@@ -245,16 +288,21 @@ public final class MediaRecorder: Sendable {
         return nil
     }
 
-    /// Writes `frames` to a WebM file at `url`, beginning at the first VP8 keyframe when
-    /// `hasVideo` (audio before it held); what was missing when nothing could be written.
+    /// Writes `frames` to a WebM file, the first of `parts`, beginning at the first VP8
+    /// keyframe when `hasVideo` (audio before it held), and on in the next part at each
+    /// rollover (at a keyframe, asked for with `requestKeyframe`); what was missing when
+    /// nothing could be written.
     package static func writeWebM(
         _ frames: AsyncStream<MediaFrame>,
-        to url: URL,
+        to parts: RecordingParts,
         hasVideo: Bool,
         hasAudio: Bool,
-        trimming: SilenceTrimming?
+        trimming: SilenceTrimming?,
+        requestKeyframe: @Sendable () -> Void
     ) async throws(MediaFileError) -> Nothing? {
         var recorder: WebMRecorder?
+        var url = parts.files[0]
+        var progress = RecordingParts.Progress()
         var held: [(EncodedFrame, AudioFrame?)] = []
         var audioCodec = AudioCodec(trimming: trimming)
         var vp8: VP8Encoder?
@@ -278,6 +326,17 @@ public final class MediaRecorder: Sendable {
                 items = audioCodec.opus(frame)
             }
             for item in items {
+                if recorder != nil, progress.isDue(parts.rollover) {
+                    // A file with video ends before a keyframe, so that the next one starts with it.
+                    if !hasVideo || (item.0.codec == .vp8 && item.0.isKeyframe) {
+                        try recorder?.close()
+                        recorder = nil
+                        url = try parts.next()
+                        progress = RecordingParts.Progress()
+                    } else if progress.shouldAskForKeyframe() {
+                        requestKeyframe()
+                    }
+                }
                 if recorder == nil {
                     if hasVideo {
                         guard item.0.codec == .vp8, item.0.isKeyframe, let size = pictureSize(of: item.0) else {
@@ -302,6 +361,7 @@ public final class MediaRecorder: Sendable {
                     held = []
                 }
                 try recorder?.write(item.0, pcm: item.1)
+                progress.bytes += item.0.data.count
             }
         }
         guard let recorder else { return hasVideo ? .videoKeyframe : .audio }

@@ -115,7 +115,7 @@ struct SignalingOptions: ParsableArguments {
     }
 }
 
-/// `--record DIR --record-option OPTION`.
+/// `--record DIR --record-option OPTION`, `--trim-silence` and the rollover options.
 struct RecordOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -136,8 +136,11 @@ struct RecordOptions: ParsableArguments {
     @Flag(help: "Leave leading and trailing silence out of the --record recordings (voice activity on their audio).")
     var trimSilence = false
 
+    @OptionGroup var rollover: RecordRolloverOptions
+
     func validate() throws {
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
+        try rollover.check(record: record)
         guard let record else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -222,7 +225,8 @@ struct SessionPrinter: Sendable {
                         try await session.startRecording(
                             record.recordOption,
                             directory: URL(fileURLWithPath: directory),
-                            trimming: record.trimSilence ? SilenceTrimming() : nil
+                            trimming: record.trimSilence ? SilenceTrimming() : nil,
+                            rollover: record.rollover.rollover
                         )
                         printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
                     } catch {

@@ -67,6 +67,8 @@ struct WhipServer: AsyncParsableCommand {
     @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
     var trimSilence = false
 
+    @OptionGroup var recordRollover: RecordRolloverOptions
+
     static let gatheringTimeout = Duration.seconds(10)
 
     func validate() throws {
@@ -83,6 +85,7 @@ struct WhipServer: AsyncParsableCommand {
             }
         }
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
+        try recordRollover.check(record: record)
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
         guard maxSessionsPerAddress >= 1 else { throw ValidationError("--max-sessions-per-address must be at least 1") }
         guard connectTimeout > 0, connectTimeout <= 3600 else {
@@ -108,7 +111,8 @@ struct WhipServer: AsyncParsableCommand {
             statsInterval: .seconds(options.statsInterval),
             statsJSON: global.statsJSON,
             recording: try record.map(SessionSettings.Recording.init),
-            trimming: trimSilence ? SilenceTrimming() : nil
+            trimming: trimSilence ? SilenceTrimming() : nil,
+            rollover: recordRollover.rollover
         )
         let configuration = WHIPEndpoint.Configuration(
             host: host,
@@ -204,7 +208,8 @@ struct WhipServer: AsyncParsableCommand {
                     recorder = try MediaRecorder(
                         tracks: receiving.map(\.receiver.track),
                         reservedFile: file,
-                        trimming: settings.trimming
+                        trimming: settings.trimming,
+                        rollover: settings.rollover
                     )
                 } catch {
                     log("error: session \(number): \(error)")
@@ -274,6 +279,8 @@ struct SessionSettings: Sendable {
     var statsJSON = false
     var recording: Recording?
     var trimming: SilenceTrimming?
+    /// When a recording goes on in a new file.
+    var rollover: MediaRecorder.Rollover?
 
     /// Where the sessions record (`--record DIR`, as for `call` and `answer`): one file per
     /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered),

@@ -71,6 +71,52 @@ import Testing
         )
     }
 
+    /// A recording with a rollover of one second: each participant's file goes on in parts
+    /// (`-part2.webm`...), each beginning with a video keyframe and playing to its end.
+    @Test func aRolloverSplitsEachParticipantsFileIntoPlayableParts() async throws {
+        let folder = try ScratchFolder.make("call-recording-rollover")
+        let hub = InProcessSignalingHub()
+        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
+        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .video)
+        await alice.follow(outgoing)
+        playMedia(outgoing, frequency: 440)
+        try await outgoing.startCall()
+        let (incoming, _) = try #require(await bob.incoming())
+        playMedia(incoming, frequency: 660)
+        try await incoming.acceptCall()
+        #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
+
+        try await incoming.startRecording(.remoteAudioVideo, directory: folder, rollover: .init(duration: .seconds(1)))
+        try await Task.sleep(for: .seconds(3.5))
+        let files = await incoming.stopRecording()
+        await outgoing.hangUp()
+        let names = files.map(\.lastPathComponent)
+        print("call recording rollover: \(names)")
+        #expect(files.count >= 3 && files.count <= 5, "\(names)")
+        let first = try #require(names.first)
+        #expect(first.hasSuffix("-alice.webm"))
+        let base = first.dropLast(".webm".count)
+        #expect(names.dropFirst().enumerated().allSatisfy { $1 == "\(base)-part\($0 + 2).webm" }, "\(names)")
+        var seconds = 0.0
+        for file in files {
+            let decode = try await runToEnd(
+                URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+                ["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"]
+            )
+            #expect(decode.status == 0, "\(file.lastPathComponent) does not decode to its end")
+            let probe = try await runToEnd(
+                URL(fileURLWithPath: "/usr/bin/ffprobe"),
+                [
+                    "-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries",
+                    "packet=flags:format=duration", "-of", "csv=p=0", file.path,
+                ]
+            ).stdout.split(separator: "\n")
+            #expect(probe.first?.hasPrefix("K") == true, "\(file.lastPathComponent) begins with a keyframe: \(probe)")
+            seconds += Double(probe.last ?? "") ?? 0
+        }
+        #expect(abs(seconds - 3.5) < 0.7, "\(seconds) s in the parts")
+    }
+
     @Test func recordingFolderNamesAreSafeAndNeverReplaceAFile() throws {
         let root = try ScratchFolder.make("recording-folder")
         let folder = try RecordingFolder(root)

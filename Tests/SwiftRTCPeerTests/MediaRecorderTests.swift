@@ -130,6 +130,58 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/idle.webm"))
     }
 
+    /// A long recording in parts: a call's WebM rolled over every second (each part begins
+    /// at a keyframe the recorder asked for, and plays on its own), its WAV every 64 KiB.
+    /// Together the parts hold the whole recording.
+    @Test func aRolloverSplitsTheRecordingIntoPartsThatEachPlay() async throws {
+        let folder = try Self.folder()
+        let call = try await LoopbackCall.start(frequencies: (440, 660), width: 320, height: 240, framesPerSecond: 15)
+        defer { Task { await call.close() } }
+        try #require(call.connectedAfter != nil)
+        try #require(await call.waitForMedia())
+        let remote = await call.answerer.transceivers.map(\.receiver.track)
+        let audio = try #require(remote.first { $0.kind == .audio })
+        let webm = try MediaRecorder(
+            tracks: remote,
+            path: folder + "/long.webm",
+            rollover: .init(duration: .seconds(1))
+        )
+        let wav = try MediaRecorder(tracks: [audio], path: folder + "/long.wav", rollover: .init(bytes: 65_536))
+        try await Task.sleep(for: .seconds(3.5))
+        let webmFiles = try await webm.stop(), wavFiles = try await wav.stop()
+        print("MediaRecorder rollover: \(webmFiles.map(\.lastPathComponent)), \(wavFiles.map(\.lastPathComponent))")
+        #expect(webmFiles.count >= 3 && webmFiles.count <= 5)
+        #expect(
+            webmFiles.map(\.lastPathComponent)
+                == ["long.webm"] + (2..<webmFiles.count + 1).map { "long-part\($0).webm" }
+        )
+        var seconds = 0.0
+        for file in webmFiles {
+            let played = try await Self.playsToTheEnd(file.path)
+            #expect(played.codecs == ["opus", "vp8"], "\(file.lastPathComponent)")
+            seconds += played.seconds
+            let first = try await Self.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "packet=flags",
+                    "-of", "csv=p=0", file.path,
+                ]
+            ).output
+            #expect(first.hasPrefix("K"), "\(file.lastPathComponent) starts with a keyframe")
+        }
+        #expect(abs(seconds - 3.5) < 0.6, "\(seconds) s in the parts")
+        // Each WAV part but the last is full: 64 KiB of PCM and less than one more 20 ms frame
+        // (3840 bytes in stereo), after the 44-byte header.
+        #expect(wavFiles.count >= 3)
+        let sizes = try wavFiles.map {
+            try #require(FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int)
+        }
+        #expect(sizes.dropLast().allSatisfy { (65_536 + 44..<65_536 + 44 + 3840).contains($0) }, "\(sizes)")
+        var sound = 0.0
+        for file in wavFiles { sound += try await Self.playsToTheEnd(file.path).seconds }
+        #expect(abs(sound - 3.5) < 0.4, "\(sound) s of sound in the parts")
+    }
+
     /// Two audio tracks into Ogg: one file each, the second named `-2`.
     @Test func moreTracksThanAFileTakesGoToMoreFiles() async throws {
         let folder = try Self.folder()

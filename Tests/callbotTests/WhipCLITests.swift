@@ -47,7 +47,8 @@ import Testing
             Self.flags(inHelp: help.stdout)
                 == Set(
                     Self.sharedFlags + [
-                        "--port", "--host", "--record", "--trim-silence", "--token", "--token-file",
+                        "--port", "--host", "--record", "--trim-silence", "--record-rollover-seconds",
+                        "--record-rollover-megabytes", "--token", "--token-file",
                         "--max-sessions", "--max-sessions-per-address", "--connect-timeout",
                         "--tls-cert", "--tls-key", "--insecure",
                         "--log-level", "--help", "--version",

@@ -1,0 +1,61 @@
+import Foundation
+import TestScheduling
+import Testing
+
+/// `callbot whip-server --record DIR --record-rollover-seconds S`, tried as a user would: a
+/// `callbot whip` call of 7 seconds (tone and test pattern) is recorded in parts of about
+/// 2 seconds; each part begins with a video keyframe and plays to its end on its own, and
+/// together they hold the call.
+@Suite(.serialized, .realTime) struct WhipServerRolloverCLITests {
+    typealias Background = CallCLITests.Background
+
+    @Test func aLongRecordingGoesOnInPartsThatEachPlay() async throws {
+        let folder = try ScratchFolder.make("whip-server-rollover")
+        let recordings = folder.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let server = try Background([
+            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30",
+            "--record", recordings.path, "--record-rollover-seconds", "2",
+        ])
+        #expect(await server.wait(for: "READY "), "\(server.errors)")
+        let endpoint = try #require(
+            server.output.split(separator: "\n").first { $0.hasPrefix("READY ") }.map {
+                String($0.dropFirst("READY ".count))
+            }
+        )
+        let client = try await Callbot.run(["whip", endpoint, "--duration", "7", "--stats-interval", "30"])
+        #expect(client.status == 0, "\(client.stderr)")
+
+        // whip-server logs `callbot: recorded <file>` for each file once the session ended.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !server.errors.contains("recorded \(recordings.path)/whip-"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let files = server.errors.split(separator: "\n").filter { $0.contains("recorded \(recordings.path)/whip-") }
+            .map { String($0[$0.range(of: recordings.path)!.lowerBound...]) }
+        print("whip-server --record-rollover-seconds 2: \(files.map { URL(fileURLWithPath: $0).lastPathComponent })")
+        #expect(files.count >= 3 && files.count <= 5, "\(server.errors)")
+        let first = try #require(files.first)
+        let base = URL(fileURLWithPath: first).deletingPathExtension().lastPathComponent
+        #expect(files.dropFirst().enumerated().allSatisfy { $1.hasSuffix("/\(base)-part\($0 + 2).webm") }, "\(files)")
+        var seconds = 0.0
+        for file in files {
+            let played = try await ExampleBotsTests.played(file)
+            #expect(played.codecs == ["opus", "vp8"], "\(file)")
+            seconds += played.seconds
+            let flags = try await ExampleBotsTests.tool(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "packet=flags",
+                    "-of", "csv=p=0", file,
+                ]
+            ).stdout
+            #expect(flags.hasPrefix("K"), "\(file) begins with a keyframe")
+        }
+        // The client's 7 s, less the time to the first keyframe.
+        #expect(seconds > 5.5 && seconds < 8, "\(seconds) s in \(files.count) parts")
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(await server.exit() == 0, "\(server.errors)")
+    }
+}
