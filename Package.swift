@@ -307,7 +307,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "swiftrtc-bench-limit",
-            dependencies: ["CSRTP"],
+            dependencies: ["CSRTP", "CSRTPNettle"],
             path: "Benchmarks/swiftrtc-bench-limit"
         ),
 

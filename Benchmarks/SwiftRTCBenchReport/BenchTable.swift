@@ -5,11 +5,16 @@ public enum BenchTable {
         ("limit-udp", "ratio_udp"),
         ("limit-srtp-cm80", "ratio_libsrtp_cm80"),
         ("limit-srtp-gcm", "ratio_libsrtp_gcm"),
+        ("limit-udp-2t", "ratio_udp_2t"),
+        ("limit-srtp-cm80-2t", "ratio_libsrtp_cm80_2t"),
+        ("limit-srtp-gcm-2t", "ratio_libsrtp_gcm_2t"),
+        ("limit-nettle-cm80-2t", "ratio_nettle_cm80_2t"),
+        ("limit-nettle-gcm-2t", "ratio_nettle_gcm_2t"),
     ]
 
     /// `results` with, on every `swiftrtc` throughput row, its packets per second received
-    /// divided by each limit's measured in the same run (fields `ratio_udp`,
-    /// `ratio_libsrtp_cm80`, `ratio_libsrtp_gcm`; absent when that limit was not run).
+    /// divided by each limit's of ``limits`` measured in the same run (`ratio_udp`,
+    /// `ratio_libsrtp_cm80_2t`...; absent when that limit was not run).
     public static func addingRatios(_ results: [BenchResult]) -> [BenchResult] {
         results.map { result in
             guard result.impl == "swiftrtc", result.scenario.hasPrefix("throughput") else { return result }

@@ -1,17 +1,27 @@
 // The limits swiftrtc-bench compares SwiftRTC with, measured without SwiftRTC: a small C loop
 // that, per packet, builds an RTP packet (12-byte header, PAYLOAD-byte payload), protects it
-// with stock libsrtp (plain srtp_init(): Debian's libsrtp2 crypto, NSS, never the nettle
-// replacements SwiftRTC installs), sends it with sendto() over loopback, takes it with
-// recvfrom() on the other socket and unprotects it. Mode `udp` does the same without SRTP,
-// with datagrams of the size an AES-CM-80 packet has.
+// with libsrtp, sends it with sendto() over loopback, takes it with recvfrom() on the other
+// socket and unprotects it. Mode `udp` does the same without SRTP, with datagrams of the size
+// an AES-CM-80 packet has.
 //
-//     swiftrtc-bench-limit udp|cm80|gcm SECONDS [PAYLOAD]
+//     swiftrtc-bench-limit udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]
+//
+// THREADS 1 (the default) does it all on one thread, one packet at a time. THREADS 2 uses
+// the machine as SwiftRTC does: a sender thread (build, protect, sendto) and a receiver
+// thread (recvfrom, unprotect), the sender at most WINDOW packets ahead of what the receiver
+// has taken, so that nothing is lost: the most packets per second this design can carry.
+// CRYPTO `stock` (the default) is libsrtp's own crypto as Debian builds it (plain
+// srtp_init(): NSS); `nettle` installs SwiftRTC's nettle-backed kernels (CSRTPNettle), the
+// crypto SwiftRTC runs on. The process is separate from swiftrtc-bench, so that the stock
+// figures never run on SwiftRTC's replacement.
 //
 // Prints one line: packets_sent packets_received seconds cpu_user_s cpu_sys_s max_rss_kb
 // (max_rss_kb is VmHWM of this process: ru_maxrss would report the spawning parent's).
-// It runs as its own process so that SwiftRTC's crypto replacement cannot reach it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <srtp2/srtp.h>
+#include "CSRTPNettle.h"
+
+// The two-thread loop: how far the sender may run ahead of the receiver (well within the
+// 4 MiB socket buffers, so the kernel never drops).
+enum { WINDOW = 256 };
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -75,52 +90,129 @@ static srtp_t make_session(int gcm, int outbound) {
     return session;
 }
 
+// What both loops share: the sessions, the sockets, the counts.
+struct loop {
+    int srtp, payload;
+    srtp_t sender, receiver;
+    int from, to;
+    struct sockaddr_in to_address;
+    double end;
+    atomic_long sent, taken, delivered;
+    atomic_int stop;
+};
+
+// Builds the next RTP packet (RFC 3550 header: V=2, PT 111, sequence, timestamp 0, an SSRC)
+// in `packet` and protects it; its length on the wire, or -1.
+static int next_packet(struct loop *loop, unsigned char *packet, unsigned short sequence) {
+    packet[0] = 0x80; packet[1] = 111;
+    packet[2] = (unsigned char)(sequence >> 8); packet[3] = (unsigned char)sequence;
+    memset(packet + 4, 0, 4);
+    packet[8] = 0x0F; packet[9] = 0xFE; packet[10] = 0; packet[11] = 1;
+    memset(packet + 12, 0xAB, (size_t)loop->payload);
+    int length = 12 + loop->payload;
+    if (!loop->srtp) return length + 10;  // the size of an AES-CM-80 packet
+    return srtp_protect(loop->sender, packet, &length) == srtp_err_status_ok ? length : -1;
+}
+
+// Takes one datagram and unprotects it; whether it was delivered (-1: the socket failed).
+static int take_packet(struct loop *loop, unsigned char *received) {
+    ssize_t got = recvfrom(loop->to, received, 1500, 0, NULL, NULL);
+    if (got <= 0) return -1;
+    int plain = (int)got;
+    return !loop->srtp || srtp_unprotect(loop->receiver, received, &plain) == srtp_err_status_ok;
+}
+
+static int send_packet(struct loop *loop, const unsigned char *packet, int length) {
+    return sendto(loop->from, packet, (size_t)length, 0, (struct sockaddr *)&loop->to_address,
+                  sizeof loop->to_address) == length;
+}
+
+// One thread, one packet at a time.
+static int run_one_thread(struct loop *loop) {
+    unsigned char packet[1500], received[1500];
+    unsigned short sequence = 1;
+    for (long sent = 0;; sent++) {
+        if ((sent & 255) == 0 && now_seconds() >= loop->end) break;
+        int length = next_packet(loop, packet, sequence++);
+        if (length < 0) { fprintf(stderr, "protect failed\n"); return 1; }
+        if (!send_packet(loop, packet, length)) { perror("sendto"); return 1; }
+        atomic_fetch_add(&loop->sent, 1);
+        int got = take_packet(loop, received);
+        if (got < 0) { perror("recvfrom"); return 1; }
+        atomic_fetch_add(&loop->delivered, got);
+    }
+    return 0;
+}
+
+// The receiver thread of the two-thread loop: takes datagrams until the sender says stop
+// and everything it sent has been taken.
+static void *receive_loop(void *argument) {
+    struct loop *loop = argument;
+    unsigned char received[1500];
+    while (!atomic_load(&loop->stop) || atomic_load(&loop->taken) < atomic_load(&loop->sent)) {
+        int got = take_packet(loop, received);
+        if (got < 0) break;
+        atomic_fetch_add(&loop->taken, 1);
+        atomic_fetch_add(&loop->delivered, got);
+    }
+    return NULL;
+}
+
+// A sender thread (this one) and a receiver thread, the sender at most WINDOW ahead.
+static int run_two_threads(struct loop *loop) {
+    pthread_t receiver;
+    if (pthread_create(&receiver, NULL, receive_loop, loop) != 0) { perror("pthread_create"); return 1; }
+    unsigned char packet[1500];
+    unsigned short sequence = 1;
+    for (long sent = 0;; sent++) {
+        if ((sent & 255) == 0 && now_seconds() >= loop->end) break;
+        while (sent - atomic_load(&loop->taken) >= WINDOW) sched_yield();
+        int length = next_packet(loop, packet, sequence++);
+        if (length < 0) { fprintf(stderr, "protect failed\n"); return 1; }
+        if (!send_packet(loop, packet, length)) { perror("sendto"); return 1; }
+        atomic_fetch_add(&loop->sent, 1);
+    }
+    atomic_store(&loop->stop, 1);
+    pthread_join(receiver, NULL);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: %s udp|cm80|gcm SECONDS [PAYLOAD]\n", argv[0]); return 2; }
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]\n", argv[0]);
+        return 2;
+    }
     const char *mode = argv[1];
     double seconds = atof(argv[2]);
     int payload = argc > 3 ? atoi(argv[3]) : 1200;
+    int threads = argc > 4 ? atoi(argv[4]) : 1;
+    const char *crypto = argc > 5 ? argv[5] : "stock";
     int srtp = strcmp(mode, "udp") != 0, gcm = strcmp(mode, "gcm") == 0;
     if (srtp && !gcm && strcmp(mode, "cm80") != 0) { fprintf(stderr, "unknown mode %s\n", mode); return 2; }
     if (payload < 1 || payload > 1400 || seconds <= 0) { fprintf(stderr, "bad PAYLOAD or SECONDS\n"); return 2; }
+    if (threads != 1 && threads != 2) { fprintf(stderr, "THREADS is 1 or 2\n"); return 2; }
+    int nettle = strcmp(crypto, "nettle") == 0;
+    if (!nettle && strcmp(crypto, "stock") != 0) { fprintf(stderr, "CRYPTO is stock or nettle\n"); return 2; }
 
-    srtp_t sender = NULL, receiver = NULL;
+    static struct loop loop;
+    loop.srtp = srtp;
+    loop.payload = payload;
     if (srtp) {
         if (srtp_init() != srtp_err_status_ok) { fprintf(stderr, "srtp_init failed\n"); return 2; }
-        sender = make_session(gcm, 1);
-        receiver = make_session(gcm, 0);
+        if (nettle && swiftrtc_srtp_install_nettle() != 0) { fprintf(stderr, "nettle kernels refused\n"); return 2; }
+        loop.sender = make_session(gcm, 1);
+        loop.receiver = make_session(gcm, 0);
     }
-    struct sockaddr_in from_address, to_address;
-    int from = bound_socket(&from_address), to = bound_socket(&to_address);
+    struct sockaddr_in from_address;
+    loop.from = bound_socket(&from_address);
+    loop.to = bound_socket(&loop.to_address);
 
-    unsigned char packet[1500], received[1500];
-    memset(packet, 0xAB, sizeof packet);
-    long sent = 0, delivered = 0;
-    unsigned short sequence = 1;
-    double start = now_seconds(), end = start + seconds;
-    for (;;) {
-        if ((sent & 255) == 0 && now_seconds() >= end) break;
-        // RTP header (RFC 3550): V=2, PT 111, sequence, timestamp, SSRC.
-        packet[0] = 0x80; packet[1] = 111;
-        packet[2] = (unsigned char)(sequence >> 8); packet[3] = (unsigned char)sequence;
-        memset(packet + 4, 0, 4);
-        packet[8] = 0x0F; packet[9] = 0xFE; packet[10] = 0; packet[11] = 1;
-        memset(packet + 12, 0xAB, (size_t)payload);
-        int length = 12 + payload;
-        if (srtp) {
-            if (srtp_protect(sender, packet, &length) != srtp_err_status_ok) { fprintf(stderr, "protect failed\n"); return 1; }
-        } else {
-            length += 10;  // the size of an AES-CM-80 packet
-        }
-        sequence++;
-        if (sendto(from, packet, (size_t)length, 0, (struct sockaddr *)&to_address, sizeof to_address) != length) { perror("sendto"); return 1; }
-        sent++;
-        ssize_t got = recvfrom(to, received, sizeof received, 0, NULL, NULL);
-        if (got <= 0) { perror("recvfrom"); return 1; }
-        int plain = (int)got;
-        if (srtp && srtp_unprotect(receiver, received, &plain) != srtp_err_status_ok) continue;
-        delivered++;
-    }
+    double start = now_seconds();
+    loop.end = start + seconds;
+    int status = threads == 1 ? run_one_thread(&loop) : run_two_threads(&loop);
+    if (status != 0) return status;
+    long sent = atomic_load(&loop.sent), delivered = atomic_load(&loop.delivered);
+    srtp_t sender = loop.sender, receiver = loop.receiver;
     double elapsed = now_seconds() - start;
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);

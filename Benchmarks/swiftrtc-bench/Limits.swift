@@ -3,14 +3,67 @@ import SwiftRTCBenchReport
 
 /// The limits ours is compared with, measured in the same run by `swiftrtc-bench-limit`
 /// (Benchmarks/swiftrtc-bench-limit/main.c), a separate C executable: plain UDP
-/// sendto/recvfrom, and stock libsrtp (plain `srtp_init()`, Debian's NSS-backed crypto;
-/// SwiftRTC's nettle replacements are installed only in SwiftRTC's own process) AES-CM-80
-/// and AES-128-GCM protect + UDP + unprotect, one packet at a time.
+/// sendto/recvfrom, and libsrtp AES-CM-80 and AES-128-GCM protect + UDP + unprotect. Each
+/// one packet at a time on one thread, and (`-2t`) with a sender thread and a receiver
+/// thread as SwiftRTC runs, the sender never far enough ahead to lose a packet. The crypto is
+/// stock libsrtp (plain `srtp_init()`, Debian's NSS-backed crypto), and for the two-thread
+/// loops also SwiftRTC's nettle-backed kernels (`nettle`): the limit of this design.
 enum Limits {
-    static let modes: [(mode: String, scenario: String, impl: String, profile: String)] = [
-        ("udp", "limit-udp", "udp", "none"),
-        ("cm80", "limit-srtp-cm80", "libsrtp-c", "cm80"),
-        ("gcm", "limit-srtp-gcm", "libsrtp-c", "gcm"),
+    struct Mode {
+        /// `udp`, `cm80` or `gcm`.
+        var mode: String
+        var threads: Int
+        /// `stock` or `nettle`.
+        var crypto: String
+        var scenario: String
+        var impl: String
+        var profile: String
+    }
+
+    static let modes: [Mode] = [
+        Mode(mode: "udp", threads: 1, crypto: "stock", scenario: "limit-udp", impl: "udp", profile: "none"),
+        Mode(
+            mode: "cm80",
+            threads: 1,
+            crypto: "stock",
+            scenario: "limit-srtp-cm80",
+            impl: "libsrtp-c",
+            profile: "cm80"
+        ),
+        Mode(mode: "gcm", threads: 1, crypto: "stock", scenario: "limit-srtp-gcm", impl: "libsrtp-c", profile: "gcm"),
+        Mode(mode: "udp", threads: 2, crypto: "stock", scenario: "limit-udp-2t", impl: "udp", profile: "none"),
+        Mode(
+            mode: "cm80",
+            threads: 2,
+            crypto: "stock",
+            scenario: "limit-srtp-cm80-2t",
+            impl: "libsrtp-c",
+            profile: "cm80"
+        ),
+        Mode(
+            mode: "gcm",
+            threads: 2,
+            crypto: "stock",
+            scenario: "limit-srtp-gcm-2t",
+            impl: "libsrtp-c",
+            profile: "gcm"
+        ),
+        Mode(
+            mode: "cm80",
+            threads: 2,
+            crypto: "nettle",
+            scenario: "limit-nettle-cm80-2t",
+            impl: "nettle-c",
+            profile: "cm80"
+        ),
+        Mode(
+            mode: "gcm",
+            threads: 2,
+            crypto: "nettle",
+            scenario: "limit-nettle-gcm-2t",
+            impl: "nettle-c",
+            profile: "gcm"
+        ),
     ]
 
     /// The C executable, built beside this one.
@@ -27,14 +80,10 @@ enum Limits {
         try modes.map { mode in try measure(mode, seconds: seconds, payload: payload) }
     }
 
-    static func measure(
-        _ mode: (mode: String, scenario: String, impl: String, profile: String),
-        seconds: Double,
-        payload: Int
-    ) throws -> BenchResult {
+    static func measure(_ mode: Mode, seconds: Double, payload: Int) throws -> BenchResult {
         let process = Process()
         process.executableURL = executable
-        process.arguments = [mode.mode, String(seconds), String(payload)]
+        process.arguments = [mode.mode, String(seconds), String(payload), String(mode.threads), mode.crypto]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -46,7 +95,7 @@ enum Limits {
             let user = Double(fields[3]), let system = Double(fields[4]), let rss = Double(fields[5])
         else {
             throw BenchError(
-                "\(executable.path) \(mode.mode) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
+                "\(executable.path) \(process.arguments ?? []) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
             )
         }
         return BenchResult(
@@ -61,7 +110,9 @@ enum Limits {
             maxRSSMegabytes: rss / 1024,
             payloadBytes: payload,
             extra: [("cpu_us_per_packet", received > 0 ? (user + system) / Double(received) * 1e6 : nil)],
-            note: "C, one packet at a time, separate process"
+            note: mode.threads == 1
+                ? "C, one packet at a time, separate process"
+                : "C, a sender and a receiver thread (at most 256 packets apart), \(mode.crypto) crypto, separate process"
         )
     }
 }

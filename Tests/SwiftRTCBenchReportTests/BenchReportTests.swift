@@ -89,16 +89,21 @@ import Testing
             Self.sample(scenario: "limit-udp", impl: "udp", received: 500_000),
             Self.sample(scenario: "limit-srtp-cm80", impl: "libsrtp-c", received: 200_000),
             Self.sample(scenario: "limit-srtp-gcm", impl: "libsrtp-c", received: 400_000),
+            Self.sample(scenario: "limit-srtp-cm80-2t", impl: "libsrtp-c", received: 250_000),
+            Self.sample(scenario: "limit-nettle-cm80-2t", impl: "nettle-c", received: 800_000),
         ]
         let rows = BenchTable.addingRatios(limits + [Self.sample(), Self.sample(scenario: "setup")])
-        let ours = rows[3]
+        let ours = rows[5]
         #expect(ours[extra: "ratio_udp"] == 0.4)
         #expect(ours[extra: "ratio_libsrtp_cm80"] == 1)
         #expect(ours[extra: "ratio_libsrtp_gcm"] == 0.5)
-        #expect(rows[4][extra: "ratio_udp"] == nil)
+        #expect(ours[extra: "ratio_libsrtp_cm80_2t"] == 0.8)
+        #expect(ours[extra: "ratio_nettle_cm80_2t"] == 0.25)
+        #expect(ours[extra: "ratio_udp_2t"] == nil, "that limit did not run")
+        #expect(rows[6][extra: "ratio_udp"] == nil)
         #expect(rows[0][extra: "ratio_udp"] == nil)
         let table = BenchTable.render(rows)
-        #expect(table.split(separator: "\n").count == 6)
+        #expect(table.split(separator: "\n").count == 8)
         #expect(table.contains("ratio_libsrtp_cm80=1"))
         #expect(table.contains("ratio_libsrtp_gcm=0.5"))
     }
