@@ -7,7 +7,8 @@ import SwiftRTCRTP
 /// Throughput through one connected ``PeerConnection`` pair over loopback (ICE + DTLS + SRTP
 /// in the profile the pair negotiates: AES-CM-80 with Debian 12's GnuTLS, which knows no GCM
 /// profile; GCM where the GnuTLS in use can negotiate it), counting what the receiving
-/// application gets from ``RTPReceiver/encodedFrames()``.
+/// application gets in its synchronous frame sink (``RTPReceiver/setEncodedFrameSink(_:)``,
+/// on the transport thread, as a relay or recorder would take them).
 ///
 /// - `throughput`: RTP packets with 1200-byte payloads as fast as the stack carries them
 ///   without loss: the sender stays at most a window ahead of what the receiving application
@@ -133,7 +134,7 @@ enum ThroughputScenario {
     }
 
     /// Pushes frames (`push(index)`) for `seconds`, at most `window` ahead of the frames
-    /// `receiver`'s application stream delivered; then waits for the last to arrive.
+    /// `receiver`'s frame sink got; then waits for the last to arrive.
     static func measure(
         seconds: Double,
         window size: Int,
@@ -141,11 +142,8 @@ enum ThroughputScenario {
         push: @escaping @Sendable (Int) -> Void
     ) async throws -> Measured {
         let window = Window(size: size)
-        let frames = receiver.encodedFrames()
-        let counter = Task {
-            for await _ in frames { window.received() }
-        }
-        defer { counter.cancel() }
+        receiver.setEncodedFrameSink { _ in window.received() }
+        defer { receiver.setEncodedFrameSink(nil) }
         // The first frames prime the path: the receiver's jitter buffer holds a stream's first
         // packets for its maximum wait (for earlier ones that might come late), until the next
         // packet arrives. The run is timed from the first arrival; the few frames pushed

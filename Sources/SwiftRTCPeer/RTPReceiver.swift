@@ -53,6 +53,8 @@ public final class RTPReceiver: Sendable {
         /// Middle 32 bits of the last SR's NTP time and when it arrived (for DLSR).
         var lastSenderReport: (middle: UInt32, arrival: Double)?
         var frames: AsyncStream<EncodedFrame>.Continuation?
+        /// The application's synchronous sink (``setEncodedFrameSink(_:)``).
+        var frameSink: Callback<EncodedFrame, Void>?
         /// NACK, RTX and keyframe-request state (``RTPReceiver+Recovery.swift``).
         var recovery = ReceiveRecovery()
         /// Limit hits of frame assemblers replaced by a new negotiation.
@@ -148,6 +150,22 @@ public final class RTPReceiver: Sendable {
     /// transcoding), from now on.
     public func encodedFrames() -> AsyncStream<EncodedFrame> { encoded.subscribe() }
 
+    /// Calls `sink` with every received frame before decoding, in order, synchronously on the
+    /// transport thread as the jitter buffer releases it: no task, no buffer and no wake-up
+    /// between the network and the application (``encodedFrames()`` hands each frame to a
+    /// task through a stream). `nil` removes it.
+    ///
+    /// For work that fits there: counting, copying the bytes into a file or a ring, forwarding
+    /// them to another connection. The rules, as for any code on the data plane:
+    /// - return quickly, and never block (no file or network I/O that can wait, no lock held
+    ///   long elsewhere, no `DispatchQueue.sync`), never await;
+    /// - never call into this receiver or its `PeerConnection` (stats, the track, a new
+    ///   sink): the receiver's state is locked while the sink runs;
+    /// - every other call of this process on the transport threads waits while it runs.
+    public func setEncodedFrameSink(_ sink: (@Sendable (EncodedFrame) -> Void)?) {
+        path.withLock { $0.frameSink = sink.map(Callback.init) }
+    }
+
     /// Ends decoding and the remote track.
     func stop() {
         encoded.finish()
@@ -229,6 +247,7 @@ public final class RTPReceiver: Sendable {
             if let first = path.firstArrivals.first(where: { $0.timestamp == frame.timestamp }) {
                 path.jitterBufferDelay += now - first.arrival
             }
+            path.frameSink?(frame)
             encoded.yield(frame)
             if kind == .audio, !track.hasConsumers {
                 audioDecodingSkipped.store(true, ordering: .relaxed)

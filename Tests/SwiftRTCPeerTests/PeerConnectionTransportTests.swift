@@ -289,3 +289,53 @@ extension PeerConnectionCallTests {
         #expect((outbound?.number("packetsSent") ?? 0) > 15)
     }
 }
+
+extension PeerConnectionCallTests {
+    /// The synchronous frame sink gets every frame, in order, on the transport thread (no
+    /// task), the same frames the `encodedFrames()` stream hands to a task.
+    @Test func encodedFrameSinkRunsOnTheTransportThread() async throws {
+        let configuration = LoopbackCall.configuration
+        let a = try PeerConnection(configuration: configuration)
+        let b = try PeerConnection(configuration: configuration)
+        let track = MediaStreamTrack(kind: .audio)
+        try await a.addTrack(track)
+        try await LoopbackCall.exchange(offerer: a, answerer: b)
+        #expect(await LoopbackCall.waitConnected(a))
+        let receiver = try #require(await b.transceivers.first?.receiver)
+        let sunk = Mutex<(timestamps: [UInt32], inTask: Int)>(([], 0))
+        receiver.setEncodedFrameSink { frame in
+            let inTask = withUnsafeCurrentTask { $0 != nil }
+            sunk.withLock {
+                $0.timestamps.append(frame.timestamp)
+                if inTask { $0.inTask += 1 }
+            }
+        }
+        let streamed = receiver.encodedFrames()
+        let reader = Task {
+            var timestamps: [UInt32] = []
+            for await frame in streamed {
+                timestamps.append(frame.timestamp)
+                if timestamps.count == 50 { break }
+            }
+            return timestamps
+        }
+        var tone = ToneGenerator(frequency: 440)
+        let packet = try OpusEncoder().encode(tone.nextFrame(milliseconds: 20))
+        for index in 0..<60 {
+            var frame = packet
+            frame.timestamp = UInt32(index * 960)
+            track.push(.encoded(frame))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let fromStream = await reader.value
+        #expect(await LoopbackCall.wait { sunk.withLock { $0.timestamps.count } >= 55 })
+        receiver.setEncodedFrameSink(nil)
+        await a.close()
+        await b.close()
+        let (timestamps, inTask) = sunk.withLock { $0 }
+        #expect(inTask == 0, "the sink ran inside a task \(inTask) times")
+        // In order, none missing: each 960 ticks (20 ms at 48 kHz) after the one before.
+        #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 &- $0 == 960 })
+        #expect(fromStream.count == 50 && Array(timestamps.prefix(50)) == fromStream)
+    }
+}
