@@ -75,16 +75,11 @@ import Testing
     /// (`-part2.webm`...), each beginning with a video keyframe and playing to its end.
     @Test func aRolloverSplitsEachParticipantsFileIntoPlayableParts() async throws {
         let folder = try ScratchFolder.make("call-recording-rollover")
-        let hub = InProcessSignalingHub()
-        let alice = await Bot("alice", hub: hub), bob = await Bot("bob", hub: hub)
-        let outgoing = try await alice.client.createSession(opponents: ["bob"], conferenceType: .video)
-        await alice.follow(outgoing)
-        playMedia(outgoing, frequency: 440)
-        try await outgoing.startCall()
-        let (incoming, _) = try #require(await bob.incoming())
+        let (alice, bob, outgoing, incoming) = try await aliceCallsBob(.video) { playMedia($0, frequency: 440) }
         playMedia(incoming, frequency: 660)
         try await incoming.acceptCall()
         #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
+        #expect(await alice.wait(outgoing, "connected") { $0.contains(connectedTo: "bob") })
 
         try await incoming.startRecording(.remoteAudioVideo, directory: folder, rollover: .init(duration: .seconds(1)))
         try await Task.sleep(for: .seconds(3.5))

@@ -57,14 +57,20 @@ import Testing
         )
     }
 
-    @Test func aCallsRemoteTracksIntoWebMAndWAV() async throws {
-        let folder = try Self.folder()
+    /// A loopback call whose offerer sends a 440 Hz tone and a 320x240 test pattern, once its
+    /// media flows: the answerer's remote tracks, and its audio one.
+    static func callWithMedia() async throws -> (LoopbackCall, [MediaStreamTrack], MediaStreamTrack) {
         let call = try await LoopbackCall.start(frequencies: (440, 660), width: 320, height: 240, framesPerSecond: 15)
-        defer { Task { await call.close() } }
         try #require(call.connectedAfter != nil)
         try #require(await call.waitForMedia())
         let remote = await call.answerer.transceivers.map(\.receiver.track)
-        let audio = try #require(remote.first { $0.kind == .audio })
+        return (call, remote, try #require(remote.first { $0.kind == .audio }))
+    }
+
+    @Test func aCallsRemoteTracksIntoWebMAndWAV() async throws {
+        let folder = try Self.folder()
+        let (call, remote, audio) = try await Self.callWithMedia()
+        defer { Task { await call.close() } }
         let webm = try MediaRecorder(tracks: remote, path: folder + "/call.webm")
         let wav = try MediaRecorder(tracks: [audio], path: folder + "/call.wav")
         try await Task.sleep(for: .seconds(2))
@@ -135,12 +141,8 @@ import Testing
     /// Together the parts hold the whole recording.
     @Test func aRolloverSplitsTheRecordingIntoPartsThatEachPlay() async throws {
         let folder = try Self.folder()
-        let call = try await LoopbackCall.start(frequencies: (440, 660), width: 320, height: 240, framesPerSecond: 15)
+        let (call, remote, audio) = try await Self.callWithMedia()
         defer { Task { await call.close() } }
-        try #require(call.connectedAfter != nil)
-        try #require(await call.waitForMedia())
-        let remote = await call.answerer.transceivers.map(\.receiver.track)
-        let audio = try #require(remote.first { $0.kind == .audio })
         let webm = try MediaRecorder(
             tracks: remote,
             path: folder + "/long.webm",
