@@ -112,7 +112,7 @@ enum Limits {
             extra: [("cpu_us_per_packet", received > 0 ? (user + system) / Double(received) * 1e6 : nil)],
             note: mode.threads == 1
                 ? "C, one packet at a time, separate process"
-                : "C, a sender and a receiver thread (at most 256 packets apart), \(mode.crypto) crypto, separate process"
+                : "C, a sender and a receiver thread (at most 64 packets apart), \(mode.crypto) crypto, separate process"
         )
     }
 }
