@@ -17,6 +17,9 @@ struct LoadCallSettings: Sendable {
     static let videoWidth = 160, videoHeight = 120, videoFramesPerSecond = 15
     /// How long the hang-ups may take to end every session.
     static let hangUpTimeout = Duration.seconds(5)
+    /// How long the last packets of a call may take to land once its members stop sending,
+    /// before their counters are read (a jitter buffer holds a frame at most 250 ms).
+    static let inFlightGrace = Duration.milliseconds(400)
 }
 
 /// What one call of a load run measured.
@@ -151,8 +154,16 @@ struct LoadCall: Sendable {
             result.failure = snapshot.failure ?? "setup timeout (\(up) of \(of) connections up)"
         }
 
-        // The counters, before anyone leaves.
+        // The counters, before anyone leaves and once nothing is in flight: every member stops
+        // sending, the last packets land, then each member's stats are read. (Read while media
+        // flowed, a member read later counted packets that one read earlier had not yet
+        // counted as sent: more received than sent.)
         state.tearDown()
+        for member in snapshot.members {
+            member.session?.localAudioTrack.stop()
+            member.session?.localVideoTrack?.stop()
+        }
+        try? await Task.sleep(for: LoadCallSettings.inFlightGrace)
         for member in snapshot.members {
             guard let session = member.session else { continue }
             for user in member.others {
@@ -185,10 +196,6 @@ struct LoadCall: Sendable {
             await member.session?.hangUp(userInfo: ["reason": "duration"])
         }
         _ = await state.wait(until: .now + LoadCallSettings.hangUpTimeout) { $0.allEnded }
-        for member in state.snapshot.members {
-            member.session?.localAudioTrack.stop()
-            member.session?.localVideoTrack?.stop()
-        }
         for follower in followers { follower.cancel() }
         for client in clients { await client.disconnect() }
         return result
