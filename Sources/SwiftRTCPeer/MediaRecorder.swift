@@ -316,6 +316,8 @@ public final class MediaRecorder: Sendable {
                         configuration: .init(width: picture.width, height: picture.height, targetBitrate: 1_500_000)
                     )
                 }
+                // A part that is full ends before a keyframe: this encoder makes the next one.
+                if recorder != nil, progress.isDue(parts.rollover) { vp8?.requestKeyframe() }
                 guard vp8?.configuration.width == picture.width, vp8?.configuration.height == picture.height,
                     let encoded = try? vp8?.encode(picture)
                 else { continue }
