@@ -39,10 +39,10 @@ import TransportTestSupport
                 answerSide.received.withLock { $0.count } == 30 && offerSide.received.withLock { $0.count } == 20
             }
         )
-        #expect(
-            answerSide.received.withLock { $0 }.suffix(20)
-                == (10..<30).map { rtpPacket(sequence: UInt16($0), ssrc: 0x0FFE_0001, payload: "after \($0)") }
-        )
+        let sentAfter = (10..<30).map { (n: Int) in
+            rtpPacket(sequence: UInt16(n), ssrc: 0x0FFE_0001, payload: "after \(n)")
+        }
+        #expect(Array(answerSide.received.withLock { $0 }.suffix(20)) == sentAfter)
         #expect(answerSide.counters?.authenticationFailures == 0 && answerSide.counters?.replays == 0)
         #expect(pair.offerer.localCredentials == offererCredentials)
         #expect(!pair.offererStates.all.contains(.failed))

@@ -26,7 +26,8 @@ import Testing
         }
         // The packets after the last one received in each feedback are reported by the next.
         #expect(results.count >= packets - 10)
-        #expect(results.map(\.sequenceNumber) == (0..<Int64(results.count)).map { 65_000 + $0 })
+        let expected: [Int64] = (0..<Int64(results.count)).map { (n: Int64) -> Int64 in 65_000 + n }
+        #expect(results.map(\.sequenceNumber) == expected)
         #expect(results.allSatisfy { $0.size == 1000 + Int($0.sequenceNumber - 65_000) % 100 })
         let lost = results.filter { $0.arrivalTime == nil }
         #expect(lost.allSatisfy { ($0.sequenceNumber - 65_000) % 50 == 7 })

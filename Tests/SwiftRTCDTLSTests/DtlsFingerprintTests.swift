@@ -5,13 +5,20 @@ import Testing
 @testable import SwiftRTCDTLS
 
 @Suite struct DtlsFingerprintTests {
-    @Test(arguments: [
-        ("sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AB", DtlsFingerprint.Algorithm.sha1, 20),
-        ("sha-224 " + Array(repeating: "0F", count: 28).joined(separator: ":"), .sha224, 28),
-        ("sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"), .sha256, 32),
-        ("SHA-384 " + Array(repeating: "ab", count: 48).joined(separator: ":"), .sha384, 48),
-        ("sha-512 " + Array(repeating: "00", count: 64).joined(separator: ":") + "\r", .sha512, 64),
-    ])
+    /// `count` bytes of `hex`, as an SDP fingerprint writes them.
+    static func digest(_ hex: String, count: Int) -> String {
+        Array(repeating: hex, count: count).joined(separator: ":")
+    }
+
+    static let everyHashFunction: [(String, DtlsFingerprint.Algorithm, Int)] = [
+        ("sha-1 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AB", .sha1, 20),
+        ("sha-224 " + digest("0F", count: 28), .sha224, 28),
+        ("sha-256 " + digest("AB", count: 32), .sha256, 32),
+        ("SHA-384 " + digest("ab", count: 48), .sha384, 48),
+        ("sha-512 " + digest("00", count: 64) + "\r", .sha512, 64),
+    ]
+
+    @Test(arguments: everyHashFunction)
     func parsesEveryHashFunction(value: String, algorithm: DtlsFingerprint.Algorithm, length: Int) throws {
         let fingerprint = try DtlsFingerprint(sdpValue: value)
         #expect(fingerprint.algorithm == algorithm)

@@ -29,10 +29,9 @@ import Testing
         #expect(frames.count == 51)
         #expect(frames.map(\.timestamp) == (0..<51).map { UInt64($0 * 960) })
         let last = try #require(frames.last)
-        #expect(
-            last.samples.suffix(400).allSatisfy { $0 == 0 }
-                && last.samples.prefix(400).allSatisfy { abs(Int($0) - 1000) < 20 }
-        )
+        let silentEnd = last.samples.suffix(400).allSatisfy { $0 == 0 }
+        let toneStart = last.samples.prefix(400).allSatisfy { (sample: Int16) -> Bool in abs(Int(sample) - 1000) < 20 }
+        #expect(silentEnd && toneStart)
     }
 
     @Test func aPartialChannelGroupIsAnErrorNotADrop() async throws {

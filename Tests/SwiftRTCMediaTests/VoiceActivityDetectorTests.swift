@@ -51,7 +51,8 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
     let result = decisions(signal)
     let speechFrames = 50..<(50 + speech.count / 960)
     #expect(!result[0..<50].contains(true))
-    #expect(Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count) > 0.75)
+    let detected: Double = Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count)
+    #expect(detected > 0.75)
     #expect(!result[(speechFrames.upperBound + 15)...].contains(true))
 }
 
@@ -67,7 +68,8 @@ func whiteNoiseIsNotSpeech(amplitude: Double) {
     let result = decisions(signal)
     let speechFrames = 100..<(100 + speech.count / 960)
     #expect(!result[0..<100].contains(true))
-    #expect(Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count) > 0.6)
+    let detected: Double = Double(result[speechFrames].filter { $0 }.count) / Double(speechFrames.count)
+    #expect(detected > 0.6)
     #expect(!result[(speechFrames.upperBound + 15)...].contains(true))
 }
 

@@ -191,7 +191,8 @@ func wavAtOtherRatesPlaysAt48k(rate: Int) async throws {
     let middle = Array(samples[4_800..<43_200])
     var crossings = 0
     for i in 1..<middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
-    #expect(abs(Double(crossings) / 2 / 0.8 - 700) < 3)
+    let frequency: Double = Double(crossings) / 2 / 0.8
+    #expect(abs(frequency - 700) < 3)
     let probe = try await run(
         "/usr/bin/ffprobe",
         ["-v", "error", "-show_entries", "stream=sample_rate,channels", "-of", "csv=p=0", path]

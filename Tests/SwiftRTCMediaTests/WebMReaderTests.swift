@@ -45,10 +45,9 @@ import Testing
             "\(frames.map(\.timestamp))"
         )
         let probed = try await probePackets(path).filter { $0.size > 0 }
-        #expect(
-            frames.map(\.data.count).sorted()
-                == probed.map(\.size).filter { frames.map(\.data.count).contains($0) }.sorted()
-        )
+        let sizes: [Int] = frames.map(\.data.count)
+        let probedSizes: [Int] = probed.map(\.size).filter { sizes.contains($0) }
+        #expect(sizes.sorted() == probedSizes.sorted())
         let audio = try Self.readAll(WebMReader(path: path, track: .audio))
         #expect(audio.count >= 100 && audio.allSatisfy { $0.codec == .opus })
         #expect(

@@ -96,7 +96,8 @@ import Testing
         let middle = Array(samples[samples.count / 4..<samples.count / 4 + 48_000])
         var crossings = 0
         for i in 1..<middle.count where (middle[i] >= 0) != (middle[i - 1] >= 0) { crossings += 1 }
-        #expect(abs(Double(crossings) / 2 - 440) < 5, "\(Double(crossings) / 2) Hz recorded")
+        let frequency: Double = Double(crossings) / 2
+        #expect(abs(frequency - 440) < 5, "\(frequency) Hz recorded")
     }
 
     /// A local track's raw audio, encoded with Opus into Ogg as it is sent.

@@ -31,7 +31,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: raw) }
         #expect(ffmpeg.status == 0)
         let decoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
-        try #require(decoded.count == 320 * 240 * 3)
+        let size: Int = 320 * 240 * 3
+        try #require(decoded.count == size)
         var expected: [UInt8] = []
         for row in 0..<240 {
             for column in 0..<320 {

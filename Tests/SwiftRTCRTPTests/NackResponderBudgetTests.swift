@@ -49,7 +49,9 @@ import Testing
     @Test func aPacketListedTwiceInOneNackGoesOutOnce() throws {
         let responder = try Self.responder(sent: 0...20)
         // What PID 5 with BLP 0xFFFF, PID 6 with BLP 0xFFFF ... would say: 5 to 21, 6 to 22, ...
-        let lost = (5...10).flatMap { pid in (0...16).map { UInt16(pid + $0) } }.filter { $0 <= 20 }
+        let lost: [UInt16] = (5...10).flatMap { (pid: Int) -> [UInt16] in
+            (0...16).map { (bit: Int) -> UInt16 in UInt16(pid + bit) }
+        }.filter { $0 <= 20 }
         let sent = Self.respond(responder, lost, now: 1)
         #expect(sent.packets == 16)
     }

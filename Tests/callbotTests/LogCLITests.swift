@@ -39,7 +39,10 @@ import Testing
         let first = try await log(["--limit", "2"])
         let second = try await log(["--limit", "2", "--page", "2"])
         #expect(first.count == 2 && second.count == 1, "\(first) \(second)")
-        #expect((first + second).map { String($0.split(separator: " ").last ?? "") } == callIds.reversed())
+        let listedIds: [String] = (first + second).map { (line: String) -> String in
+            String(line.split(separator: " ").last ?? "")
+        }
+        #expect(listedIds == callIds.reversed())
         #expect(
             first[0].contains(" caller bob audio completed ") && first[1].contains(" caller bob audio declined "),
             "\(first)"
