@@ -26,21 +26,40 @@ extension MediaRecorder {
     }
 }
 
-/// The files of one recording: the first, then a part after each rollover.
+extension MediaRecorder {
+    /// The most files one recording is split into: 10,000 (a day in parts of 9 s, a year in
+    /// parts of an hour). At the limit the last part goes on to the end of the recording,
+    /// and ``partLimitsReached`` counts it.
+    public static let maximumParts = 10_000
+}
+
+/// The files of one recording: the first, then a part after each rollover, at most `limit`.
 package final class RecordingParts: Sendable {
     package let rollover: MediaRecorder.Rollover?
-    private let first: URL
+    /// The first file.
+    let first: URL
+    private let limit: Int
     private let urls: Mutex<[URL]>
 
-    /// The parts of the recording whose first file is `first` (already created).
-    package init(first: URL, rollover: MediaRecorder.Rollover?) {
+    /// The parts of the recording whose first file is `first` (already created), at most
+    /// `limit` of them.
+    package init(first: URL, rollover: MediaRecorder.Rollover?, limit: Int = MediaRecorder.maximumParts) {
         self.first = first
         self.rollover = rollover
+        self.limit = max(limit, 1)
         urls = Mutex([first])
     }
 
     /// Every file so far, in order.
     package var files: [URL] { urls.withLock { $0 } }
+
+    /// Whether the recording has as many files as it may have: the last goes on to the end.
+    var isAtLimit: Bool { urls.withLock { $0.count >= limit } }
+
+    /// Whether the part `progress` describes is full and a next part may begin.
+    func isDue(_ progress: Progress) -> Bool {
+        progress.isDue(rollover) && !isAtLimit
+    }
 
     /// Creates the next part's file, `<name>-partN.<ext>`, empty (never replacing one).
     func next() throws(MediaFileError) -> URL {

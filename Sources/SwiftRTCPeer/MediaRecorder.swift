@@ -38,10 +38,12 @@ public final class MediaRecorder: Sendable {
 
     /// The files written so far: the first of each recording, and the parts after rollovers.
     public var files: [URL] { recordings.flatMap(\.parts.files) }
+    /// The recordings (files with their parts) that reached ``maximumParts`` and go on in
+    /// their last part.
+    public var partLimitsReached: Int { recordings.count { $0.parts.isAtLimit } }
     private let recordings: [Recording]
 
     private struct Recording: Sendable {
-        let url: URL
         let parts: RecordingParts
         let feeders: [Task<Void, Never>]
         let finish: @Sendable () -> Void
@@ -139,12 +141,12 @@ public final class MediaRecorder: Sendable {
             } catch let error as MediaRecorderError {
                 failure = failure ?? error
                 if case .nothingRecorded = error {
-                    try? FileManager.default.removeItem(at: recording.url)
+                    try? FileManager.default.removeItem(at: recording.parts.first)
                 } else {
                     written += recording.parts.files
                 }
             } catch {
-                failure = failure ?? .file(.unusable(format: recording.url.pathExtension, reason: "\(error)"))
+                failure = failure ?? .file(.unusable(format: recording.parts.first.pathExtension, reason: "\(error)"))
             }
         }
         if let failure { throw failure }
@@ -209,7 +211,7 @@ public final class MediaRecorder: Sendable {
             }
             if let missing { throw MediaRecorderError.nothingRecorded(path: url.path, reason: missing.rawValue) }
         }
-        return Recording(url: url, parts: parts, feeders: feeders, finish: { continuation.finish() }, writer: writer)
+        return Recording(parts: parts, feeders: feeders, finish: { continuation.finish() }, writer: writer)
     }
 
     /// What a file that got nothing lacked (``MediaRecorderError/nothingRecorded(path:reason:)``).
@@ -237,7 +239,7 @@ public final class MediaRecorder: Sendable {
                 pcm = decoded
             default: continue
             }
-            if writer != nil, progress.isDue(parts.rollover) {
+            if writer != nil, parts.isDue(progress) {
                 try writer?.close()
                 writer = nil
                 url = try parts.next()
@@ -266,7 +268,7 @@ public final class MediaRecorder: Sendable {
         var progress = RecordingParts.Progress()
         for await frame in frames {
             for (opus, pcm) in codec.opus(frame) {
-                if writer != nil, progress.isDue(parts.rollover) {
+                if writer != nil, parts.isDue(progress) {
                     try writer?.close()
                     writer = nil
                     url = try parts.next()
@@ -317,7 +319,7 @@ public final class MediaRecorder: Sendable {
                     )
                 }
                 // A part that is full ends before a keyframe: this encoder makes the next one.
-                if recorder != nil, progress.isDue(parts.rollover) { vp8?.requestKeyframe() }
+                if recorder != nil, parts.isDue(progress) { vp8?.requestKeyframe() }
                 guard vp8?.configuration.width == picture.width, vp8?.configuration.height == picture.height,
                     let encoded = try? vp8?.encode(picture)
                 else { continue }
@@ -328,7 +330,7 @@ public final class MediaRecorder: Sendable {
                 items = audioCodec.opus(frame)
             }
             for item in items {
-                if recorder != nil, progress.isDue(parts.rollover) {
+                if recorder != nil, parts.isDue(progress) {
                     // A file with video ends before a keyframe, so that the next one starts with it.
                     if !hasVideo || (item.0.codec == .vp8 && item.0.isKeyframe) {
                         try recorder?.close()
