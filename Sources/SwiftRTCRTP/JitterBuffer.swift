@@ -3,8 +3,9 @@ import SwiftRTCCore
 /// Puts received RTP packets of one stream back in sequence order: drops duplicates and
 /// packets too late to use, waits a bounded time for a missing packet, then skips it and
 /// reports the gap, so it never stalls. The first packets of a stream are held for that wait
-/// too, in case earlier ones arrive after them. Packets are copied into slots allocated once: no
-/// allocation per packet. Used from one thread (the transport's).
+/// too, in case earlier ones arrive after them. Packets are copied into slots that grow to the
+/// stream's packet size within its first packets, then are not allocated again: no allocation
+/// per packet. Used from one thread (the transport's).
 ///
 /// With a ``maximumDelay`` above 0 it also holds packets for an adaptive playout delay, as
 /// NetEq and pion's jitter buffer do: each packet is due at its RTP time mapped onto the

@@ -1,5 +1,6 @@
 /// The packets a sender sent recently, kept to answer NACKs with RTX (RFC 4588). Packets are
-/// copied into slots allocated once: no allocation per packet.
+/// copied into slots that grow to the stream's packet size within its first packets, then
+/// are not allocated again: no allocation per packet.
 public final class PacketHistory {
     let slots: PacketSlots
     var unwrapper = SequenceUnwrapper()
@@ -21,7 +22,7 @@ public final class PacketHistory {
         slots.store(bytes, sequence: unwrapper.unwrap(packet.sequenceNumber), arrival: time)
     }
 
-    /// The packet sent with `sequenceNumber`, if still kept (valid until it is overwritten).
+    /// The packet sent with `sequenceNumber`, if still kept (valid until the next ``store(_:sentAt:)``).
     public func packet(_ sequenceNumber: UInt16) -> RTPPacket? {
         guard let bytes = slots.bytes(unwrapper.peek(sequenceNumber)) else { return nil }
         return try? RTPPacket(parsing: bytes)
