@@ -4,11 +4,18 @@ import SwiftRTCRTP
 /// number went out and how big the packet was, in a ring preallocated once; transport-cc
 /// feedback (``TransportLayerCC``) is matched against it into ``PacketResult``s.
 ///
-/// Recording a sent packet never allocates. Feedback about packets older than the ring
-/// (``capacity``) is ignored.
+/// The ring starts at ``initialCapacity`` packets and doubles, up to ``capacity``, when a
+/// packet would take the place of one sent less than ``growthHorizon`` ago that no feedback
+/// has reached yet: it grows to what the packet rate and the feedback delay need (an audio
+/// call's stays at its first size), and recording a packet allocates only then (at most 5
+/// times). Feedback about packets older than the ring is ignored.
 public struct SendTimeHistory: Sendable {
-    /// Packets remembered.
+    /// Packets remembered at most.
     public static let capacity = 8192
+    /// Packets remembered before more are needed.
+    public static let initialCapacity = 256
+    /// How long (µs) a packet is kept for feedback to reach it, ring capacity permitting.
+    public static let growthHorizon: Int64 = 1_000_000
 
     private struct Entry: Sendable {
         var sequence: Int64 = -1
@@ -23,19 +30,32 @@ public struct SendTimeHistory: Sendable {
     /// The previous feedback's reference time (24-bit, 64 ms units) and its unwrapped value.
     private var lastReference: (raw: Int32, unwrapped: Int64)?
     private var lastFeedbackCount: UInt8?
+    /// The first sequence number past what feedback has covered (nil before any feedback).
+    private var coveredUpTo: Int64?
     /// Feedback packets that went missing (by the feedback packet count).
     public private(set) var lostFeedbackPackets: Int64 = 0
 
-    /// Creates an empty history (the ring is allocated here, once).
+    /// Creates an empty history.
     public init() {
-        entries = [Entry](repeating: Entry(), count: Self.capacity)
+        entries = [Entry](repeating: Entry(), count: Self.initialCapacity)
     }
+
+    /// Packets the ring holds now.
+    var ringSize: Int { entries.count }
+
+    private func slot(_ sequence: Int64) -> Int { Int(sequence & Int64(entries.count - 1)) }
 
     /// Records that the packet with transport-wide `sequenceNumber` and `size` bytes was sent
     /// at `sendTime` (microseconds, monotonic). No allocation.
     public mutating func record(sequenceNumber: UInt16, size: Int, sendTime: Int64) {
         let sequence = sendUnwrapper.unwrap(sequenceNumber)
-        entries[Int(sequence & Int64(Self.capacity - 1))] = Entry(
+        let replaced = entries[slot(sequence)]
+        if entries.count < Self.capacity, replaced.sequence >= (coveredUpTo ?? 0),
+            sendTime - replaced.sendTime < Self.growthHorizon
+        {
+            grow()
+        }
+        entries[slot(sequence)] = Entry(
             sequence: sequence,
             sendTime: sendTime,
             size: Int32(clamping: size)
@@ -90,19 +110,27 @@ public struct SendTimeHistory: Sendable {
                 arrival += Int64(delta) * 250
                 arrived = arrival
             }
-            let slot = Int(sequence & Int64(Self.capacity - 1))
-            guard entries[slot].sequence == sequence, !entries[slot].reported else { continue }
-            if arrived != nil { entries[slot].reported = true }
+            let index = slot(sequence)
+            guard entries[index].sequence == sequence, !entries[index].reported else { continue }
+            if arrived != nil { entries[index].reported = true }
             results.append(
                 PacketResult(
                     sequenceNumber: sequence,
-                    sendTime: entries[slot].sendTime,
-                    size: Int(entries[slot].size),
+                    sendTime: entries[index].sendTime,
+                    size: Int(entries[index].size),
                     arrivalTime: arrived
                 )
             )
         }
         _ = feedbackUnwrapper.unwrap(feedback.baseSequenceNumber &+ UInt16(truncatingIfNeeded: feedback.statuses.count))
+        coveredUpTo = max(coveredUpTo ?? 0, base + Int64(statuses.count))
         return results
+    }
+
+    /// Doubles the ring, each packet moved to its place in the larger one.
+    private mutating func grow() {
+        let old = entries
+        entries = [Entry](repeating: Entry(), count: old.count * 2)
+        for entry in old where entry.sequence >= 0 { entries[slot(entry.sequence)] = entry }
     }
 }

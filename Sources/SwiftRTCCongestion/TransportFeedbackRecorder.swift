@@ -5,16 +5,21 @@ import SwiftRTCRTP
 /// transport-wide sequence number arrived and turns the arrivals since the last feedback into
 /// ``TransportLayerCC`` packets (sent every 100-250 ms, as ``FeedbackInterval`` says).
 ///
-/// Arrivals live in a ring preallocated once (``capacity`` entries): recording a packet never
-/// allocates. A packet older than the last feedback is not reported again; a jump ahead of more
-/// than the ring forgets what was not reported yet.
+/// Arrivals live in a ring of ``initialCapacity`` entries that doubles, up to ``capacity``,
+/// when the packets between two feedbacks need more: an audio call's stays at its first size,
+/// and recording a packet allocates only when the ring grows (at most 4 times, whatever a
+/// peer sends). A packet older than the last feedback is not reported again; a jump ahead of
+/// more than ``capacity`` forgets what was not reported yet.
 public struct TransportFeedbackRecorder: Sendable {
-    /// Sequence numbers the ring holds.
+    /// Sequence numbers the ring holds at most.
     public static let capacity = 4096
+    /// Sequence numbers the ring holds before more are needed.
+    public static let initialCapacity = 256
     /// Statuses one feedback packet carries at most (the rest go into the next one).
     public static let maximumStatuses = 400
 
-    /// Arrival times in microseconds by unwrapped sequence number modulo ``capacity``; -1: none.
+    /// Arrival times in microseconds by unwrapped sequence number modulo the ring's size
+    /// (a power of two); -1: none.
     private var arrivals: [Int64]
     private var unwrapper = SequenceUnwrapper()
     /// The first unwrapped sequence number not reported yet, and the highest received.
@@ -26,8 +31,11 @@ public struct TransportFeedbackRecorder: Sendable {
 
     /// Creates an empty recorder (the ring is allocated here, once).
     public init() {
-        arrivals = [Int64](repeating: -1, count: Self.capacity)
+        arrivals = [Int64](repeating: -1, count: Self.initialCapacity)
     }
+
+    /// Sequence numbers the ring holds now.
+    var ringSize: Int { arrivals.count }
 
     /// Records that the packet with transport-wide `sequenceNumber` arrived at `arrival`
     /// (microseconds on a monotonic clock). No allocation.
@@ -36,10 +44,14 @@ public struct TransportFeedbackRecorder: Sendable {
         packetsRecorded += 1
         if let next = nextToReport {
             guard sequence >= next else { return }  // already reported
-            if sequence - next >= Int64(Self.capacity) {
+            if sequence - next >= Int64(arrivals.count), arrivals.count < Self.capacity {
+                grow(toHold: sequence - next + 1, from: next)
+            }
+            if sequence - next >= Int64(arrivals.count) {
                 // Too far ahead: what the ring cannot hold any more is given up.
-                let first = sequence - Int64(Self.capacity) + 1
-                for s in next..<min(first, next + Int64(Self.capacity)) { arrivals[index(s)] = -1 }
+                let size = Int64(arrivals.count)
+                let first = sequence - size + 1
+                for s in next..<min(first, next + size) { arrivals[index(s)] = -1 }
                 nextToReport = first
             }
         } else {
@@ -62,11 +74,17 @@ public struct TransportFeedbackRecorder: Sendable {
     /// packet's delta counts 250 µs from the previous received one (the first from the
     /// reference time), as a byte when it fits (0...63.75 ms), else as a signed 16-bit value.
     public mutating func makeFeedback(senderSSRC: UInt32, mediaSSRC: UInt32) -> TransportLayerCC? {
-        guard let base = nextToReport, highest >= base else { return nil }
+        guard var base = nextToReport, highest >= base else { return nil }
         // The reference time comes from the first received packet from the base on.
         var first = base
         while first <= highest, arrivals[index(first)] < 0 { first += 1 }
         guard first <= highest else { return nil }
+        if first - base >= Int64(Self.maximumStatuses) {
+            // More losses in a row than one feedback holds: the oldest go unreported, so that
+            // this feedback reaches the next arrival (else none would be sent until the ring
+            // overflowed).
+            base = first - Int64(Self.maximumStatuses) + 1
+        }
         let end = min(highest, base + Int64(Self.maximumStatuses) - 1)
         let referenceTime = Self.floorDivide(arrivals[index(first)], 64_000)
         var previous = referenceTime * 64_000
@@ -103,7 +121,19 @@ public struct TransportFeedbackRecorder: Sendable {
         return feedback
     }
 
-    private func index(_ sequence: Int64) -> Int { Int(sequence & Int64(Self.capacity - 1)) }
+    private func index(_ sequence: Int64) -> Int { Int(sequence & Int64(arrivals.count - 1)) }
+
+    /// Doubles the ring (up to ``capacity``) until it holds `span` sequence numbers, moving
+    /// the arrivals not reported yet (from `next` to the highest).
+    private mutating func grow(toHold span: Int64, from next: Int64) {
+        var size = arrivals.count
+        while Int64(size) < span, size < Self.capacity { size *= 2 }
+        var grown = [Int64](repeating: -1, count: size)
+        if highest >= next {
+            for s in next...highest { grown[Int(s & Int64(size - 1))] = arrivals[index(s)] }
+        }
+        arrivals = grown
+    }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         a >= 0 ? a / b : -((-a + b - 1) / b)
