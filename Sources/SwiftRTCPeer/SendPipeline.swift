@@ -16,7 +16,10 @@ final class SendPipeline {
     let slots: UnsafeMutableRawBufferPointer
     /// Each slot's packet: its length, its payload's, and its RTP timestamp.
     private let packets: UnsafeMutableBufferPointer<(length: Int, payload: Int, timestamp: UInt32)>
-    static let slotCount = 256
+    /// Slots: a video frame's packets (up to 256, the last the packetizer's scratch); an audio
+    /// frame is one packet, sent as it is written, in one slot.
+    let slotCount: Int
+    static let videoSlotCount = 256
     static let slotSize = 1500
     static let mtu = 1200
 
@@ -34,8 +37,9 @@ final class SendPipeline {
         self.sender = sender
         self.parameters = parameters
         self.transport = transport
-        slots = .allocate(byteCount: Self.slotCount * Self.slotSize, alignment: 16)
-        packets = .allocate(capacity: Self.slotCount)
+        slotCount = parameters.codec == .vp8 ? Self.videoSlotCount : 1
+        slots = .allocate(byteCount: slotCount * Self.slotSize, alignment: 16)
+        packets = .allocate(capacity: slotCount)
         packets.initialize(repeating: (0, 0, 0))
         let continuity = sender.continuity.withLock { $0 }
         timestampBase = continuity.nextTimestamp

@@ -91,7 +91,7 @@ final class VP8EncoderPipeline: EncoderPipeline {
     /// The frame's packets, each copied into its own slot from the last, where the packetizer
     /// writes. Returns their number.
     private func packetize(_ frame: EncodedFrame, through pipeline: SendPipeline) -> Int {
-        let scratch = pipeline.slot(SendPipeline.slotCount - 1)
+        let scratch = pipeline.slot(pipeline.slotCount - 1)
         var count = 0, header = 12
         _ = frame.data.withUnsafeBytes { payload in
             try? packetizer.packetize(payload, timestamp: frame.timestamp, into: scratch) {
@@ -99,7 +99,7 @@ final class VP8EncoderPipeline: EncoderPipeline {
                 try pipeline.writeExtensions(&writer)
                 header = writer.headerLength
             } emit: { (packet: UnsafeRawBufferPointer) throws(RTPError) in
-                guard count < SendPipeline.slotCount - 1 else { return }
+                guard count < pipeline.slotCount - 1 else { return }
                 UnsafeMutableRawBufferPointer(rebasing: pipeline.slot(count)[..<packet.count]).copyMemory(from: packet)
                 pipeline.written(slot: count, length: packet.count, header: header, timestamp: frame.timestamp)
                 count += 1
