@@ -36,12 +36,7 @@ struct LoopbackCall: Sendable {
         let offererStates = await offerer.connectionStates(), answererStates = await answerer.connectionStates()
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
         let start = ContinuousClock.now
-        let offer = try await offerer.createOffer()
-        try await offerer.setLocalDescription(offer)
-        try await answerer.setRemoteDescription(offer)
-        let answer = try await answerer.createAnswer()
-        try await answerer.setLocalDescription(answer)
-        try await offerer.setRemoteDescription(answer)
+        try await negotiate(offerer, answerer)
         let forwarding = [forward(offererCandidates, to: answerer), forward(answererCandidates, to: offerer)]
         defer { for task in forwarding { task.cancel() } }
         let connected = await withTaskGroup(of: Bool.self) { group in
@@ -78,9 +73,18 @@ struct LoopbackCall: Sendable {
         return LoopbackCall(offerer: offerer, answerer: answerer, setupTime: setupTime)
     }
 
+    /// Offer and answer, passed directly: each side gathers, and has the other's description.
+    static func negotiate(_ offerer: PeerConnection, _ answerer: PeerConnection) async throws {
+        let offer = try await offerer.createOffer()
+        try await offerer.setLocalDescription(offer)
+        try await answerer.setRemoteDescription(offer)
+        let answer = try await answerer.createAnswer()
+        try await answerer.setLocalDescription(answer)
+        try await offerer.setRemoteDescription(answer)
+    }
+
     /// Whether `states` reaches `wanted` (false if it ends or fails first).
-    private static func reaches(_ wanted: PeerConnectionState, _ states: AsyncStream<PeerConnectionState>) async -> Bool
-    {
+    static func reaches(_ wanted: PeerConnectionState, _ states: AsyncStream<PeerConnectionState>) async -> Bool {
         for await state in states {
             if state == wanted { return true }
             if state == .failed || state == .closed { return false }
@@ -88,7 +92,7 @@ struct LoopbackCall: Sendable {
         return false
     }
 
-    private static func forward(
+    static func forward(
         _ candidates: AsyncStream<IceCandidateInit>,
         to peer: PeerConnection
     ) -> Task<Void, Never> {

@@ -1,5 +1,6 @@
 import SwiftRTCBenchReport
 import SwiftRTCPeer
+import SwiftRTCSDP
 
 /// Memory: resident memory per idle connected ``PeerConnection`` (an audio transceiver each
 /// way, no media), and the growth of resident memory over connect/close cycles, which must be
@@ -103,7 +104,87 @@ enum MemoryScenario {
             note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss/heap in use "
                 + trace
         )
-        return [idle, cyclesResult]
+        return [idle, try await stages(), cyclesResult]
+    }
+
+    /// Where an idle connection's memory goes, stage by stage, over ``idlePairs`` pairs held
+    /// at once: made (the `PeerConnection`, its transceiver, a shared certificate), negotiated
+    /// (offer and answer applied: the ICE agent gathered on its socket, the DTLS and SRTP
+    /// transports made, not connected), connected (ICE checks, the DTLS handshake, SRTP keyed).
+    /// Resident memory and heap in use after each, trimmed, per connection.
+    static func stages() async throws -> BenchResult {
+        var marks: [(name: String, rss: Int, heap: Int)] = []
+        func mark(_ name: String) {
+            ProcessUsage.trimHeap()
+            marks.append((name, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes()))
+        }
+        let usage = ProcessUsage.now()
+        let start = ContinuousClock.now
+        mark("before")
+        var pairs: [(offerer: PeerConnection, answerer: PeerConnection)] = []
+        for _ in 0..<idlePairs {
+            let offerer = try PeerConnection(configuration: LoopbackCall.configuration(LoopbackCall.certificates.0))
+            let answerer = try PeerConnection(configuration: LoopbackCall.configuration(LoopbackCall.certificates.1))
+            try await offerer.addTransceiver(.audio)
+            pairs.append((offerer, answerer))
+        }
+        mark("made")
+        var candidates: [(AsyncStream<IceCandidateInit>, AsyncStream<IceCandidateInit>)] = []
+        var states: [(AsyncStream<PeerConnectionState>, AsyncStream<PeerConnectionState>)] = []
+        for (offerer, answerer) in pairs {
+            candidates.append((await offerer.localCandidates(), await answerer.localCandidates()))
+            states.append((await offerer.connectionStates(), await answerer.connectionStates()))
+            try await LoopbackCall.negotiate(offerer, answerer)
+        }
+        try await Task.sleep(for: .milliseconds(500))  // gathering done
+        mark("negotiated")
+        var forwarding: [Task<Void, Never>] = []
+        for ((offerer, answerer), (fromOfferer, fromAnswerer)) in zip(pairs, candidates) {
+            forwarding += [
+                LoopbackCall.forward(fromOfferer, to: answerer), LoopbackCall.forward(fromAnswerer, to: offerer),
+            ]
+        }
+        var connected = 0
+        for (offererStates, answererStates) in states {
+            if await LoopbackCall.reaches(.connected, offererStates),
+                await LoopbackCall.reaches(.connected, answererStates)
+            {
+                connected += 1
+            }
+        }
+        for task in forwarding { task.cancel() }
+        try await Task.sleep(for: .seconds(1))
+        mark("connected")
+        let profile = await LoopbackCall(offerer: pairs[0].offerer, answerer: pairs[0].answerer, setupTime: .zero)
+            .profile()
+        for (offerer, answerer) in pairs {
+            await offerer.close()
+            await answerer.close()
+        }
+        guard connected == idlePairs else {
+            throw BenchError("memory stages: \(connected) of \(idlePairs) pairs connected")
+        }
+        let cpu = ProcessUsage.now().since(usage)
+        let connections = Double(2 * idlePairs)
+        var extra: [(name: String, value: Double?)] = [("connections", connections)]
+        for (previous, current) in zip(marks, marks.dropFirst()) {
+            extra.append(("\(current.name)_rss_kb", Double(current.rss - previous.rss) / 1024 / connections))
+            extra.append(("\(current.name)_heap_kb", Double(current.heap - previous.heap) / 1024 / connections))
+        }
+        return BenchResult(
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: "memory-stages",
+            packetsSent: 0,
+            packetsReceived: 0,
+            seconds: (ContinuousClock.now - start).seconds,
+            cpuUserSeconds: cpu.user,
+            cpuSystemSeconds: cpu.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: 0,
+            extra: extra,
+            note: "per connection, what each stage added: made, negotiated (gathered, not connected), connected"
+        )
     }
 }
 
