@@ -36,7 +36,7 @@ public struct ReceiveSideBandwidthEstimator: Sendable {
     public var incomingBitrate: Int? { delayBased.throughput }
 
     /// Records a received packet of `size` bytes at `arrival` (µs) with its abs-send-time
-    /// (24 bits), if it had one. No allocation.
+    /// (24 bits), if it had one. No allocation unless the throughput window grows.
     public mutating func packetReceived(absSendTime: UInt32?, arrival: Int64, size: Int) {
         guard let absSendTime else {
             // No send times: only the incoming rate counts; keep one group per packet.

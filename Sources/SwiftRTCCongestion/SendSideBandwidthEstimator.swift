@@ -76,7 +76,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The acknowledged throughput (bits/s), if known.
     public var acknowledgedBitrate: Int? { delayBased.throughput }
 
-    /// Records a sent packet (µs, monotonic). No allocation.
+    /// Records a sent packet (µs, monotonic). No allocation unless the history grows.
     public mutating func packetSent(sequenceNumber: UInt16, size: Int, sendTime: Int64) {
         history.record(sequenceNumber: sequenceNumber, size: size, sendTime: sendTime)
     }

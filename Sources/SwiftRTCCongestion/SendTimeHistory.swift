@@ -1,7 +1,7 @@
 import SwiftRTCRTP
 
 /// The sender's side of transport-wide congestion control: when each transport-wide sequence
-/// number went out and how big the packet was, in a ring preallocated once; transport-cc
+/// number went out and how big the packet was, in a ring; transport-cc
 /// feedback (``TransportLayerCC``) is matched against it into ``PacketResult``s.
 ///
 /// The ring starts at ``initialCapacity`` packets and doubles, up to ``capacity``, when a
@@ -46,7 +46,7 @@ public struct SendTimeHistory: Sendable {
     private func slot(_ sequence: Int64) -> Int { Int(sequence & Int64(entries.count - 1)) }
 
     /// Records that the packet with transport-wide `sequenceNumber` and `size` bytes was sent
-    /// at `sendTime` (microseconds, monotonic). No allocation.
+    /// at `sendTime` (microseconds, monotonic). No allocation unless the ring grows.
     public mutating func record(sequenceNumber: UInt16, size: Int, sendTime: Int64) {
         let sequence = sendUnwrapper.unwrap(sequenceNumber)
         let replaced = entries[slot(sequence)]

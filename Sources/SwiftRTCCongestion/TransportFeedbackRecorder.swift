@@ -29,7 +29,7 @@ public struct TransportFeedbackRecorder: Sendable {
     /// Packets recorded (for stats).
     public private(set) var packetsRecorded: Int64 = 0
 
-    /// Creates an empty recorder (the ring is allocated here, once).
+    /// Creates an empty recorder (a ring of ``initialCapacity``).
     public init() {
         arrivals = [Int64](repeating: -1, count: Self.initialCapacity)
     }
@@ -38,7 +38,7 @@ public struct TransportFeedbackRecorder: Sendable {
     var ringSize: Int { arrivals.count }
 
     /// Records that the packet with transport-wide `sequenceNumber` arrived at `arrival`
-    /// (microseconds on a monotonic clock). No allocation.
+    /// (microseconds on a monotonic clock). No allocation unless the ring grows.
     public mutating func record(sequenceNumber: UInt16, arrival: Int64) {
         let sequence = unwrapper.unwrap(sequenceNumber)
         packetsRecorded += 1

@@ -5,7 +5,8 @@ import SwiftRTCRTP
 /// The packetize → send loop of one sender, for any codec: its codec's ``EncoderPipeline``
 /// encodes each frame and writes its packets into this pipeline's slots with the negotiated
 /// header extensions; the pipeline sends them (audio at once, on the thread that pushed the
-/// frame; video from the sender's task, paced). Packet buffers are allocated once.
+/// frame; video from the sender's task, paced). Packet buffers are allocated once: one for
+/// audio, a video frame's worth for video.
 final class SendPipeline {
     let sender: RTPSender
     let parameters: RTPSender.Parameters

@@ -1,7 +1,7 @@
 import SwiftRTCCore
 
 /// The send side of generic NACK, as an interceptor-like unit: it keeps the packets a stream
-/// sent in a ``PacketHistory`` (slots allocated once, no allocation per packet) and answers a
+/// sent in a ``PacketHistory`` (slots that grow to the packet size, then no allocation per packet) and answers a
 /// NACK by resending the packets asked for: as RTX on the retransmission stream's own SSRC,
 /// payload type and sequence numbers when RTX was negotiated (RFC 4588 §4), else as the
 /// original packet again (RFC 4585 peers without RTX). A packet is resent at most once per
