@@ -54,11 +54,14 @@ import Testing
             zip(received, received.dropFirst()).allSatisfy { $1.position == $0.position + UInt64($0.samples.count) },
             "positions follow the samples"
         )
-        // The tone: find its 1.5 s in the middle of what arrived (the start has the answerer's
-        // remote track before the writes began: the 440 Hz tone the call started with).
+        // The tone: its 2 s are the last of what arrived. Measure the second in its middle,
+        // away from both ends: before it the answerer's remote track carried the 440 Hz tone
+        // the call started with, and the changeover (Opus and the resampler carrying over
+        // the old tone) lies within the first 0.5 s. A window that reached back to the start
+        // counted the changeover: 989.7-992 Hz, where the second in the middle gives 999.5 Hz.
         let loud = samples.indices.filter { abs(Int(samples[$0])) > 3000 }
-        try #require(loud.count > 16_000, "the tone arrived")
-        let tail = Array(samples[max(0, samples.count - 32_000)..<samples.count - 8_000]).map(Double.init)
+        try #require(loud.count > 16_000 && samples.count >= 24_000, "the tone arrived")
+        let tail = Array(samples[samples.count - 24_000..<samples.count - 8_000]).map(Double.init)
         var crossings = 0
         for i in 1..<tail.count where (tail[i] >= 0) != (tail[i - 1] >= 0) { crossings += 1 }
         let frequency = Double(crossings) / 2 / (Double(tail.count) / 16_000)
