@@ -118,15 +118,10 @@ public final class DtlsTransport: @unchecked Sendable {
         self.sender = sender
         self.acceptedFingerprints = DtlsFingerprint.strongest(of: configuration.remoteFingerprints)
         guard !acceptedFingerprints.isEmpty else { throw .noRemoteFingerprint }
-        // A serial queue on a shared, width-limited global queue: by default a serial queue
+        // A serial queue on the shared, width-limited global queue: by default a serial queue
         // targets the overcommit root queue, which starts a thread for each queue with work
-        // (hundreds, with many handshakes at once, kept idle for a while after). The
-        // user-initiated one, not the default: blocking work lands on the default global
-        // queue (password hashing, name resolution, TURN probes, an application's own), and
-        // while its threads were all busy, handshakes waited with their timers (a test's
-        // handshake missed a 20 s deadline at a test run's start). On Linux each QoS has its
-        // own root queue and threads.
-        queue = DispatchQueue(label: "swiftrtc.dtls", target: .global(qos: .userInitiated))
+        // (hundreds, with many handshakes at once, kept idle for a while after).
+        queue = DispatchQueue(label: "swiftrtc.dtls", target: .global())
         (stateUpdates, stateContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         try makeSession()

@@ -40,9 +40,8 @@ import Testing
     /// The test asserts that our resends brought copies, not when they went out: late timers
     /// delay the resends; without the resends there are none to count. Its handshakes missed
     /// their deadline (8 s, then 20 s) in CI runs' first 40 s, where every short test runs at
-    /// once on two cores; the DTLS queues then shared the default global queue with blocking
-    /// work and moved off it (DtlsTransport.init), and the suite takes the real-time slot as
-    /// the other tests with handshake deadlines do.
+    /// once on two cores: the suite takes the real-time slot, as the other tests with
+    /// handshake deadlines do.
     @Test func lostFlightIsResentByOurTransport() async throws {
         let serverHellos = Mutex(0)
         let clientHellos = Mutex(0)
