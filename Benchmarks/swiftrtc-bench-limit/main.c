@@ -5,6 +5,7 @@
 // an AES-CM-80 packet has.
 //
 //     swiftrtc-bench-limit udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]
+//     swiftrtc-bench-limit calls SECONDS PAYLOAD CALLS [stock|nettle]
 //
 // THREADS 1 (the default) does it all on one thread, one packet at a time. THREADS 2 uses
 // the machine as SwiftRTC does: a sender thread (build, protect, sendto) and a receiver
@@ -16,8 +17,16 @@
 // crypto SwiftRTC runs on. The process is separate from swiftrtc-bench, so that the stock
 // figures never run on SwiftRTC's replacement.
 //
+// Mode `calls` is the limit of swiftrtc-bench's connections-N: CALLS audio calls, each two
+// connected UDP sockets on loopback (a socket per connection, as ICE gives each), every
+// connection sending a PAYLOAD-byte packet every 20 ms, AES-CM-80 protected with its own
+// libsrtp session. A sender thread wakes every 20 ms and protects and sends one packet on every
+// socket; a receiver thread waits in epoll for all sockets and takes and unprotects every
+// datagram ready.
+//
 // Prints one line: packets_sent packets_received seconds cpu_user_s cpu_sys_s max_rss_kb
-// (max_rss_kb is VmHWM of this process: ru_maxrss would report the spawning parent's).
+// (max_rss_kb is VmHWM of this process: ru_maxrss would report the spawning parent's), and in
+// mode `calls` a seventh field: the sender's late ticks (more than 20 ms behind its clock).
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -28,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,9 +202,142 @@ static int run_two_threads(struct loop *loop) {
     return 0;
 }
 
+// Mode `calls`: the sockets and sessions of every connection, and the counts.
+struct calls {
+    int connections, payload;
+    int *sockets;
+    srtp_t *senders, *receivers;
+    unsigned short *sequences;
+    double end;  // when the sender is to stop; then when it stopped
+    long late;
+    atomic_long sent, delivered;
+    atomic_int stop;
+};
+
+// Two sockets bound on loopback and connected to each other: one call.
+static void connected_pair(int *first, int *second) {
+    struct sockaddr_in a, b;
+    *first = bound_socket(&a);
+    *second = bound_socket(&b);
+    if (connect(*first, (struct sockaddr *)&b, sizeof b) != 0 || connect(*second, (struct sockaddr *)&a, sizeof a) != 0) {
+        perror("connect");
+        exit(2);
+    }
+}
+
+// The receiver thread: every datagram ready on any socket, unprotected with that socket's
+// inbound session, until the sender stops and nothing more comes for 200 ms.
+static void *receive_calls(void *argument) {
+    struct calls *calls = argument;
+    int poller = epoll_create1(0);
+    for (int index = 0; index < calls->connections; index++) {
+        struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)index};
+        if (epoll_ctl(poller, EPOLL_CTL_ADD, calls->sockets[index], &event) != 0) { perror("epoll_ctl"); exit(2); }
+    }
+    struct epoll_event ready[256];
+    unsigned char received[1500];
+    for (;;) {
+        int count = epoll_wait(poller, ready, 256, 200);
+        if (count == 0 && atomic_load(&calls->stop)) break;
+        for (int item = 0; item < count; item++) {
+            int index = (int)ready[item].data.u32;
+            for (;;) {
+                ssize_t got = recv(calls->sockets[index], received, sizeof received, MSG_DONTWAIT);
+                if (got <= 0) break;
+                int plain = (int)got;
+                if (srtp_unprotect(calls->receivers[index], received, &plain) == srtp_err_status_ok)
+                    atomic_fetch_add(&calls->delivered, 1);
+            }
+        }
+    }
+    close(poller);
+    return NULL;
+}
+
+// The sender (this thread): every 20 ms a protected packet on every socket.
+static int run_calls(struct calls *calls, double start) {
+    pthread_t receiver;
+    if (pthread_create(&receiver, NULL, receive_calls, calls) != 0) { perror("pthread_create"); return 1; }
+    unsigned char packet[1500];
+    for (long tick = 0;; tick++) {
+        double due = start + (double)tick * 0.02;
+        if (due >= calls->end) break;
+        double now = now_seconds();
+        if (now < due) {
+            struct timespec wait = {.tv_sec = (time_t)(due - now), .tv_nsec = (long)((due - now - (double)(time_t)(due - now)) * 1e9)};
+            nanosleep(&wait, NULL);
+        } else if (now > due + 0.02) {
+            calls->late++;
+        }
+        for (int index = 0; index < calls->connections; index++) {
+            unsigned short sequence = calls->sequences[index]++;
+            packet[0] = 0x80; packet[1] = 111;
+            packet[2] = (unsigned char)(sequence >> 8); packet[3] = (unsigned char)sequence;
+            unsigned int timestamp = (unsigned int)tick * 960;
+            packet[4] = (unsigned char)(timestamp >> 24); packet[5] = (unsigned char)(timestamp >> 16);
+            packet[6] = (unsigned char)(timestamp >> 8); packet[7] = (unsigned char)timestamp;
+            packet[8] = 0x0F; packet[9] = 0xFE; packet[10] = (unsigned char)(index >> 8); packet[11] = (unsigned char)index;
+            memset(packet + 12, 0xAB, (size_t)calls->payload);
+            int length = 12 + calls->payload;
+            if (srtp_protect(calls->senders[index], packet, &length) != srtp_err_status_ok) {
+                fprintf(stderr, "protect failed\n");
+                return 1;
+            }
+            if (send(calls->sockets[index], packet, (size_t)length, 0) != length) { perror("send"); return 1; }
+            atomic_fetch_add(&calls->sent, 1);
+        }
+    }
+    calls->end = now_seconds();
+    atomic_store(&calls->stop, 1);
+    pthread_join(receiver, NULL);
+    return 0;
+}
+
+static int calls_main(double seconds, int payload, int count, int nettle) {
+    if (count < 1 || count > 5000) { fprintf(stderr, "CALLS is 1 to 5000\n"); return 2; }
+    if (srtp_init() != srtp_err_status_ok) { fprintf(stderr, "srtp_init failed\n"); return 2; }
+    if (nettle && swiftrtc_srtp_install_nettle() != 0) { fprintf(stderr, "nettle kernels refused\n"); return 2; }
+    static struct calls calls;
+    calls.connections = 2 * count;
+    calls.payload = payload;
+    calls.sockets = calloc((size_t)calls.connections, sizeof(int));
+    calls.senders = calloc((size_t)calls.connections, sizeof(srtp_t));
+    calls.receivers = calloc((size_t)calls.connections, sizeof(srtp_t));
+    calls.sequences = calloc((size_t)calls.connections, sizeof(unsigned short));
+    for (int call = 0; call < count; call++) connected_pair(&calls.sockets[2 * call], &calls.sockets[2 * call + 1]);
+    for (int index = 0; index < calls.connections; index++) {
+        calls.senders[index] = make_session(0, 1);
+        calls.receivers[index] = make_session(0, 0);
+    }
+    struct rusage before;
+    getrusage(RUSAGE_SELF, &before);
+    double start = now_seconds();
+    calls.end = start + seconds;
+    int status = run_calls(&calls, start);
+    if (status != 0) return status;
+    double elapsed = calls.end - start;  // the sender's time: the receiver's last wait is not a call's
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("%ld %ld %.6f %.6f %.6f %ld %ld\n", atomic_load(&calls.sent), atomic_load(&calls.delivered), elapsed,
+           (double)(usage.ru_utime.tv_sec - before.ru_utime.tv_sec) + (double)(usage.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6,
+           (double)(usage.ru_stime.tv_sec - before.ru_stime.tv_sec) + (double)(usage.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6,
+           peak_resident_kb(), calls.late);
+    for (int index = 0; index < calls.connections; index++) {
+        srtp_dealloc(calls.senders[index]);
+        srtp_dealloc(calls.receivers[index]);
+        close(calls.sockets[index]);
+    }
+    srtp_shutdown();
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 5 && strcmp(argv[1], "calls") == 0) {
+        const char *crypto = argc > 5 ? argv[5] : "stock";
+        return calls_main(atof(argv[2]), atoi(argv[3]), atoi(argv[4]), strcmp(crypto, "nettle") == 0);
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]\n       %s calls SECONDS PAYLOAD CALLS [stock|nettle]\n", argv[0], argv[0]);
         return 2;
     }
     const char *mode = argv[1];

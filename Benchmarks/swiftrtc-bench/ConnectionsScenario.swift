@@ -7,8 +7,9 @@ import SwiftRTCRTP
 
 /// N concurrent audio calls in this process: N loopback ``PeerConnection`` pairs (2N
 /// connections, on the shared transport threads), each side sending a pre-encoded 20 ms Opus
-/// packet every 20 ms and decoding what it receives. Reports CPU per call, RTP loss (packets
-/// the senders sent that the receivers did not count) and resident memory per call.
+/// packet every 20 ms (nobody takes the remote tracks, so nothing is decoded). Reports CPU per
+/// call and per packet, RTP loss (packets the senders sent that the receivers did not count),
+/// resident memory per call, and the ratio to the C loop of the same calls (`limit-calls-N`).
 enum ConnectionsScenario {
     /// Calls set up at the same time (more only queue in the DTLS handshakes).
     static let setupConcurrency = 16
@@ -22,7 +23,8 @@ enum ConnectionsScenario {
         return packet
     }
 
-    static func run(calls count: Int, seconds: Double) async throws -> BenchResult {
+    /// Runs `count` calls for `seconds`; `limit` is the C loop's row for the same calls.
+    static func run(calls count: Int, seconds: Double, limit: BenchResult) async throws -> BenchResult {
         let packet = try opusPacket()
         ProcessUsage.trimHeap()
         let residentBefore = ProcessUsage.residentBytes()
@@ -85,6 +87,8 @@ enum ConnectionsScenario {
         let rtpSent = after.sent - before.sent, received = after.received - before.received
         let sent = pushed
         let cpuPerCall = (cpu.user + cpu.system) / elapsed / Double(count)
+        let cpuPerPacket = received > 0 ? (cpu.user + cpu.system) / Double(received) * 1e6 : nil
+        let limitPerPacket = limit.extra.first { $0.name == "cpu_us_per_packet" }?.value ?? nil
         return BenchResult(
             impl: "swiftrtc",
             profile: profile,
@@ -100,6 +104,8 @@ enum ConnectionsScenario {
                 ("calls", Double(count)),
                 ("cpu_percent_per_call", cpuPerCall * 100),
                 ("cpu_cores_used", (cpu.user + cpu.system) / elapsed),
+                ("cpu_us_per_packet", cpuPerPacket),
+                ("ratio_limit_cpu", cpuPerPacket.flatMap { ours in limitPerPacket.map { $0 / ours } }),
                 ("loss_percent", sent > 0 ? Double(max(0, sent - received)) / Double(sent) * 100 : nil),
                 ("rtp_sent", Double(rtpSent)),
                 ("late_ticks", Double(late)),

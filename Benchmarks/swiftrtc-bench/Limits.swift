@@ -81,38 +81,87 @@ enum Limits {
     }
 
     static func measure(_ mode: Mode, seconds: Double, payload: Int) throws -> BenchResult {
+        let figures = try execute([mode.mode, String(seconds), String(payload), String(mode.threads), mode.crypto])
+        return BenchResult(
+            impl: mode.impl,
+            profile: mode.profile,
+            scenario: mode.scenario,
+            packetsSent: figures.sent,
+            packetsReceived: figures.received,
+            seconds: figures.seconds,
+            cpuUserSeconds: figures.user,
+            cpuSystemSeconds: figures.system,
+            maxRSSMegabytes: figures.residentKB / 1024,
+            payloadBytes: payload,
+            extra: [("cpu_us_per_packet", figures.cpuMicrosecondsPerPacket)],
+            note: mode.threads == 1
+                ? "C, one packet at a time, separate process"
+                : "C, a sender and a receiver thread (at most 64 packets apart), \(mode.crypto) crypto, separate process"
+        )
+    }
+
+    /// The limit of `connections-N`: `count` audio calls in C, a socket per connection, a
+    /// packet of `payload` bytes every 20 ms on each, AES-CM-80 on SwiftRTC's nettle kernels;
+    /// one sender thread, one receiver thread in epoll. (Stock libsrtp's NSS crypto costs five
+    /// times as much per small packet: a thousand calls of it do not keep up on this machine.)
+    static func calls(_ count: Int, seconds: Double, payload: Int) throws -> BenchResult {
+        let figures = try execute(["calls", String(seconds), String(payload), String(count), "nettle"])
+        let cpu = figures.user + figures.system
+        return BenchResult(
+            impl: "nettle-c",
+            profile: "cm80",
+            scenario: "limit-calls-\(count)",
+            packetsSent: figures.sent,
+            packetsReceived: figures.received,
+            seconds: figures.seconds,
+            cpuUserSeconds: figures.user,
+            cpuSystemSeconds: figures.system,
+            maxRSSMegabytes: figures.residentKB / 1024,
+            payloadBytes: payload,
+            extra: [
+                ("calls", Double(count)),
+                ("cpu_cores_used", figures.seconds > 0 ? cpu / figures.seconds : nil),
+                ("cpu_us_per_packet", figures.cpuMicrosecondsPerPacket),
+                ("late_ticks", figures.lateTicks.map(Double.init)),
+            ],
+            note: "C, \(2 * count) sockets, a sender thread every 20 ms and a receiver thread in epoll, separate process"
+        )
+    }
+
+    /// What one run of the C executable printed.
+    struct Figures {
+        var sent: Int, received: Int, seconds: Double, user: Double, system: Double, residentKB: Double
+        /// Mode `calls` only.
+        var lateTicks: Int?
+        var cpuMicrosecondsPerPacket: Double? { received > 0 ? (user + system) / Double(received) * 1e6 : nil }
+    }
+
+    static func execute(_ arguments: [String]) throws -> Figures {
         let process = Process()
         process.executableURL = executable
-        process.arguments = [mode.mode, String(seconds), String(payload), String(mode.threads), mode.crypto]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard process.terminationStatus == 0, fields.count == 6,
+        guard process.terminationStatus == 0, fields.count == 6 || fields.count == 7,
             let sent = Int(fields[0]), let received = Int(fields[1]), let elapsed = Double(fields[2]),
             let user = Double(fields[3]), let system = Double(fields[4]), let rss = Double(fields[5])
         else {
             throw BenchError(
-                "\(executable.path) \(process.arguments ?? []) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
+                "\(executable.path) \(arguments) failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
             )
         }
-        return BenchResult(
-            impl: mode.impl,
-            profile: mode.profile,
-            scenario: mode.scenario,
-            packetsSent: sent,
-            packetsReceived: received,
+        return Figures(
+            sent: sent,
+            received: received,
             seconds: elapsed,
-            cpuUserSeconds: user,
-            cpuSystemSeconds: system,
-            maxRSSMegabytes: rss / 1024,
-            payloadBytes: payload,
-            extra: [("cpu_us_per_packet", received > 0 ? (user + system) / Double(received) * 1e6 : nil)],
-            note: mode.threads == 1
-                ? "C, one packet at a time, separate process"
-                : "C, a sender and a receiver thread (at most 64 packets apart), \(mode.crypto) crypto, separate process"
+            user: user,
+            system: system,
+            residentKB: rss,
+            lateTicks: fields.count == 7 ? Int(fields[6]) : nil
         )
     }
 }

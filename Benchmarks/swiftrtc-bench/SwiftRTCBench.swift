@@ -78,9 +78,11 @@ enum Scenario: String, CaseIterable {
         case .throughput: [try await ThroughputScenario.runRTP(seconds: options.seconds)]
         case .throughputVP8: [try await ThroughputScenario.runVP8(seconds: options.seconds)]
         case .connections:
-            try await options.calls.asyncMap {
-                try await ConnectionsScenario.run(calls: $0, seconds: options.callSeconds)
-            }
+            try await options.calls.asyncMap { calls in
+                let payload = try ConnectionsScenario.opusPacket().data.count
+                let limit = try Limits.calls(calls, seconds: options.callSeconds, payload: payload)
+                return [limit, try await ConnectionsScenario.run(calls: calls, seconds: options.callSeconds, limit: limit)]
+            }.flatMap { $0 }
         case .setup: [try await SetupScenario.run(calls: options.setupCalls)]
         case .memory: try await MemoryScenario.run(cycles: options.cycles, budget: options.cycleBudget)
         }
