@@ -26,6 +26,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let delivery = Mutex(())
+    /// The subscribers' count, read without a lock: a value nobody follows and nobody will be
+    /// replayed (a track's frames when no task takes them) costs one load.
+    private let subscriberCount = Atomic<Int>(0)
     private let replaysLatest: Bool
     private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
@@ -43,9 +46,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Whether anyone follows the values now.
-    package var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+    package var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
 
-    /// The last value yielded (or the initial one).
+    /// The last value yielded (or the initial one), kept when new subscribers get it first.
     package var latest: Element? { state.withLock { $0.latest } }
 
     /// A new stream of `past` (values the caller kept), then the values yielded from now on.
@@ -57,6 +60,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
                 let id = state.next
                 state.next += 1
                 state.continuations[id] = continuation
+                subscriberCount.add(1, ordering: .relaxed)
                 return (state.latest, id)
             }
             // No consumer waits on a new stream yet; later yields queue behind these.
@@ -69,17 +73,22 @@ package final class Broadcast<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+            guard let self else { return }
+            state.withLock { state in
+                if state.continuations.removeValue(forKey: id) != nil { subscriberCount.subtract(1, ordering: .relaxed) }
+            }
         }
         return stream
     }
 
-    /// Gives `value` to every subscriber.
+    /// Gives `value` to every subscriber. A value nobody follows is dropped at once, unless it
+    /// is kept as ``latest`` for later subscribers (`replaysLatest`).
     package func yield(_ value: Element) {
+        if !replaysLatest, subscriberCount.load(ordering: .relaxed) == 0 { return }
         delivery.withLock { _ in
             let continuations: [AsyncStream<Element>.Continuation]? = state.withLock { state in
                 guard !state.finished else { return nil }
-                state.latest = value
+                if replaysLatest { state.latest = value }
                 return state.subscribers
             }
             for continuation in continuations ?? [] { continuation.yield(value) }
@@ -90,6 +99,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     package func finish() {
         let continuations = state.withLock { state in
             state.finished = true
+            subscriberCount.store(0, ordering: .relaxed)
             defer { state.continuations = [:] }
             return state.subscribers
         }

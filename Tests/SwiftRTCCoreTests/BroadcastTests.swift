@@ -31,6 +31,38 @@ import Testing
         #expect(after == ["connected"])
     }
 
+    /// Subscribers are counted as they come and go (the data plane's check before a yield),
+    /// and a broadcast that does not replay keeps nothing of a value nobody followed.
+    @Test func subscribersAreCountedAndUnfollowedValuesAreNotKept() async {
+        final class Payload: Sendable {}
+        let broadcast = Broadcast<Payload>(replaysLatest: false)
+        #expect(!broadcast.hasSubscribers)
+        weak var dropped: Payload?
+        do {
+            let payload = Payload()
+            dropped = payload
+            broadcast.yield(payload)
+        }
+        #expect(dropped == nil, "a value nobody followed is still held")
+        #expect(broadcast.latest == nil)
+
+        let stream = broadcast.subscribe()
+        #expect(broadcast.hasSubscribers)
+        let consumer = Task {
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
+        broadcast.yield(Payload())
+        consumer.cancel()
+        _ = await consumer.value
+        #expect(!broadcast.hasSubscribers, "a cancelled subscriber is still counted")
+        let kept = broadcast.subscribe()
+        broadcast.finish()
+        #expect(!broadcast.hasSubscribers)
+        for await _ in kept {}
+    }
+
     /// A consumer cancelled while a value is handed to it. Handing over takes the consumer
     /// task's status lock; cancelling holds it while the stream's termination handler runs.
     /// When the broadcast held its subscriber lock around the hand-over and the handler took
