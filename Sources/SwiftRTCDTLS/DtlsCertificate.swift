@@ -14,6 +14,8 @@ public struct DtlsCertificate: Sendable {
     public let privateKeyPEM: String
     /// The DER encoding of the certificate, the input of every fingerprint.
     public let certificateDER: [UInt8]
+    /// The pair loaded into GnuTLS once, shared by every session that presents it.
+    let credentials: DtlsCredentials
 
     /// The SHA-256 fingerprint, the one to put in SDP: `a=fingerprint:` + `fingerprint.sdpValue`.
     public var fingerprint: DtlsFingerprint { fingerprint(.sha256) }
@@ -28,7 +30,7 @@ public struct DtlsCertificate: Sendable {
         var crt: gnutls_x509_crt_t?
         try check("gnutls_x509_crt_init", gnutls_x509_crt_init(&crt))
         defer { gnutls_x509_crt_deinit(crt) }
-        var imported = Self.withDatum(certificatePEM) { gnutls_x509_crt_import(crt, $0, GNUTLS_X509_FMT_PEM) }
+        let imported = Self.withDatum(certificatePEM) { gnutls_x509_crt_import(crt, $0, GNUTLS_X509_FMT_PEM) }
         guard imported == 0 else {
             throw .invalidCertificate(reason: "certificate PEM: " + String(cString: gnutls_strerror(imported)))
         }
@@ -36,18 +38,9 @@ public struct DtlsCertificate: Sendable {
             gnutls_x509_crt_export(crt, GNUTLS_X509_FMT_DER, $0, $1)
         }
 
-        // Let GnuTLS load the pair the way a transport will: that also checks they match.
-        var credentials: gnutls_certificate_credentials_t?
-        try check("gnutls_certificate_allocate_credentials", gnutls_certificate_allocate_credentials(&credentials))
-        defer { gnutls_certificate_free_credentials(credentials) }
-        imported = Self.withDatum(certificatePEM) { cert in
-            Self.withDatum(privateKeyPEM) { key in
-                gnutls_certificate_set_x509_key_mem2(credentials, cert, key, GNUTLS_X509_FMT_PEM, nil, 0)
-            }
-        }
-        guard imported >= 0 else {
-            throw .invalidCertificate(reason: "private key PEM: " + String(cString: gnutls_strerror(imported)))
-        }
+        // GnuTLS loads the pair once (which also checks that they match, by signing and
+        // verifying); every transport presenting this certificate shares the credentials.
+        self.credentials = try DtlsCredentials(certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM)
         self.certificatePEM = certificatePEM
         self.privateKeyPEM = privateKeyPEM
         self.certificateDER = certificateDER

@@ -16,25 +16,20 @@ extension DtlsTransport {
         "+AEAD", "+SHA1", "+SHA256", "%SERVER_PRECEDENCE",
     ].joined(separator: ":")
 
-    /// Sets up credentials and the GnuTLS session: role, priorities, certificate request,
+    /// Sets up the GnuTLS session with the certificate's shared credentials: role, priorities, certificate request,
     /// use_srtp profiles, MTU, timers and the transport callbacks.
     func makeSession() throws(DtlsError) {
-        try check("gnutls_certificate_allocate_credentials", gnutls_certificate_allocate_credentials(&credentials))
-        let certificate = configuration.certificate
-        let loaded = DtlsCertificate.withDatum(certificate.certificatePEM) { cert in
-            DtlsCertificate.withDatum(certificate.privateKeyPEM) { key in
-                gnutls_certificate_set_x509_key_mem2(credentials, cert, key, GNUTLS_X509_FMT_PEM, nil, 0)
-            }
-        }
-        try check("gnutls_certificate_set_x509_key_mem2", loaded)
-
         let end = configuration.role == .client ? GNUTLS_CLIENT.rawValue : GNUTLS_SERVER.rawValue
         let flags = end | GNUTLS_DATAGRAM.rawValue | GNUTLS_NONBLOCK.rawValue | GNUTLS_NO_TICKETS.rawValue
         try check("gnutls_init", gnutls_init(&session, flags))
         try check("gnutls_priority_set_direct", gnutls_priority_set_direct(session, Self.priorities, nil))
         try check(
             "gnutls_credentials_set",
-            gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials))
+            gnutls_credentials_set(
+                session,
+                GNUTLS_CRD_CERTIFICATE,
+                UnsafeMutableRawPointer(configuration.certificate.credentials.pointer)
+            )
         )
         if configuration.role == .server {
             // WebRTC authenticates both ends by certificate fingerprint.

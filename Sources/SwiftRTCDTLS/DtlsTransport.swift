@@ -74,7 +74,6 @@ public final class DtlsTransport: @unchecked Sendable {
 
     // MARK: Queue-confined state
     var session: gnutls_session_t?
-    var credentials: gnutls_certificate_credentials_t?
     /// The fingerprints the peer certificate must match (strongest hash function only).
     let acceptedFingerprints: [DtlsFingerprint]
     /// Datagrams received and not yet read by GnuTLS's pull function.
@@ -130,7 +129,6 @@ public final class DtlsTransport: @unchecked Sendable {
     deinit {
         timer?.cancel()
         gnutls_deinit(session)
-        gnutls_certificate_free_credentials(credentials)
         stateContinuation.finish()
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
     }
