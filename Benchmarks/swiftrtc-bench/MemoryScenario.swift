@@ -104,7 +104,7 @@ enum MemoryScenario {
             note: (done < cycles ? "budget \(Int(budget)) s reached after \(done) cycles; " : "") + "rss/heap in use "
                 + trace
         )
-        return [idle, try await stages(), cyclesResult]
+        return [idle, try await stages(), try await components(), cyclesResult]
     }
 
     /// Where an idle connection's memory goes, stage by stage, over ``idlePairs`` pairs held
