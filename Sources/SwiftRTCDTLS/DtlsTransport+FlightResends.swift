@@ -34,7 +34,7 @@ extension DtlsTransport {
         queue.async { [self] in
             guard !lastFlight.isEmpty else { return }
             lastFlight.removeAll()
-            timer?.schedule(deadline: .distantFuture)
+            DtlsTimers.shared.cancel(ObjectIdentifier(self))
             if lastFlightResendCount > 0 {
                 logger.info(
                     "DTLS \(configuration.role.rawValue): last flight resent \(lastFlightResendCount) times before the peer had the keys"
@@ -81,7 +81,7 @@ extension DtlsTransport {
         }
         lastFlight = flightCapture ?? []
         guard !lastFlight.isEmpty else { return }
-        timer?.schedule(deadline: .now() + Self.lastFlightResendInterval, repeating: Self.lastFlightResendInterval)
+        DtlsTimers.shared.schedule(self, at: .now() + Self.lastFlightResendInterval)
     }
 
     /// On the timer after the handshake: resends the last flight unless the peer confirmed it.
@@ -93,10 +93,10 @@ extension DtlsTransport {
                 )
             }
             lastFlight.removeAll()
-            timer?.schedule(deadline: .distantFuture)
             return
         }
         lastFlightResendCount += 1
+        DtlsTimers.shared.schedule(self, at: .now() + Self.lastFlightResendInterval)
         for datagram in lastFlight {
             _ = datagram.withUnsafeBytes { sender.send($0) }
         }

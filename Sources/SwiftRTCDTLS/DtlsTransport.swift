@@ -91,7 +91,6 @@ public final class DtlsTransport: @unchecked Sendable {
     var currentState: DtlsState = .new
     var info: DtlsConnectionInfo?
     var waiters: [CheckedContinuation<Result<DtlsConnectionInfo, DtlsError>, Never>] = []
-    var timer: DispatchSourceTimer?
     var startedAt: ContinuousClock.Instant?
     /// Receives application data after the handshake (WebRTC media sends none; it is dropped).
     var recordBuffer = [UInt8](repeating: 0, count: 2048)
@@ -127,7 +126,7 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     deinit {
-        timer?.cancel()
+        DtlsTimers.shared.cancel(ObjectIdentifier(self))
         gnutls_deinit(session)
         stateContinuation.finish()
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
@@ -143,10 +142,6 @@ public final class DtlsTransport: @unchecked Sendable {
             guard case .new = currentState else { return }
             startedAt = .now
             transition(to: .connecting)
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.timerFired() }
-            timer.resume()
-            self.timer = timer
             pump()
         }
     }
@@ -228,8 +223,7 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     private func finish(with error: DtlsError) {
-        timer?.cancel()
-        timer = nil
+        DtlsTimers.shared.cancel(ObjectIdentifier(self))
         inbox.removeAll()
         stateContinuation.finish()
         resumeWaiters(with: .failure(error))
