@@ -298,9 +298,8 @@ let package = Package(
         .executableTarget(
             name: "swiftrtc-bench",
             dependencies: [
-                "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCICE", "SwiftRTCSRTP",
-                "SwiftRTCCodecs",
-                "SwiftRTCMedia", "SwiftRTCRTP",
+                "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCICE",
+                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
                 "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -124,7 +124,8 @@ enum Limits {
                 ("cpu_us_per_packet", figures.cpuMicrosecondsPerPacket),
                 ("late_ticks", figures.lateTicks.map(Double.init)),
             ],
-            note: "C, \(2 * count) sockets, a sender thread every 20 ms and a receiver thread in epoll, separate process"
+            note:
+                "C, \(2 * count) sockets, a sender thread every 20 ms and a receiver thread in epoll, separate process"
         )
     }
 

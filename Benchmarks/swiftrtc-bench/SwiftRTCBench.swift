@@ -81,7 +81,9 @@ enum Scenario: String, CaseIterable {
             try await options.calls.asyncMap { calls in
                 let payload = try ConnectionsScenario.opusPacket().data.count
                 let limit = try Limits.calls(calls, seconds: options.callSeconds, payload: payload)
-                return [limit, try await ConnectionsScenario.run(calls: calls, seconds: options.callSeconds, limit: limit)]
+                return [
+                    limit, try await ConnectionsScenario.run(calls: calls, seconds: options.callSeconds, limit: limit),
+                ]
             }.flatMap { $0 }
         case .setup: [try await SetupScenario.run(calls: options.setupCalls)]
         case .memory: try await MemoryScenario.run(cycles: options.cycles, budget: options.cycleBudget)

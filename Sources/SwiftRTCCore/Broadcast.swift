@@ -75,7 +75,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             state.withLock { state in
-                if state.continuations.removeValue(forKey: id) != nil { subscriberCount.subtract(1, ordering: .relaxed) }
+                if state.continuations.removeValue(forKey: id) != nil {
+                    subscriberCount.subtract(1, ordering: .relaxed)
+                }
             }
         }
         return stream
