@@ -82,17 +82,11 @@ enum Limits {
 
     static func measure(_ mode: Mode, seconds: Double, payload: Int) throws -> BenchResult {
         let figures = try execute([mode.mode, String(seconds), String(payload), String(mode.threads), mode.crypto])
-        return BenchResult(
+        return figures.result(
             impl: mode.impl,
             profile: mode.profile,
             scenario: mode.scenario,
-            packetsSent: figures.sent,
-            packetsReceived: figures.received,
-            seconds: figures.seconds,
-            cpuUserSeconds: figures.user,
-            cpuSystemSeconds: figures.system,
-            maxRSSMegabytes: figures.residentKB / 1024,
-            payloadBytes: payload,
+            payload: payload,
             extra: [("cpu_us_per_packet", figures.cpuMicrosecondsPerPacket)],
             note: mode.threads == 1
                 ? "C, one packet at a time, separate process"
@@ -107,17 +101,11 @@ enum Limits {
     static func calls(_ count: Int, seconds: Double, payload: Int) throws -> BenchResult {
         let figures = try execute(["calls", String(seconds), String(payload), String(count), "nettle"])
         let cpu = figures.user + figures.system
-        return BenchResult(
+        return figures.result(
             impl: "nettle-c",
             profile: "cm80",
             scenario: "limit-calls-\(count)",
-            packetsSent: figures.sent,
-            packetsReceived: figures.received,
-            seconds: figures.seconds,
-            cpuUserSeconds: figures.user,
-            cpuSystemSeconds: figures.system,
-            maxRSSMegabytes: figures.residentKB / 1024,
-            payloadBytes: payload,
+            payload: payload,
             extra: [
                 ("calls", Double(count)),
                 ("cpu_cores_used", figures.seconds > 0 ? cpu / figures.seconds : nil),
@@ -135,6 +123,31 @@ enum Limits {
         /// Mode `calls` only.
         var lateTicks: Int?
         var cpuMicrosecondsPerPacket: Double? { received > 0 ? (user + system) / Double(received) * 1e6 : nil }
+
+        /// The row these figures make.
+        func result(
+            impl: String,
+            profile: String,
+            scenario: String,
+            payload: Int,
+            extra: [(name: String, value: Double?)],
+            note: String
+        ) -> BenchResult {
+            BenchResult(
+                impl: impl,
+                profile: profile,
+                scenario: scenario,
+                packetsSent: sent,
+                packetsReceived: received,
+                seconds: seconds,
+                cpuUserSeconds: user,
+                cpuSystemSeconds: system,
+                maxRSSMegabytes: residentKB / 1024,
+                payloadBytes: payload,
+                extra: extra,
+                note: note
+            )
+        }
     }
 
     static func execute(_ arguments: [String]) throws -> Figures {

@@ -15,14 +15,7 @@ extension MemoryScenario {
     /// transceivers, senders, receivers, buffers and tasks).
     static func components() async throws -> BenchResult {
         let count = 2 * idlePairs
-        var marks: [(name: String, rss: Int, heap: Int)] = []
-        func mark(_ name: String) {
-            ProcessUsage.trimHeap()
-            marks.append((name, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes()))
-        }
-        let usage = ProcessUsage.now()
-        let start = ContinuousClock.now
-        mark("before")
+        var marks = MemoryMarks()
 
         var agents: [IceAgent] = []
         for index in 0..<count {
@@ -36,7 +29,7 @@ extension MemoryScenario {
             agents.append(agent)
         }
         try await Task.sleep(for: .milliseconds(500))  // gathering done
-        mark("ice_agent")
+        marks.mark("ice_agent")
 
         let (ours, theirs) = LoopbackCall.certificates
         var transports: [DtlsTransport] = []
@@ -48,7 +41,7 @@ extension MemoryScenario {
             )
             transports.append(try DtlsTransport(configuration: configuration, sender: agent.component))
         }
-        mark("dtls_transport")
+        marks.mark("dtls_transport")
 
         var sessions: [SrtpSession] = []
         let packet = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 16)
@@ -70,29 +63,15 @@ extension MemoryScenario {
             }
             sessions += [offerer, answerer]
         }
-        mark("srtp_session")
+        marks.mark("srtp_session")
 
         for transport in transports { transport.close() }
         for agent in agents { await agent.close() }
-        let cpu = ProcessUsage.now().since(usage)
-        var extra: [(name: String, value: Double?)] = [("connections", Double(count))]
-        for (previous, current) in zip(marks, marks.dropFirst()) {
-            extra.append(("\(current.name)_rss_kb", Double(current.rss - previous.rss) / 1024 / Double(count)))
-            extra.append(("\(current.name)_heap_kb", Double(current.heap - previous.heap) / 1024 / Double(count)))
-        }
         withExtendedLifetime(sessions) {}
-        return BenchResult(
-            impl: "swiftrtc",
-            profile: "cm80",
+        return marks.result(
             scenario: "memory-components",
-            packetsSent: 0,
-            packetsReceived: 0,
-            seconds: (ContinuousClock.now - start).seconds,
-            cpuUserSeconds: cpu.user,
-            cpuSystemSeconds: cpu.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
-            payloadBytes: 0,
-            extra: extra,
+            profile: "cm80",
+            connections: count,
             note: "per connection, each part alone: ICE agent gathered, DTLS transport made, SRTP session used"
         )
     }

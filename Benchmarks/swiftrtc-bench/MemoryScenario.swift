@@ -113,14 +113,7 @@ enum MemoryScenario {
     /// transports made, not connected), connected (ICE checks, the DTLS handshake, SRTP keyed).
     /// Resident memory and heap in use after each, trimmed, per connection.
     static func stages() async throws -> BenchResult {
-        var marks: [(name: String, rss: Int, heap: Int)] = []
-        func mark(_ name: String) {
-            ProcessUsage.trimHeap()
-            marks.append((name, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes()))
-        }
-        let usage = ProcessUsage.now()
-        let start = ContinuousClock.now
-        mark("before")
+        var marks = MemoryMarks()
         var pairs: [(offerer: PeerConnection, answerer: PeerConnection)] = []
         for _ in 0..<idlePairs {
             let offerer = try PeerConnection(configuration: LoopbackCall.configuration(LoopbackCall.certificates.0))
@@ -128,7 +121,7 @@ enum MemoryScenario {
             try await offerer.addTransceiver(.audio)
             pairs.append((offerer, answerer))
         }
-        mark("made")
+        marks.mark("made")
         var candidates: [(AsyncStream<IceCandidateInit>, AsyncStream<IceCandidateInit>)] = []
         var states: [(AsyncStream<PeerConnectionState>, AsyncStream<PeerConnectionState>)] = []
         for (offerer, answerer) in pairs {
@@ -137,7 +130,7 @@ enum MemoryScenario {
             try await LoopbackCall.negotiate(offerer, answerer)
         }
         try await Task.sleep(for: .milliseconds(500))  // gathering done
-        mark("negotiated")
+        marks.mark("negotiated")
         var forwarding: [Task<Void, Never>] = []
         for ((offerer, answerer), (fromOfferer, fromAnswerer)) in zip(pairs, candidates) {
             forwarding += [
@@ -154,7 +147,7 @@ enum MemoryScenario {
         }
         for task in forwarding { task.cancel() }
         try await Task.sleep(for: .seconds(1))
-        mark("connected")
+        marks.mark("connected")
         let profile = await LoopbackCall(offerer: pairs[0].offerer, answerer: pairs[0].answerer, setupTime: .zero)
             .profile()
         for (offerer, answerer) in pairs {
@@ -164,25 +157,10 @@ enum MemoryScenario {
         guard connected == idlePairs else {
             throw BenchError("memory stages: \(connected) of \(idlePairs) pairs connected")
         }
-        let cpu = ProcessUsage.now().since(usage)
-        let connections = Double(2 * idlePairs)
-        var extra: [(name: String, value: Double?)] = [("connections", connections)]
-        for (previous, current) in zip(marks, marks.dropFirst()) {
-            extra.append(("\(current.name)_rss_kb", Double(current.rss - previous.rss) / 1024 / connections))
-            extra.append(("\(current.name)_heap_kb", Double(current.heap - previous.heap) / 1024 / connections))
-        }
-        return BenchResult(
-            impl: "swiftrtc",
-            profile: profile,
+        return marks.result(
             scenario: "memory-stages",
-            packetsSent: 0,
-            packetsReceived: 0,
-            seconds: (ContinuousClock.now - start).seconds,
-            cpuUserSeconds: cpu.user,
-            cpuSystemSeconds: cpu.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
-            payloadBytes: 0,
-            extra: extra,
+            profile: profile,
+            connections: 2 * idlePairs,
             note: "per connection, what each stage added: made, negotiated (gathered, not connected), connected"
         )
     }
