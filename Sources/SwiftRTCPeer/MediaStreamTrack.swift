@@ -28,7 +28,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Audio senders: each pushed frame goes to them at once, on the pushing thread.
     private let senders = Mutex<[(id: ObjectIdentifier, send: @Sendable (MediaFrame, _ enabled: Bool) -> Void)]>([])
     private let sink = Mutex<Callback<AudioFrame, Void>?>(nil)
-    private let player = Mutex<Task<Void, any Error>?>(nil)
+    /// The playback pushing into the track, and its number. A playback pushes each frame
+    /// under this lock and only while its number is the current one, so a replaced or
+    /// stopped playback pushes nothing after ``play(_:pacing:)`` or ``stop()`` returns.
+    private let player = Mutex<(task: Task<Void, any Error>?, number: Int)>((nil, 0))
     private let pcmInput = Mutex<PCMSource?>(nil)
     private let ended = Atomic<Bool>(false)
 
@@ -114,12 +117,14 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// Calls `sink` with every decoded audio frame (48 kHz PCM) of a remote audio track, on
     /// the decoding task (setting one makes a remote audio track decode); `nil` removes it.
+    /// On a local track it gets the frames pushed or played into it; a played frame comes
+    /// under the track's playback lock, so the sink must not call `play` or ``stop()`` on it.
     public func setAudioSink(_ sink: (@Sendable (AudioFrame) -> Void)?) {
         self.sink.withLock { $0 = sink.map(Callback.init) }
     }
 
-    /// Plays `source` into the track (replacing what played before) until it ends or the
-    /// track stops.
+    /// Plays `source` into the track (replacing what played before: nothing of that reaches
+    /// the track once this returns) until it ends or the track stops.
     @discardableResult
     public func play<Source: MediaSource & Sendable>(_ source: Source, pacing: Pacing = .realTime) -> Playback
     where Source.Frame == AudioFrame {
@@ -257,16 +262,26 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         end: @escaping @Sendable () -> Void = {}
     ) -> Playback
     where Frames: SendableMetatype, Frames.AsyncIterator: SendableMetatype {
+        let number = player.withLock { player in
+            player.task?.cancel()
+            player.task = nil
+            player.number += 1
+            return player.number
+        }
         let task = Task { [weak self] in
             defer { end() }
             for try await frame in makeFrames() {
                 guard let self, !self.isEnded else { return }
-                self.push(wrap(frame))
+                let current = self.player.withLock { player in
+                    guard player.number == number else { return false }
+                    self.push(wrap(frame))
+                    return true
+                }
+                guard current else { return }
             }
         }
-        player.withLock {
-            $0?.cancel()
-            $0 = task
+        player.withLock { player in
+            if player.number == number { player.task = task } else { task.cancel() }
         }
         return Playback(task: task)
     }
@@ -274,9 +289,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Ends the track: playing stops, streams finish.
     public func stop() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
-        player.withLock {
-            $0?.cancel()
-            $0 = nil
+        player.withLock { player in
+            player.task?.cancel()
+            player.task = nil
+            player.number += 1
         }
         senders.withLock { $0 = [] }
         stream.finish()
