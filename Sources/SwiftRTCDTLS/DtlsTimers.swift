@@ -17,6 +17,9 @@ import Synchronization
 /// The table holds one entry per transport that has a timer set (a handshake in progress, a
 /// last flight not yet confirmed): no other limit is needed. The thread ends after
 /// ``idleExit`` with no deadline and starts again with the next one.
+///
+/// A deadline taken as due runs the transport's timer only if the transport has not set
+/// another (or cancelled it) before its queue gets there: see ``DtlsTransport/timerDue(_:)``.
 final class DtlsTimers: Sendable {
     static let shared = DtlsTimers()
     /// How long the thread waits with nothing to do before it ends.
@@ -65,7 +68,7 @@ final class DtlsTimers: Sendable {
     }
 
     private func run() {
-        var due: [DtlsTransport] = []
+        var due: [(transport: DtlsTransport, deadline: UInt64)] = []
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
             let next = state.withLock { state -> UInt64 in
@@ -74,7 +77,7 @@ final class DtlsTimers: Sendable {
                 for (id, entry) in state.entries {
                     if entry.deadline <= now || entry.transport == nil {
                         passed.append(id)
-                        if let transport = entry.transport { due.append(transport) }
+                        if let transport = entry.transport { due.append((transport, entry.deadline)) }
                     } else {
                         next = min(next, entry.deadline)
                     }
@@ -83,7 +86,7 @@ final class DtlsTimers: Sendable {
                 state.sleepingUntil = next
                 return next
             }
-            for transport in due { transport.timerDue() }
+            for (transport, deadline) in due { transport.timerDue(deadline) }
             due.removeAll(keepingCapacity: true)
             if next != .max {
                 _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: next))
@@ -95,6 +98,35 @@ final class DtlsTimers: Sendable {
                 }
                 if ended { return }
             }
+        }
+    }
+}
+
+extension DtlsTransport {
+    /// Sets the transport's one timer to `deadline`, replacing the one set before (on the
+    /// queue); `distantFuture` cancels it.
+    func setTimer(at deadline: DispatchTime) {
+        guard deadline != .distantFuture else { return cancelTimer() }
+        timerDeadline = deadline.uptimeNanoseconds
+        DtlsTimers.shared.schedule(self, at: deadline)
+    }
+
+    /// Cancels the transport's timer (on the queue).
+    func cancelTimer() {
+        timerDeadline = nil
+        DtlsTimers.shared.cancel(ObjectIdentifier(self))
+    }
+
+    /// Called by ``DtlsTimers`` when `deadline` has passed: runs ``timerFired()`` on the
+    /// queue if `deadline` is still the one set. The timer thread may take a deadline as due
+    /// just as the queue replaces or cancels it (the handshake completing, the peer
+    /// confirming the keys): that deadline's run is dropped, or the last flight would go out
+    /// again at once instead of a resend interval later.
+    func timerDue(_ deadline: UInt64) {
+        queue.async { [self] in
+            guard timerDeadline == deadline else { return }
+            timerDeadline = nil
+            timerFired()
         }
     }
 }

@@ -34,7 +34,7 @@ extension DtlsTransport {
         queue.async { [self] in
             guard !lastFlight.isEmpty else { return }
             lastFlight.removeAll()
-            DtlsTimers.shared.cancel(ObjectIdentifier(self))
+            cancelTimer()
             if lastFlightResendCount > 0 {
                 logger.info(
                     "DTLS \(configuration.role.rawValue): last flight resent \(lastFlightResendCount) times before the peer had the keys"
@@ -81,7 +81,7 @@ extension DtlsTransport {
         }
         lastFlight = flightCapture ?? []
         guard !lastFlight.isEmpty else { return }
-        DtlsTimers.shared.schedule(self, at: .now() + Self.lastFlightResendInterval)
+        setTimer(at: .now() + Self.lastFlightResendInterval)
     }
 
     /// On the timer after the handshake: resends the last flight unless the peer confirmed it.
@@ -96,7 +96,7 @@ extension DtlsTransport {
             return
         }
         lastFlightResendCount += 1
-        DtlsTimers.shared.schedule(self, at: .now() + Self.lastFlightResendInterval)
+        setTimer(at: .now() + Self.lastFlightResendInterval)
         for datagram in lastFlight {
             _ = datagram.withUnsafeBytes { sender.send($0) }
         }

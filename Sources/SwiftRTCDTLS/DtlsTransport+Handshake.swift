@@ -13,12 +13,6 @@ extension DtlsTransport {
         }
     }
 
-    /// Called by ``DtlsTimers`` when the deadline set last has passed: runs ``timerFired()``
-    /// on the queue.
-    func timerDue() {
-        queue.async { [self] in timerFired() }
-    }
-
     /// The timer: the handshake's retransmission or resend time while connecting, the last
     /// flight's resend time once connected.
     func timerFired() {
@@ -48,7 +42,7 @@ extension DtlsTransport {
             // time or our own resend of the last flight, whichever comes first.
             let retransmission = DispatchTime.now() + .milliseconds(Int(gnutls_dtls_get_timeout(session)))
             let resend = resendHandshakeFlightIfDue() ?? retransmission
-            DtlsTimers.shared.schedule(self, at: min(retransmission, resend))
+            setTimer(at: min(retransmission, resend))
         } else {
             failHandshake(result)
         }
@@ -129,7 +123,7 @@ extension DtlsTransport {
         )
         // No more retransmissions by GnuTLS: a lost last flight is answered when the peer
         // resends its own, and resent by ours until the peer shows it has the keys.
-        DtlsTimers.shared.cancel(ObjectIdentifier(self))
+        cancelTimer()
         keepLastFlight()
         logger.info("DTLS \(configuration.role.rawValue) connected in \(duration): \(cipherSuite) \(group) \(profile)")
         transition(to: .connected)

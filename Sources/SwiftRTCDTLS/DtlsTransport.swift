@@ -105,6 +105,8 @@ public final class DtlsTransport: @unchecked Sendable {
     /// confirms it has the keys (DtlsTransport+FlightResends.swift).
     var lastFlight: [[UInt8]] = []
     var lastFlightResendCount = 0
+    /// The deadline of the timer set last (``setTimer(at:)``), nil when none is set.
+    var timerDeadline: UInt64?
 
     /// Makes a transport and its GnuTLS session; nothing is sent before ``start()``.
     ///
@@ -223,7 +225,7 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     private func finish(with error: DtlsError) {
-        DtlsTimers.shared.cancel(ObjectIdentifier(self))
+        cancelTimer()
         inbox.removeAll()
         stateContinuation.finish()
         resumeWaiters(with: .failure(error))

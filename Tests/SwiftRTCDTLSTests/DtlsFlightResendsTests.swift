@@ -1,7 +1,8 @@
-import SwiftRTCDTLS
 import Synchronization
 import TestScheduling
 import Testing
+
+@testable import SwiftRTCDTLS
 
 /// Flights resent by our transport on top of GnuTLS's doubling retransmissions: while
 /// connecting, never more than 1 s apart; once connected, the last flight until the peer shows
@@ -127,5 +128,30 @@ import Testing
         try await Task.sleep(for: .milliseconds(1200))
         #expect(server.lastFlightResends == resends)
         #expect(link.b.counts.sent == sent, "nothing more from the server")
+    }
+
+    /// The timer thread can take a deadline as due just as the transport's queue replaces it
+    /// (the handshake completing, a resend setting the next): that run is dropped, so the
+    /// last flight does not go out again before its interval. The deadline still set runs.
+    @Test func aReplacedDeadlineDoesNotRunTheTimer() async throws {
+        let (clientConfiguration, serverConfiguration) = try pairConfigurations()
+        let link = MemoryDatagramLink()
+        let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
+        let (c, s) = await handshake(client, server)
+        _ = try c.get()
+        _ = try s.get()
+        // The server sent the last flight: its resend is set, 500 ms ahead.
+        let (resends, deadline) = server.onQueue { (server.lastFlightResendCount, server.timerDeadline) }
+        let current = try #require(deadline)
+        for stale in [current - 1_000_000, current + 1] {
+            server.timerDue(stale)
+            let (after, still) = server.onQueue { (server.lastFlightResendCount, server.timerDeadline) }
+            #expect(after == resends, "a deadline that is not the one set resent the last flight")
+            #expect(still == current)
+        }
+        server.timerDue(current)
+        let (after, next) = server.onQueue { (server.lastFlightResendCount, server.timerDeadline) }
+        #expect(after == resends + 1, "the deadline set runs the timer")
+        #expect(try #require(next) > current)
     }
 }
