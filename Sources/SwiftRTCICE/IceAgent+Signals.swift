@@ -44,8 +44,18 @@ extension IceAgentCore {
     private static let newSelectedPair: NewSelectedPair = { _, _, component, local, remote, userData in
         guard component == IceAgentCore.componentID, let local, let remote else { return }
         let pair = IceCandidatePair(local: IceCandidate(nice: local), remote: IceCandidate(nice: remote))
-        IceAgentCore.logger.info("ICE selected pair \(pair)")
-        core(userData).state.withLock { $0.selectedPair = pair }
+        let core = core(userData)
+        guard !core.isClosed.load(ordering: .relaxed) else { return }
+        core.directRoute.select(
+            agent: core.agent,
+            streamID: core.streamID,
+            componentID: IceAgentCore.componentID,
+            local: local,
+            remote: remote
+        )
+        let direct = core.directRoute.isActive ? ", sent on its socket" : ", sent through libnice"
+        IceAgentCore.logger.info("ICE selected pair \(pair)\(direct)")
+        core.state.withLock { $0.selectedPair = pair }
     }
 
     func connectSignals(userData: UnsafeMutableRawPointer) {

@@ -12,8 +12,9 @@
 //   function (`nice_agent_attach_recv`) there, which hands it synchronously to the agent's
 //   `DatagramDemultiplexer` (RFC 7983) and on to the DTLS / RTP / RTCP handler, still on that
 //   thread, with libnice's buffer: no actor hop, no Task, no allocation per packet.
-// - Sending: `IceComponent.send` (the agent's `DatagramSender`) calls `nice_agent_send`,
-//   which is safe from any thread.
+// - Sending: `IceComponent.send` (the agent's `DatagramSender`) calls `sendto` on the
+//   selected pair's socket when the pair is plain UDP (`DirectRoute`), else `nice_agent_send`;
+//   both are safe from any thread.
 // - Control: the methods of `IceAgent` are synchronous or `async` and safe from any thread
 //   (libnice locks the agent). libnice emits its signals on the transport thread or on the
 //   thread of the call that caused them; the agent turns them into `AsyncStream` events
@@ -183,6 +184,8 @@ final class IceAgentCore: @unchecked Sendable {
     let configuration: IceAgent.Configuration
     let events: Events
     let demultiplexer = DatagramDemultiplexer()
+    /// The selected pair's socket and address when it is plain UDP (sending skips libnice).
+    let directRoute = DirectRoute()
     let receivedDatagrams = Atomic<UInt64>(0)
     /// The address of the socket source last made recursive (see `receive`); transport thread.
     let recursiveSource = Atomic<UInt>(0)
@@ -365,6 +368,7 @@ final class IceAgentCore: @unchecked Sendable {
         }
         guard first else { return }
         isClosed.store(true, ordering: .relaxed)
+        directRoute.clear()
         thread.invoke { [self] in teardown() }
     }
 
@@ -410,6 +414,8 @@ final class IceAgentCore: @unchecked Sendable {
 
     private func closeFinished() {
         nice_agent_attach_recv(agent, streamID, Self.componentID, thread.context, nil, nil)
+        // Again: a pair selected while closing began (the signals are disconnected now).
+        directRoute.clear()
         nice_agent_remove_stream(agent, streamID)
         let (waiters, retained) = state.withLock { state in
             state.closed = true

@@ -43,6 +43,8 @@ import TransportTestSupport
         #expect(
             answererSelected.local.port == selected.remote.port && answererSelected.remote.port == selected.local.port
         )
+        // A host pair over UDP: both sides send with sendto on the pair's socket.
+        #expect(pair.offerer.core.directRoute.isActive && pair.answerer.core.directRoute.isActive)
 
         // RTP (first byte 0x80) both ways, and DTLS (22) to the DTLS handler.
         for index in 0..<20 {
@@ -61,6 +63,7 @@ import TransportTestSupport
         await pair.close()
         #expect(pair.offererStates.all.last == .closed)
         #expect(!pair.offerer.send(datagram(kind: 0x80, "after close")))
+        #expect(!pair.offerer.core.directRoute.isActive, "the socket is let go before libnice closes it")
     }
 
     @Test func iceRestartKeepsDatagramsFlowing() async throws {

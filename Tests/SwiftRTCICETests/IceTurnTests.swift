@@ -33,6 +33,8 @@ import TransportTestSupport
         let selected = try #require(pair.offerer.selectedPair)
         #expect(selected.local.type == .relay && selected.remote.type == .relay)
         #expect(selected.typesDescription == "relay->relay/udp")
+        // TURN wraps each datagram: sending stays with libnice.
+        #expect(!pair.offerer.core.directRoute.isActive && !pair.answerer.core.directRoute.isActive)
 
         for index in 0..<10 {
             #expect(pair.offerer.send(datagram(kind: 0x80, "relayed to answerer \(index)")))
