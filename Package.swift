@@ -3,7 +3,8 @@
 // SwiftRTC: a WebRTC media stack in Swift for Linux, and `callbot`, the headless call bot.
 // The targets follow the layer table of DESIGN.md; a layer depends only on layers below it:
 //
-//   C shims        CNice CSRTP CGnuTLS COpus CVPX CAVFormat CSWResample (+ CSRTPNettle, libsrtp crypto callbacks)
+//   C shims        CNice CSRTP CGnuTLS COpus CVPX CAVFormat CSWResample (+ CSRTPNettle, libsrtp crypto callbacks;
+//                  CSendmmsg, sendmmsg for Swift)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
 //   RTP behaviour  SwiftRTCCongestion                   (GCC, REMB, transport-cc feedback, pacing, the controller)
 //                  SwiftRTCCapture                      (pcap/pcapng reading and stream analysis, for callbot rtp)
@@ -98,10 +99,12 @@ let package = Package(
             pkgConfig: "vpx",
             providers: [.apt(["libvpx-dev"])]
         ),
-        // The one C target with code: nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 callbacks
+        // C with code: nettle-backed AES-ICM-128, AES-GCM and HMAC-SHA1 callbacks
         // that replace libsrtp's NSS ones, and libsrtp's once-per-process initialisation
         // (nettle-dev; pkg-config is for system library targets only, hence linkedLibrary).
         .target(name: "CSRTPNettle", dependencies: ["CSRTP"], linkerSettings: [.linkedLibrary("nettle")]),
+        // sendmmsg(2), which glibc declares only with _GNU_SOURCE (Swift's Glibc module has none).
+        .target(name: "CSendmmsg"),
         // FFmpeg's libavformat: the WebM (Matroska) muxer used by SwiftRTCMedia's recorder.
         .systemLibrary(
             name: "CAVFormat",
@@ -129,7 +132,7 @@ let package = Package(
         .target(name: "SwiftRTCCapture", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
 
         // MARK: Secure transport
-        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice"]),
+        .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice", "CSendmmsg"]),
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
 

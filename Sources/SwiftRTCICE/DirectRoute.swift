@@ -1,4 +1,5 @@
 import CNice
+import CSendmmsg
 import Glibc
 import Synchronization
 
@@ -28,6 +29,8 @@ final class DirectRoute: Sendable {
     }
 
     private let route = Mutex<Route?>(nil)
+    /// The most datagrams one `sendmmsg` takes; a longer batch goes in several.
+    static let batchLimit = Int(SWIFTRTC_SENDMMSG_LIMIT)
 
     deinit { clear() }
 
@@ -91,6 +94,37 @@ final class DirectRoute: Sendable {
                 }
             }
             return sent == count
+        }
+    }
+
+    /// Sends the datagrams in order with `sendmmsg`, up to ``batchLimit`` per call: nil
+    /// without a route, else how many went out, from the first (the socket's buffer may fill).
+    func send(batch datagrams: UnsafeBufferPointer<iovec>) -> Int? {
+        if datagrams.count == 1, let base = datagrams[0].iov_base {
+            // One datagram (audio): sendto, which the kernel takes for less than sendmmsg.
+            return send(base, count: datagrams[0].iov_len).map { $0 ? 1 : 0 }
+        }
+        return route.withLock { route -> Int? in
+            guard let current = route, let base = datagrams.baseAddress else { return route == nil ? nil : 0 }
+            return withUnsafePointer(to: current.address) { address in
+                address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    var sent = 0
+                    while sent < datagrams.count {
+                        let count = min(datagrams.count - sent, Self.batchLimit)
+                        let result = swiftrtc_sendmmsg(
+                            current.descriptor,
+                            base + sent,
+                            UInt32(count),
+                            address,
+                            current.addressLength
+                        )
+                        guard result > 0 else { break }
+                        sent += Int(result)
+                        if Int(result) < count { break }
+                    }
+                    return sent
+                }
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import CNice
+import Glibc
 import SwiftRTCCore
 
 /// The one component of an agent, as the layers above see it: a ``DatagramSender``.
@@ -24,5 +25,20 @@ public final class IceComponent: DatagramSender {
             base.assumingMemoryBound(to: CChar.self)
         )
         return Int(sent) == datagram.count
+    }
+
+    /// Sends the datagrams in order (one `iovec` each): with one `sendmmsg` per
+    /// ``DirectRoute/batchLimit`` when the selected pair is plain UDP, else one by one through
+    /// libnice. Returns how many went out, from the first; stops at the first the socket
+    /// refused. Safe from any thread, no allocation.
+    package func send(batch datagrams: UnsafeBufferPointer<iovec>) -> Int {
+        guard !core.isClosed.load(ordering: .relaxed) else { return 0 }
+        if let sent = core.directRoute.send(batch: datagrams) { return sent }
+        var sent = 0
+        for datagram in datagrams {
+            guard send(UnsafeRawBufferPointer(start: datagram.iov_base, count: datagram.iov_len)) else { break }
+            sent += 1
+        }
+        return sent
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCDTLS
@@ -213,11 +214,34 @@ final class PeerTransport: @unchecked Sendable {
     /// its transport-wide sequence number goes, as its writer reported (nil: found by parsing,
     /// for a resent packet).
     func sendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, transportSequenceAt offset: Int? = nil) -> Bool {
+        guard let protected = protectRTP(buffer, length: length, transportSequenceAt: offset) else { return false }
+        return send(protected: buffer, length: protected)
+    }
+
+    /// Numbers the RTP packet in `buffer[..<length]` (transport-wide sequence number at
+    /// `offset`, see ``sendRTP(_:length:transportSequenceAt:)``) and protects it in place;
+    /// returns its protected length, nil before keying or after close.
+    func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, transportSequenceAt offset: Int?) -> Int? {
         congestion.stamp(buffer, length: length, transportSequenceAt: offset)
         // The session has its own lock per direction: protect outside this one.
         guard let session = srtp.withLock({ $0 }), let protected = try? session.protectRTP(buffer, length: length)
-        else { return false }
-        return send(protected: buffer, length: protected)
+        else { return nil }
+        return protected
+    }
+
+    /// Sends protected packets (one `iovec` each) in order, in one system call where the pair
+    /// is plain UDP (``IceComponent/send(batch:)``), and counts them; returns how many went
+    /// out, from the first.
+    func send(protectedBatch packets: UnsafeBufferPointer<iovec>) -> Int {
+        let sent = agent.component.send(batch: packets)
+        guard sent > 0 else { return 0 }
+        var bytes = 0
+        for packet in packets[..<sent] { bytes += packet.iov_len }
+        counters.withLock {
+            $0.packetsSent += Int64(sent)
+            $0.bytesSent += Int64(bytes)
+        }
+        return sent
     }
 
     /// Protects the RTCP packet in `buffer[..<length]` in place and sends it.

@@ -1,3 +1,4 @@
+import Glibc
 import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCRTP
@@ -17,6 +18,9 @@ final class SendPipeline {
     let slots: UnsafeMutableRawBufferPointer
     /// Each slot's packet: its length, its payload's, and its RTP timestamp.
     private let packets: UnsafeMutableBufferPointer<(length: Int, payload: Int, timestamp: UInt32)>
+    /// The protected packets of the batch being sent, and the slot of each.
+    private let batch: UnsafeMutableBufferPointer<iovec>
+    private let batchSlots: UnsafeMutableBufferPointer<Int>
     /// Slots: a video frame's packets (up to 256, the last the packetizer's scratch); an audio
     /// frame is one packet, sent as it is written, in one slot.
     let slotCount: Int
@@ -42,6 +46,8 @@ final class SendPipeline {
         slots = .allocate(byteCount: slotCount * Self.slotSize, alignment: 16)
         packets = .allocate(capacity: slotCount)
         packets.initialize(repeating: (0, 0, 0))
+        batch = .allocate(capacity: slotCount)
+        batchSlots = .allocate(capacity: slotCount)
         let continuity = sender.continuity.withLock { $0 }
         timestampBase = continuity.nextTimestamp
         mid = SDESMid(value: parameters.mid)
@@ -55,6 +61,8 @@ final class SendPipeline {
     deinit {
         slots.deallocate()
         packets.deallocate()
+        batch.deallocate()
+        batchSlots.deallocate()
     }
 
     func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
@@ -68,7 +76,7 @@ final class SendPipeline {
     func push(_ frame: MediaFrame, enabled: Bool) {
         guard transport.isKeyed else { return }
         let count = encoder.send(frame, enabled: enabled, through: self)
-        for i in 0..<count { transmit(slot: i) }
+        transmit(slots: 0..<count)
     }
 
     /// One video frame from the sender's task: its packets are paced. Frames that come before
@@ -87,11 +95,18 @@ final class SendPipeline {
             targetBitrate: transport.congestion.targetBitrate(for: sender.kind),
             now: CongestionController.microseconds()
         )
-        for i in 0..<count {
+        // The packets the budget lets go at once leave in one batch (one system call).
+        var first = 0
+        while first < count {
             let wait = pacing.wait(now: CongestionController.microseconds())
             if wait > 0 { try? await Task.sleep(for: .microseconds(wait)) }
-            transmit(slot: i)
-            pacing.sent(bytes: packets[i].length, now: CongestionController.microseconds())
+            var end = first
+            repeat {
+                pacing.sent(bytes: packets[end].length, now: CongestionController.microseconds())
+                end += 1
+            } while end < count && pacing.wait(now: CongestionController.microseconds()) == 0
+            transmit(slots: first..<end)
+            first = end
         }
     }
 
@@ -143,19 +158,36 @@ final class SendPipeline {
 
     // MARK: Out
 
-    /// Sends the packet written into slot `index` (kept for NACKs first), and counts it.
-    func transmit(slot index: Int) {
-        let packet = packets[index]
+    /// Sends the packets written into `slots` (each kept for NACKs first) in one batch, and
+    /// counts those that went out.
+    func transmit(slots: Range<Int>) {
         let now = NTPTime.monotonicSeconds()
-        remember(slot: index, length: packet.length, at: now)
-        guard transport.sendRTP(slot(index), length: packet.length, transportSequenceAt: transportSequenceOffset)
-        else { return }
-        sender.counters.withLock {
-            $0.packetsSent += 1
-            $0.bytesSent += Int64(packet.payload)
-            $0.headerBytesSent += Int64(packet.length - packet.payload)
-            $0.lastRTPTimestamp = packet.timestamp
-            $0.lastSendTime = now
+        var ready = 0
+        for index in slots {
+            let length = packets[index].length
+            remember(slot: index, length: length, at: now)
+            guard
+                let protected = transport.protectRTP(
+                    slot(index),
+                    length: length,
+                    transportSequenceAt: transportSequenceOffset
+                )
+            else { continue }
+            batch[ready] = iovec(iov_base: slot(index).baseAddress, iov_len: protected)
+            batchSlots[ready] = index
+            ready += 1
+        }
+        let sent = transport.send(protectedBatch: UnsafeBufferPointer(rebasing: batch[..<ready]))
+        guard sent > 0 else { return }
+        sender.counters.withLock { counters in
+            for slot in batchSlots[..<sent] {
+                let packet = packets[slot]
+                counters.packetsSent += 1
+                counters.bytesSent += Int64(packet.payload)
+                counters.headerBytesSent += Int64(packet.length - packet.payload)
+                counters.lastRTPTimestamp = packet.timestamp
+            }
+            counters.lastSendTime = now
         }
     }
 }

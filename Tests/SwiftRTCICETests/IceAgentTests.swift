@@ -60,6 +60,12 @@ import TransportTestSupport
         #expect(answererDTLS.all == [datagram(kind: 22, "handshake")])
         #expect(pair.answerer.receivedDatagrams == 21)
 
+        // A batch longer than one sendmmsg takes arrives whole and in order.
+        let batch = (0..<100).map { datagram(kind: 0x80, "batch \($0)") }
+        #expect(pair.offerer.send(batch: batch) == 100)
+        #expect(await answererRTP.wait { $0.count == 120 })
+        #expect(Array(answererRTP.all.suffix(100)) == batch)
+
         await pair.close()
         #expect(pair.offererStates.all.last == .closed)
         #expect(!pair.offerer.send(datagram(kind: 0x80, "after close")))

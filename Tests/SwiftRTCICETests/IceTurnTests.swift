@@ -43,6 +43,11 @@ import TransportTestSupport
         #expect(await answererInbox.wait { $0.count == 10 })
         #expect(await offererInbox.wait { $0.count == 10 })
         #expect(Set(answererInbox.all) == Set((0..<10).map { datagram(kind: 0x80, "relayed to answerer \($0)") }))
+        // A batch goes through libnice one datagram at a time.
+        let batch = (0..<5).map { datagram(kind: 0x80, "relayed batch \($0)") }
+        #expect(pair.offerer.send(batch: batch) == 5)
+        #expect(await answererInbox.wait { $0.count == 15 })
+        #expect(Set(answererInbox.all.suffix(5)) == Set(batch))
         #expect(pair.offererErrors.all.isEmpty && pair.answererErrors.all.isEmpty)
         await pair.close()
     }

@@ -267,6 +267,23 @@ extension IceAgent {
     public func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { component.send($0) }
     }
+
+    /// Sends datagrams as one batch through the component (``IceComponent/send(batch:)``);
+    /// returns how many went out.
+    public func send(batch datagrams: [[UInt8]]) -> Int {
+        let joined = datagrams.flatMap { $0 }
+        return joined.withUnsafeBytes { bytes in
+            var offset = 0
+            let vectors = datagrams.map { datagram -> iovec in
+                defer { offset += datagram.count }
+                return iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + offset),
+                    iov_len: datagram.count
+                )
+            }
+            return vectors.withUnsafeBufferPointer { component.send(batch: $0) }
+        }
+    }
 }
 
 /// The loopback configuration the tests use.

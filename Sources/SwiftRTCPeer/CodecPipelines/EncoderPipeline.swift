@@ -9,7 +9,7 @@ import SwiftRTCMedia
 protocol EncoderPipeline: AnyObject {
     /// Sends one frame (frames of another kind or codec are ignored): returns how many
     /// packets it wrote into slots `0..<n` for the pipeline to send (paced, for video), or
-    /// 0 when it sent each as it wrote it (``SendPipeline/transmit(slot:)``; audio: a frame is
+    /// 0 when it sent each as it wrote it (``SendPipeline/transmit(slots:)``; audio: a frame is
     /// one packet).
     func send(_ frame: MediaFrame, enabled: Bool, through pipeline: SendPipeline) -> Int
 }

@@ -106,7 +106,7 @@ final class OpusEncoderPipeline: EncoderPipeline {
             $0.sequenceNumber = next
             $0.nextTimestamp = frame.timestamp &+ 960
         }
-        pipeline.transmit(slot: 0)
+        pipeline.transmit(slots: 0..<1)
     }
 
     /// Tells the Opus encoder the loss the peer reports, so that its in-band FEC spends what
