@@ -113,16 +113,23 @@ import Testing
         #expect(changeCipherSpecsFromServer.withLock { $0 } == 1 + DtlsTransport.maximumLastFlightResends)
     }
 
-    /// The confirmation (the peer's first authenticated packet) stops the resends at once.
-    /// (How many went out before it depends on when this test's task runs again after the
-    /// handshake: in a loaded full test run, once, 5 s later.)
-    @Test func confirmationStopsTheResends() async throws {
+    /// A client and a server connected over a lossless in-memory link (kept with them).
+    static func connectedPair() async throws -> (client: DtlsTransport, server: DtlsTransport, link: MemoryDatagramLink)
+    {
         let (clientConfiguration, serverConfiguration) = try pairConfigurations()
         let link = MemoryDatagramLink()
         let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
         let (c, s) = await handshake(client, server)
         _ = try c.get()
         _ = try s.get()
+        return (client, server, link)
+    }
+
+    /// The confirmation (the peer's first authenticated packet) stops the resends at once.
+    /// (How many went out before it depends on when this test's task runs again after the
+    /// handshake: in a loaded full test run, once, 5 s later.)
+    @Test func confirmationStopsTheResends() async throws {
+        let (_, server, link) = try await Self.connectedPair()
         server.confirmPeerHasKeys()
         let resends = server.lastFlightResends, sent = link.b.counts.sent
         try await Task.sleep(for: .milliseconds(1200))
@@ -134,12 +141,7 @@ import Testing
     /// (the handshake completing, a resend setting the next): that run is dropped, so the
     /// last flight does not go out again before its interval. The deadline still set runs.
     @Test func aReplacedDeadlineDoesNotRunTheTimer() async throws {
-        let (clientConfiguration, serverConfiguration) = try pairConfigurations()
-        let link = MemoryDatagramLink()
-        let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
-        let (c, s) = await handshake(client, server)
-        _ = try c.get()
-        _ = try s.get()
+        let (_, server, _) = try await Self.connectedPair()
         // The server sent the last flight: its resend is set, 500 ms ahead.
         let (resends, deadline) = server.onQueue { (server.lastFlightResendCount, server.timerDeadline) }
         let current = try #require(deadline)
