@@ -1,8 +1,8 @@
 // Datagrams of 1200 bytes through two IceAgents connected on loopback (host/host): sent with
-// IceComponent.send (nice_agent_send) on the benchmark thread, received by libnice on a
-// transport thread, demultiplexed (RFC 7983) and counted by the RTP handler. Throughput is
-// datagrams delivered per second, with at most 256 in flight (no loss from the socket buffer);
-// mallocs are counted process-wide, so they include the receive path.
+// IceComponent.send (sendto on the host pair's socket) on the benchmark thread, received by
+// libnice on a transport thread, demultiplexed (RFC 7983) and counted by the RTP handler.
+// Throughput is datagrams delivered per second, with at most 256 in flight (no loss from the
+// socket buffer); mallocs are counted process-wide, so they include the receive path.
 //
 // The SRTP benchmark runs the same path as a call does: keys from a DTLS handshake over the
 // agents (AES-CM-80, the profile browser calls negotiate with Debian 12's GnuTLS), each RTP
