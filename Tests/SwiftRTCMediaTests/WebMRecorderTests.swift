@@ -167,12 +167,18 @@ private var recordExecutable: URL {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
-    // Wait for the header, let about 3 s of media go by, then SIGKILL.
+    // Wait for the header, let about 3 s of media go by, then SIGKILL. The wait and the kill
+    // are on a thread of their own: a sleeping task wakes only when the cooperative pool has a
+    // free thread, and on a loaded machine that came after the whole 6 s had been recorded.
     let handle = output.fileHandleForReading
-    let line = try await offThePool { handle.availableData }
+    let pid = process.processIdentifier
+    let line = try await offThePool {
+        let line = handle.availableData
+        Thread.sleep(forTimeInterval: 3.2)
+        kill(pid, SIGKILL)
+        return line
+    }
     #expect(String(decoding: line, as: UTF8.self).hasPrefix("recording"))
-    try await Task.sleep(for: .seconds(3.2))
-    kill(process.processIdentifier, SIGKILL)
     try await offThePool { process.waitUntilExit() }
     #expect(process.terminationReason == .uncaughtSignal)
 
