@@ -86,43 +86,42 @@ final class DirectRoute: Sendable {
     /// Sends one datagram on the route: nil without one (send through libnice), else whether
     /// the socket took it (false when its buffer is full: nothing is queued).
     func send(_ base: UnsafeRawPointer, count: Int) -> Bool? {
-        route.withLock { route -> Bool? in
-            guard let current = route else { return nil }
-            let sent = withUnsafePointer(to: current.address) { address in
-                address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    sendto(current.descriptor, base, count, Int32(MSG_DONTWAIT), address, current.addressLength)
-                }
-            }
-            return sent == count
+        withRoute { descriptor, address, addressLength in
+            sendto(descriptor, base, count, Int32(MSG_DONTWAIT), address, addressLength) == count
         }
     }
 
     /// Sends the datagrams in order with `sendmmsg`, up to ``batchLimit`` per call: nil
     /// without a route, else how many went out, from the first (the socket's buffer may fill).
     func send(batch datagrams: UnsafeBufferPointer<iovec>) -> Int? {
-        if datagrams.count == 1, let base = datagrams[0].iov_base {
+        guard let first = datagrams.baseAddress else { return isActive ? 0 : nil }
+        if datagrams.count == 1, let base = first.pointee.iov_base {
             // One datagram (audio): sendto, which the kernel takes for less than sendmmsg.
-            return send(base, count: datagrams[0].iov_len).map { $0 ? 1 : 0 }
+            return send(base, count: first.pointee.iov_len).map { $0 ? 1 : 0 }
         }
-        return route.withLock { route -> Int? in
-            guard let current = route, let base = datagrams.baseAddress else { return route == nil ? nil : 0 }
+        return withRoute { descriptor, address, addressLength in
+            var sent = 0
+            while sent < datagrams.count {
+                let count = min(datagrams.count - sent, Self.batchLimit)
+                let result = swiftrtc_sendmmsg(descriptor, first + sent, UInt32(count), address, addressLength)
+                guard result > 0 else { break }
+                sent += Int(result)
+                if Int(result) < count { break }
+            }
+            return sent
+        }
+    }
+
+    /// Runs `body` with the route's descriptor and remote address under the lock (so the
+    /// descriptor cannot be closed meanwhile); nil without a route.
+    private func withRoute<Value: Sendable>(
+        _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Value
+    ) -> Value? {
+        route.withLock { route -> Value? in
+            guard let current = route else { return nil }
             return withUnsafePointer(to: current.address) { address in
                 address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    var sent = 0
-                    while sent < datagrams.count {
-                        let count = min(datagrams.count - sent, Self.batchLimit)
-                        let result = swiftrtc_sendmmsg(
-                            current.descriptor,
-                            base + sent,
-                            UInt32(count),
-                            address,
-                            current.addressLength
-                        )
-                        guard result > 0 else { break }
-                        sent += Int(result)
-                        if Int(result) < count { break }
-                    }
-                    return sent
+                    body(current.descriptor, address, current.addressLength)
                 }
             }
         }
