@@ -343,7 +343,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftRTCICETests",
-            dependencies: ["SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport"]
+            dependencies: [
+                "SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport", "SocketTestSupport", "TestScheduling",
+            ]
         ),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys
         // into SRTP sessions, protected RTP and RTCP both ways, direct and through coturn.

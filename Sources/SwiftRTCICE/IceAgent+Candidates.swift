@@ -134,6 +134,8 @@ extension IceAgent {
 extension IceAgentCore {
     /// Gathering is done: check that every TURN server gave a relayed candidate, then say so.
     func gatheringFinished() {
+        // Connectivity checks from now on retransmit as STUN says (``checkRetransmissions``).
+        GObjectProperties(agent).set("stun-max-retransmissions", Self.checkRetransmissions)
         sizeReceiveBuffers()
         for relay in failedRelayServers() { reportFailedAllocation(relay) }
         events.gathering.yield(.complete)

@@ -151,6 +151,22 @@ final class IceAgentCore: @unchecked Sendable {
     static let componentID: UInt32 = 1
     static let logger = SwiftRTCLogging.logger("ice")
 
+    /// How many times a STUN request is sent before it fails: libnice's
+    /// `stun-max-retransmissions` counts sends, as RFC 8489's Rc does. It is shared by
+    /// requests to STUN and TURN servers and connectivity checks, and libnice reads it as each
+    /// transaction starts.
+    ///
+    /// libnice sends at 0, 0.5, 1.5, 3.5 s... (500 ms, doubling) and waits half the last gap
+    /// after the last send:
+    /// - while gathering and while closing, libnice's own 3 (sends at 0, 0.5 and 1.5 s, given
+    ///   up at 2 s): an unreachable STUN or TURN server holds up neither gathering (which a
+    ///   WHIP offer waits for) nor the release of TURN allocations (which `close()` waits for);
+    /// - in between, 7, RFC 8489's schedule (section 6.2.1: 7 sends, given up at 39.5 s). With
+    ///   3, at 20% loss each way a check failed about one time in 20 (0.36^3), and took the
+    ///   only pair with it (the loss-20% fault test, 2026-11-27); with 7, one time in 1300.
+    static let serverRetransmissions: UInt32 = 3
+    static let checkRetransmissions: UInt32 = 7
+
     struct Events {
         var states: AsyncStream<IceConnectionState>.Continuation
         var gathering: AsyncStream<IceGatheringEvent>.Continuation
@@ -214,6 +230,7 @@ final class IceAgentCore: @unchecked Sendable {
         properties.set("ice-tcp", false)
         properties.set("controlling-mode", configuration.role == .controlling)
         properties.set("stun-pacing-timer", UInt32(clamping: max(5, configuration.checkPacing.milliseconds)))
+        properties.set("stun-max-retransmissions", Self.serverRetransmissions)
         properties.set("force-relay", configuration.transportPolicy == .relay)
 
         for text in configuration.localAddresses {
@@ -402,7 +419,8 @@ final class IceAgentCore: @unchecked Sendable {
         events.gathering.finish()
         events.errors.finish()
         // Frees TURN allocations (it needs the sockets attached to read the answers), then
-        // calls back on this thread.
+        // calls back on this thread; a server that no longer answers is given up at 2 s.
+        GObjectProperties(agent).set("stun-max-retransmissions", Self.serverRetransmissions)
         nice_agent_close_async(
             agent,
             { _, _, userData in

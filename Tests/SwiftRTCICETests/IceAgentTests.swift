@@ -1,5 +1,7 @@
 import Foundation
+import SocketTestSupport
 import SwiftRTCSDP
+import TestScheduling
 import Testing
 import TransportTestSupport
 
@@ -162,6 +164,47 @@ import TransportTestSupport
         #expect(await pair.offererStates.waitUntil(timeout: .seconds(3)) { $0.last == .completed })
         #expect(!pair.offererStates.all.contains(.failed))
         await pair.close()
+    }
+
+    /// A connectivity check is retransmitted as STUN says (RFC 8489 section 6.2.1: 7 sends over
+    /// 39.5 s), not libnice's default of 3 sends over 2 s: at 20% loss each way one check in 20
+    /// then failed. The peer here is a socket that takes the checks and never answers.
+    @Test(.realTime) func aCheckIsRetransmittedPastLibnicesThreeSends() async throws {
+        let peer = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(peer) }
+        let port = try #require(bindLoopback(peer))
+        let agent = try IceAgent(configuration: loopback(.controlling))
+        let gathering = Recorder(agent.gathering)
+        try await agent.startGathering()
+        #expect(await gathering.wait(for: .seconds(10)) { $0 == .complete } != nil)
+        try agent.setRemoteCredentials(.init(usernameFragment: "silent", password: "silent-peer-password-22"))
+        #expect(
+            try await agent.addRemoteCandidate(
+                IceCandidate(sdpLine: "candidate:1 1 UDP 2130706431 127.0.0.1 \(port) typ host")
+            )
+        )
+        // Sends at 0, 0.5, 1.5, 3.5 and 7.5 s; libnice's default stopped after the third and
+        // gave the pair up at 2 s.
+        let arrivals = try await offThePool { () -> [Double] in
+            var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+            setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 1500)
+            var arrivals: [Double] = []
+            let start = ContinuousClock.now
+            while start.duration(to: .now) < .seconds(9) {
+                let count = recv(peer, &buffer, buffer.count, 0)
+                // A STUN Binding request: type 0x0001 and the magic cookie.
+                if count >= 20, buffer[0] == 0, buffer[1] == 1, buffer[4...7] == [0x21, 0x12, 0xA4, 0x42] {
+                    let elapsed = start.duration(to: .now).components
+                    arrivals.append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                }
+            }
+            return arrivals
+        }
+        print("binding requests at \(arrivals.map { String(format: "%.2f", $0) }) s")
+        #expect(arrivals.count == 5, "binding requests in 9 s: \(arrivals)")
+        #expect(agent.state != .failed)
+        await agent.close()
     }
 
     @Test func mdnsRemoteCandidateIsReportedWhenItCannotBeResolved() async throws {
