@@ -7,8 +7,8 @@ import Testing
 /// each other and with CPU-heavy tests miss their deadlines (a DTLS handshake not done within
 /// 30 s, frames late), so such tests take turns: one at a time holds the slot, while the many
 /// short tests go on beside it. The holder's own code runs on threads of its own
-/// (`RealTimeExecutor`), not behind the short tests queued on the cooperative pool. A test that holds the slot too long ends the run with the
-/// stacks of all threads (see `Watchdog`).
+/// (`RealTimeExecutor`), not behind the short tests queued on the cooperative pool. A test
+/// that holds the slot too long ends the run with the stacks of all threads (see `Watchdog`).
 public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
