@@ -94,10 +94,9 @@ extension PeerConnection {
         updateConnectionState()
     }
 
+    /// A DTLS state other than connected, which counts once SRTP is keyed (``dtlsConnected(_:)``).
     func dtlsChanged(_ state: DtlsState) {
         guard !isClosed else { return }
-        // Connected counts once SRTP is keyed (``dtlsConnected(_:)``).
-        if state == .connected { return }
         dtlsState = state
         if case .failed(let error) = state { logger.warning("DTLS failed: \(error)") }
         updateConnectionState()
@@ -271,15 +270,19 @@ extension PeerConnection {
             throw .transport(error.description)
         }
         dtlsStarted = true
+        // One task applies the states in the order DTLS reached them: with two (the states and
+        // `connected()`), `connecting` could be applied after `connected` on a busy pool, and the
+        // connection stayed `connecting` with SRTP keyed.
         tasks.append(
             Task { [weak self] in
-                for await state in dtls.stateUpdates { await self?.dtlsChanged(state) }
-            }
-        )
-        tasks.append(
-            Task { [weak self] in
-                guard let info = try? await dtls.connected() else { return }
-                await self?.dtlsConnected(info)
+                for await state in dtls.stateUpdates {
+                    if state == .connected {
+                        guard let info = try? await dtls.connected() else { return }
+                        await self?.dtlsConnected(info)
+                    } else {
+                        await self?.dtlsChanged(state)
+                    }
+                }
             }
         )
         if role == .server || iceState == .connected || iceState == .completed { dtls.start() }
