@@ -277,8 +277,8 @@ extension PeerConnection {
             Task { [weak self] in
                 for await state in dtls.stateUpdates {
                     if state == .connected {
-                        guard let info = try? await dtls.connected() else { return }
-                        await self?.dtlsConnected(info)
+                        // It fails only if DTLS has closed or failed since; that state comes next.
+                        if let info = try? await dtls.connected() { await self?.dtlsConnected(info) }
                     } else {
                         await self?.dtlsChanged(state)
                     }
