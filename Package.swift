@@ -344,7 +344,8 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCICETests",
             dependencies: [
-                "SwiftRTCICE", "SwiftRTCSDP", "CNice", "TransportTestSupport", "SocketTestSupport", "TestScheduling",
+                "SwiftRTCICE", "SwiftRTCCore", "SwiftRTCSDP", "CNice", "TransportTestSupport", "SocketTestSupport",
+                "TestScheduling",
             ]
         ),
         // ICE, DTLS and SRTP together over real agents: handshake on the ICE component, keys

@@ -1,5 +1,6 @@
 import Foundation
 import SocketTestSupport
+import SwiftRTCCore
 import SwiftRTCSDP
 import TestScheduling
 import Testing
@@ -193,10 +194,11 @@ import TransportTestSupport
             let start = ContinuousClock.now
             while start.duration(to: .now) < .seconds(9) {
                 let count = recv(peer, &buffer, buffer.count, 0)
-                // A STUN Binding request: type 0x0001 and the magic cookie.
-                if count >= 20, buffer[0] == 0, buffer[1] == 1, buffer[4...7] == [0x21, 0x12, 0xA4, 0x42] {
-                    let elapsed = start.duration(to: .now).components
-                    arrivals.append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                // A STUN Binding request (type 0x0001).
+                if count > 0, let message = StunMessage(received: Array(buffer[..<count])),
+                    message.bytes[0...1] == [0, 1]
+                {
+                    arrivals.append(start.duration(to: .now).seconds)
                 }
             }
             return arrivals
