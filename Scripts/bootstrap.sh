@@ -3,7 +3,7 @@
 #
 #   ./Scripts/bootstrap.sh           the build and `swift run callbot demo`: C libraries only, no Python
 #   ./Scripts/bootstrap.sh --tests   also what `swift test` needs: interop peers, fault tools, and
-#                                    aiortc and marionette-driver in the project's own virtual
+#                                    aiortc, numpy and marionette-driver in the project's own virtual
 #                                    environment, .venv/ (Debian's Python refuses `pip install`
 #                                    into itself, PEP 668)
 #
@@ -94,10 +94,11 @@ if ! [ -x "$python" ] || ! "$python" -c 'import sys; sys.exit(sys.base_prefix !=
   /usr/bin/python3 -m venv "$venv"
 fi
 
-# aiortc, the Python interop peer.
-if ! "$python" -c 'import aiortc, sys; sys.exit(not aiortc.__version__.startswith("1.16."))' 2>/dev/null; then
-  echo "bootstrap: installing aiortc into .venv"
-  "$python" -m pip install -q --disable-pip-version-check 'aiortc==1.16.*'
+# aiortc, the Python interop peer, and numpy, with which Interop/aiortc_peer.py draws its frames
+# and tone.
+if ! "$python" -c 'import numpy, aiortc, sys; sys.exit(not aiortc.__version__.startswith("1.16."))' 2>/dev/null; then
+  echo "bootstrap: installing aiortc and numpy into .venv"
+  "$python" -m pip install -q --disable-pip-version-check 'aiortc==1.16.*' numpy
 fi
 
 # The Firefox interop peer's driver (Interop/browsers.py talks Marionette through it).
@@ -105,4 +106,4 @@ if ! "$python" -c 'import marionette_driver' 2>/dev/null; then
   echo "bootstrap: installing marionette-driver into .venv"
   "$python" -m pip install -q --disable-pip-version-check marionette-driver
 fi
-echo "bootstrap: .venv has aiortc and marionette-driver"
+echo "bootstrap: .venv has aiortc, numpy and marionette-driver"
