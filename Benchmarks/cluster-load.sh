@@ -8,7 +8,7 @@
 #
 #   Benchmarks/cluster-load.sh [BOTS] [DURATION] [RAMP]      (defaults: 1000 20 60)
 #
-# Release build; needs Debian's postgresql (Scripts/bootstrap.sh installs it). Run as root
+# Release build; needs Debian's postgresql (./Scripts/bootstrap.sh --tests installs it). Run as root
 # (PostgreSQL runs as the user postgres) or as a user who may run initdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,7 +4,7 @@ Fixtures/ and a few hand-made ones, in the input format each body in Fuzz/FuzzTa
 
 Run from the repository root: python3 Fuzz/make-corpus.py. It replaces the corpus folders
 (never regressions/); the media seeds of FileReaderFuzzer and RecorderFuzzer come from
-ffmpeg (Scripts/bootstrap.sh installs it), so a new run gives other bytes for those.
+ffmpeg (./Scripts/bootstrap.sh --tests installs it), so a new run gives other bytes for those.
 """
 import glob
 import json

@@ -51,7 +51,10 @@ try:
     from aiortc.rtcconfiguration import RTCIceTransportPolicy
     from aiortc.stats import RTCInboundRtpStreamStats, RTCOutboundRtpStreamStats
 except ImportError as e:
-    die_missing(f"Python package for aiortc ({e.name})", "python3 -m pip install 'aiortc==1.16.*'")
+    die_missing(
+        f"Python package for aiortc ({e.name})",
+        "./Scripts/bootstrap.sh --tests (aiortc 1.16 in .venv/), then run this with .venv/bin/python",
+    )
 
 
 def local_allowed_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:

@@ -371,7 +371,10 @@ class Firefox(Browser):
         try:
             from marionette_driver import marionette  # noqa: F401
         except ImportError:
-            die_missing("marionette_driver (Python)", "python3 -m pip install marionette-driver")
+            die_missing(
+                "marionette_driver (Python)",
+                "./Scripts/bootstrap.sh --tests (it goes in .venv/), then run this with .venv/bin/python",
+            )
         self.tmp = tempfile.mkdtemp(prefix="swiftrtc-firefox-")
         self.profile = os.path.join(self.tmp, "profile")
         self.port = free_port()

@@ -25,12 +25,16 @@ while (($#)); do
 done
 
 missing() { echo "selfcheck: $1 is missing; install it with: $2" >&2; exit 2; }
-command -v python3 >/dev/null || missing python3 "apt-get install -y python3"
-python3 -c 'import aiortc' 2>/dev/null || missing "aiortc" "python3 -m pip install 'aiortc==1.16.*'"
+missing_python() { echo "selfcheck: $1 is missing; run ./Scripts/bootstrap.sh --tests" >&2; exit 2; }
+# The project's own Python (.venv/, made by ./Scripts/bootstrap.sh --tests with Debian's
+# python3), never the python3 first on PATH.
+python="$(cd "$here/.." && pwd)/.venv/bin/python"
+[ -x "$python" ] || missing_python "the project's Python ($python)"
+"$python" -c 'import aiortc' 2>/dev/null || missing_python "aiortc (in $python)"
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing chromium "apt-get install -y chromium"
 command -v chromedriver >/dev/null || missing chromedriver "apt-get install -y chromium-driver"
 command -v firefox-esr >/dev/null || command -v firefox >/dev/null || missing "Firefox ESR" "apt-get install -y firefox-esr"
-python3 -c 'import marionette_driver' 2>/dev/null || missing "marionette_driver (Python)" "python3 -m pip install marionette-driver"
+"$python" -c 'import marionette_driver' 2>/dev/null || missing_python "marionette_driver (in $python)"
 command -v turnserver >/dev/null || missing "turnserver (coturn)" "apt-get install -y coturn"
 
 keep_out=1
@@ -54,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 now_ms() { date +%s%3N; }
 
 # wait_ready FILE PID: waits (bounded) for the server's "READY <url>" line and prints the url.
@@ -91,7 +95,7 @@ pairing() {
   mkdir -p "$dir"
   port="$(free_port)"
   start="$(now_ms)"
-  timeout -k 10 120 python3 "$here/${server[0]}" "${server[@]:1}" whip-server --port "$port" --once --duration 90 \
+  timeout -k 10 120 "$python" "$here/${server[0]}" "${server[@]:1}" whip-server --port "$port" --once --duration 90 \
     --report "$dir/server.json" "${server_flags[@]}" >"$dir/server.out" 2>"$dir/server.err" &
   server_pid=$!
   children+=("$server_pid")
@@ -101,7 +105,7 @@ pairing() {
     failures=$((failures + 1)); summary+=("$name: FAILED (server not ready)")
     return
   fi
-  timeout -k 10 120 python3 "$here/${client[0]}" "${client[@]:1}" whip-client "$url" --duration "$duration" \
+  timeout -k 10 120 "$python" "$here/${client[0]}" "${client[@]:1}" whip-client "$url" --duration "$duration" \
     --report "$dir/client.json" "${client_flags[@]}" >"$dir/client.out" 2>"$dir/client.err"
   rc_client=$?
   # The client's DELETE ends the --once server; wait for it to write its report.
@@ -111,7 +115,7 @@ pairing() {
   [[ " ${server_flags[*]} " == *" --relay-only "* ]] && server_relay=(--relay)
   [[ " ${client_flags[*]} " == *" --relay-only "* ]] && client_relay=(--relay)
   echo "== $name ($(( (end - start) / 1000 )).$(( (end - start) % 1000 / 100 )) s, server exit $rc_server, client exit $rc_client)"
-  if python3 "$here/check_report.py" "${server_relay[@]}" "$dir/server.json" "${client_relay[@]}" "$dir/client.json" \
+  if "$python" "$here/check_report.py" "${server_relay[@]}" "$dir/server.json" "${client_relay[@]}" "$dir/client.json" \
       && [ "$rc_server" -eq 0 ] && [ "$rc_client" -eq 0 ]; then
     summary+=("$name: ok")
   else
@@ -129,7 +133,7 @@ cat >"$out/checker/silent.json" <<'JSON'
  "video": {"rtp_packets_sent": 200, "rtp_packets_received": 200, "frames_decoded": 0, "width": null, "height": null},
  "errors": []}
 JSON
-if python3 "$here/check_report.py" "$out/checker/silent.json" >/dev/null 2>"$out/checker/stderr"; then
+if "$python" "$here/check_report.py" "$out/checker/silent.json" >/dev/null 2>"$out/checker/stderr"; then
   echo "selfcheck: check_report.py accepted a report with silent audio and no decoded video" >&2
   failures=$((failures + 1)); summary+=("checker: FAILED")
 else

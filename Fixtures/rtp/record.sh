@@ -3,8 +3,8 @@
 # (GStreamer rtpvp8pay/rtpopuspay, ffmpeg's RTP muxer with libvpx/libopus) send to a loopback
 # port while tshark captures. Writes the captures and expected.json (what each producer sent,
 # read from the producer's own output: GStreamer's identity element, ffmpeg's IVF/Ogg copy).
-# Needs: gstreamer1.0-tools/-plugins-base/-plugins-good, ffmpeg, tshark, python3 (see
-# Scripts/bootstrap.sh). Run as root (or with capture rights) from anywhere.
+# Needs: gstreamer1.0-tools/-plugins-base/-plugins-good, ffmpeg, tshark, python3 (its standard
+# library only; see ./Scripts/bootstrap.sh --tests). Run as root (or with capture rights) from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")"
 work=$(mktemp -d)

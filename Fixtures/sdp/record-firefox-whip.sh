@@ -9,13 +9,15 @@
 # browser_peer.py drops the candidates not on 127.0.0.1 (so they carry this machine's other
 # host addresses too). Each call runs 2 s of media and must connect; both reports are checked.
 # Needs the built callbot (swift build; or CALLBOT=path), Debian firefox-esr and the Python
-# package marionette-driver (Scripts/bootstrap.sh installs both).
+# package marionette-driver in the project's .venv/ (./Scripts/bootstrap.sh --tests installs both).
 # Usage: Fixtures/sdp/record-firefox-whip.sh [--keep DIR]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 callbot="${CALLBOT:-$root/.build/debug/callbot}"
 peer="$root/Interop/browser_peer.py"
+python="$root/.venv/bin/python"
+[ -x "$python" ] || { echo "record-firefox-whip: no project Python at $python; run ./Scripts/bootstrap.sh --tests" >&2; exit 2; }
 [ -x "$callbot" ] || { echo "record-firefox-whip: no callbot at $callbot; run swift build first" >&2; exit 2; }
 firefox="$(command -v firefox-esr || command -v firefox || true)"
 [ -n "$firefox" ] || { echo "record-firefox-whip: firefox-esr is missing; install it with: apt-get install -y firefox-esr" >&2; exit 2; }
@@ -33,7 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_ready FILE PID: the url of the "READY <url>" line (bounded wait).
 wait_ready() {
   for _ in $(seq 900); do
@@ -53,20 +55,20 @@ echo "record-firefox-whip: Firefox $version, callbot $("$callbot" --version 2>/d
   >"$work/offer-callbot.out" 2>"$work/offer-callbot.err" &
 server=$!; children+=("$server")
 url="$(wait_ready "$work/offer-callbot.out" "$server")" || { echo "callbot whip-server did not start" >&2; exit 1; }
-timeout -k 10 120 python3 "$peer" --browser firefox whip-client "$url" --duration 2 \
+timeout -k 10 120 "$python" "$peer" --browser firefox whip-client "$url" --duration 2 \
   --report "$work/offer-firefox.json" --dump-sdp "$work/offer" >"$work/offer-firefox.out" 2>"$work/offer-firefox.err"
 kill -TERM "$server"; wait "$server"
-python3 "$root/Interop/check_report.py" "$work/offer-callbot.json" "$work/offer-firefox.json"
+"$python" "$root/Interop/check_report.py" "$work/offer-callbot.json" "$work/offer-firefox.json"
 
 # 2. Firefox answers: Firefox whip-server <- callbot whip.
 port="$(free_port)"
-timeout -k 10 120 python3 "$peer" --browser firefox whip-server --port "$port" --once --duration 90 \
+timeout -k 10 120 "$python" "$peer" --browser firefox whip-server --port "$port" --once --duration 90 \
   --report "$work/answer-firefox.json" --dump-sdp "$work/answer" >"$work/answer-firefox.out" 2>"$work/answer-firefox.err" &
 server=$!; children+=("$server")
 url="$(wait_ready "$work/answer-firefox.out" "$server")" || { echo "browser_peer.py whip-server did not start" >&2; exit 1; }
 "$callbot" whip "$url" --duration 2 --report "$work/answer-callbot.json" >"$work/answer-callbot.out" 2>"$work/answer-callbot.err"
 wait "$server"
-python3 "$root/Interop/check_report.py" "$work/answer-callbot.json" "$work/answer-firefox.json"
+"$python" "$root/Interop/check_report.py" "$work/answer-callbot.json" "$work/answer-firefox.json"
 
 cp "$work/offer/firefox-whip-client-offer-produced.sdp" "$here/firefox-$major-whip-offer-to-callbot.sdp"
 cp "$work/answer/firefox-whip-server-1-answer-produced.sdp" "$here/firefox-$major-whip-answer-to-callbot-offer.sdp"

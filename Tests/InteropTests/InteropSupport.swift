@@ -72,16 +72,18 @@ enum Interop {
         guard FileManager.default.isExecutableFile(atPath: callbot.path) else {
             throw InteropFailure("the built callbot is missing at \(callbot.path); run swift build first")
         }
-        guard which("python3") != nil else {
-            throw InteropFailure("python3 is missing; install it with: apt-get install -y python3")
+        guard ProjectPython.exists else {
+            throw InteropFailure(ProjectPython.missing("the interpreter"))
         }
         for dependency in dependencies {
             switch dependency {
             case .aiortc:
-                let probe = try await ChildProcess.run("python3", ["-c", "import aiortc"], timeout: .seconds(30))
-                guard probe.status == 0 else {
-                    throw InteropFailure("aiortc is missing; install it with: python3 -m pip install 'aiortc==1.16.*'")
-                }
+                let probe = try await ChildProcess.run(
+                    ProjectPython.path,
+                    ["-c", "import aiortc"],
+                    timeout: .seconds(30)
+                )
+                guard probe.status == 0 else { throw InteropFailure(ProjectPython.missing("aiortc")) }
             case .chromium:
                 guard which("chromium") != nil || which("chromium-browser") != nil else {
                     throw InteropFailure("chromium is missing; install it with: apt-get install -y chromium")
@@ -94,15 +96,11 @@ enum Interop {
                     throw InteropFailure("firefox-esr is missing; install it with: apt-get install -y firefox-esr")
                 }
                 let probe = try await ChildProcess.run(
-                    "python3",
+                    ProjectPython.path,
                     ["-c", "import marionette_driver"],
                     timeout: .seconds(30)
                 )
-                guard probe.status == 0 else {
-                    throw InteropFailure(
-                        "marionette_driver is missing; install it with: python3 -m pip install marionette-driver"
-                    )
-                }
+                guard probe.status == 0 else { throw InteropFailure(ProjectPython.missing("marionette_driver")) }
             case .ffmpeg:
                 guard which("ffmpeg") != nil else {
                     throw InteropFailure("ffmpeg is missing; install it with: apt-get install -y ffmpeg")

@@ -33,7 +33,7 @@ import Testing
         #expect(url == "http://127.0.0.1:\(port)/whip")
         let client = try ChildProcess(
             name: "peer-whip-client",
-            executable: "python3",
+            executable: ProjectPython.path,
             arguments: [
                 Interop.scripts.appendingPathComponent(script).path, "whip-client", url,
                 "--duration", mediaSeconds, "--report", theirs.path,
@@ -64,7 +64,7 @@ import Testing
         let port = try Interop.freePort()
         let server = try ChildProcess(
             name: "peer-whip-server",
-            executable: "python3",
+            executable: ProjectPython.path,
             arguments: [
                 Interop.scripts.appendingPathComponent(script).path, "whip-server", "--port", "\(port)", "--once",
                 "--duration", "120", "--report", theirs.path,
@@ -112,7 +112,7 @@ import Testing
         arguments.append(reports.ours.path)
         if theirsRelay { arguments.append("--relay") }
         arguments.append(reports.theirs.path)
-        let check = try await ChildProcess.run("python3", arguments, timeout: .seconds(30))
+        let check = try await ChildProcess.run(ProjectPython.path, arguments, timeout: .seconds(30))
         print(check.stdout, terminator: "")
         #expect(check.status == 0, "check_report.py:\n\(check.stdout)\(check.stderr)")
         for url in [reports.ours, reports.theirs] {

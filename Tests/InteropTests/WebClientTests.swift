@@ -69,7 +69,7 @@ import Testing
     ) throws -> ChildProcess {
         try ChildProcess(
             name: "\(browser)-\(user)",
-            executable: "python3",
+            executable: ProjectPython.path,
             arguments: [
                 Interop.scripts.appendingPathComponent("web_client_user.py").path, browser, page, "--token",
                 tokens[user] ?? "",

@@ -28,9 +28,7 @@ import Testing
         guard FaultPaths.which("chromedriver") != nil else {
             throw FaultFailure("chromedriver is missing; install it with: apt-get install -y chromium-driver")
         }
-        guard FaultPaths.which("python3") != nil else {
-            throw FaultFailure("python3 is missing; install it with: apt-get install -y python3")
-        }
+        guard ProjectPython.exists else { throw FaultFailure(ProjectPython.missing("the interpreter")) }
     }
 
     /// Runs one 10%-loss call (a browser is heavy: the call takes every slot).

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// One WHIP call across a `FaultNetwork`: a WHIP endpoint in namespace `a` (port 8080 on
@@ -32,7 +33,7 @@ struct FaultCall {
             )
         case .chromium:
             return (
-                "python3",
+                ProjectPython.path,
                 [
                     FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-server", "--host",
                     network.addressA,
@@ -52,7 +53,7 @@ struct FaultCall {
             )
         case .chromium:
             return (
-                "python3",
+                ProjectPython.path,
                 [
                     FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-client", url,
                     "--duration", "\(seconds)", "--report", report.path,

@@ -55,7 +55,7 @@ final class FaultNetwork: @unchecked Sendable {
             ("ip", "iproute2"), ("tc", "iproute2"), ("nft", "nftables"), ("ethtool", "ethtool"), ("sysctl", "procps"),
         ] where FaultPaths.which(tool) == nil {
             throw FaultFailure(
-                "\(tool) is missing; install it with: apt-get install -y \(package) (Scripts/bootstrap.sh lists it)"
+                "\(tool) is missing; install it with: apt-get install -y \(package) (./Scripts/bootstrap.sh --tests installs it)"
             )
         }
         for url in [FaultPaths.callbot, FaultPaths.impair] where !FileManager.default.isExecutableFile(atPath: url.path)

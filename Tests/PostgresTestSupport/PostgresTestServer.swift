@@ -23,7 +23,9 @@ public final class PostgresTestServer: Sendable {
 
     private init() throws {
         guard FileManager.default.isExecutableFile(atPath: "\(bin)/postgres") else {
-            throw PostgresTestError("PostgreSQL 15 is not installed (\(bin)/postgres): run Scripts/bootstrap.sh")
+            throw PostgresTestError(
+                "PostgreSQL 15 is not installed (\(bin)/postgres): run ./Scripts/bootstrap.sh --tests"
+            )
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "swiftrtc-pg-\(UUID().uuidString.prefix(8))"

@@ -15,8 +15,8 @@ struct JSEPInteropTests {
         var script: URL { SDPFixtures.ownFolder.appendingPathComponent("\(rawValue)_sdp.py") }
         var install: String {
             switch self {
-            case .aiortc: "python3 -m pip install 'aiortc==1.16.*' (Scripts/bootstrap.sh does it)"
-            case .chromium: "apt-get install chromium chromium-driver (Scripts/bootstrap.sh does it)"
+            case .aiortc: ProjectPython.setUp + " (it installs aiortc 1.16 into .venv/)"
+            case .chromium: ProjectPython.setUp + " (it installs chromium and chromium-driver)"
             }
         }
     }
@@ -25,7 +25,7 @@ struct JSEPInteropTests {
         var description: String
     }
 
-    /// Runs `python3 <driver> <mode>`, handing `respond` what the driver prints before
+    /// Runs `<the project's Python> <driver> <mode>` (``ProjectPython``), handing `respond` what the driver prints before
     /// `--END--` (if anything) and writing its reply to the driver's stdin.
     /// Runs off the cooperative pool (the drivers take seconds).
     static func run(
@@ -44,8 +44,8 @@ struct JSEPInteropTests {
         respond: (@Sendable (String) throws -> String)?
     ) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", peer.script.path] + mode
+        process.executableURL = URL(fileURLWithPath: ProjectPython.path)
+        process.arguments = [peer.script.path] + mode
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -54,7 +54,7 @@ struct JSEPInteropTests {
             try process.run()
         } catch {
             throw PeerFailure(
-                description: "cannot run python3 for \(peer): \(error); install python3 and \(peer.install)"
+                description: "cannot run \(ProjectPython.path) for \(peer): \(error); \(peer.install)"
             )
         }
         var output = Data()
