@@ -2,7 +2,10 @@ import SwiftRTCCodecs
 
 /// Plays a WAV file (RIFF/WAVE, PCM 16-bit little-endian, mono or stereo, `WAVE_FORMAT_PCM`
 /// or `WAVE_FORMAT_EXTENSIBLE` with the PCM sub-format) as 48 kHz ``AudioFrame``s. Files at
-/// other rates (8, 16, 44.1 kHz, ...) are converted to 48 kHz on load by linear interpolation.
+/// other rates (8, 16, 44.1 kHz, ...: any of ``AudioResampler/supportedRates``, 8 to 192 kHz)
+/// are converted to 48 kHz on load by ``AudioResampler``: libswresample's band-limited
+/// (windowed-sinc) filter, the one `track.pcm(_:)` and `track.write(pcm:format:)` use. A file at
+/// a rate outside those is refused (``MediaFileError/invalidField(format:offset:field:value:)``).
 ///
 /// ```
 /// "RIFF" size "WAVE"  { chunk id(4) size(4, LE) body [pad to even] }*

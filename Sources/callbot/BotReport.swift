@@ -12,7 +12,8 @@ struct BotReport: Codable, Sendable, Equatable {
         var framesDecoded: Int?
         /// RMS of all decoded PCM, full scale 1.0.
         var rms: Double?
-        /// Loss and repair (REPORT-FIELDS.md): concealed / total samples received (0...1),
+        /// Loss and repair (the bot report's fields, DESIGN.md "Interop contract"; taken from the
+        /// W3C stats by `CallMonitor.fillQuality`): concealed / total samples received (0...1),
         /// average jitter buffer delay (ms), cumulative lost, packets recovered by Opus FEC.
         var concealmentRate: Double?
         var jitterBufferMs: Double?
@@ -48,7 +49,8 @@ struct BotReport: Codable, Sendable, Equatable {
         var height: Int?
         /// The VP8 encoder's target bitrate at the end (kbit/s).
         var targetKbps: Int?
-        /// Loss and repair (REPORT-FIELDS.md): frames sent, the longest gap between decoded
+        /// Loss and repair (the bot report's fields, DESIGN.md "Interop contract"; taken from the
+        /// W3C stats by `CallMonitor.fillQuality`): frames sent, the longest gap between decoded
         /// frames (ms), cumulative lost after retransmissions, NACK/PLI/FIR messages each way,
         /// retransmissions sent.
         var framesSent: Int?
@@ -209,7 +211,7 @@ struct BotReport: Codable, Sendable, Equatable {
 extension BotReport {
     /// Ends a run: prints the report's summary line, writes it to `path` if given, and exits
     /// 0 when the call connected without errors, 1 otherwise.
-    func finish(writingTo path: String?) throws {
+    func finish(writingTo path: String?, failure: ExitCode = CallbotExit.failed) throws {
         printLine("REPORT \(String(decoding: (try? compactJSON()) ?? Data(), as: UTF8.self))")
         if let path {
             do { try write(to: path) } catch {
@@ -217,7 +219,7 @@ extension BotReport {
                 throw ExitCode.failure
             }
         }
-        if !connected || !errors.isEmpty { throw ExitCode.failure }
+        if !connected || !errors.isEmpty { throw failure }
     }
 
     /// The report on one line, keys sorted.

@@ -1,8 +1,13 @@
 import SwiftRTC
 
 extension CallMonitor {
-    /// The call-quality figures of REPORT-FIELDS.md from W3C stats: loss, repair (NACK, RTX,
-    /// PLI/FIR, Opus FEC), freezes, concealment and jitter buffer delay.
+    /// The call-quality figures of the bot report (its fields are listed in DESIGN.md, "Interop
+    /// contract") from W3C stats: loss, repair (NACK, RTX, PLI/FIR, Opus FEC), freezes,
+    /// concealment and jitter buffer delay. Each comes from the W3C member named below: `video`
+    /// from the inbound (`videoIn`: what this side received and asked for) and outbound
+    /// (`videoOut`: what the peer asked of this side) RTP stream stats; `concealment_rate` is
+    /// `concealedSamples / totalSamplesReceived`, `jitter_buffer_ms` is
+    /// `jitterBufferDelay / jitterBufferEmittedCount` in ms.
     static func fillQuality(
         _ report: inout BotReport,
         audioIn: StatsReport.Stats?,
