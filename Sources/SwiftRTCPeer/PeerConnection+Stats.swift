@@ -11,10 +11,7 @@ extension PeerConnection {
         var report = StatsReport(timestamp: now * 1000)
         guard let transport else { return report }
         var rates = statsRates
-        defer {
-            rates.lastTime = now
-            statsRates = rates
-        }
+        defer { statsRates = rates }
         // Limits hit on remote input: the connection's own counts, its receivers' and senders'.
         var hits: [RemoteInputLimit: Int64] = [:]
         for (limit, count) in limitHits.nonZero { hits[limit, default: 0] += count }

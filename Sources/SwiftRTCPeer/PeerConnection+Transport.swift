@@ -34,7 +34,7 @@ extension PeerConnection {
         startedAt = .now
         // Rates in the first stats cover the time from here.
         let now = Date().timeIntervalSince1970
-        statsRates.lastTime = now
+        statsRates.start = now
         lastStatsForString = StatsReport(timestamp: now * 1000)
         gatheringStateEvents.yield(.gathering)
         let agent = made.agent
