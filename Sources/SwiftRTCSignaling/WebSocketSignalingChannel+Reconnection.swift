@@ -16,6 +16,7 @@ extension WebSocketSignalingChannel {
         /// or why no server welcomed the token.
         func run(first: OneShot<Result<String, SignalingChannelError>>) async {
             var failures: [String] = []
+            var refused = false
             for (index, url) in servers.enumerated() {
                 let end = await WebSocketSignalingChannel.link(
                     to: url,
@@ -30,7 +31,10 @@ extension WebSocketSignalingChannel {
                     return true
                 }
                 switch end {
-                case let .failed(reason), let .refused(reason):
+                case let .failed(reason):
+                    failures.append("signaling server \(url.absoluteString): \(reason)")
+                case let .refused(reason):
+                    refused = true
                     failures.append("signaling server \(url.absoluteString): \(reason)")
                 case let .ended(closeCode, reason):
                     // Welcomed, then dropped: `first` holds the user.
@@ -41,7 +45,8 @@ extension WebSocketSignalingChannel {
             }
             outbox.close()
             finish(nil)
-            first.resolve(.failure(.transport(failures.joined(separator: "; "))))
+            let reasons = failures.joined(separator: "; ")
+            first.resolve(.failure(refused ? .refused(reasons) : .transport(reasons)))
         }
 
         /// Logs in again as `user` after each drop, until the channel closes for good.

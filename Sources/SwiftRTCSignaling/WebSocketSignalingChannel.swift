@@ -87,9 +87,10 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     ///   - timeout: how long each server has to answer `hello` (also when logging in again).
     ///   - reconnectFor: how long the channel tries to log in again after its connection
     ///     dropped before it closes for good (``SignalingConnectionState/CloseReason/gaveUp(after:lastError:)``).
-    /// - Throws: ``SignalingChannelError/transport(_:)`` when no server could be reached, passed
-    ///   TLS verification, accepted the token (the server's reason is in the message) or
-    ///   answered within `timeout`: the reason of each.
+    /// - Throws: ``SignalingChannelError/refused(_:)`` when a server refused the token (the
+    ///   server's reason is in the message) and none accepted it;
+    ///   ``SignalingChannelError/transport(_:)`` when no server could be reached, passed TLS
+    ///   verification or answered within `timeout`: the reason of each.
     public static func connect(
         to servers: [URL],
         token: String,

@@ -22,6 +22,10 @@ import Testing
             _ = try await WebSocketSignalingChannel.connect(to: server.url, token: "not-a-token-of-anyone-here")
             Issue.record("an unknown token was accepted")
         } catch let error {
+            guard case .refused = error else {
+                Issue.record("expected a refused login, got \(error)")
+                return
+            }
             #expect(error.description.contains("refused the token"), "\(error)")
             #expect(error.description.contains("401"), "\(error)")
         }
