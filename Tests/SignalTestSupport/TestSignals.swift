@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import SwiftRTCCodecs
+import SwiftRTCCodecs
 
 /// Signals and measurements the codec and media tests share (ToneGenerator lives in SwiftRTCMedia,
 /// which this module cannot import).
