@@ -13,13 +13,15 @@ struct AnswerCommand: AsyncParsableCommand {
         discussion: """
             Prints READY USER once logged in. Takes --calls calls (default 1); a call that comes in \
             during another is rejected as busy. Exits 0 when every call taken ended completed, 1 \
-            otherwise; SIGINT/SIGTERM hangs up and exits.
+            otherwise; 64 for a wrong command line, 77 when the server refused the token, 69 when \
+            no server could be reached. SIGINT/SIGTERM hangs up and exits.
             """
     )
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case accept, reject }
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
     @OptionGroup var prometheus: MetricsOptions
     @OptionGroup var signaling: SignalingOptions
     @Option(help: "accept or reject incoming calls.")
@@ -37,6 +39,7 @@ struct AnswerCommand: AsyncParsableCommand {
     @OptionGroup var ice: IceOptions
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
+    @OptionGroup var eventLines: EventsOptions
     @Option(
         help: ArgumentHelp(
             "Hang up this many seconds after connecting (default: when the others leave).",
@@ -72,7 +75,9 @@ struct AnswerCommand: AsyncParsableCommand {
             statsInterval: statsInterval,
             record: record,
             reportPath: call.report,
-            statsJSON: global.statsJSON
+            statsJSON: statsOutput.statsJSON,
+            snapshots: call.snapshots,
+            eventsJSON: eventLines.eventsJSON
         )
         // Each call is answered in a task of its own, so that a call coming in during another
         // one is rejected as busy (the library says so: this user is in a call) rather than
@@ -87,6 +92,12 @@ struct AnswerCommand: AsyncParsableCommand {
                     printLine(
                         "answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))"
                     )
+                    if eventLines.eventsJSON {
+                        EventLine.print([
+                            "event": "incoming", "session": session.id, "user": session.initiator,
+                            "user_info": callerInfo,
+                        ])
+                    }
                     let inCall = await client.activeSession() != nil
                     let count = await taken.count
                     if mode == .reject || count >= calls || inCall {
@@ -137,7 +148,9 @@ struct AnswerCommand: AsyncParsableCommand {
             audioTrack: session.localAudioTrack,
             videoTrack: session.localVideoTrack
         )
-        local.start()
+        let playing = await local.start(whenConnected: session)
+        if media.noAudio { session.localAudioTrack.isEnabled = false }
+        if media.noVideo { session.localVideoTrack?.isEnabled = false }
         do {
             try await session.acceptCall(userInfo: info)
             printLine("answer: accepted")
@@ -163,6 +176,7 @@ struct AnswerCommand: AsyncParsableCommand {
         }
         hangUp.cancel()
         mute?.cancel()
+        playing.cancel()
         local.stop()
         return record
     }

@@ -11,11 +11,14 @@ struct CallCommand: AsyncParsableCommand {
         abstract: "Call users through a signaling server: media, live stats, recording, hang up.",
         discussion: """
             Exits 0 when the call was answered and ended normally (completed), 1 otherwise \
-            (rejected, no answer, failed...), printing "call: ended RESULT after S s" either way.
+            (rejected, no answer, failed...), printing "call: ended RESULT after S s" either way; \
+            64 for a wrong command line, 77 when the server refused the token, 69 when no server \
+            could be reached.
             """
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
     @OptionGroup var prometheus: MetricsOptions
     @Argument(help: ArgumentHelp("The users to call (1 to 3).", valueName: "USER"))
     var users: [String]
@@ -37,6 +40,7 @@ struct CallCommand: AsyncParsableCommand {
     @OptionGroup var ice: IceOptions
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
+    @OptionGroup var eventLines: EventsOptions
     @Option(
         help: ArgumentHelp(
             "Hang up this many seconds after connecting (default: when interrupted or everyone left).",
@@ -79,7 +83,7 @@ struct CallCommand: AsyncParsableCommand {
             audioTrack: session.localAudioTrack,
             videoTrack: session.localVideoTrack
         )
-        local.start()
+        let playing = await local.start(whenConnected: session)
         if media.noAudio { session.localAudioTrack.isEnabled = false }
         if media.noVideo { session.localVideoTrack?.isEnabled = false }
         try await session.startCall(userInfo: try SessionPrinter.userInfo(userInfo))
@@ -92,7 +96,9 @@ struct CallCommand: AsyncParsableCommand {
             statsInterval: statsInterval,
             record: record,
             reportPath: call.report,
-            statsJSON: global.statsJSON
+            statsJSON: statsOutput.statsJSON,
+            snapshots: call.snapshots,
+            eventsJSON: eventLines.eventsJSON
         )
         let following = Task { await printer.follow(session, events: events) }
         // Hang up after --duration from the first connection, or on a signal.
@@ -109,6 +115,7 @@ struct CallCommand: AsyncParsableCommand {
         let result = await following.value
         hangUp.cancel()
         mute?.cancel()
+        playing.cancel()
         local.stop()
         await client.disconnect()
         signalingLines.cancel()

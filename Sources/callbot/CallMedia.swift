@@ -13,6 +13,21 @@ struct CallMedia: Sendable {
     /// Plays the sources into the tracks.
     func start() { for start in starters { start() } }
 
+    /// Plays the sources once `session` has its first connection (until then the sender drops
+    /// frames: a greeting would lose what played while the call rang, a file its first
+    /// keyframe). Call it before `startCall` or `acceptCall`, so the event cannot be missed;
+    /// cancel the task when the call ends.
+    func start(whenConnected session: CallSession) async -> Task<Void, Never> {
+        let events = await session.events()
+        return Task {
+            for await event in events {
+                guard case .connected = event else { continue }
+                start()
+                return
+            }
+        }
+    }
+
     /// Tracks for the chosen sources. `audio`/`video` nil means the kind is not sent.
     /// With `audioTrack`/`videoTrack`, plays into those (a call session's local tracks).
     static func make(

@@ -142,7 +142,9 @@ struct MediaOptions: ParsableArguments {
 }
 
 /// `--ice-server URL` (repeatable), `--ice-username`, `--ice-credential` (or
-/// `--ice-credential-file`, `$SWIFTRTC_ICE_CREDENTIAL`: never logged), `--relay-only`.
+/// `--ice-credential-file`, `$SWIFTRTC_ICE_CREDENTIAL`: never logged), `--relay-only`. A
+/// username or credential given once is every TURN server's; given once per TURN server, the
+/// n-th is the n-th `turn:`/`turns:` server's, in the order of `--ice-server`.
 struct IceOptions: ParsableArguments {
     /// The environment variable the TURN credential is read from when neither option is given.
     static let credentialVariable = "SWIFTRTC_ICE_CREDENTIAL"
@@ -153,51 +155,85 @@ struct IceOptions: ParsableArguments {
     )
     var iceServerURLs: [String] = []
 
-    @Option(help: ArgumentHelp("The username for the TURN servers.", valueName: "U"))
-    var iceUsername: String?
+    @Option(
+        help: ArgumentHelp(
+            "The username for the TURN servers: once for all, or once per TURN server in their order.",
+            valueName: "U"
+        )
+    )
+    var iceUsername: [String] = []
 
     @Option(
         help: ArgumentHelp(
-            "The credential (password) for the TURN servers; better: --ice-credential-file or $\(Self.credentialVariable).",
+            "The credential (password) for the TURN servers, once or once per TURN server; better: --ice-credential-file or $\(Self.credentialVariable).",
             valueName: "C"
         )
     )
-    var iceCredential: String?
+    var iceCredential: [String] = []
 
-    @Option(help: ArgumentHelp("Read the TURN credential from the first line of FILE.", valueName: "FILE"))
-    var iceCredentialFile: String?
+    @Option(
+        help: ArgumentHelp(
+            "Read the TURN credential from the first line of FILE; once, or once per TURN server.",
+            valueName: "FILE"
+        )
+    )
+    var iceCredentialFile: [String] = []
 
     @Flag(help: "Use relayed (TURN) candidates only.")
     var relayOnly = false
 
-    /// The TURN credential: `--ice-credential`, else the first line of `--ice-credential-file`,
-    /// else `$SWIFTRTC_ICE_CREDENTIAL`; nil when none is given.
-    func credential(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
-        try Secret.read(
-            option: "--ice-credential",
-            value: iceCredential,
-            fileOption: "--ice-credential-file",
-            file: iceCredentialFile,
-            variable: Self.credentialVariable,
-            environment: environment,
-            check: Secret.nonEmpty
-        )
+    /// The TURN credentials: each `--ice-credential`, else the first line of each
+    /// `--ice-credential-file`, else `$SWIFTRTC_ICE_CREDENTIAL`; empty when none is given.
+    func credentials(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [String] {
+        if !iceCredential.isEmpty && !iceCredentialFile.isEmpty {
+            throw ValidationError("--ice-credential and --ice-credential-file cannot be combined: give one")
+        }
+        if !iceCredential.isEmpty { return try iceCredential.map { try Secret.nonEmpty($0, from: "--ice-credential") } }
+        let files: [String?] = iceCredentialFile.isEmpty ? [nil] : iceCredentialFile
+        return try files.compactMap { file in
+            try Secret.read(
+                option: "--ice-credential",
+                value: nil,
+                fileOption: "--ice-credential-file",
+                file: file,
+                variable: Self.credentialVariable,
+                environment: environment,
+                check: Secret.nonEmpty
+            )
+        }
     }
 
-    /// The parsed servers; TURN servers get the username and credential.
+    /// The value of a per-TURN-server option for the `index`-th TURN server of `count`: the
+    /// one value for all, or the index-th; throws when the option was given another number
+    /// of times.
+    static func perServer(_ values: [String], _ option: String, index: Int, count: Int) throws -> String? {
+        guard values.count > 1 else { return values.first }
+        guard values.count == count else {
+            throw ValidationError(
+                "\(option) was given \(values.count) times for \(count) TURN servers: give it once or once each"
+            )
+        }
+        return values[index]
+    }
+
+    /// The parsed servers; TURN servers get their username and credential.
     func servers() throws -> [IceServer] {
-        let credential = try iceServerURLs.contains { $0.lowercased().hasPrefix("turn") } ? self.credential() : nil
+        let turnCount = iceServerURLs.filter { $0.lowercased().hasPrefix("turn") }.count
+        let credentials = turnCount > 0 ? try self.credentials() : []
+        var turnIndex = 0
         return try iceServerURLs.map { url in
             let isTurn = url.lowercased().hasPrefix("turn")
+            var username: String?, credential: String?
+            if isTurn {
+                username = try Self.perServer(iceUsername, "--ice-username", index: turnIndex, count: turnCount)
+                credential = try Self.perServer(credentials, "--ice-credential", index: turnIndex, count: turnCount)
+                turnIndex += 1
+            }
             do {
-                return try IceServer(
-                    url: url,
-                    username: isTurn ? iceUsername : nil,
-                    credential: isTurn ? credential : nil
-                )
+                return try IceServer(url: url, username: username, credential: credential)
             } catch {
                 var message = "--ice-server: \(error)"
-                if isTurn && (iceUsername == nil || credential == nil) {
+                if isTurn && (username == nil || credential == nil) {
                     message +=
                         " (give --ice-username and --ice-credential, --ice-credential-file or $\(Self.credentialVariable))"
                 }
@@ -215,7 +251,7 @@ struct IceOptions: ParsableArguments {
             )
         }
         // The environment variable is ambient: only the options ask for a TURN server.
-        if (iceUsername != nil || iceCredential != nil || iceCredentialFile != nil) && relays.isEmpty {
+        if (!iceUsername.isEmpty || !iceCredential.isEmpty || !iceCredentialFile.isEmpty) && relays.isEmpty {
             throw ValidationError(
                 "--ice-username and --ice-credential are for TURN servers, and no turn: or turns: --ice-server was given"
             )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SwiftRTC
 
 /// What `call` and `answer` set on their call sessions beyond media: the ICE policy
@@ -34,6 +35,28 @@ struct CallSessionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Send video at this size (default: the source's size), at most 4096x4096.",
+            valueName: "WIDTHxHEIGHT"
+        )
+    )
+    var videoSize: VideoSize?
+
+    @Option(
+        name: .customLong("max-fps"),
+        help: ArgumentHelp("Send at most this many video frames a second (1 to 60).", valueName: "FPS")
+    )
+    var maxFPS: Int = 30
+
+    @Option(
+        help: ArgumentHelp(
+            "Write each other user's latest video picture to DIR/snapshot-USER.png every stats interval.",
+            valueName: "DIR"
+        )
+    )
+    var snapshots: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Write the bot report (JSON, DESIGN.md) of the call with the first other user to FILE when it ends (answer: of the last call).",
             valueName: "FILE"
         )
@@ -45,6 +68,13 @@ struct CallSessionOptions: ParsableArguments {
             throw ValidationError("--disconnect-timeout must be 10 to 3600 seconds")
         }
         _ = try items()
+        try ReportPath.check(report)
+        guard (1...60).contains(maxFPS) else { throw ValidationError("--max-fps must be 1 to 60") }
+        if let snapshots {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: snapshots, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw ValidationError("--snapshots \(snapshots): no such folder") }
+        }
         try Seconds.check(muteAfter, "--mute-after", above: 0, orEqual: true)
     }
 
@@ -76,11 +106,24 @@ struct CallSessionOptions: ParsableArguments {
             iceServers: try ice.servers(),
             iceTransportPolicy: ice.relayOnly ? .relay : .all,
             gatherAddresses: gatherAddresses,
+            videoSendSize: videoSize,
+            maxVideoFrameRate: maxFPS,
             audioBandwidthCap: bandwidth.maxAudioKbps.map { $0 * 1000 },
             videoBandwidthCap: bandwidth.maxVideoKbps.map { $0 * 1000 },
             dialingTimeInterval: Seconds.duration(dialing),
             answerTimeInterval: Seconds.duration(answer),
             disconnectTimeInterval: Seconds.duration(disconnectTimeout)
         )
+    }
+}
+
+/// `WIDTHxHEIGHT`, 16 to 4096 each side.
+extension VideoSize: ExpressibleByArgument {
+    public init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+            (16...4096).contains(width), (16...4096).contains(height)
+        else { return nil }
+        self.init(width: width, height: height)
     }
 }

@@ -32,12 +32,6 @@ struct GlobalOptions: ParsableArguments {
     )
     var logLevel: LogLevel = .basic
 
-    @Flag(
-        help:
-            "Print the live stats as JSON lines, `STATS [USER ]{...}` (the W3C getStats shape), instead of statsString."
-    )
-    var statsJSON = false
-
     /// Applies the options to the library.
     func apply() {
         SwiftRTCLogging.level = logLevel
@@ -45,6 +39,15 @@ struct GlobalOptions: ParsableArguments {
 }
 
 extension LogLevel: ExpressibleByArgument {}
+
+/// `--stats-json`, for the commands that print live stats.
+struct StatsOptions: ParsableArguments {
+    @Flag(
+        help:
+            "Print the live stats as JSON lines, `STATS [USER ]{...}` (the W3C getStats shape), instead of statsString."
+    )
+    var statsJSON = false
+}
 
 /// The live stats line of `--stats-json`: `STATS ` (then the other user, for call sessions)
 /// and the report as one JSON object.

@@ -13,6 +13,7 @@ struct Demo: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
 
     @Option(help: "How long the call lasts, in seconds.")
     var duration: Double = 10
@@ -92,10 +93,16 @@ struct Demo: AsyncParsableCommand {
         let prints = connected ? max(1, Int(duration / statsInterval)) : 0
         for index in 0..<prints {
             try await Task.sleep(for: Seconds.duration(statsInterval))
-            print("--- caller (alice), \(String(format: "%g", Double(index + 1) * statsInterval)) s ---")
-            print(await call.statsString(for: "bob") ?? "-")
-            print("--- callee (bob) ---")
-            print(await incoming.statsString(for: "alice") ?? "-")
+            if statsOutput.statsJSON {
+                // One line per side, `STATS USER {...}` as call and answer print them.
+                if let report = await call.stats(for: "bob") { print(statsJSONLine(report, user: "bob")) }
+                if let report = await incoming.stats(for: "alice") { print(statsJSONLine(report, user: "alice")) }
+            } else {
+                print("--- caller (alice), \(String(format: "%g", Double(index + 1) * statsInterval)) s ---")
+                print(await call.statsString(for: "bob") ?? "-")
+                print("--- callee (bob) ---")
+                print(await incoming.statsString(for: "alice") ?? "-")
+            }
             if index == prints / 2 { await call.updateCustomItems(["topic": "SwiftRTC demo", "stage": "halfway"]) }
         }
         let rest = duration - Double(prints) * statsInterval

@@ -74,8 +74,8 @@ struct SignalingOptions: ParsableArguments {
         return token
     }
 
-    /// Logs in; a refused or unreachable server, or one whose certificate does not verify, is a
-    /// ``CallbotError``.
+    /// Logs in. A server that refused the login exits with ``CallbotExit/refused``; none
+    /// reached (or none whose certificate verifies) with ``CallbotExit/unreachable``.
     func connect() async throws -> WebSocketSignalingChannel {
         let urls = urls.compactMap { $0 }
         guard !urls.isEmpty, urls.count == server.count else { throw ValidationError("--server: give WebSocket URLs") }
@@ -85,7 +85,9 @@ struct SignalingOptions: ParsableArguments {
             return try await WebSocketSignalingChannel.connect(to: urls, token: token, trust: trust)
         } catch {
             let tlsFailure = "\(error)".contains("TLS")
-            throw CallbotError("signaling \(server.joined(separator: ", ")): \(error)\(tlsFailure ? tls.hint : "")")
+            let message = "signaling \(server.joined(separator: ", ")): \(error)\(tlsFailure ? tls.hint : "")"
+            if case .refused = error { throw CallbotExit.fail(CallbotExit.refused, message) }
+            throw CallbotExit.fail(CallbotExit.unreachable, message)
         }
     }
 
@@ -140,6 +142,11 @@ struct RecordOptions: ParsableArguments {
 
     func validate() throws {
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
+        if recordOption != .remoteAudioVideo && record == nil {
+            throw ValidationError(
+                "--record-option \(recordOption.rawValue) chooses what --record records: add --record DIR"
+            )
+        }
         try rollover.check(record: record)
         guard let record else { return }
         var isDirectory: ObjCBool = false
@@ -160,6 +167,11 @@ struct SessionPrinter: Sendable {
     let record: RecordOptions
     var reportPath: String?
     var statsJSON = false
+    /// With `--snapshots DIR`: each other user's latest picture goes to DIR/snapshot-USER.png
+    /// every stats interval.
+    var snapshots: String?
+    /// With `--events-json`: an `EVENT {...}` line per event too.
+    var eventsJSON = false
 
     /// Follows `session` until it ends; returns its record.
     func follow(_ session: CallSession, events: AsyncStream<CallSessionEvent>) async -> CallRecord? {
@@ -189,6 +201,7 @@ struct SessionPrinter: Sendable {
                     } else if let text = await session.statsString(for: user) {
                         printLine("--- \(prefix) stats with \(user) ---\n\(text)")
                     }
+                    if let snapshots { await snapshot(session, of: user, into: snapshots) }
                 }
             }
         }
@@ -200,6 +213,7 @@ struct SessionPrinter: Sendable {
         report.callUsers = session.otherParticipants
         var recording = false
         for await event in events {
+            if eventsJSON, let fields = EventLine.fields(of: event, session: session.id) { EventLine.print(fields) }
             switch event {
             case .connected(let user) where user == peer:
                 report.connected = true
@@ -268,6 +282,24 @@ struct SessionPrinter: Sendable {
             }
         }
         return await session.record
+    }
+
+    /// Writes `user`'s latest video picture to `folder`/snapshot-USER.png (replacing the
+    /// previous one), and says so the first time.
+    private func snapshot(_ session: CallSession, of user: String, into folder: String) async {
+        guard let picture = await session.remoteVideoTrack(for: user)?.snapshot(timeout: .milliseconds(500)) else {
+            return
+        }
+        // A user id comes from the server: only letters, digits, '-' and '_' reach the file name.
+        let name = String(user.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+        let path = URL(fileURLWithPath: folder).appendingPathComponent("snapshot-\(name).png").path
+        let first = !FileManager.default.fileExists(atPath: path)
+        do {
+            try picture.writePNG(to: path)
+            if first { printLine("\(prefix): snapshot of \(user) in \(path)") }
+        } catch {
+            log("snapshot: \(error)")
+        }
     }
 
     static func text(_ dictionary: [String: String]) -> String {

@@ -13,11 +13,13 @@ struct Whip: AsyncParsableCommand {
             $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
             system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
             SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
-            without errors, 1 when it did not (the report is written either way).
+            without errors, 1 when it did not, 77 when the endpoint refused the token (401/403), 69 \
+            when it could not be reached (the report is written either way).
             """
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
     @OptionGroup var prometheus: MetricsOptions
 
     @Argument(help: ArgumentHelp("The WHIP endpoint URL (http:// or https://).", valueName: "URL"))
@@ -29,6 +31,7 @@ struct Whip: AsyncParsableCommand {
     @OptionGroup var options: RunOptions
     @OptionGroup var token: WhipTokenOptions
     @OptionGroup var tls: TLSClientOptions
+    @OptionGroup var eventLines: EventsOptions
 
     /// How long the HTTP requests, gathering and connecting may take.
     static let httpTimeout = Duration.seconds(30)
@@ -69,7 +72,7 @@ struct Whip: AsyncParsableCommand {
             started: started,
             statsInterval: .seconds(options.statsInterval),
             label: "",
-            statsJSON: global.statsJSON
+            statsJSON: statsOutput.statsJSON
         )
         let local = CallMedia.make(
             audio: media.noAudio ? nil : media.audio ?? .tone,
@@ -83,6 +86,7 @@ struct Whip: AsyncParsableCommand {
             trust: try tls.trust()
         )
         var session: WHIPSession?
+        var failure = CallbotExit.failed
         do {
             try await Self.addMedia(local, to: connection)
             try await connection.setLocalDescription(try await connection.createOffer())
@@ -93,10 +97,12 @@ struct Whip: AsyncParsableCommand {
             let published = try await client.publish(offer: offer.sdp)
             session = published
             log("WHIP session \(published.location.absoluteString)")
+            event(["event": "published", "session": published.location.absoluteString])
             try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: published.answer))
             await monitor.startMedia(echo: nil)
             if await monitor.waitConnected(timeout: Self.connectTimeout) {
                 local.start()
+                event(["event": "connected", "ms": CallMonitor.milliseconds(ContinuousClock.now - started)])
                 let report = await connection.stats()
                 log(
                     "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
@@ -105,11 +111,14 @@ struct Whip: AsyncParsableCommand {
                 await signals.wait(upTo: limit.map { max(.zero, $0) })
             } else if signals.signal == nil {
                 monitor.recordError("not connected within \(Self.connectTimeout)")
+                event(["event": "connection_failed", "reason": "not connected within \(Self.connectTimeout)"])
             }
         } catch {
             let hint = if case WHIPError.tls = error { tls.hint } else { "" }
             monitor.recordError("\(error)\(hint)")
             log("error: \(error)\(hint)")
+            if session == nil { failure = CallbotExit.code(forPublishing: error) }
+            event(["event": "error", "reason": "\(error)"])
         }
         // As the harness peers do: final stats, close, then DELETE.
         var report = await monitor.finish()
@@ -119,7 +128,13 @@ struct Whip: AsyncParsableCommand {
                 log("error: \(error)")
             }
         }
-        try report.finish(writingTo: options.report)
+        event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
+        try report.finish(writingTo: options.report, failure: failure)
+    }
+
+    /// An `EVENT` line, with `--events-json`.
+    private func event(_ fields: [String: any Sendable]) {
+        if eventLines.eventsJSON { EventLine.print(fields) }
     }
 
     /// Adds each local track; a kind that is not sent is still received (`recvonly`).

@@ -27,6 +27,7 @@ struct WhipServer: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
 
     @Option(help: ArgumentHelp("The TCP port to listen on (0 picks a free one).", valueName: "P"))
     var port: Int
@@ -109,7 +110,7 @@ struct WhipServer: AsyncParsableCommand {
             audio: media.noAudio ? .none : media.audio.map(SessionSettings.Send.audio) ?? .echo,
             video: media.noVideo ? .none : media.video.map(SessionSettings.Send.video) ?? .echo,
             statsInterval: .seconds(options.statsInterval),
-            statsJSON: global.statsJSON,
+            statsJSON: statsOutput.statsJSON,
             recording: try record.map(SessionSettings.Recording.init),
             trimming: trimSilence ? SilenceTrimming() : nil,
             rollover: recordRollover.rollover

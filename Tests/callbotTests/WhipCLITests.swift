@@ -31,7 +31,8 @@ import Testing
             Self.flags(inHelp: help.stdout)
                 == Set(
                     Self.sharedFlags + [
-                        "--token", "--token-file", "--ca-cert", "--log-level", "--metrics", "--help", "--version",
+                        "--token", "--token-file", "--ca-cert", "--log-level", "--metrics", "--events-json", "--help",
+                        "--version",
                     ]
                 )
         )
