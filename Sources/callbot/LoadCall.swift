@@ -12,6 +12,8 @@ struct LoadCallSettings: Sendable {
     /// From opening the WebSocket to the server's welcome, at most.
     var loginTimeout: Duration
     var trust: TLSTrust
+    /// Where each call counts its logins and its state, for the progress lines.
+    var progress = LoadProgress()
 
     /// The picture the video calls send: small, so that video costs what a thumbnail does.
     static let videoWidth = 160, videoHeight = 120, videoFramesPerSecond = 15
@@ -50,7 +52,10 @@ struct LoadCall: Sendable {
     func run() async -> LoadCallResult {
         var result = LoadCallResult()
         BotMetrics.callStarted()
-        defer { BotMetrics.callEnded(connected: result.connected) }
+        defer {
+            BotMetrics.callEnded(connected: result.connected)
+            settings.progress.ended(result)
+        }
         // Log in, every member at once.
         let logins = await withTaskGroup(
             of: (Int, Result<(WebSocketSignalingChannel, Double), SignalingChannelError>).self
@@ -75,6 +80,7 @@ struct LoadCall: Sendable {
             case let .success((channel, ms)):
                 channels.append(channel)
                 result.loginMs.append(ms)
+                settings.progress.loggedIn.add(1, ordering: .relaxed)
             case let .failure(error):
                 if result.failure == nil { result.failure = Self.reason("login failed", error) }
             }
@@ -145,6 +151,7 @@ struct LoadCall: Sendable {
             last <= setupDeadline
         {
             result.connected = true
+            settings.progress.callsUp.add(1, ordering: .relaxed)
             result.setupMs = Self.milliseconds(last - setupStarted)
             _ = await state.wait(until: last + settings.duration) { $0.failure != nil }
             snapshot = state.snapshot

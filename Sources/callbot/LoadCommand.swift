@@ -27,7 +27,8 @@ struct LoadCommand: AsyncParsableCommand {
             `callbot serve --max-connections-per-address N` (default 32) and, beyond 1000 bots, \
             --max-connections N.
 
-            Prints one summary line (load: ...) and writes --report FILE as JSON: bots, group_size, \
+            Prints a progress line on standard error every --progress-interval seconds, one \
+            summary line (load: ...) on standard output at the end, and writes --report FILE as JSON: bots, group_size, \
             servers, audio_only; calls_attempted, calls_connected, calls_failed, calls_decoded_audio \
             and failures (reason: count); login_ms and setup_ms (call request to connected: p50, p95, \
             p99, max); packets_sent, packets_received, packets_lost, loss_fraction; \
@@ -136,6 +137,14 @@ struct LoadCommand: AsyncParsableCommand {
 
     @Flag var media: Media = .audioOnly
 
+    @Option(
+        help: ArgumentHelp(
+            "Print a progress line on standard error every SECONDS (bots logged in, calls up and ended, loss).",
+            valueName: "SECONDS"
+        )
+    )
+    var progressInterval: Double = 5
+
     @Option(help: ArgumentHelp("Write the report (JSON) to FILE at the end.", valueName: "FILE"))
     var report: String?
 
@@ -176,6 +185,7 @@ struct LoadCommand: AsyncParsableCommand {
         try Seconds.check(setupTimeout, "--setup-timeout", above: 1, orEqual: true)
         try Seconds.check(loginTimeout, "--login-timeout", above: 1, orEqual: true)
         try ReportPath.check(report)
+        try Seconds.check(progressInterval, "--progress-interval")
         _ = try logins()
     }
 
@@ -246,6 +256,21 @@ struct LoadCommand: AsyncParsableCommand {
                 peakFiles.max(ProcessResources.openFiles(), ordering: .relaxed)
             }
         }
+        let progressLines = Task { [progressInterval, settings] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Seconds.duration(progressInterval))
+                guard !Task.isCancelled else { return }
+                FileHandle.standardError.write(
+                    Data(
+                        (settings.progress.line(
+                            elapsed: ContinuousClock.now - started,
+                            bots: logins.count,
+                            calls: groups.count
+                        ) + "\n").utf8
+                    )
+                )
+            }
+        }
         let rampDuration = Seconds.duration(ramp)
         let running = Task {
             await withTaskGroup(of: LoadCallResult.self) { group in
@@ -270,6 +295,7 @@ struct LoadCommand: AsyncParsableCommand {
         let results = await running.value
         stopper.cancel()
         sampler.cancel()
+        progressLines.cancel()
         peakFiles.max(ProcessResources.openFiles(), ordering: .relaxed)
 
         var report = LoadReport()

@@ -79,9 +79,14 @@ import Testing
         defer { Task { _ = try? await server.terminate() } }
         let run = try await Self.load([
             "--server", url, "--tokens-file", tokens, "--bots", "20", "--duration", "4", "--ramp", "1",
+            "--progress-interval", "1",
         ])
         let output = "\(run.stdout)\n\(run.stderr)\n\(server.errors)"
         #expect(run.status == 0, "\(output)")
+        // A progress line a second while the calls run: logins, calls up, then calls ended.
+        let progress = run.stderr.split(separator: "\n").filter { $0.hasPrefix("load: ") }
+        #expect(progress.count >= 3, "\(run.stderr)")
+        #expect(progress.contains { $0.contains(": 20/20 bots logged in, 10 calls up, 0 of 10 ended") }, "\(progress)")
         #expect(
             run.stdout.hasPrefix("load: 10/10 calls connected, 10 decoded audio, 0 failed; setup p50 "),
             "\(output)"
