@@ -32,10 +32,12 @@ public final class PostgresStorage: Sendable {
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`, or
     /// over a Unix socket `postgres://USER@/DATABASE?host=/SOCKET/FOLDER[&port=P]` (the socket
     /// `.s.PGSQL.P` in that folder, as libpq names it). TLS is required unless the host is a
-    /// loopback address or a socket, or `sslmode` says otherwise.
+    /// loopback address or a socket, or `sslmode` says otherwise. `password`, when given, is used
+    /// instead of the URL's (read from a file or the environment, it stays out of the URL and so
+    /// out of process listings).
     /// - Throws: ``PostgresStorageError/invalidURL(_:)`` with what is wrong.
-    public init(url: String) throws(PostgresStorageError) {
-        let (configuration, display) = try Self.configuration(parsing: url)
+    public init(url: String, password: String? = nil) throws(PostgresStorageError) {
+        let (configuration, display) = try Self.configuration(parsing: url, password: password)
         client = PostgresClient(
             configuration: configuration,
             backgroundLogger: Logger(label: "swiftrtc.postgres") { _ in SwiftLogNoOpLogHandler() }
@@ -88,14 +90,26 @@ public final class PostgresStorage: Sendable {
         }
     }
 
-    /// The configuration of a `postgres://` URL, and the URL without its password.
+    /// `text` with what may be a password (from the `:` after `://USER` to the last `@`) left
+    /// out, for an error message about a URL that does not parse: a password holding `/`, `?`,
+    /// `#` or `@` unescaped is what makes one fail.
+    static func withoutPassword(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text.lastIndex(of: "@"), scheme.upperBound < at,
+            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<colon]) + ":***" + String(text[at...])
+    }
+
+    /// The configuration of a `postgres://` URL (with `password` instead of the URL's, when
+    /// given), and the URL without its password.
     static func configuration(
-        parsing text: String
+        parsing text: String,
+        password given: String? = nil
     ) throws(PostgresStorageError) -> (PostgresClient.Configuration, String) {
         guard let components = URLComponents(string: text),
             ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "")
         else {
-            throw .invalidURL("'\(text.prefix(200))' is not a postgres:// URL")
+            throw .invalidURL("'\(Self.withoutPassword(text).prefix(200))' is not a postgres:// URL")
         }
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
@@ -104,7 +118,7 @@ public final class PostgresStorage: Sendable {
         guard let user = components.user.map({ $0.removingPercentEncoding ?? $0 }), !user.isEmpty else {
             throw .invalidURL("the URL names no user (postgres://USER@HOST/DATABASE)")
         }
-        let password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        let password = given ?? components.password.map { $0.removingPercentEncoding ?? $0 }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else {
             throw .invalidURL("the URL names no database (postgres://USER@HOST/DATABASE)")

@@ -168,6 +168,18 @@ public final class SignalingServer: Sendable {
         )
     }
 
+    /// Who may log in now: the credentials given to ``init(configuration:credentials:storage:)``,
+    /// or the last ones given to ``replaceCredentials(_:)``.
+    public var credentials: SignalingCredentials { hub.credentials }
+
+    /// Makes `credentials` the users who may log in from now on (a tokens or users file read
+    /// again): new logins are checked against them; connections already logged in stay, also
+    /// those of users no longer listed. Sharing PostgreSQL, this instance alone: store them
+    /// with ``PostgresStorage/storeCredentials(_:)`` for every instance.
+    public func replaceCredentials(_ credentials: SignalingCredentials) {
+        hub.replaceCredentials(credentials)
+    }
+
     /// Users with an authenticated connection, sorted.
     public var connectedUsers: [String] {
         get async { await hub.connectedUsers }

@@ -20,7 +20,12 @@ struct Serve: AsyncParsableCommand {
             With --database postgres://..., any number of instances on that database behave as \
             one server: users, calls and the call log are in the database, and a user may log in \
             to any instance. An instance given --tokens or --users stores those users in the \
-            database for all; one given neither uses the users stored there.
+            database for all; one given neither uses the users stored there. \
+            SIGHUP (systemctl reload) reads --tokens or --users FILE again: new logins use the \
+            users it lists (those logged in stay); a file that does not load keeps the users \
+            loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
+            of process listings): --database-password-file FILE (first line) or \
+            $\(databasePasswordVariable). Secrets are never logged.
             """
     )
 
@@ -51,6 +56,18 @@ struct Serve: AsyncParsableCommand {
         )
     )
     var database: String?
+
+    /// The environment variable the PostgreSQL password is read from when neither the URL nor
+    /// `--database-password-file` gives one.
+    static let databasePasswordVariable = "SWIFTRTC_DATABASE_PASSWORD"
+
+    @Option(
+        help: ArgumentHelp(
+            "The password of a postgres:// --database URL that holds none: the first line of FILE (else $\(databasePasswordVariable)).",
+            valueName: "FILE"
+        )
+    )
+    var databasePasswordFile: String?
 
     @Option(
         help: ArgumentHelp(
@@ -124,6 +141,7 @@ struct Serve: AsyncParsableCommand {
         case (.some, .some): throw ValidationError("--tokens and --users cannot be combined: give one")
         default: break
         }
+        _ = try databasePassword()
         if let database, !usesPostgres {
             let directory = URL(fileURLWithPath: database).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
@@ -132,6 +150,41 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--database \(database): the folder \(directory) does not exist")
             }
         }
+    }
+
+    /// The PostgreSQL password of a `--database` URL that holds none: the first line of
+    /// `--database-password-file`, else `$SWIFTRTC_DATABASE_PASSWORD`; nil when neither is set
+    /// or the URL holds one. Never logged: errors name the source, not the value.
+    func databasePassword() throws -> String? {
+        guard let database, usesPostgres else {
+            if databasePasswordFile != nil {
+                throw ValidationError("--database-password-file is the password of a postgres:// --database")
+            }
+            return nil
+        }
+        let inURL = URLComponents(string: database)?.password != nil
+        if inURL, databasePasswordFile != nil {
+            throw ValidationError(
+                "--database holds a password and --database-password-file gives one: give one (better: the file)"
+            )
+        }
+        // A password in the URL is used as it is (the environment's is for URLs without one).
+        if inURL { return nil }
+        return try Secret.read(
+            option: "--database",
+            value: nil,
+            fileOption: "--database-password-file",
+            file: databasePasswordFile,
+            variable: Self.databasePasswordVariable,
+            check: Secret.nonEmpty
+        )
+    }
+
+    /// The `--tokens` or `--users` file, if one was given.
+    var credentialsFile: CredentialsFile? {
+        if let tokens { return CredentialsFile(kind: .tokens, path: tokens) }
+        if let users { return CredentialsFile(kind: .users, path: users) }
+        return nil
     }
 
     func run() async throws {
@@ -143,16 +196,18 @@ struct Serve: AsyncParsableCommand {
             printLine("\(user):\(PasswordHash.make(password: password))")
             return
         }
+        // From here a SIGHUP reloads the users file instead of ending the process.
+        let hangUps = HangUpSignals()
         PrometheusExport.bootstrap()
         let credentials: SignalingCredentials
         let storage: SignalingStorage
         let location: String
+        let credentialsFile = self.credentialsFile
+        var sharedDatabase: PostgresStorage?
         do {
-            let fromFile =
-                try tokens.map { try SignalingCredentials.load(tokensFile: $0) }
-                ?? users.map { try SignalingCredentials.load(usersFile: $0) }
+            let fromFile = try credentialsFile?.load()
             if let database, usesPostgres {
-                let postgres = try PostgresStorage(url: database)
+                let postgres = try PostgresStorage(url: database, password: try databasePassword())
                 try await postgres.migrate()
                 if let fromFile {
                     try await postgres.storeCredentials(fromFile)
@@ -165,6 +220,7 @@ struct Serve: AsyncParsableCommand {
                     )
                 }
                 storage = .postgres(postgres)
+                sharedDatabase = postgres
                 location = postgres.displayURL
             } else {
                 // validate() made sure a file was given.
@@ -189,8 +245,21 @@ struct Serve: AsyncParsableCommand {
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         // SIGTERM drains the server (ServiceLifecycle): alone, it logs the calls under way and
         // closes every connection; sharing PostgreSQL, it moves its users to other instances.
+        // SIGHUP reads the users file again (ServerServices.ReloadOnHangUp).
+        let postgres = sharedDatabase
         do {
-            try await ServerServices.run { try await server.run { url in printLine("READY \(url.absoluteString)") } }
+            try await ServerServices.run(
+                { try await server.run { url in printLine("READY \(url.absoluteString)") } },
+                hangUps: hangUps,
+                reload: {
+                    guard let credentialsFile else {
+                        return log(
+                            "SIGHUP: no --tokens or --users file to read again (the users stored in \(location) stay)"
+                        )
+                    }
+                    await credentialsFile.reload(into: server, postgres: postgres)
+                }
+            )
         } catch {
             log("error: signaling server on \(host):\(port ?? 0): \(error)")
             throw ExitCode.failure

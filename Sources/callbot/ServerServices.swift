@@ -4,7 +4,7 @@ import SwiftRTC
 
 /// How `serve` and `whip-server` run their server: a ServiceLifecycle `ServiceGroup` that
 /// SIGTERM and SIGINT shut down gracefully (the server drains, then returns), optionally
-/// ended after a time limit the same way.
+/// ended after a time limit the same way, and optionally reloading on SIGHUP.
 enum ServerServices {
     /// A service whose work is a closure: the server's `run(onListening:)`, which prints the
     /// `READY URL` line.
@@ -21,12 +21,26 @@ enum ServerServices {
         }
     }
 
-    /// Runs `server` until SIGTERM or SIGINT (or `limit`) has drained it, or it fails.
-    static func run(_ server: @escaping @Sendable () async throws -> Void, limit: Duration? = nil) async throws {
+    /// Runs `server` until SIGTERM or SIGINT (or `limit`) has drained it, or it fails; with
+    /// `hangUps`, runs `reload` on each SIGHUP meanwhile.
+    static func run(
+        _ server: @escaping @Sendable () async throws -> Void,
+        limit: Duration? = nil,
+        hangUps: HangUpSignals? = nil,
+        reload: @escaping @Sendable () async -> Void = {}
+    ) async throws {
         var services = [ServiceGroupConfiguration.ServiceConfiguration(service: Run(body: server))]
         if let limit {
             services.append(
                 .init(service: TimeLimit(limit: limit), successTerminationBehavior: .gracefullyShutdownGroup)
+            )
+        }
+        if let hangUps {
+            services.append(
+                .init(
+                    service: ReloadOnHangUp(signals: hangUps, reload: reload),
+                    successTerminationBehavior: .gracefullyShutdownGroup
+                )
             )
         }
         let group = ServiceGroup(

@@ -49,3 +49,23 @@ final class TerminationSignals: @unchecked Sendable {
         }
     }
 }
+
+/// SIGHUP, caught from the moment this is made (its default action would end the process):
+/// `serve` reads its users file again on each one (`systemctl reload`, `kill -HUP`).
+final class HangUpSignals: @unchecked Sendable {
+    // Immutable after init; the source only needs to stay alive.
+    private let source: any DispatchSourceSignal
+    /// One element per SIGHUP received (those that arrive during a reload are coalesced).
+    let received: AsyncStream<Void>
+
+    init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        received = stream
+        Glibc.signal(SIGHUP, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { continuation.yield() }
+        source.resume()
+    }
+
+    deinit { source.cancel() }
+}

@@ -22,7 +22,7 @@ import Testing
         let stdout: URL
         let stderr: URL
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], environment: [String: String]? = nil) throws {
             stdout = folder.appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).out")
             stderr = stdout.deletingPathExtension().appendingPathExtension("err")
             _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
@@ -32,6 +32,9 @@ import Testing
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)
             process.standardInput = FileHandle.nullDevice
+            if let environment {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            }
             try process.run()
         }
 

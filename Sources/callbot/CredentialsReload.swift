@@ -1,0 +1,72 @@
+import Foundation
+import ServiceLifecycle
+import SwiftRTCSignalingServer
+
+/// The users file `serve` was given (`--tokens FILE` or `--users FILE`), read at the start and
+/// again on each SIGHUP: a changed file takes effect for new logins without a restart (those
+/// logged in stay), a file that does not load keeps the users loaded before and says why.
+struct CredentialsFile: Sendable {
+    enum Kind: Sendable {
+        /// `USER:TOKEN` lines.
+        case tokens
+        /// `USER:pbkdf2-sha256$...` lines.
+        case users
+    }
+
+    let kind: Kind
+    let path: String
+
+    /// The option that named the file.
+    var option: String { kind == .tokens ? "--tokens" : "--users" }
+
+    /// The users in the file.
+    /// - Throws: ``SignalingCredentialsError`` naming the file (and line) and why, never a secret.
+    func load() throws(SignalingCredentialsError) -> SignalingCredentials {
+        switch kind {
+        case .tokens: try SignalingCredentials.load(tokensFile: path)
+        case .users: try SignalingCredentials.load(usersFile: path)
+        }
+    }
+
+    /// Reads the file again and makes its users those `server` lets log in (and, sharing
+    /// PostgreSQL, stores them for every instance); logs what happened on standard error.
+    /// Returns false, keeping the users loaded before, when the file does not load or cannot be
+    /// stored.
+    @discardableResult
+    func reload(into server: SignalingServer, postgres: PostgresStorage?) async -> Bool {
+        let kept = "the \(server.credentials.userIDs.count) users loaded before stay"
+        let credentials: SignalingCredentials
+        do {
+            credentials = try load()
+        } catch {
+            log("error: SIGHUP: reloading \(option) failed: \(error); \(kept)")
+            return false
+        }
+        if let postgres {
+            do {
+                try await postgres.storeCredentials(credentials)
+            } catch {
+                log(
+                    "error: SIGHUP: storing the users of \(option) \(path) in \(postgres.displayURL): \(error); \(kept)"
+                )
+                return false
+            }
+        }
+        server.replaceCredentials(credentials)
+        let count = credentials.userIDs.count
+        log("SIGHUP: reloaded \(option) \(path): \(count) user\(count == 1 ? "" : "s")")
+        return true
+    }
+}
+
+extension ServerServices {
+    /// Runs `reload` on each SIGHUP until the group shuts down.
+    struct ReloadOnHangUp: Service {
+        let signals: HangUpSignals
+        let reload: @Sendable () async -> Void
+
+        func run() async throws {
+            for await _ in signals.received.cancelOnGracefulShutdown() { await reload() }
+        }
+    }
+}
