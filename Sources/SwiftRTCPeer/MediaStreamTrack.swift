@@ -205,7 +205,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// The track's audio as interleaved 16-bit PCM in `format` (a rate of
     /// ``AudioResampler/supportedRates``, mono or stereo), one chunk per frame, converted with
-    /// libswresample: for speech-to-text, `track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`.
+    /// libswresample: for speech-to-text, `try track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`.
     /// On a remote track, subscribing makes it decode. Chunks are buffered up to a second; a
     /// consumer slower than that loses the oldest.
     public func pcm(_ format: PCMFormat) throws(AudioResamplerError) -> AsyncStream<PCMChunk> {
