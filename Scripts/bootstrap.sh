@@ -58,6 +58,8 @@ if $tests; then
     coturn chromium chromium-driver firefox-esr openssl
     # Debian's Python and its venv module: the interop peers run in .venv/, made below.
     python3 python3-venv
+    # systemd-analyze verifies the operator's unit, Deploy/systemd/callbot-serve.service.
+    systemd
   )
 fi
 
