@@ -10,7 +10,10 @@
 # (as a swift.org tarball would be unpacked), the machine's copies of the Swift packages
 # (/opt/swift-packages, with git's url.*.insteadOf settings that point github.com at them) and
 # this checkout, so that the .build that CI made before is reused: what the root proves is the
-# install steps and the running demo, not a second 20-minute build.
+# install steps and the running demo, not a second 20-minute build. The Swift modules are
+# reused as they are; the C and C++ files (BoringSSL's, the shims') are compiled again, about a
+# minute, since the system headers they include are the root's own files (llbuild compares each
+# header's inode and time), and a later build outside the root compiles them again likewise.
 #
 # Root only (debootstrap, mount, chroot). The mounts live in a mount namespace of their own
 # (unshare), so that none outlives the script whatever happens, and are unmounted by a trap too.
@@ -35,7 +38,7 @@ toolchain_packages=(
   libstdc++-12-dev ca-certificates
 )
 
-say() { echo "check-stock-debian: $*"; }
+say() { echo "check-stock-debian: [$((SECONDS - ${start:-SECONDS})) s] $*"; }
 fail() {
   echo "check-stock-debian: FAILED: $*" >&2
   exit 1
