@@ -11,9 +11,11 @@
 # (/opt/swift-packages, with git's url.*.insteadOf settings that point github.com at them) and
 # this checkout, so that the .build that CI made before is reused: what the root proves is the
 # install steps and the running demo, not a second 20-minute build. The Swift modules are
-# reused as they are; the C and C++ files (BoringSSL's, the shims') are compiled again, about a
-# minute, since the system headers they include are the root's own files (llbuild compares each
-# header's inode and time), and a later build outside the root compiles them again likewise.
+# reused as they are. The C and C++ files (BoringSSL's, the shims') are compiled again, about a
+# minute, when this machine's Debian headers are older than the mirror's, which the root gets
+# (seen: linux-libc-dev 6.1.187 here, 6.1.192 in the root; llbuild sees the headers' other
+# times), and a later build outside the root compiles them again likewise; with the same
+# versions nothing is compiled (seen: "Build of product 'callbot' complete! (0.41s)").
 #
 # Root only (debootstrap, mount, chroot). The mounts live in a mount namespace of their own
 # (unshare), so that none outlives the script whatever happens, and are unmounted by a trap too.
