@@ -82,6 +82,17 @@ unmount_root() {
   done < <(findmnt -n -l -o TARGET | grep -F "$root/" | sort -r)
 }
 
+# The local folders that git's url.*.insteadOf settings of this machine name (the copies of the
+# Swift packages), one a line.
+package_folders() {
+  git config --get-regexp '^url\..*\.insteadof$' 2>/dev/null | while read -r name _; do
+    folder="${name#url.}"
+    folder="${folder%.insteadof}"
+    folder="${folder%/}"
+    if [[ "$folder" == /* && -d "$folder" ]]; then echo "$folder"; fi
+  done | sort -u
+}
+
 in_root() {
   local root="$1"
   shift
@@ -106,7 +117,11 @@ if [ "${1:-}" = --in-namespace ]; then
       command="$4"
       mount_root "$root"
       bind_same_path "$toolchain" "$root" ro
-      if [ -d /opt/swift-packages ]; then bind_same_path /opt/swift-packages "$root" ro; fi
+      # The folders git's url.<folder>.insteadOf settings point github.com at (here
+      # /opt/swift-packages), which the outer part copied into the root's /etc/gitconfig.
+      while read -r folder; do
+        bind_same_path "$folder" "$root" ro
+      done < <(package_folders)
       bind_same_path "$repo" "$root"
       # The README's line, as a user would type it, with swift.org's PATH advice (the
       # toolchain's usr/bin on PATH) and nothing else of this machine's environment.
@@ -130,6 +145,9 @@ start=$SECONDS
 command="$(grep -m1 -E '^\./Scripts/bootstrap\.sh && swift run callbot demo' "$repo/README.md")" ||
   fail "README.md has no line beginning ./Scripts/bootstrap.sh && swift run callbot demo"
 toolchain="$(toolchain_root)"
+case "$toolchain" in
+  / | /usr | /usr/local) fail "swift is installed into $toolchain itself; this check needs a toolchain folder of its own (as swift.org's tarball or swiftly make)" ;;
+esac
 say "README's command: $command"
 say "toolchain: $toolchain ($(swift --version 2>/dev/null | head -1))"
 
