@@ -69,7 +69,8 @@ public actor CallClient {
     public var activeSessions: [CallSession] { Array(sessions.values) }
 
     /// The session this user is talking in (accepted or started, not ended), if any: a
-    /// further incoming call finds the user busy.
+    /// further incoming call finds the user busy (``CallConfiguration/maxConcurrentCalls``
+    /// rejects such calls without the application).
     public func activeSession() async -> CallSession? {
         for session in sessions.values {
             if !session.isIncoming { return session }
@@ -166,6 +167,13 @@ public actor CallClient {
                     conferenceType: call.conferenceType
                 )
                 await session.incoming(message)
+                if let limit = configuration.maxConcurrentCalls, sessions.count > max(1, limit) {
+                    // Beyond the limit: busy at once, never announced (its end is).
+                    early[sessionID] = nil
+                    logger.info("call from \(call.initiator) rejected as busy", metadata: ["session": "\(sessionID)"])
+                    await session.rejectAsBusy()
+                    return
+                }
                 eventHub.yield(.incomingSession(session, userInfo: call.userInfo))
                 for earlier in early.removeValue(forKey: sessionID) ?? [] { await session.receive(earlier) }
             } else {
@@ -238,6 +246,17 @@ public actor CallClient {
 }
 
 extension CallSession {
+    /// Rejects an incoming call as busy whatever the other sessions are doing (the client is
+    /// at ``CallConfiguration/maxConcurrentCalls``); the session ends ``CallEndResult/busy``.
+    func rejectAsBusy() async {
+        guard isIncoming, state == .pending, !hasAccepted else { return }
+        localHangUp = true
+        rejects.append((currentUser, true))
+        await message(to: liveUsers, .reject(.init(userInfo: [:], busy: true)))
+        for user in liveUsers { setUserState(user, .closed) }
+        await finish()
+    }
+
     /// Sets up an incoming session from its first call request.
     func incoming(_ request: SignalingMessage) {
         guard case .call(let call) = request.body else { return }

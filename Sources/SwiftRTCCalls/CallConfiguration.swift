@@ -40,6 +40,16 @@ public struct CallConfiguration: Sendable {
     }
     /// How often stats reports are made per user, or nil for none.
     public var statsInterval: Duration?
+    /// The most sessions this client is in at once (incoming and outgoing, ringing or talking,
+    /// not ended), or nil for no limit (the default: the application decides, with
+    /// ``CallClient/activeSession()``). An incoming call beyond it is rejected as busy at once,
+    /// as the call SDKs' busy handling does: its caller gets
+    /// ``CallSessionEvent/rejected(user:userInfo:busy:)`` with `busy` true instead of ringing
+    /// until the answer timeout, and this client reports only
+    /// ``CallClientEvent/sessionEnded(_:_:)`` for it, with the result ``CallEndResult/busy``
+    /// (never ``CallClientEvent/incomingSession(_:userInfo:)``). A bot that takes one call at a
+    /// time sets 1. Values below 1 count as 1.
+    public var maxConcurrentCalls: Int?
 
     /// The smallest dialing interval.
     public static let minimumDialingTimeInterval = Duration.seconds(3)
@@ -60,7 +70,8 @@ public struct CallConfiguration: Sendable {
         dialingTimeInterval: Duration = .seconds(5),
         answerTimeInterval: Duration = .seconds(45),
         disconnectTimeInterval: Duration = .seconds(30),
-        statsInterval: Duration? = nil
+        statsInterval: Duration? = nil,
+        maxConcurrentCalls: Int? = nil
     ) {
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy
@@ -73,6 +84,7 @@ public struct CallConfiguration: Sendable {
         self.answerTimeInterval = max(answerTimeInterval, Self.minimumAnswerTimeInterval)
         self.disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval)
         self.statsInterval = statsInterval
+        self.maxConcurrentCalls = maxConcurrentCalls
     }
 
     var peerConfiguration: PeerConnection.Configuration {

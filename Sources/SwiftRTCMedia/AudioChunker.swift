@@ -58,6 +58,10 @@ package struct AudioChunker {
         }
     }
 
+    /// Forgets a partial frame (speech stopped): the next frame starts with the next samples,
+    /// at the timestamp the partial one had.
+    package mutating func discardPartialFrame() { filled = 0 }
+
     /// Pads a partial frame with silence and hands it to `body` (at the end of a stream).
     package mutating func flush(_ body: (AudioFrame) throws -> Void) rethrows {
         guard filled > 0 else { return }

@@ -7,8 +7,10 @@ import Synchronization
 /// cut into 20 ms frames (the rest waits for the next write; ``finish()`` pads it with
 /// silence) and queued; ``write(_:)`` suspends while the queue holds more than its
 /// capacity (a second by default), so a whole sentence can be written at once and plays out
-/// at its pace. Nothing is dropped: a wrong format is an error when the source is made, a
-/// sample count that is not whole channel groups an error when written.
+/// at its pace. Nothing is dropped but by ``clear()`` (barge-in: the caller talks, the queued
+/// speech goes at once; ``queuedDuration`` says how much waits): a wrong format is an error
+/// when the source is made, a sample count that is not whole channel groups an error when
+/// written.
 ///
 /// ```swift
 /// let speech = try PCMSource(format: PCMFormat(sampleRate: 16_000, channels: 1))
@@ -26,6 +28,10 @@ public final class PCMSource: Sendable {
         var resampler: AudioResampler?
         var chunker = AudioChunker()
         var finished = false
+        /// Frames of writes not yet in the queue (a write waiting for room holds the rest).
+        var pending = 0
+        /// Counts ``clear()`` calls: a write's frames after one are dropped.
+        var epoch = 0
     }
 
     private let state: Mutex<State>
@@ -51,16 +57,49 @@ public final class PCMSource: Sendable {
         guard samples.count % format.channels == 0 else {
             throw .partialSampleFrame(count: samples.count, channels: format.channels)
         }
-        let frames = try state.withLock { (state) throws(PCMSourceError) -> [AudioFrame] in
+        let (frames, epoch, generation) = try state.withLock {
+            (state) throws(PCMSourceError) -> ([AudioFrame], Int, Int) in
             guard !state.finished else { throw .finished }
             let converted = state.resampler?.convert(samples) ?? samples
             var frames: [AudioFrame] = []
             converted.withUnsafeBufferPointer { pcm in
                 state.chunker.append(pcm, channels: format.channels) { frames.append($0) }
             }
+            state.pending += frames.count
+            return (frames, state.epoch, queue.generation)
+        }
+        try await send(frames, epoch: epoch, generation: generation)
+    }
+
+    /// How much written audio has not been played yet: what the queue holds and the rest of
+    /// writes waiting for room (the current partial 20 ms frame not counted).
+    public var queuedDuration: Duration {
+        let frames = state.withLock { $0.pending } + queue.bufferedFrames
+        return .milliseconds(20 * frames)
+    }
+
+    /// Drops every written frame not played yet, at once (a voice agent's barge-in): the
+    /// queue, the rest of writes waiting for room (those writes return, without an error) and
+    /// the partial frame. The source stays open: what is written next plays at once, at its
+    /// pace. Returns how much audio was dropped.
+    @discardableResult
+    public func clear() -> Duration {
+        let frames = state.withLock { state in
+            let frames = state.pending + queue.bufferedFrames
+            state.epoch += 1
+            state.pending = 0
+            state.chunker.discardPartialFrame()
+            if state.resampler != nil {
+                // A new resampler: none of the old speech's samples in its filter comes out.
+                state.resampler = try? AudioResampler(
+                    from: format,
+                    to: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: format.channels)
+                )
+            }
+            queue.removeAll()
             return frames
         }
-        try await send(frames)
+        return .milliseconds(20 * frames)
     }
 
     /// Plays out what is held (the resampler's tail, the last partial frame padded with
@@ -78,13 +117,29 @@ public final class PCMSource: Sendable {
             state.chunker.flush { frames.append($0) }
             return frames
         }
-        try? await send(frames)
+        let (epoch, generation) = state.withLock { state in
+            state.pending += frames.count
+            return (state.epoch, queue.generation)
+        }
+        try? await send(frames, epoch: epoch, generation: generation)
         queue.finish()
     }
 
-    private func send(_ frames: [AudioFrame]) async throws(PCMSourceError) {
+    /// Queues `frames` of a write made before the `epoch`-th ``clear()`` (the queue's
+    /// `generation`); stops at the first frame a ``clear()`` dropped.
+    private func send(_ frames: [AudioFrame], epoch: Int, generation: Int) async throws(PCMSourceError) {
         for frame in frames {
-            guard await queue.send(frame) else { throw .finished }
+            let outcome = await queue.send(frame, generation: generation)
+            let current = state.withLock { state in
+                guard state.epoch == epoch else { return false }
+                if outcome == .taken { state.pending -= 1 }
+                return true
+            }
+            switch outcome {
+            case .taken: if !current { return }
+            case .removed: return
+            case .finished: throw .finished
+            }
         }
     }
 

@@ -21,6 +21,24 @@ struct Pacer {
 
     init(pacing: Pacing) { self.pacing = pacing }
 
+    /// Makes the next frame due at once, the frames after it paced from it.
+    mutating func restart() {
+        start = nil
+        elapsedTicks = 0
+    }
+
+    /// Waits until `frame` is due, or when it is already late (the producer paused) makes it
+    /// due now, the frames after it paced from it: no burst to catch up.
+    mutating func waitOrResync<Frame: TimedFrame>(for frame: Frame) async throws {
+        guard pacing == .realTime, let start else { return try await wait(for: frame) }
+        let elapsed =
+            elapsedTicks + Self.signedDelta(from: lastTimestamp, to: frame.mediaTimestamp, bits: Frame.timestampBits)
+        let rate = Int64(Swift.max(1, frame.clockRate))
+        let due = start + .seconds(elapsed / rate) + .nanoseconds((elapsed % rate) * 1_000_000_000 / rate)
+        if due < ContinuousClock.now { restart() }
+        try await wait(for: frame)
+    }
+
     /// Waits until `frame` is due.
     mutating func wait<Frame: TimedFrame>(for frame: Frame) async throws {
         guard pacing == .realTime else { return }

@@ -13,6 +13,14 @@ import Synchronization
 /// - ``Overflow/backpressure`` (generated media that must not lose frames): ``send(_:)``
 ///   suspends the producer until there is room; ``push(_:)`` refuses the frame (returns false).
 ///
+/// ``removeAll()`` drops every frame still waiting (a voice agent's queued speech when the
+/// caller starts talking).
+///
+/// With ``Pacing/realTime`` the pacing starts over at a frame the consumer had to wait for
+/// and that is late (the producer paused: speech after a silence plays at once, at its pace,
+/// not in a burst to catch up) and at the first frame after ``removeAll()`` (the frames
+/// dropped leave no gap to wait out).
+///
 /// Safe to use from any thread or task. Frames pushed after ``finish()`` are refused.
 public final class PushSource<Frame: TimedFrame>: Sendable {
     /// What happens to a frame that arrives while the buffer is full.
@@ -26,12 +34,36 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
     /// What a full buffer does with a new frame.
     public let overflow: Overflow
 
+    /// What became of a frame given to ``send(_:generation:)``.
+    package enum SendOutcome: Sendable, Hashable {
+        /// Buffered or handed to the consumer.
+        case taken
+        /// Dropped by ``removeAll()`` (or sent with a generation from before one).
+        case removed
+        /// The source was finished.
+        case finished
+    }
+
+    /// How the consumer paces a frame it takes.
+    enum PacingStart {
+        /// On the timeline of the frames before.
+        case paced
+        /// The consumer waited for it: paced, unless it is late (then the timeline starts at it).
+        case ifLate
+        /// The first after ``removeAll()``: the timeline starts at it.
+        case over
+    }
+
     private struct State: ~Copyable {
         var buffer: [Frame] = []
         var finished = false
         var dropped = 0
-        var consumer: CheckedContinuation<Frame?, Never>?
-        var producers: [(frame: Frame, resume: CheckedContinuation<Bool, Never>)] = []
+        var consumer: CheckedContinuation<(frame: Frame, start: PacingStart)?, Never>?
+        var producers: [(frame: Frame, resume: CheckedContinuation<SendOutcome, Never>)] = []
+        /// Counts ``removeAll()`` calls.
+        var generation = 0
+        /// Set by ``removeAll()``: the consumer's next frame starts the pacing over.
+        var restartPacing = false
     }
 
     private let state = Mutex(State())
@@ -46,6 +78,14 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
     /// Frames dropped so far because the buffer was full (``Overflow/dropOldest``).
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
+    /// Frames in the buffer, waiting for the consumer (not counting those of senders waiting
+    /// for room).
+    public var bufferedFrames: Int { state.withLock { $0.buffer.count } }
+
+    /// How many times ``removeAll()`` was called: a sender passes the value it read to
+    /// ``send(_:generation:)`` so that none of its frames gets in after a later removal.
+    package var generation: Int { state.withLock { $0.generation } }
+
     /// Offers a frame without waiting. Returns false if it was refused (finished, or full
     /// under ``Overflow/backpressure``).
     @discardableResult
@@ -54,7 +94,8 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
             guard !state.finished else { return false }
             if let consumer = state.consumer {
                 state.consumer = nil
-                consumer.resume(returning: frame)
+                defer { state.restartPacing = false }
+                consumer.resume(returning: (frame, state.restartPacing ? .over : .ifLate))
                 return true
             }
             if state.buffer.count >= capacity {
@@ -69,31 +110,58 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
 
     /// Delivers a frame, waiting for room under ``Overflow/backpressure``. Returns false if
     /// the source was finished before the frame could be taken.
+    /// A frame dropped by ``removeAll()`` while it waited counts as delivered (true).
     @discardableResult
     public func send(_ frame: Frame) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let accepted: Bool? = state.withLock { state in
-                guard !state.finished else { return false }
+        await send(frame, generation: nil) != .finished
+    }
+
+    /// Delivers a frame as ``send(_:)`` does, unless ``removeAll()`` was called since
+    /// ``generation`` was `generation` (then it is dropped at once: ``SendOutcome/removed``).
+    package func send(_ frame: Frame, generation: Int?) async -> SendOutcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<SendOutcome, Never>) in
+            let outcome: SendOutcome? = state.withLock { state in
+                guard !state.finished else { return .finished }
+                if let generation, generation != state.generation { return .removed }
                 if let consumer = state.consumer {
                     state.consumer = nil
-                    consumer.resume(returning: frame)
-                    return true
+                    defer { state.restartPacing = false }
+                    consumer.resume(returning: (frame, state.restartPacing ? .over : .ifLate))
+                    return .taken
                 }
                 if state.buffer.count < capacity {
                     state.buffer.append(frame)
-                    return true
+                    return .taken
                 }
                 if overflow == .dropOldest {
                     state.buffer.removeFirst()
                     state.dropped += 1
                     state.buffer.append(frame)
-                    return true
+                    return .taken
                 }
                 state.producers.append((frame, continuation))
                 return nil
             }
-            if let accepted { continuation.resume(returning: accepted) }
+            if let outcome { continuation.resume(returning: outcome) }
         }
+    }
+
+    /// Drops every frame waiting for the consumer, at once: the buffered ones and those of
+    /// senders waiting for room (their ``send(_:)`` returns). The consumer's next frame starts
+    /// the real-time pacing over. Returns how many frames were dropped.
+    @discardableResult
+    public func removeAll() -> Int {
+        let (count, producers) = state.withLock { state in
+            state.generation += 1
+            state.restartPacing = true
+            defer {
+                state.buffer = []
+                state.producers = []
+            }
+            return (state.buffer.count + state.producers.count, state.producers)
+        }
+        for producer in producers { producer.resume.resume(returning: .removed) }
+        return count
     }
 
     /// Ends the stream: the consumer gets what is buffered, then the end; waiting producers
@@ -108,21 +176,23 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
             return (state.consumer, state.producers)
         }
         consumer?.resume(returning: nil)
-        for producer in producers { producer.resume.resume(returning: false) }
+        for producer in producers { producer.resume.resume(returning: .finished) }
     }
 
-    /// The next frame, waiting for one; `nil` once finished and drained.
-    func take() async -> Frame? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Frame?, Never>) in
-            let ready: Frame?? = state.withLock { state in
+    /// The next frame, waiting for one, and how it is paced; `nil` once finished and drained.
+    func take() async -> (frame: Frame, start: PacingStart)? {
+        await withCheckedContinuation {
+            (continuation: CheckedContinuation<(frame: Frame, start: PacingStart)?, Never>) in
+            let ready: (frame: Frame, start: PacingStart)?? = state.withLock { state in
                 if !state.buffer.isEmpty {
                     let frame = state.buffer.removeFirst()
                     if !state.producers.isEmpty {
                         let producer = state.producers.removeFirst()
                         state.buffer.append(producer.frame)
-                        producer.resume.resume(returning: true)
+                        producer.resume.resume(returning: .taken)
                     }
-                    return .some(frame)
+                    defer { state.restartPacing = false }
+                    return .some((frame, state.restartPacing ? .over : .paced))
                 }
                 if state.finished { return .some(nil) }
                 state.consumer = continuation

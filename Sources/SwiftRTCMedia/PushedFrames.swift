@@ -17,8 +17,14 @@ public struct PushedFrames<Frame: TimedFrame>: AsyncSequence, Sendable {
 
         /// The next pushed frame once it is due, `nil` after ``PushSource/finish()``.
         public mutating func next() async throws -> Frame? {
-            guard let frame = await source.take() else { return nil }
-            try await pacer.wait(for: frame)
+            guard let (frame, start) = await source.take() else { return nil }
+            switch start {
+            case .paced: try await pacer.wait(for: frame)
+            case .ifLate: try await pacer.waitOrResync(for: frame)
+            case .over:
+                pacer.restart()
+                try await pacer.wait(for: frame)
+            }
             return frame
         }
     }

@@ -14,7 +14,13 @@ import Synchronization
 /// frames instead, as the call SDKs do.
 ///
 /// A remote track (``isRemote``) gives the decoded frames of what the peer sends:
-/// ``frames()``, and for audio a PCM callback, ``setAudioSink(_:)``.
+/// ``frames()``, and for audio a PCM callback, ``setAudioSink(_:)``, or PCM at any rate,
+/// ``pcm(_:buffer:)``.
+///
+/// A voice agent listens and speaks at once: it reads the caller's ``pcm(_:buffer:)`` (kept
+/// for 10 s while it is busy, losses counted in ``PCMStream/droppedSamples``) in one task and
+/// ``write(pcm:format:)``s its speech to its local audio track in another; when the caller
+/// starts talking, ``stopSpeaking()`` drops the speech still queued (``queuedSpeech``).
 public final class MediaStreamTrack: Sendable, Identifiable {
     /// audio or video.
     public let kind: MediaKind
@@ -33,6 +39,9 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// stopped playback pushes nothing after ``play(_:pacing:)`` or ``stop()`` returns.
     private let player = Mutex<(task: Task<Void, any Error>?, number: Int)>((nil, 0))
     private let pcmInput = Mutex<PCMSource?>(nil)
+    /// The ``pcm(_:buffer:)`` streams: each audio frame is converted into them as it is pushed.
+    private let pcmTaps = Mutex<[ObjectIdentifier: PCMBuffer]>([:])
+    private let pcmTapCount = Atomic<Int>(0)
     private let ended = Atomic<Bool>(false)
 
     /// A local track of `kind`.
@@ -73,7 +82,12 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Video frames go to their senders' tasks (encoding and pacing take time).
     public func push(_ frame: MediaFrame) {
         guard !isEnded, !isRemote || isEnabled else { return }
-        if case .audio(let audio) = frame, let sink = sink.withLock({ $0 }) { sink(audio) }
+        if case .audio(let audio) = frame {
+            if let sink = sink.withLock({ $0 }) { sink(audio) }
+            if pcmTapCount.load(ordering: .relaxed) > 0 {
+                pcmTaps.withLock { taps in for tap in taps.values { tap.append(audio) } }
+            }
+        }
         // Under the lock (attach and detach wait for one push): no copy of the list per frame.
         senders.withLock { senders in
             for sender in senders { sender.send(frame, isEnabled) }
@@ -110,7 +124,9 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// Whether anyone takes the frames: a ``frames()`` stream or an audio sink. A remote audio
     /// track nobody takes is not decoded.
-    var hasConsumers: Bool { sink.withLock { $0 != nil } || stream.hasSubscribers }
+    var hasConsumers: Bool {
+        sink.withLock { $0 != nil } || stream.hasSubscribers || pcmTapCount.load(ordering: .relaxed) > 0
+    }
 
     /// The frames pushed from now on (for a remote track: the decoded frames).
     public func frames() -> AsyncStream<MediaFrame> { stream.subscribe() }
@@ -189,8 +205,10 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// Writes interleaved 16-bit PCM in `format` (any rate of ``AudioResampler/supportedRates``,
     /// mono or stereo, any length) to a local audio track, in real time: through a
     /// ``PCMSource`` the track keeps and plays (a new one when `format` changes, replacing
-    /// what played before). Suspends while more than a second of audio waits. For a voice
-    /// agent: `try await track.write(pcm: speech, format: PCMFormat(sampleRate: 24_000, channels: 1))`.
+    /// what played before). Suspends while more than a second of audio waits; run it in a task
+    /// of its own to go on listening meanwhile. ``stopSpeaking()`` drops what is queued (a
+    /// write waiting then returns at once, without an error, the rest of its samples dropped).
+    /// For a voice agent: `try await track.write(pcm: speech, format: PCMFormat(sampleRate: 24_000, channels: 1))`.
     public func write(pcm samples: [Int16], format: PCMFormat) async throws {
         guard kind == .audio, !isRemote else { throw MediaStreamTrackError.notALocalAudioTrack(id: id) }
         let (source, isNew) = try pcmInput.withLock { input in
@@ -203,35 +221,42 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         try await source.write(samples)
     }
 
+    /// How much of what ``write(pcm:format:)`` was given has not been played yet (zero when
+    /// the track is not speaking): the speech ``stopSpeaking()`` would drop.
+    public var queuedSpeech: Duration { pcmInput.withLock { $0 }?.queuedDuration ?? .zero }
+
+    /// Stops the speech ``write(pcm:format:)`` queued, at once (barge-in: the caller started
+    /// talking): the frames not yet sent are dropped, a write waiting for room returns, and
+    /// what is written next plays at once. Returns how much speech was dropped.
+    @discardableResult
+    public func stopSpeaking() -> Duration { pcmInput.withLock { $0 }?.clear() ?? .zero }
+
     /// The track's audio as interleaved 16-bit PCM in `format` (a rate of
     /// ``AudioResampler/supportedRates``, mono or stereo), one chunk per frame, converted with
-    /// libswresample: for speech-to-text, `try track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`.
-    /// On a remote track, subscribing makes it decode. Chunks are buffered up to a second; a
-    /// consumer slower than that loses the oldest.
-    public func pcm(_ format: PCMFormat) throws(AudioResamplerError) -> AsyncStream<PCMChunk> {
+    /// libswresample as each frame comes: for speech-to-text,
+    /// `try track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`. On a remote track,
+    /// subscribing makes it decode. Up to `buffer` of audio (10 s by default) waits for a
+    /// consumer that is busy; one further behind loses the oldest chunks, counted in
+    /// ``PCMStream/droppedSamples``.
+    public func pcm(_ format: PCMFormat, buffer: Duration = .seconds(10)) throws(AudioResamplerError) -> PCMStream {
         _ = try AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: 2), to: format)
-        let frames = frames()
-        return AsyncStream(bufferingPolicy: .bufferingNewest(50)) { continuation in
-            let task = Task {
-                var resampler: AudioResampler?
-                for await frame in frames {
-                    guard case .audio(let audio) = frame, (1...2).contains(audio.channels) else { continue }
-                    if resampler?.input.channels != audio.channels {
-                        resampler = try? AudioResampler(
-                            from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: audio.channels),
-                            to: format
-                        )
-                    }
-                    guard let resampler else { continue }
-                    let position = resampler.outputPosition
-                    continuation.yield(
-                        PCMChunk(samples: resampler.convert(audio.samples), format: format, position: position)
-                    )
-                }
-                continuation.finish()
+        let stream = PCMStream(format: format, capacity: buffer) { [weak self] id in
+            self?.pcmTaps.withLock { taps in
+                if taps.removeValue(forKey: id) != nil { self?.pcmTapCount.subtract(1, ordering: .relaxed) }
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
+        let id = ObjectIdentifier(stream.buffer)
+        if isEnded {
+            stream.buffer.finish()
+            return stream
+        }
+        pcmTaps.withLock { taps in
+            taps[id] = stream.buffer
+            pcmTapCount.add(1, ordering: .relaxed)
+        }
+        // stop() may have run meanwhile: it finished the taps it found.
+        if isEnded { stream.buffer.finish() }
+        return stream
     }
 
     /// The next picture of a video track, to look at or save (``VideoFrame/writePNG(to:)``):
@@ -296,5 +321,6 @@ public final class MediaStreamTrack: Sendable, Identifiable {
         }
         senders.withLock { $0 = [] }
         stream.finish()
+        pcmTaps.withLock { taps in for tap in taps.values { tap.finish() } }
     }
 }
