@@ -22,6 +22,7 @@ extension CallSession {
         let states = await connection.connectionStates()
         let iceStates = await connection.iceConnectionStates()
         let tracks = await connection.remoteTracks()
+        await startTrickle(link)
         link.tasks.append(
             Task { [weak self] in
                 for await state in states { await self?.connectionChanged(user, serial, to: state) }
@@ -54,21 +55,23 @@ extension CallSession {
         return link
     }
 
-    /// An offer with every candidate (SwiftRTC signals complete descriptions).
+    /// An offer, at once: with the candidates gathered so far (the host ones); the others
+    /// trickle once it is sent (``descriptionSent(_:sdp:)``).
     func makeOffer(_ connection: PeerConnection, iceRestart: Bool) async throws(PeerConnectionError) -> String {
         if iceRestart { try await connection.restartIce() }
         let offer = try await connection.createOffer()
         try await connection.setLocalDescription(offer)
-        await connection.gatheringComplete()
         return await connection.localDescription?.sdp ?? offer.sdp
     }
 
-    /// The answer to `offer`, with every candidate.
-    func makeAnswer(_ connection: PeerConnection, offer: String) async throws(PeerConnectionError) -> String {
+    /// The answer to `offer` on the link, at once (as ``makeOffer(_:iceRestart:)``); the
+    /// candidates `offer`'s sender trickled before it are applied.
+    func makeAnswer(_ link: PeerLink, offer: String) async throws(PeerConnectionError) -> String {
+        let connection = link.connection
         try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
+        await remoteDescriptionSet(link, sdp: offer)
         let answer = try await connection.createAnswer()
         try await connection.setLocalDescription(answer)
-        await connection.gatheringComplete()
         return await connection.localDescription?.sdp ?? answer.sdp
     }
 
