@@ -54,7 +54,7 @@ struct JSEPInteropTests {
             try process.run()
         } catch {
             throw PeerFailure(
-                description: "cannot run \(ProjectPython.path) for \(peer): \(error); \(peer.install)"
+                description: "cannot run \(ProjectPython.path) for \(peer): \(error); \(ProjectPython.setUp)"
             )
         }
         var output = Data()
