@@ -213,12 +213,13 @@ let package = Package(
             ]
         ),
 
-        // MARK: Examples: five bots of a few lines each (Examples/README.md)
+        // MARK: Examples: six bots of a few lines each (Examples/README.md)
         .executableTarget(name: "recorder-bot", dependencies: ["SwiftRTC"], path: "Examples/recorder-bot"),
         .executableTarget(name: "announcer-bot", dependencies: ["SwiftRTC"], path: "Examples/announcer-bot"),
         .executableTarget(name: "transcriber-tap", dependencies: ["SwiftRTC"], path: "Examples/transcriber-tap"),
         .executableTarget(name: "whip-publisher", dependencies: ["SwiftRTC"], path: "Examples/whip-publisher"),
         .executableTarget(name: "call-responder", dependencies: ["SwiftRTC"], path: "Examples/call-responder"),
+        .executableTarget(name: "voice-agent", dependencies: ["SwiftRTC"], path: "Examples/voice-agent"),
 
         // MARK: Benchmarks
         .executableTarget(
@@ -430,7 +431,7 @@ let package = Package(
             name: "callbotTests",
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
-                "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder",
+                "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder", "voice-agent",
             ]
         ),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),

@@ -8,16 +8,25 @@
 import Foundation
 import SwiftRTC
 
-let (user, file) = (CommandLine.arguments[3], CommandLine.arguments[4])
-let client = try await CallClient.connect(to: URL(string: CommandLine.arguments[1])!, token: CommandLine.arguments[2])
-let session = try await client.createSession(opponents: [user], conferenceType: .audio)
-let events = await session.events()
-try await session.startCall()
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let server = URL(string: arguments[1]), server.scheme?.hasPrefix("ws") == true else {
+    quit("usage: announcer-bot ws://HOST:PORT/signaling TOKEN USER FILE.wav", status: 64)
+}
+let (user, file) = (arguments[3], arguments[4])
+let client: CallClient, session: CallSession, events: AsyncStream<CallSessionEvent>
+do {
+    client = try await CallClient.connect(to: server, token: arguments[2])
+    session = try await client.createSession(opponents: [user], conferenceType: .audio)
+    events = await session.events()
+    try await session.startCall()
+} catch {
+    quit("\(error)", status: 69)
+}
 var played = false
 for await event in events {
     switch event {
     case .connected:
-        try await session.localAudioTrack.play(file: file).finished()
+        do { try await session.localAudioTrack.play(file: file).finished() } catch { quit("\(error)", status: 1) }
         played = true
         print("played \(file)")
         await session.hangUp()
@@ -30,4 +39,10 @@ for await event in events {
     default:
         break
     }
+}
+
+/// Prints `message` on standard error and exits with `status`.
+func quit(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("announcer-bot: \(message)\n".utf8))
+    exit(status)
 }

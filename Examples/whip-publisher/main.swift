@@ -8,7 +8,14 @@
 import Foundation
 import SwiftRTC
 
-let (endpoint, file) = (URL(string: CommandLine.arguments[1])!, CommandLine.arguments[2])
+let arguments = CommandLine.arguments
+guard (3...4).contains(arguments.count), let endpoint = URL(string: arguments[1]), endpoint.host != nil,
+    FileManager.default.fileExists(atPath: arguments[2])
+else {
+    FileHandle.standardError.write(Data("usage: whip-publisher http(s)://HOST:PORT/whip FILE [BEARER-TOKEN]\n".utf8))
+    exit(64)
+}
+let file = arguments[2]
 let connection = try PeerConnection(
     configuration: .init(gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host!))
 )
@@ -16,7 +23,7 @@ let tracks = try MediaStreamTrack.kinds(inFile: file).map { MediaStreamTrack(kin
 for track in tracks { try await connection.addTrack(track) }
 try await connection.setLocalDescription(try await connection.createOffer())
 await connection.gatheringComplete()
-let whip = WHIPClient(endpoint: endpoint, bearerToken: CommandLine.arguments.dropFirst(3).first)
+let whip = WHIPClient(endpoint: endpoint, bearerToken: arguments.dropFirst(3).first)
 let session = try await whip.publish(offer: await connection.localDescription!.sdp)
 print("published \(session.location)")
 try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: session.answer))
