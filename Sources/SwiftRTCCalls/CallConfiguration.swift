@@ -34,7 +34,9 @@ public struct CallConfiguration: Sendable {
     public var answerTimeInterval: Duration {
         didSet { answerTimeInterval = max(answerTimeInterval, Self.minimumAnswerTimeInterval) }
     }
-    /// How long a dropped connection may try to come back (default 30 s, at least 10 s).
+    /// How long a connection may take to come up once it starts connecting (past it the
+    /// pair's call ends `timed_out`), and how long a dropped one may try to come back (past it,
+    /// `connection_lost`); default 30 s, at least 10 s.
     public var disconnectTimeInterval: Duration {
         didSet { disconnectTimeInterval = max(disconnectTimeInterval, Self.minimumDisconnectTimeInterval) }
     }

@@ -333,11 +333,13 @@ extension CallSession {
 
     // MARK: Ending
 
-    func fail(_ link: PeerLink) async {
+    /// Ends the pair's connection as failed: `result` for the record (by default
+    /// connection lost if it had connected, else failed).
+    func fail(_ link: PeerLink, result: CallEndResult? = nil) async {
         setUserState(link.user, .failed)
         emit(.connectionFailed(user: link.user))
-        lossResults.append(link.everConnected ? .connectionLost : .failed)
-        await message(to: [link.user], .hangUp(.init(result: .failed)))
+        lossResults.append(result ?? (link.everConnected ? .connectionLost : .failed))
+        await message(to: [link.user], .hangUp(.init(result: result == .timedOut ? .timedOut : .failed)))
         await closeLink(link)
         await endIfDone()
     }
@@ -348,6 +350,9 @@ extension CallSession {
         recordedFiles += await recorder?.remove(user: link.user) ?? []
         link.cancelAll()
         await link.connection.close()
+        // As the SDKs: a connection that was up is disconnected, then closed (a dropped one
+        // said so when it dropped).
+        if link.everConnected && !link.reconnecting { emit(.disconnected(user: link.user)) }
         emit(.connectionClosed(user: link.user))
         if speaking.remove(link.user) != nil { emit(.talking(users: speaking)) }
     }

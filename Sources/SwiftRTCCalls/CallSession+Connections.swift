@@ -19,6 +19,7 @@ extension CallSession {
         let serial = linkSerial
         let link = PeerLink(user: user, serial: serial, connection: connection, isOfferer: isOfferer)
         links[user] = link
+        if userStates[user] == .connecting { startConnectTimer(link) }
         let states = await connection.connectionStates()
         let iceStates = await connection.iceConnectionStates()
         let tracks = await connection.remoteTracks()
@@ -88,6 +89,8 @@ extension CallSession {
         case .connected:
             link.disconnectTimer?.cancel()
             link.disconnectTimer = nil
+            link.connectTimer?.cancel()
+            link.connectTimer = nil
             setUserState(user, .connected)
             if link.reconnecting {
                 link.reconnecting = false
@@ -106,6 +109,27 @@ extension CallSession {
         case .new, .connecting, .closed:
             break
         }
+    }
+
+    // MARK: Connect timeout
+
+    /// A connection that has not come up one disconnect interval after it started connecting
+    /// ends the pair's call as ``CallEndResult/timedOut`` (a slow or silent peer never leaves
+    /// a call stuck in `connecting`). The interval is real time, whatever the session's clock:
+    /// what it bounds is the network's ICE and DTLS, which no clock of ours speeds up.
+    func startConnectTimer(_ link: PeerLink) {
+        guard link.connectTimer == nil, !link.everConnected else { return }
+        let timeout = configuration.disconnectTimeInterval, user = link.user, serial = link.serial
+        link.connectTimer = Task { [weak self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self?.connectTimedOut(user, serial)
+        }
+    }
+
+    func connectTimedOut(_ user: String, _ serial: Int) async {
+        guard let link = link(user, serial), !link.everConnected else { return }
+        logger.info("not connected within the disconnect interval", metadata: ["user": "\(user)"])
+        await fail(link, result: .timedOut)
     }
 
     // MARK: Reconnection
@@ -156,6 +180,8 @@ extension CallSession {
         guard let link = link(user, serial), link.reconnecting else { return }
         setUserState(user, .disconnectTimeout)
         emit(.reconnectionStateChanged(user: user, state: .failed))
+        // As the SDKs: the connection failed, then it is closed.
+        emit(.connectionFailed(user: user))
         lossResults.append(.connectionLost)
         await message(to: [user], .hangUp(.init(result: .connectionLost)))
         await closeLink(link)

@@ -61,8 +61,11 @@ public actor CallSession {
     /// Opponents known to have accepted (from accepts and joined notices).
     var joined: Set<String> = []
     var hasAccepted = false
-    var startedAt = Date()
-    var answeredAt: Date?
+    /// When the session was made (the call started ringing, or came in).
+    public internal(set) var startedAt = Date()
+    /// When the call was answered (this side accepted, or the first opponent did), while it
+    /// goes on; nil before.
+    public internal(set) var answeredAt: Date?
     var items: [String: String] = [:]
     /// What each other participant said of their media and their recording.
     var remoteMedia: [String: RemoteMediaSettings] = [:]
@@ -145,6 +148,7 @@ public actor CallSession {
         userStates[user] = next
         logger.info("participant \(next.rawValue)", metadata: ["user": "\(user)"])
         emit(.connectionStateChanged(user: user, state: next))
+        if next == .connecting, let link = links[user] { startConnectTimer(link) }
     }
 
     func message(to users: [String], _ body: SignalingBody) async {
@@ -177,6 +181,8 @@ final class PeerLink {
     var dialing: Task<Void, Never>?
     var answerTimer: Task<Void, Never>?
     var disconnectTimer: Task<Void, Never>?
+    /// Ends the pair's call as timed out if it does not connect in time.
+    var connectTimer: Task<Void, Never>?
     var callRequest: SignalingMessage?
     let trickle = LinkTrickle()
     var everConnected = false
@@ -199,6 +205,8 @@ final class PeerLink {
         answerTimer = nil
         disconnectTimer?.cancel()
         disconnectTimer = nil
+        connectTimer?.cancel()
+        connectTimer = nil
     }
 
     /// Stops every timer and follower task (the connection is closed by the session).

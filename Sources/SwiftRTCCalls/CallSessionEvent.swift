@@ -19,11 +19,16 @@ public enum CallSessionEvent: Sendable {
     case startedConnecting(user: String)
     /// The media connection with a user is up.
     case connected(user: String)
-    /// The media connection with a user failed.
+    /// The media connection with a user failed: it never came up (ICE or DTLS failed, or the
+    /// disconnect interval passed first: `timed_out`), or it dropped and did not come back
+    /// within the disconnect interval. ``connectionClosed(user:)`` follows.
     case connectionFailed(user: String)
-    /// The media connection with a user dropped (reconnection starts).
+    /// The media connection with a user went down: it dropped (reconnection starts), or the
+    /// call ended while it was up (a hang-up: ``connectionClosed(user:)`` follows), as in the
+    /// mobile call SDKs.
     case disconnected(user: String)
-    /// The media connection with a user is closed.
+    /// The media connection with a user is closed (after ``disconnected(user:)`` or
+    /// ``connectionFailed(user:)`` when it had been up or failed).
     case connectionClosed(user: String)
     /// A reconnection with a user moved on.
     case reconnectionStateChanged(user: String, state: CallReconnectionState)

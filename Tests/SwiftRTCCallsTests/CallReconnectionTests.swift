@@ -127,6 +127,10 @@ import TransportTestSupport
             }
         )
         #expect(await outgoing.connectionState(for: "bob") == .disconnectTimeout)
+        // Dropped, then failed at the timeout, then closed.
+        #expect(
+            CallEventOrderTests.endings(alice.events(outgoing), with: "bob") == ["disconnected", "failed", "closed"]
+        )
         #expect(await outgoing.record?.result == .connectionLost)
         #expect(await bob.wait(incoming, timeout: .seconds(20), "bob ends") { $0.record != nil })
         #expect(await incoming.record?.result == .connectionLost)
