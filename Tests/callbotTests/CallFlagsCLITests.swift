@@ -181,5 +181,19 @@ import Testing
         let refused = try await Callbot.run(["answer", "--server", url, "--token", "not-a-token-of-anyone-here"])
         #expect(refused.status == 77, "\(refused.stderr)")
         #expect(refused.stderr.contains("signaling login refused"), "\(refused.stderr)")
+        // A WHIP endpoint's 401 is a refusal too.
+        let endpoint = try Background([
+            "whip-server", "--port", "0", "--token", "whip-token-0123456789", "--duration", "30", "--stats-interval",
+            "30",
+        ])
+        #expect(await endpoint.wait(for: "READY "), "\(endpoint.errors)")
+        let ready = try #require(endpoint.output.split(separator: "\n").first { $0.hasPrefix("READY ") })
+        let whip = try await Callbot.run([
+            "whip", String(ready.dropFirst("READY ".count)), "--token", "not-the-token-0123456789", "--duration", "1",
+        ])
+        #expect(whip.status == 77, "\(whip.stderr)")
+        #expect(whip.stderr.contains("HTTP 401"), "\(whip.stderr)")
+        kill(endpoint.process.processIdentifier, SIGTERM)
+        _ = await endpoint.exit()
     }
 }
