@@ -17,7 +17,7 @@ extension IceAgent {
     public func startGathering() async throws(IceError) {
         try core.ensureOpen()
         let properties = GObjectProperties(core.agent)
-        var stunServer: IceServer?
+        var stunServers: [(server: IceServer, address: String)] = []
         var relays: [IceAgentCore.RelayServer] = []
         for server in configuration.servers {
             let address: String
@@ -49,14 +49,26 @@ extension IceAgent {
                     throw .libnice(call: "nice_agent_set_relay_info(\(server))")
                 }
                 relays.append(.init(server: server, address: address))
-            case .stun where stunServer == nil:
-                properties.set("stun-server", address)
-                properties.set("stun-server-port", UInt32(server.port))
-                stunServer = server
-            case .stun, .stuns:
-                IceAgentCore.logger.warning(
-                    "ICE server \(server) not used: libnice takes one STUN server over UDP (using \(stunServer.map { "\($0)" } ?? "none"))"
-                )
+            case .stun:
+                stunServers.append((server, address))
+            case .stuns:
+                IceAgentCore.logger.warning("ICE server \(server) not used: libnice speaks STUN over UDP only")
+            }
+        }
+        // libnice gathers from one STUN server: the first that answers (StunServerChoice).
+        if !stunServers.isEmpty {
+            let answering = await StunServerChoice.firstAnswering(
+                stunServers.map { ($0.address, $0.server.port) }
+            )
+            if answering == nil && stunServers.count > 1 {
+                IceAgentCore.logger.warning("no STUN server answered a Binding request; using \(stunServers[0].server)")
+            }
+            let (server, address) = stunServers[answering ?? 0]
+            properties.set("stun-server", address)
+            properties.set("stun-server-port", UInt32(server.port))
+            core.state.withLock { $0.stunServer = server }
+            for other in stunServers.map(\.server) where other != server {
+                IceAgentCore.logger.info("STUN server \(other) not used: libnice takes one (using \(server))")
             }
         }
         core.state.withLock { $0.relayServers = relays }

@@ -40,8 +40,9 @@ extension IceAgent {
     public struct Configuration: Sendable {
         /// Controlling or controlled.
         public var role: Role
-        /// STUN and TURN servers. libnice takes one STUN server (the first `stun:` URL is
-        /// used) and any number of TURN servers.
+        /// STUN and TURN servers. libnice takes one STUN server: of several `stun:` URLs the
+        /// agent uses the first, in this order, that answers a Binding request
+        /// (``IceAgent/stunServer``); and any number of TURN servers.
         public var servers: [IceServer]
         /// All candidates, or relayed only.
         public var transportPolicy: TransportPolicy

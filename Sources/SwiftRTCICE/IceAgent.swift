@@ -120,6 +120,11 @@ public final class IceAgent: Sendable {
     /// The pair that carries datagrams, once one is selected.
     public var selectedPair: IceCandidatePair? { core.selectedPair }
 
+    /// The STUN server the agent gathers its server-reflexive candidate from, once gathering
+    /// started: of several `stun:` servers, the first in the configured order that answered a
+    /// Binding request (libnice takes one); nil without one.
+    public var stunServer: IceServer? { core.state.withLock { $0.stunServer } }
+
     /// Datagrams received on the component so far (all kinds, before demultiplexing).
     public var receivedDatagrams: UInt64 { core.receivedDatagrams.load(ordering: .relaxed) }
 
@@ -183,6 +188,8 @@ final class IceAgentCore: @unchecked Sendable {
         var reported: IceConnectionState = .new
         var selectedPair: IceCandidatePair?
         var relayServers: [RelayServer] = []
+        /// The STUN server libnice gathers from (``StunServerChoice``).
+        var stunServer: IceServer?
         /// The addresses of the local relayed candidates.
         var relayedAddresses: [String] = []
         var signalHandlers: [UInt] = []
