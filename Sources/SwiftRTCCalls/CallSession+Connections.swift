@@ -62,7 +62,27 @@ extension CallSession {
         if iceRestart { try await connection.restartIce() }
         let offer = try await connection.createOffer()
         try await connection.setLocalDescription(offer)
-        return await connection.localDescription?.sdp ?? offer.sdp
+        return await Self.descriptionWithHostCandidates(connection) ?? offer.sdp
+    }
+
+    /// The longest a description waits for its first candidate.
+    static let hostCandidatesWait = Duration.seconds(2)
+
+    /// The local description once it holds a candidate (the host ones come within
+    /// milliseconds, but later on a loaded machine) or gathering is complete, waiting at most
+    /// ``hostCandidatesWait``. A description without a candidate would leave the peer with no
+    /// pair to check until the trickled ones come, and libnice fails a check list that is
+    /// empty once the peer's end-of-candidates has come.
+    static func descriptionWithHostCandidates(_ connection: PeerConnection) async -> String? {
+        let deadline = ContinuousClock.now + hostCandidatesWait
+        while ContinuousClock.now < deadline {
+            let gathered = await connection.iceGatheringState == .complete
+            if let sdp = await connection.localDescription?.sdp, gathered || sdp.contains("a=candidate:") {
+                return sdp
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return await connection.localDescription?.sdp
     }
 
     /// The answer to `offer` on the link, at once (as ``makeOffer(_:iceRestart:)``); the
@@ -73,7 +93,7 @@ extension CallSession {
         await remoteDescriptionSet(link, sdp: offer)
         let answer = try await connection.createAnswer()
         try await connection.setLocalDescription(answer)
-        return await connection.localDescription?.sdp ?? answer.sdp
+        return await Self.descriptionWithHostCandidates(connection) ?? answer.sdp
     }
 
     // MARK: Connection states

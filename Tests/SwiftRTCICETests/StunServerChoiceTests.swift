@@ -25,10 +25,7 @@ import TransportTestSupport
         try coturn.waitUntilReady()
         let live = try IceServer(url: "stun:127.0.0.1:\(coturn.port)")
         let dead = try IceServer(url: "stun:127.0.0.1:\(try freeUDPPort())")  // nothing listens there
-        let started = ContinuousClock.now
         #expect(try await Self.chosen([dead, live]) == live)
-        // The live one answers at once; the dead one's port refuses at once too (ICMP on loopback).
-        #expect(ContinuousClock.now - started < .seconds(2))
         // Both answering: the configured order decides.
         let second = try IceServer(url: "stun:localhost:\(coturn.port)")
         #expect(try await Self.chosen([live, second]) == live)
