@@ -27,6 +27,8 @@ extension IceAgent {
         /// Silence before `disconnected`. Default 5 s.
         public var disconnectedAfter: Duration
         /// Silence before `failed`. Default 30 s, the consent timeout of RFC 7675 section 5.1.
+        /// Also how long a controlled agent whose checks succeeded waits for the controlling
+        /// peer's nomination (which comes once the answer has reached that peer).
         public var failedAfter: Duration
 
         /// Creates a timing; `failedAfter` is raised to `disconnectedAfter` if it is shorter.

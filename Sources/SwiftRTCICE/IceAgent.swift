@@ -239,6 +239,15 @@ final class IceAgentCore: @unchecked Sendable {
         properties.set("stun-pacing-timer", UInt32(clamping: max(5, configuration.checkPacing.milliseconds)))
         properties.set("stun-max-retransmissions", Self.serverRetransmissions)
         properties.set("force-relay", configuration.transportPolicy == .relay)
+        if configuration.role == .controlled {
+            // libnice fails a component whose checks have all ended without a nominated pair
+            // once its check timer has idled for "idle-timeout" (5 s by default). A controlled
+            // agent's check that succeeded ends so, and then waits for the controlling peer to
+            // nominate, which it can only do once the answer has reached it: an answer that
+            // takes longer than 5 s (a slow signaling path, a loaded machine) failed the call.
+            // The controlled agent waits for the nomination as long as silence may last.
+            properties.set("idle-timeout", UInt32(clamping: configuration.consent.failedAfter.milliseconds))
+        }
 
         for text in configuration.localAddresses {
             let addresses: [String]
