@@ -183,7 +183,10 @@ let package = Package(
             // The web client served at `/` (HTML, CSS, JavaScript modules; no build step).
             resources: [.copy("WebClient")]
         ),
-        .target(name: "SwiftRTCCalls", dependencies: ["SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling"]),
+        .target(
+            name: "SwiftRTCCalls",
+            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling"]
+        ),
 
         // MARK: Umbrella
         .target(
@@ -420,7 +423,7 @@ let package = Package(
             name: "SwiftRTCCallsTests",
             dependencies: [
                 "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-                "TransportTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
+                "SwiftRTCSDP", "TransportTestSupport", "SocketTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
             ]
         ),
         // The example bots run as processes too (ExampleBotsTests): listed so that they are built.

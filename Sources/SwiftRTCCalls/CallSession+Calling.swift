@@ -66,6 +66,7 @@ extension CallSession {
             link.callRequest = request
             setUserState(user, .pending)
             await outbox(request)
+            descriptionSent(link, sdp: offer)
             startDialing(link)
         }
         await announceLocalState(to: opponents)
@@ -96,10 +97,19 @@ extension CallSession {
         }
     }
 
+    /// The call request again, with the candidates gathered since (it stands on its own for
+    /// a callee who missed the first one and the candidates trickled after it).
     func redial(_ user: String) async {
-        guard userStates[user] == .pending, let request = links[user]?.callRequest else { return }
+        guard userStates[user] == .pending, let link = links[user], var request = link.callRequest else { return }
+        if case .call(var call) = request.body, let sdp = await link.connection.localDescription?.sdp {
+            guard userStates[user] == .pending, links[user] === link else { return }
+            call.sdp = sdp
+            request.body = .call(call)
+            link.callRequest = request
+        }
         logger.debug("dialing again", metadata: ["user": "\(user)"])
         await outbox(request)
+        if case .call(let call) = request.body { descriptionSent(link, sdp: call.sdp) }
     }
 
     func answerTimedOut(_ user: String) async {
@@ -125,9 +135,10 @@ extension CallSession {
         setUserState(initiator, .connecting)
         emit(.startedConnecting(user: initiator))
         let answer: String
+        let link: PeerLink
         do throws(PeerConnectionError) {
-            let link = try await makeLink(initiator, isOfferer: false)
-            answer = try await makeAnswer(link.connection, offer: offer)
+            link = try await makeLink(initiator, isOfferer: false)
+            answer = try await makeAnswer(link, offer: offer)
         } catch {
             logger.warning("cannot answer: \(error)", metadata: ["user": "\(initiator)"])
             lossResults.append(.failed)
@@ -137,6 +148,7 @@ extension CallSession {
             throw .connection(error.description)
         }
         await message(to: [initiator], .accept(.init(sdp: answer, userInfo: userInfo)))
+        descriptionSent(link, sdp: answer)
         let others = opponents.filter { $0 != currentUser && userStates[$0].map { !$0.isFinal } ?? false }
         await message(to: others, .accept(.init(userInfo: userInfo)))
         await announceLocalState(to: [initiator] + others)
@@ -204,7 +216,7 @@ extension CallSession {
         case .answer(let description):
             await received(answer: description, from: sender)
         case .candidate(let candidate):
-            try? await links[sender]?.connection.addIceCandidate(candidate)
+            await received(candidate: candidate, from: sender)
         case .mediaSettings(let settings):
             var known = remoteMedia[sender] ?? RemoteMediaSettings()
             if let audio = settings.audioEnabled { known.audioEnabled = audio }
@@ -241,6 +253,7 @@ extension CallSession {
             emit(.startedConnecting(user: sender))
             do {
                 try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: sdp))
+                await remoteDescriptionSet(link, sdp: sdp)
             } catch {
                 logger.warning("answer refused: \(error)", metadata: ["user": "\(sender)"])
                 await fail(link)
@@ -264,6 +277,7 @@ extension CallSession {
             emit(.startedConnecting(user: user))
             let offer = try await makeOffer(link.connection, iceRestart: false)
             await message(to: [user], .offer(.init(sdp: offer)))
+            descriptionSent(link, sdp: offer)
         } catch {
             logger.warning("mesh connection failed: \(error)", metadata: ["user": "\(user)"])
             if let link = links[user] { await fail(link) }
@@ -275,8 +289,9 @@ extension CallSession {
             if let link = links[sender] {
                 // An ICE restart (or a repeated offer) on an existing connection.
                 guard offer.iceRestart else { return }
-                let answer = try await makeAnswer(link.connection, offer: offer.sdp)
+                let answer = try await makeAnswer(link, offer: offer.sdp)
                 await message(to: [sender], .answer(.init(sdp: answer, iceRestart: true)))
+                descriptionSent(link, sdp: answer)
             } else {
                 // A mesh connection from another opponent (we both accepted).
                 guard isIncoming, hasAccepted, sender != initiator, userStates[sender].map({ !$0.isFinal }) ?? false
@@ -285,8 +300,9 @@ extension CallSession {
                 let link = try await makeLink(sender, isOfferer: false)
                 setUserState(sender, .connecting)
                 emit(.startedConnecting(user: sender))
-                let answer = try await makeAnswer(link.connection, offer: offer.sdp)
+                let answer = try await makeAnswer(link, offer: offer.sdp)
                 await message(to: [sender], .answer(.init(sdp: answer)))
+                descriptionSent(link, sdp: answer)
             }
         } catch {
             logger.warning("offer refused: \(error)", metadata: ["user": "\(sender)"])
@@ -304,6 +320,7 @@ extension CallSession {
         guard let link = links[sender], await link.connection.signalingState == .haveLocalOffer else { return }
         do {
             try await link.connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
+            await remoteDescriptionSet(link, sdp: answer.sdp)
         } catch {
             logger.warning("answer refused: \(error)", metadata: ["user": "\(sender)"])
             if link.everConnected {

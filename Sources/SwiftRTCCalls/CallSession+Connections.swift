@@ -23,6 +23,7 @@ extension CallSession {
         let states = await connection.connectionStates()
         let iceStates = await connection.iceConnectionStates()
         let tracks = await connection.remoteTracks()
+        await startTrickle(link)
         link.tasks.append(
             Task { [weak self] in
                 for await state in states { await self?.connectionChanged(user, serial, to: state) }
@@ -55,22 +56,44 @@ extension CallSession {
         return link
     }
 
-    /// An offer with every candidate (SwiftRTC signals complete descriptions).
+    /// An offer, at once: with the candidates gathered so far (the host ones); the others
+    /// trickle once it is sent (``descriptionSent(_:sdp:)``).
     func makeOffer(_ connection: PeerConnection, iceRestart: Bool) async throws(PeerConnectionError) -> String {
         if iceRestart { try await connection.restartIce() }
         let offer = try await connection.createOffer()
         try await connection.setLocalDescription(offer)
-        await connection.gatheringComplete()
-        return await connection.localDescription?.sdp ?? offer.sdp
+        return await Self.descriptionWithHostCandidates(connection) ?? offer.sdp
     }
 
-    /// The answer to `offer`, with every candidate.
-    func makeAnswer(_ connection: PeerConnection, offer: String) async throws(PeerConnectionError) -> String {
+    /// The longest a description waits for its first candidate.
+    static let hostCandidatesWait = Duration.seconds(2)
+
+    /// The local description once it holds a candidate (the host ones come within
+    /// milliseconds, but later on a loaded machine) or gathering is complete, waiting at most
+    /// ``hostCandidatesWait``. A description without a candidate leaves the peer nothing to
+    /// check until the trickled ones come, and a peer that takes candidates from descriptions
+    /// only (half trickle, RFC 8838 section 4) nothing at all.
+    static func descriptionWithHostCandidates(_ connection: PeerConnection) async -> String? {
+        let deadline = ContinuousClock.now + hostCandidatesWait
+        while ContinuousClock.now < deadline {
+            let gathered = await connection.iceGatheringState == .complete
+            if let sdp = await connection.localDescription?.sdp, gathered || sdp.contains("a=candidate:") {
+                return sdp
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return await connection.localDescription?.sdp
+    }
+
+    /// The answer to `offer` on the link, at once (as ``makeOffer(_:iceRestart:)``); the
+    /// candidates `offer`'s sender trickled before it are applied.
+    func makeAnswer(_ link: PeerLink, offer: String) async throws(PeerConnectionError) -> String {
+        let connection = link.connection
         try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
+        await remoteDescriptionSet(link, sdp: offer)
         let answer = try await connection.createAnswer()
         try await connection.setLocalDescription(answer)
-        await connection.gatheringComplete()
-        return await connection.localDescription?.sdp ?? answer.sdp
+        return await Self.descriptionWithHostCandidates(connection) ?? answer.sdp
     }
 
     // MARK: Connection states

@@ -77,6 +77,8 @@ public actor CallSession {
     var remoteCanceled = false
     var rejects: [(user: String, busy: Bool)] = []
     var recorder: CallRecorder?
+    /// Trickled candidates from each user that came before the description they belong to.
+    var queuedCandidates: [String: QueuedCandidates] = [:]
     /// The files of this session's recordings that are complete: those of participants who
     /// left and of stopped recordings (a recording still running when the session ends is
     /// stopped then).
@@ -182,6 +184,7 @@ final class PeerLink {
     /// Ends the pair's call as timed out if it does not connect in time.
     var connectTimer: Task<Void, Never>?
     var callRequest: SignalingMessage?
+    let trickle = LinkTrickle()
     var everConnected = false
     var reconnecting = false
     var remoteAudio: MediaStreamTrack?

@@ -29,6 +29,9 @@ public enum RemoteInputLimit: Int, Sendable, CaseIterable {
     /// An RTX packet whose original sequence number was far from the stream's (see
     /// ``RemoteInputLimits/maxRetransmissionLead``) was dropped.
     case rtxWindow
+    /// A trickled candidate received before the description it belongs to, beyond
+    /// ``RemoteInputLimits/maxQueuedRemoteCandidates`` kept for it, was dropped.
+    case queuedCandidates
 
     /// The name in stats: the case's name.
     public var name: String { String(describing: self) }

@@ -33,6 +33,11 @@ public enum RemoteInputLimits {
     /// The most remote candidates one connection takes (from descriptions and trickled,
     /// since the last ICE restart); more are dropped and counted.
     public static let maxRemoteCandidates = 128
+    /// The most trickled candidates kept for one connection while the remote description
+    /// they belong to has not arrived (a callee that has not answered yet, the candidates of
+    /// an ICE restart ahead of its offer); they are applied after it, more are dropped and
+    /// counted as `queuedCandidates`.
+    public static let maxQueuedRemoteCandidates = 64
     /// The most lines a description may have (an offer with more is refused).
     public static let maxDescriptionLines = 10_000
 

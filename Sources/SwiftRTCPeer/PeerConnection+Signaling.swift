@@ -153,10 +153,18 @@ extension PeerConnection {
         return SignalingDescription(type: type, sdp: description.sdp)
     }
 
-    /// Adds a remote candidate (trickle); an empty candidate means end of candidates.
+    /// Adds a remote candidate (trickle); an empty candidate means end of candidates. One
+    /// whose `usernameFragment` is not the remote description's (another ICE generation) is
+    /// refused with ``PeerConnectionError/invalidCandidate(_:)`` and not used (W3C).
     public func addIceCandidate(_ candidate: IceCandidateInit) async throws(PeerConnectionError) {
         guard !isClosed else { throw .closed }
         guard let transport else { throw .invalidState(operation: "addIceCandidate", state: signaling) }
+        if let ufrag = candidate.usernameFragment, let remote = pendingRemote ?? currentRemote,
+            let current = remote.media.first(where: { !$0.isRejected }).map(remote.resolved)?.iceUfrag,
+            current != ufrag
+        {
+            throw .invalidCandidate("usernameFragment \(ufrag) is not the remote description's (\(current))")
+        }
         do {
             if candidate.isEndOfCandidates {
                 try transport.agent.remoteGatheringComplete()

@@ -64,12 +64,11 @@ extension PeerConnection {
     func report(_ error: IceError) { logger.warning("ICE: \(error)") }
 
     func gathered(_ event: IceGatheringEvent) {
-        let mid = transceiverList.first?.mid ?? "0"
         switch event {
         case .candidate(let candidate):
             remember(candidate)
         case .complete:
-            candidateEvents.yield(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
+            candidateEvents.yield(trickled(""))
             gatheringStateEvents.yield(.complete)
         }
     }
@@ -78,8 +77,17 @@ extension PeerConnection {
     func remember(_ candidate: IceCandidate) {
         guard !localCandidateList.contains(candidate) else { return }
         localCandidateList.append(candidate)
-        candidateEvents.yield(
-            IceCandidateInit(candidate: candidate.sdpLine, sdpMid: transceiverList.first?.mid ?? "0", sdpMLineIndex: 0)
+        candidateEvents.yield(trickled(candidate.sdpLine))
+    }
+
+    /// A local candidate line (empty: end of candidates) as it is trickled: in the first
+    /// section, with the ICE generation (local username fragment) of now.
+    func trickled(_ line: String) -> IceCandidateInit {
+        IceCandidateInit(
+            candidate: line,
+            sdpMid: transceiverList.first?.mid ?? "0",
+            sdpMLineIndex: 0,
+            usernameFragment: transport?.agent.localCredentials.usernameFragment
         )
     }
 

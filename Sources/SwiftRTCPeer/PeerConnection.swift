@@ -140,7 +140,9 @@ public actor PeerConnection {
     var isClosed = false
     /// How often this connection hit each of ``RemoteInputLimits`` (transport stats,
     /// `limitHits.<name>`); shared with the transport's data plane.
-    nonisolated let limitHits = LimitHits()
+    /// Public so that what holds remote input for the connection before it reaches it (a
+    /// call session's queued trickled candidates) counts its hits here too.
+    public nonisolated let limitHits = LimitHits()
 
     // Transport
     var transport: PeerTransport?
@@ -202,12 +204,10 @@ public actor PeerConnection {
     public func iceGatheringStates() -> AsyncStream<IceGatheringState> { gatheringStateEvents.subscribe() }
     /// Local candidates (trickle): those gathered so far, then each new one as it is
     /// gathered; each gathering ends with an end-of-candidates marker (empty `candidate`).
+    /// Each carries the local username fragment of its ICE generation.
     public func localCandidates() -> AsyncStream<IceCandidateInit> {
-        let mid = transceiverList.first?.mid ?? "0"
-        var past = localCandidateList.map { IceCandidateInit(candidate: $0.sdpLine, sdpMid: mid, sdpMLineIndex: 0) }
-        if iceGatheringState == .complete {
-            past.append(IceCandidateInit(candidate: "", sdpMid: mid, sdpMLineIndex: 0))
-        }
+        var past = localCandidateList.map { trickled($0.sdpLine) }
+        if iceGatheringState == .complete { past.append(trickled("")) }
         return candidateEvents.subscribe(replaying: past)
     }
     /// Remote tracks as the remote descriptions announce them.

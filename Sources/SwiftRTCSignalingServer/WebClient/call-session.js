@@ -1,16 +1,23 @@
 // A call session in the browser with the semantics of SwiftRTC's CallSession
-// (SwiftRTCSignaling.docc/SignalingProtocol.md, "Session messages" and "Mesh"): one
-// RTCPeerConnection per other participant, complete descriptions (every candidate in the SDP,
-// as a re-sent `call` must stand on its own), the initiator re-sending its call every dialing
-// interval until answered or the answer timeout, mesh connections offered by the lower user id.
+// (SwiftRTCSignaling.docc/SignalingProtocol.md, "Session messages", "Trickle ICE" and "Mesh"):
+// one RTCPeerConnection per other participant, offers and answers sent as soon as they are set
+// and candidates trickled after them (`candidate` messages, an empty one for end of
+// candidates), the initiator re-sending its call (with the candidates gathered so far) every
+// dialing interval until answered or the answer timeout, mesh connections offered by the lower
+// user id.
 
 import { compactStats } from "./stats.js";
 
 export const DIALING_INTERVAL_MS = 5000;
 export const ANSWER_TIMEOUT_MS = 45000;
 export const DISCONNECT_TIMEOUT_MS = 30000;
-/** How long to wait for ICE gathering before sending what has been gathered. */
-const GATHERING_TIMEOUT_MS = 5000;
+/**
+ * The most trickled candidates kept per other user while the description they belong to has
+ * not arrived (a call not answered yet, an ICE restart's candidates ahead of its offer); more
+ * are dropped and counted (`CallSession.droppedCandidates`). SwiftRTC's limit is the same
+ * (`RemoteInputLimits.maxQueuedRemoteCandidates`).
+ */
+export const MAX_QUEUED_CANDIDATES = 64;
 /** A session has at most 4 members (initiator + 1...3 opponents). */
 export const MAX_OPPONENTS = 3;
 
@@ -37,20 +44,10 @@ export function keepLoopbackCandidates(sdp) {
     .join("\r\n");
 }
 
-function gathered(pc) {
-  if (pc.iceGatheringState === "complete") return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, GATHERING_TIMEOUT_MS);
-    function done() {
-      clearTimeout(timer);
-      pc.removeEventListener("icegatheringstatechange", check);
-      resolve();
-    }
-    function check() {
-      if (pc.iceGatheringState === "complete") done();
-    }
-    pc.addEventListener("icegatheringstatechange", check);
-  });
+/** The `a=ice-ufrag` of a description (the first: one BUNDLEd transport), or null. */
+export function iceUfrag(sdp) {
+  const match = /^a=ice-ufrag:(\S+)/m.exec(sdp || "");
+  return match ? match[1] : null;
 }
 
 /** The connection with one other participant. */
@@ -78,6 +75,16 @@ class PeerLink {
       session.emit("track", { user, kind: event.track.kind, stream: this.stream });
     };
     this.pc.onconnectionstatechange = () => this.connectionStateChanged();
+    // Trickle: each local candidate goes to the other user once the description it belongs to
+    // has gone (`descriptionSent`); null (or an empty candidate) is the end of candidates.
+    this.unsentCandidates = [];
+    this.sentCandidates = new Set(); // candidate lines the other user has (in a description or trickled)
+    this.gateOpen = false;
+    this.pc.onicecandidate = (event) => this.localCandidate(event.candidate);
+    // Remote candidates: the ufrag of the remote description set now and of earlier ones.
+    this.remoteUfrag = null;
+    this.pastRemoteUfrags = new Set();
+    this.flushing = false; // queued candidates are being applied: newer ones queue behind them
   }
 
   description() {
@@ -85,17 +92,64 @@ class PeerLink {
     return this.session.loopbackOnly ? keepLoopbackCandidates(sdp) : sdp;
   }
 
+  /** Sent at once: the candidates gathered later trickle after it. */
   async offer(iceRestart = false) {
+    this.gateOpen = false;
     await this.pc.setLocalDescription(await this.pc.createOffer({ iceRestart }));
-    await gathered(this.pc);
     return this.description();
   }
 
   async answer(offerSDP) {
-    await this.pc.setRemoteDescription({ type: "offer", sdp: offerSDP });
+    await this.setRemote("offer", offerSDP);
+    this.gateOpen = false;
     await this.pc.setLocalDescription(await this.pc.createAnswer());
-    await gathered(this.pc);
     return this.description();
+  }
+
+  /** Sets the remote description, then the queued candidates that belong to it. */
+  async setRemote(type, sdp) {
+    await this.pc.setRemoteDescription({ type, sdp });
+    const ufrag = iceUfrag(sdp);
+    if (this.remoteUfrag !== null && ufrag !== this.remoteUfrag) this.pastRemoteUfrags.add(this.remoteUfrag);
+    this.remoteUfrag = ufrag;
+    await this.session.flushCandidates(this);
+  }
+
+  /** This side's description `sdp` went to the other user: trickle what it does not hold. */
+  descriptionSent(sdp) {
+    for (const line of sdp.split("\r\n")) {
+      if (line.startsWith("a=candidate:")) this.sentCandidates.add(line.slice(2));
+      else if (line === "a=end-of-candidates") this.sentCandidates.add(`end ${iceUfrag(sdp)}`);
+    }
+    this.gateOpen = true;
+    const unsent = this.unsentCandidates;
+    this.unsentCandidates = [];
+    for (const candidate of unsent) this.localCandidate(candidate);
+  }
+
+  localCandidate(candidate) {
+    if (this.pc.signalingState === "closed" || this.session.state === "closed") return;
+    if (!this.gateOpen) {
+      this.unsentCandidates.push(candidate);
+      return;
+    }
+    const ufrag = candidate?.usernameFragment || iceUfrag(this.pc.localDescription?.sdp);
+    let fields;
+    if (!candidate || candidate.candidate === "") {
+      // One end-of-candidates per generation (browsers signal it per section and at the end).
+      if (this.sentCandidates.has(`end ${ufrag}`)) return;
+      this.sentCandidates.add(`end ${ufrag}`);
+      fields = { candidate: "" };
+    } else {
+      if (this.sentCandidates.has(candidate.candidate)) return;
+      if (this.session.loopbackOnly && keepLoopbackCandidates(`a=${candidate.candidate}`) === "") return;
+      this.sentCandidates.add(candidate.candidate);
+      fields = { candidate: candidate.candidate };
+      if (candidate.sdpMid !== null && candidate.sdpMid !== undefined) fields.sdpMid = candidate.sdpMid;
+      if (candidate.sdpMLineIndex !== null && candidate.sdpMLineIndex !== undefined) fields.sdpMLineIndex = candidate.sdpMLineIndex;
+    }
+    if (ufrag) fields.usernameFragment = ufrag;
+    this.session.send("candidate", [this.user], fields);
   }
 
   connectionStateChanged() {
@@ -139,6 +193,7 @@ class PeerLink {
     try {
       const sdp = await this.offer(true);
       this.session.send("offer", [this.user], { sdp, iceRestart: true });
+      this.descriptionSent(sdp);
     } catch (error) {
       this.session.log(`ICE restart with ${this.user} failed: ${error}`);
     }
@@ -206,6 +261,8 @@ export class CallSession {
     this.remoteRecording = new Map(); // user → option
     this.record = null;
     this.closedStats = new Map(); // user → the last stats of a connection that closed
+    this.queuedCandidates = new Map(); // user → trickled candidates before their description
+    this.droppedCandidates = 0; // over MAX_QUEUED_CANDIDATES
   }
 
   /** Everyone in the call but this user. */
@@ -258,8 +315,13 @@ export class CallSession {
       if (this.state === "closed") return;
       link.callRequest = { sdp, conferenceType: this.conferenceType, initiator: this.me, opponents: this.opponents, userInfo };
       this.send("call", [user], link.callRequest);
+      link.descriptionSent(sdp);
       link.timers.push(setInterval(() => {
-        if (this.userStates.get(user) === "pending") this.send("call", [user], link.callRequest);
+        if (this.userStates.get(user) !== "pending") return;
+        // Again with the candidates gathered since: it stands on its own for a callee who missed some.
+        link.callRequest.sdp = link.description();
+        this.send("call", [user], link.callRequest);
+        link.descriptionSent(link.callRequest.sdp);
       }, DIALING_INTERVAL_MS));
       link.timers.push(setTimeout(() => this.answerTimedOut(user), ANSWER_TIMEOUT_MS));
     }
@@ -309,6 +371,7 @@ export class CallSession {
     }
     if (this.state === "closed") return;
     this.send("accept", [this.initiator], { sdp, userInfo });
+    link.descriptionSent(sdp);
     const others = this.opponents.filter((user) => user !== this.me && this.liveUsers.includes(user));
     this.send("accept", others, { userInfo });
     this.announceLocalState([this.initiator, ...others]);
@@ -396,7 +459,7 @@ export class CallSession {
         const link = this.links.get(sender);
         if (!link || link.pc.signalingState !== "have-local-offer") return;
         try {
-          await link.pc.setRemoteDescription({ type: "answer", sdp: message.sdp });
+          await link.setRemote("answer", message.sdp);
         } catch (error) {
           this.log(`answer from ${sender} refused: ${error}`);
           if (link.everConnected) await link.pc.setLocalDescription({ type: "rollback" }).catch(() => {});
@@ -404,14 +467,9 @@ export class CallSession {
         }
         break;
       }
-      case "candidate": {
-        const link = this.links.get(sender);
-        if (!link) return;
-        const init = message.candidate === "" ? null : { candidate: message.candidate, sdpMid: message.sdpMid ?? null, sdpMLineIndex: message.sdpMLineIndex ?? null };
-        if (init && this.loopbackOnly && keepLoopbackCandidates(`a=${init.candidate}`) === "") return;
-        await link.pc.addIceCandidate(init).catch((error) => this.log(`candidate from ${sender}: ${error}`));
+      case "candidate":
+        await this.receivedCandidate(message, sender);
         break;
-      }
       case "mediaSettings": {
         const known = this.remoteMedia.get(sender) || { audioEnabled: true, videoEnabled: true };
         if (typeof message.audioEnabled === "boolean") known.audioEnabled = message.audioEnabled;
@@ -446,7 +504,7 @@ export class CallSession {
       this.setUserState(sender, "connecting");
       this.emit("accepted", { user: sender, userInfo: message.userInfo || {} });
       try {
-        await link.pc.setRemoteDescription({ type: "answer", sdp: message.sdp });
+        await link.setRemote("answer", message.sdp);
       } catch (error) {
         this.log(`answer from ${sender} refused: ${error}`);
         this.fail(link);
@@ -469,6 +527,7 @@ export class CallSession {
     try {
       const sdp = await link.offer();
       this.send("offer", [user], { sdp, iceRestart: false });
+      link.descriptionSent(sdp);
     } catch (error) {
       this.log(`mesh connection with ${user}: ${error}`);
       this.fail(link);
@@ -483,6 +542,7 @@ export class CallSession {
         if (message.iceRestart !== true) return;
         const sdp = await link.answer(message.sdp);
         this.send("answer", [sender], { sdp, iceRestart: true });
+        link.descriptionSent(sdp);
       } else {
         // A mesh connection from another opponent (we both accepted).
         if (!this.isIncoming || !this.hasAccepted || sender === this.initiator || !this.liveUsers.includes(sender)) return;
@@ -492,6 +552,7 @@ export class CallSession {
         this.setUserState(sender, "connecting");
         const sdp = await link.answer(message.sdp);
         this.send("answer", [sender], { sdp, iceRestart: false });
+        link.descriptionSent(sdp);
       }
     } catch (error) {
       this.log(`offer from ${sender} refused: ${error}`);
@@ -499,6 +560,64 @@ export class CallSession {
       if (link.everConnected) await link.pc.setRemoteDescription({ type: "rollback" }).catch(() => {});
       else this.fail(link);
     }
+  }
+
+  // MARK: Trickle ICE in
+
+  /**
+   * A trickled candidate: applied if it belongs to the remote description set now, ignored if
+   * it belongs to an earlier one (before an ICE restart), else kept (at most
+   * MAX_QUEUED_CANDIDATES per user) until its description is set.
+   */
+  async receivedCandidate(message, sender) {
+    if (typeof message.candidate !== "string") return;
+    const link = this.links.get(sender);
+    const ufrag = typeof message.usernameFragment === "string" ? message.usernameFragment : null;
+    if (link && link.remoteUfrag !== null && !link.flushing) {
+      if (ufrag === null || ufrag === link.remoteUfrag) return this.applyCandidate(link, message);
+      if (link.pastRemoteUfrags.has(ufrag)) return;
+    }
+    const queue = this.queuedCandidates.get(sender) || [];
+    if (queue.length >= MAX_QUEUED_CANDIDATES) {
+      this.droppedCandidates += 1;
+      return;
+    }
+    queue.push(message);
+    this.queuedCandidates.set(sender, queue);
+  }
+
+  /** Applies the queued candidates of the link's remote description (after it was set). */
+  async flushCandidates(link) {
+    if (link.flushing) return;
+    link.flushing = true;
+    const later = [];
+    try {
+      let queue;
+      while ((queue = this.queuedCandidates.get(link.user)) && queue.length) {
+        this.queuedCandidates.delete(link.user);
+        for (const message of queue) {
+          const ufrag = typeof message.usernameFragment === "string" ? message.usernameFragment : null;
+          if (ufrag === null || ufrag === link.remoteUfrag) await this.applyCandidate(link, message);
+          else if (!link.pastRemoteUfrags.has(ufrag)) later.push(message); // its description is still to come
+        }
+      }
+    } finally {
+      link.flushing = false;
+      if (later.length) this.queuedCandidates.set(link.user, later);
+    }
+  }
+
+  async applyCandidate(link, message) {
+    const init = { candidate: message.candidate };
+    if (typeof message.sdpMid === "string") init.sdpMid = message.sdpMid;
+    if (Number.isInteger(message.sdpMLineIndex)) init.sdpMLineIndex = message.sdpMLineIndex;
+    if (init.candidate !== "") {
+      if (this.loopbackOnly && keepLoopbackCandidates(`a=${init.candidate}`) === "") return;
+      if (init.sdpMid === undefined && init.sdpMLineIndex === undefined) init.sdpMLineIndex = 0;
+    }
+    if (typeof message.usernameFragment === "string") init.usernameFragment = message.usernameFragment;
+    // An empty candidate: the end of the other side's candidates (of that generation).
+    await link.pc.addIceCandidate(init).catch((error) => this.log(`candidate from ${link.user}: ${error}`));
   }
 
   // MARK: Ending
