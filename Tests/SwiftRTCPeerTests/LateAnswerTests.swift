@@ -2,6 +2,7 @@ import Foundation
 import SwiftRTCMedia
 import SwiftRTCSDP
 import Synchronization
+import TestScheduling
 import Testing
 
 @testable import SwiftRTCPeer
@@ -9,7 +10,7 @@ import Testing
 /// The answerer's checks begin as soon as it has the offer; the offerer can only answer them
 /// with checks of its own, and nominate, once the answer has reached it. An answer on a slow
 /// signaling path (or a loaded machine) arrives seconds later, and the call must still connect.
-@Suite struct LateAnswerTests {
+@Suite(.realTime) struct LateAnswerTests {
     /// The answer reaches the offerer 7 s after the answerer's checks began: longer than
     /// libnice's 5 s grace before it fails a controlled agent's checks that succeeded
     /// without a nomination. The answerer stays connecting until then, and both connect.
