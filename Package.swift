@@ -160,6 +160,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
@@ -431,7 +432,8 @@ let package = Package(
             name: "callbotTests",
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
-                "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher", "call-responder", "voice-agent",
+                "SocketTestSupport", "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher",
+                "call-responder", "voice-agent",
             ]
         ),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),

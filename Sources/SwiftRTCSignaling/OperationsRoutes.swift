@@ -39,6 +39,7 @@ public enum OperationsRoutes {
             guard let exporter = Self.exporter else {
                 return Self.text(.notFound, "no metrics exporter in this process\n")
             }
+            DoorMetrics.recordOpenFiles()
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

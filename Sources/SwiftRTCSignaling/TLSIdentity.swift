@@ -73,11 +73,6 @@ public struct TLSIdentity: Sendable, Hashable, CustomStringConvertible {
         return configuration
     }
 
-    /// `base` with TLS in front of it.
-    package func serverBuilder(_ base: HTTPServerBuilder) throws -> HTTPServerBuilder {
-        try .tls(base, tlsConfiguration: serverConfiguration)
-    }
-
     /// The files, never the key.
     public var description: String {
         "TLS certificate \(certificateChainFile), key \(privateKeyFile)"

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import SwiftRTCCore
@@ -68,6 +69,9 @@ public final class WHIPEndpoint: Sendable {
         /// When set, the endpoint serves `https://` with this certificate and key (else plain
         /// `http://`: put it behind a TLS proxy, or keep it on loopback).
         public var tls: TLSIdentity?
+        /// The TCP connections the endpoint takes, and how long they may stay without a
+        /// request or silent (``ServerDoor``): counted before TLS and HTTP, from `accept`.
+        public var door = ServerDoor.Configuration()
 
         /// Listens on `host:port` at `path`.
         public init(
@@ -95,7 +99,9 @@ public final class WHIPEndpoint: Sendable {
         /// The configuration in one line; says whether a token is set, never the token.
         public var description: String {
             "WHIP endpoint \(tls == nil ? "http" : "https")://\(host):\(port)\(path)\(tls.map { " (\($0))" } ?? ""), token \(bearerToken == nil ? "none" : "set"), offers up to \(maxOfferBytes) bytes, "
-                + "\(maxSessions) sessions (\(maxSessionsPerAddress) per address), connect timeout \(connectTimeout)"
+                + "\(maxSessions) sessions (\(maxSessionsPerAddress) per address), connect timeout \(connectTimeout), "
+                + "door: \(door.maxConnections) TCP connections (\(door.maxConnectionsPerAddress) per address), "
+                + "request timeout \(door.requestTimeout), idle timeout \(door.idleTimeout)"
         }
     }
 
@@ -137,6 +143,8 @@ public final class WHIPEndpoint: Sendable {
 
     /// Where and how it listens (the path normalised to `/segment`).
     public let configuration: Configuration
+    /// The endpoint's door: what it refused and closed before HTTP (``ServerDoor/counters``).
+    public let door: ServerDoor
     /// `Accept-Post` (RFC 5023 §8.2; RFC 9725 uses it in the OPTIONS reply).
     private static let acceptPost = HTTPFields.Element.Name("Accept-Post")!
 
@@ -174,6 +182,7 @@ public final class WHIPEndpoint: Sendable {
         configuration.path = "/" + trimmed
         self.configuration = configuration
         self.answerer = answerer
+        door = ServerDoor(configuration: configuration.door, name: "whip")
     }
 
     /// The ids of the sessions that are open (created and not yet ended).
@@ -210,7 +219,7 @@ public final class WHIPEndpoint: Sendable {
         let scheme = configuration.tls == nil ? "http" : "https"
         let app = Application(
             router: router,
-            server: try configuration.tls.map { try $0.serverBuilder(.http1()) } ?? .http1(),
+            server: try door.serverBuilder(tls: configuration.tls) { HTTP1Channel(responder: $0) },
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -300,11 +309,21 @@ public final class WHIPEndpoint: Sendable {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             return refused(.contentTooLarge, "offer of \(length) bytes is over the limit of \(limit) bytes")
         }
-        var request = request
+        let requestBody = request.body
         let body: ByteBuffer
         do {
-            // Stops reading at the limit (a chunked body has no Content-Length to refuse first).
-            body = try await request.collectBody(upTo: limit)
+            // Stops reading at the limit (a chunked body has no Content-Length to refuse first),
+            // and at the door's request timeout (a body trickled byte by byte holds a connection).
+            let timeout = door.configuration.requestTimeout
+            guard let collected = try await withTimeout(timeout, { try await requestBody.collect(upTo: limit) }) else {
+                door.closed(address, .slowBody)
+                return refused(
+                    .requestTimeout,
+                    "the offer did not arrive within \(timeout)",
+                    headers: [.connection: "close"]
+                )
+            }
+            body = collected
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             return refused(.contentTooLarge, "offer is over the limit of \(limit) bytes")
         } catch {
@@ -497,16 +516,19 @@ public final class WHIPEndpoint: Sendable {
     }
 }
 
-/// The request context of ``WHIPEndpoint``'s routes: Hummingbird's, plus the client's IP
+/// The request context of ``WHIPEndpoint``'s routes: Hummingbird's, plus the client's
 /// address (from the connection, not from any header) that the per-address limit counts.
+/// Made when a request's head has come in, which it tells the connection's door
+/// (``ServerDoor/requestStarted(on:)``).
 struct WHIPRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The client's IP address without its port; `unknown` when the channel has none.
+    /// ``ClientAddress/key(forIP:)`` of the client: an IPv4 address or an IPv6 /64.
     let clientAddress: String
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = ClientAddress.key(forIP: source.channel.remoteAddress?.ipAddress)
+        ServerDoor.requestStarted(on: source.channel)
     }
 }
 

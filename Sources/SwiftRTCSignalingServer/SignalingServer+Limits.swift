@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import SwiftRTCCore
+import SwiftRTCSignaling
 import Synchronization
 
 extension SignalingServer {
@@ -18,6 +19,8 @@ extension SignalingServer {
         /// Hellos refused because ``Configuration/maxConcurrentPasswordChecks`` password checks
         /// were running.
         public var passwordChecksOverLimit = 0
+        /// Password logins refused unchecked by the failed-login budgets (per address, per user).
+        public var loginsThrottled = 0
         /// Messages refused by a connection's rate limit (``Configuration/messagesPerSecond``).
         public var messagesOverRateLimit = 0
         /// Messages refused for their size (``SignalingLimits/maxMessageBytes``).
@@ -42,7 +45,7 @@ extension SignalingServer {
 final class LimitCounters: Sendable {
     /// One kind of refusal.
     enum Kind: CaseIterable, Sendable {
-        case connectionsOverTotalLimit, connectionsOverAddressLimit, passwordChecksOverLimit
+        case connectionsOverTotalLimit, connectionsOverAddressLimit, passwordChecksOverLimit, loginsThrottled
         case messagesOverRateLimit, messagesTooLarge, callsOverOpenLimit, sessionIDsReused
 
         var keyPath: WritableKeyPath<SignalingServer.Counters, Int> {
@@ -50,6 +53,7 @@ final class LimitCounters: Sendable {
             case .connectionsOverTotalLimit: \.connectionsOverTotalLimit
             case .connectionsOverAddressLimit: \.connectionsOverAddressLimit
             case .passwordChecksOverLimit: \.passwordChecksOverLimit
+            case .loginsThrottled: \.loginsThrottled
             case .messagesOverRateLimit: \.messagesOverRateLimit
             case .messagesTooLarge: \.messagesTooLarge
             case .callsOverOpenLimit: \.callsOverOpenLimit
@@ -107,6 +111,7 @@ final class LimitCounters: Sendable {
 final class PasswordCheckGate: Sendable {
     let limit: Int
     private let running = Atomic<Int>(0)
+    private let waiters = Atomic<Int>(0)
 
     init(limit: Int) {
         self.limit = max(1, limit)
@@ -122,6 +127,24 @@ final class PasswordCheckGate: Sendable {
         return true
     }
 
+    /// Takes a place, waiting at most `wait` for one (polling every 10 ms), unless
+    /// ``maxWaiting`` logins wait already.
+    func enter(waitingAtMost wait: Duration) async -> Bool {
+        if tryEnter() { return true }
+        let (waiting, _) = waiters.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        defer { waiters.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+        guard waiting < Self.maxWaiting else { return false }
+        let deadline = ContinuousClock.now + wait
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+            if tryEnter() { return true }
+        }
+        return false
+    }
+
+    /// Logins waiting for a place at once, at most (more are refused at once).
+    static let maxWaiting = 64
+
     /// Gives back a place taken by ``tryEnter()``.
     func leave() {
         running.wrappingSubtract(1, ordering: .acquiringAndReleasing)
@@ -131,28 +154,9 @@ final class PasswordCheckGate: Sendable {
     var count: Int { running.load(ordering: .acquiring) }
 }
 
-/// What the per-address connection limit counts as one client: an IPv4 address, an IPv6 /64
-/// (one host usually has a whole /64 to pick addresses from; an IPv4-mapped IPv6 address
-/// counts as its IPv4 address), or `local` for a Unix socket or an unknown peer.
-enum ClientAddress {
-    static func key(forIP ip: String?) -> String {
-        guard let ip, !ip.isEmpty else { return "local" }
-        guard ip.contains(":") else { return ip }
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, ip, &address) == 1 else { return ip }
-        let bytes = withUnsafeBytes(of: &address) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
-            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
-        }
-        let groups = stride(from: 0, to: 8, by: 2).map {
-            String(bytes.withUnsafeBytes { [offset = $0] in $0.u16(offset) }, radix: 16)
-        }
-        return groups.joined(separator: ":") + "::/64"
-    }
-}
-
-/// The request context of the signaling endpoint: Hummingbird's, plus the client's address
-/// (the TCP peer) for the per-address connection limit.
+/// The request context of the signaling server's routes: Hummingbird's, plus the client's
+/// address (the TCP peer) for the per-address connection limit. Made when a request's head
+/// has come in, which it tells the connection's door (``ServerDoor/requestStarted(on:)``).
 struct SignalingRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
@@ -163,5 +167,6 @@ struct SignalingRequestContext: RequestContext, WebSocketRequestContext {
         coreContext = .init(source: source)
         webSocket = .init()
         clientAddress = ClientAddress.key(forIP: source.channel.remoteAddress?.ipAddress)
+        ServerDoor.requestStarted(on: source.channel)
     }
 }

@@ -66,6 +66,8 @@ public final class SignalingServer: Sendable {
         public var messageBurst: Int
         /// Messages waiting to be written to one connection; more are dropped (and the sender told).
         public var sendQueueLimit: Int
+        /// Bytes waiting to be written to one connection; more are dropped (and the sender told).
+        public var sendQueueBytes: Int = defaultSendQueueBytes
         /// Time a new connection has to authenticate.
         public var helloTimeout: Duration
         /// An unanswered call ends as `no_answer` after this long (clients usually give up first).
@@ -87,6 +89,11 @@ public final class SignalingServer: Sendable {
         /// When set, the server serves `wss://` with this certificate and key (else plain
         /// `ws://`: put it behind a TLS proxy, or keep it on loopback).
         public var tls: TLSIdentity? = nil
+        /// The TCP connections the server takes, and how long they may stay without a request
+        /// or silent (``ServerDoor``): counted before TLS and HTTP, from `accept`. Its
+        /// connection limits are raised to ``maxConnections`` and ``maxConnectionsPerAddress``
+        /// where those are higher (the door never refuses what the WebSocket limits allow).
+        public var door = ServerDoor.Configuration()
         /// How long a user whose connection dropped keeps their place in their calls: a client
         /// that logs in again within it (to this server, or to another instance on the same
         /// database) is back in its calls; after it, they leave them as `connection_lost`.
@@ -98,6 +105,8 @@ public final class SignalingServer: Sendable {
         /// Default of ``maxFrameBytes``: twice ``SignalingLimits/maxMessageBytes`` (128 KiB), so
         /// that a message somewhat over the limit is answered (413) rather than cut off.
         public static let defaultMaxFrameBytes = 2 * SignalingLimits.maxMessageBytes
+        /// Default of ``sendQueueBytes``: 1 MiB (16 of the largest messages).
+        public static let defaultSendQueueBytes = 1 << 20
         /// Default of ``maxConnections``: 1000.
         public static let defaultMaxConnections = 1_000
         /// Default of ``maxConnectionsPerAddress``: 32.
@@ -144,6 +153,8 @@ public final class SignalingServer: Sendable {
     public let configuration: Configuration
     /// The call log the server writes.
     public var callLog: any CallLogStore { hub.callLog }
+    /// The server's door: what it refused and closed before a WebSocket (``ServerDoor/counters``).
+    public let door: ServerDoor
     let hub: SignalingHub
     private let storage: SignalingStorage
     private let shutdownRequest: AsyncStream<Void>
@@ -161,6 +172,13 @@ public final class SignalingServer: Sendable {
         configuration.path = "/" + configuration.path.split(separator: "/").joined(separator: "/")
         self.configuration = configuration
         self.storage = storage
+        var doorConfiguration = configuration.door
+        doorConfiguration.maxConnections = max(doorConfiguration.maxConnections, configuration.maxConnections)
+        doorConfiguration.maxConnectionsPerAddress = max(
+            doorConfiguration.maxConnectionsPerAddress,
+            configuration.maxConnectionsPerAddress
+        )
+        door = ServerDoor(configuration: doorConfiguration, name: "signaling")
         hub = SignalingHub(configuration: configuration, credentials: credentials, storage: storage)
         (shutdownRequest, shutdownContinuation) = AsyncStream.makeStream(
             of: Void.self,
@@ -206,7 +224,7 @@ public final class SignalingServer: Sendable {
                 .serve(inbound: inbound, outbound: outbound, clientAddress: context.requestContext.clientAddress)
         }
         // Plain HTTP (no upgrade) on the same path says what the endpoint is.
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: SignalingRequestContext.self)
         router.get(RouterPath(configuration.path)) { _, _ in
             Response(
                 status: .upgradeRequired,
@@ -234,22 +252,25 @@ public final class SignalingServer: Sendable {
             : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
         let host = configuration.host
         let path = configuration.path
-        let scheme = configuration.webSocketScheme
+        let scheme = configuration.tls == nil ? "ws" : "wss"
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            ws: WebSocketServerConfiguration(
+                maxFrameSize: configuration.maxFrameBytes,
+                autoPing: .enabled(timePeriod: .seconds(30)),
+                closeTimeout: .seconds(2),
+                validateUTF8: true
+            )
+        )
         let app = Application(
             router: router,
-            server: try configuration.serverBuilder(
-                .http1WebSocketUpgrade(
-                    webSocketRouter: webSocketRouter,
-                    configuration: .init(
-                        ws: WebSocketServerConfiguration(
-                            maxFrameSize: configuration.maxFrameBytes,
-                            autoPing: .enabled(timePeriod: .seconds(30)),
-                            closeTimeout: .seconds(2),
-                            validateUTF8: true
-                        )
-                    )
+            server: try door.serverBuilder(tls: configuration.tls) { responder in
+                HTTP1WebSocketUpgradeChannel(
+                    responder: responder,
+                    webSocketResponder: webSocketResponder,
+                    configuration: channelConfiguration
                 )
-            ),
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -223,7 +223,7 @@ struct LoadCommand: AsyncParsableCommand {
         defer { metricsServer?.cancel() }
         let logins = try logins()
         let urls = servers.compactMap(Self.url)
-        let fileLimit = ProcessResources.raiseOpenFileLimit()
+        let fileLimit = OpenFiles.raiseLimit()
         let needed = Self.filesNeeded(bots: logins.count, groupSize: groupSize)
         guard needed <= fileLimit else {
             throw CallbotError(
@@ -249,11 +249,11 @@ struct LoadCommand: AsyncParsableCommand {
         let baseline = ProcessResources.residentBytes()
         let signals = TerminationSignals()
         let started = ContinuousClock.now
-        let peakFiles = Atomic<Int>(ProcessResources.openFiles())
+        let peakFiles = Atomic<Int>(OpenFiles.count)
         let sampler = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                peakFiles.max(ProcessResources.openFiles(), ordering: .relaxed)
+                peakFiles.max(OpenFiles.count, ordering: .relaxed)
             }
         }
         let progressLines = Task { [progressInterval, settings] in
@@ -296,7 +296,7 @@ struct LoadCommand: AsyncParsableCommand {
         stopper.cancel()
         sampler.cancel()
         progressLines.cancel()
-        peakFiles.max(ProcessResources.openFiles(), ordering: .relaxed)
+        peakFiles.max(OpenFiles.count, ordering: .relaxed)
 
         var report = LoadReport()
         report.bots = logins.count

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// What this process uses, for `callbot load`'s report: CPU time (getrusage), resident memory
-/// (`/proc/self/status`), open files, and the open-file limit.
+/// (`/proc/self/status`); open files and their limit are ``OpenFiles``'.
 enum ProcessResources {
     /// User plus system CPU seconds used so far by the whole process (every thread).
     static func cpuSeconds() -> Double {
@@ -28,22 +28,5 @@ enum ProcessResources {
         else { return nil }
         let number = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
         return number.flatMap { Int($0) }
-    }
-
-    /// Descriptors open now (entries of `/proc/self/fd`).
-    static func openFiles() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
-    }
-
-    /// Raises the soft open-file limit to the hard one; returns the limit now in force.
-    static func raiseOpenFileLimit() -> Int {
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-        return limit.rlim_cur > UInt64(Int.max) ? Int.max : Int(limit.rlim_cur)
     }
 }

@@ -38,6 +38,7 @@ struct Serve: AsyncParsableCommand {
     var host = "127.0.0.1"
 
     @OptionGroup var tls: TLSServerOptions
+    @OptionGroup var door: DoorOptions
 
     @Option(help: ArgumentHelp("Users and their bearer tokens: USER:TOKEN lines.", valueName: "FILE"))
     var tokens: String?
@@ -241,6 +242,7 @@ struct Serve: AsyncParsableCommand {
             maxConcurrentPasswordChecks: maxPasswordChecks
         )
         configuration.tls = try tls.identity()
+        configuration.door = door.configuration
         configuration.reconnectGrace = Seconds.duration(reconnectGrace)
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         // SIGTERM drains the server (ServiceLifecycle): alone, it logs the calls under way and

@@ -42,6 +42,7 @@ struct WhipServer: AsyncParsableCommand {
 
     @OptionGroup var token: WhipTokenOptions
     @OptionGroup var tls: TLSServerOptions
+    @OptionGroup var door: DoorOptions
 
     @Option(help: ArgumentHelp("The most sessions open at once; a further offer gets 503.", valueName: "N"))
     var maxSessions = WHIPEndpoint.Configuration.defaultMaxSessions
@@ -115,7 +116,7 @@ struct WhipServer: AsyncParsableCommand {
             trimming: trimSilence ? SilenceTrimming() : nil,
             rollover: recordRollover.rollover
         )
-        let configuration = WHIPEndpoint.Configuration(
+        var configuration = WHIPEndpoint.Configuration(
             host: host,
             port: port,
             bearerToken: try token.value(),
@@ -124,6 +125,7 @@ struct WhipServer: AsyncParsableCommand {
             connectTimeout: Seconds.duration(connectTimeout),
             tls: try tls.identity()
         )
+        configuration.door = door.configuration
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }

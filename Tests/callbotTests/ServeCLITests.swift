@@ -22,13 +22,20 @@ import Testing
         let stdout: URL
         let stderr: URL
 
-        init(_ arguments: [String], environment: [String: String]? = nil) throws {
+        /// `openFileLimit`: the soft open-file limit it starts with (through `prlimit`), as a
+        /// systemd service gets 1024.
+        init(_ arguments: [String], environment: [String: String]? = nil, openFileLimit: Int? = nil) throws {
             stdout = folder.appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).out")
             stderr = stdout.deletingPathExtension().appendingPathExtension("err")
             _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
             _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-            process.executableURL = Callbot.executable
-            process.arguments = ["serve"] + arguments
+            if let openFileLimit {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                process.arguments = ["--nofile=\(openFileLimit):", Callbot.executable.path, "serve"] + arguments
+            } else {
+                process.executableURL = Callbot.executable
+                process.arguments = ["serve"] + arguments
+            }
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)
             process.standardInput = FileHandle.nullDevice

@@ -51,7 +51,8 @@ import Testing
                         "--port", "--host", "--record", "--trim-silence", "--record-rollover-seconds",
                         "--record-rollover-megabytes", "--token", "--token-file",
                         "--max-sessions", "--max-sessions-per-address", "--connect-timeout",
-                        "--tls-cert", "--tls-key", "--insecure",
+                        "--tls-cert", "--tls-key", "--insecure", "--max-tcp-connections",
+                        "--max-tcp-connections-per-address", "--request-timeout", "--idle-timeout",
                         "--log-level", "--help", "--version",
                     ]
                 )
