@@ -6,17 +6,21 @@ import SwiftRTCSignaling
 /// One WebSocket connection of the signaling server: reads whole messages (reassembling
 /// fragments, refusing oversized, binary or unparsable ones and floods with an error reply),
 /// hands parsed messages to the ``SignalingHub``, and writes what the hub queues for it.
+///
+/// When the hub closes the connection, the close frame follows what is queued; a client
+/// that does not read (its writes stuck) is cut off ``closeGrace`` later all the same.
 struct SignalingConnection: Sendable {
     let hub: SignalingHub
     let configuration: SignalingServer.Configuration
 
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, clientAddress: String) async {
-        let (queue, continuation) = AsyncStream.makeStream(
-            of: SignalingHub.Outbound.self,
-            bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit)
-        )
+        // Unbounded as a stream: the hub reserves each message's place in `sendQueue` first,
+        // and a close is always queued.
+        let (queue, continuation) = AsyncStream.makeStream(of: SignalingHub.Outbound.self)
+        let sendQueue = SendQueue(maxMessages: configuration.sendQueueLimit, maxBytes: configuration.sendQueueBytes)
+        let (closeRequests, closer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id: Int
-        switch await hub.open(outbound: continuation, address: clientAddress) {
+        switch await hub.open(outbound: continuation, queue: sendQueue, closer: closer, address: clientAddress) {
         case let .opened(opened):
             id = opened
         case let .refused(reason):
@@ -42,6 +46,7 @@ struct SignalingConnection: Sendable {
                     do {
                         switch item {
                         case let .text(text):
+                            defer { sendQueue.release(text.utf8.count) }
                             try await outbound.writeTextMessage(text)
                         case let .close(code, reason):
                             switch code {
@@ -55,16 +60,30 @@ struct SignalingConnection: Sendable {
                     }
                 }
             }
-            await read(inbound, connection: id)
-            // The peer closed (or the connection failed): the writer has nothing left to do.
+            group.addTask {
+                // A close from the hub: the writer has `closeGrace` to send what is queued and
+                // the close frame; a client that does not read is cut off then.
+                for await _ in closeRequests {
+                    try? await Task.sleep(for: Self.closeGrace)
+                    return
+                }
+            }
+            group.addTask { await read(inbound, connection: id, address: clientAddress) }
+            // The first to end (the peer closed, the writer closed or failed, the grace ran
+            // out) ends the connection.
+            await group.next()
             continuation.finish()
-            await group.waitForAll()
+            closer.finish()
+            group.cancelAll()
         }
         await hub.closed(id)
     }
 
+    /// How long a connection the hub closes has to take its last messages and the close frame.
+    static let closeGrace: Duration = .seconds(2)
+
     /// Reads messages until the peer closes the connection.
-    private func read(_ inbound: WebSocketInboundStream, connection id: Int) async {
+    private func read(_ inbound: WebSocketInboundStream, connection id: Int, address: String) async {
         let limit = SignalingLimits.maxMessageBytes
         var limiter = MessageRateLimiter(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst)
         var frames = inbound.makeAsyncIterator()
@@ -72,6 +91,8 @@ struct SignalingConnection: Sendable {
         var isText = true
         var oversized = 0
         var inMessage = false
+        // Over the rate, one answer a second says so: a flood costs the hub nothing more.
+        var lastRateAnswer: ContinuousClock.Instant?
         while true {
             let frame: WebSocketDataFrame
             do {
@@ -88,7 +109,7 @@ struct SignalingConnection: Sendable {
                 inMessage = true
             case .continuation:
                 guard inMessage else {
-                    await hub.refuse(
+                    await hub.refuseUnread(
                         connection: id,
                         code: .malformed,
                         reason: "a continuation frame without a message to continue",
@@ -112,7 +133,10 @@ struct SignalingConnection: Sendable {
                     .messagesOverRateLimit,
                     "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second"
                 )
-                await hub.refuse(
+                let now = ContinuousClock.now
+                if let last = lastRateAnswer, now - last < .seconds(1) { continue }
+                lastRateAnswer = now
+                await hub.refuseUnread(
                     connection: id,
                     code: .tooManyMessages,
                     reason: "more than \(Int(configuration.messagesPerSecond)) messages per second",
@@ -125,7 +149,7 @@ struct SignalingConnection: Sendable {
                     .messagesTooLarge,
                     "a message of \(oversized) bytes from connection \(id), at most \(limit)"
                 )
-                await hub.refuse(
+                await hub.refuseUnread(
                     connection: id,
                     code: .tooLarge,
                     reason: "message of \(oversized) bytes, at most \(limit)",
@@ -134,7 +158,7 @@ struct SignalingConnection: Sendable {
                 continue
             }
             guard isText else {
-                await hub.refuse(
+                await hub.refuseUnread(
                     connection: id,
                     code: .malformed,
                     reason: "binary message: send the JSON as a text message",
@@ -147,7 +171,7 @@ struct SignalingConnection: Sendable {
             do throws(SignalingProtocolError) {
                 parsed = try SignalingMessage(json: data)
             } catch {
-                await hub.refuse(
+                await hub.refuseUnread(
                     connection: id,
                     code: error.code,
                     reason: error.description,
@@ -156,17 +180,25 @@ struct SignalingConnection: Sendable {
                 continue
             }
             if case let .hello(hello) = parsed.body {
-                await authenticate(hello, messageID: parsed.id, connection: id)
+                await authenticate(hello, messageID: parsed.id, connection: id, address: address)
             } else {
                 await hub.receive(parsed, connection: id)
             }
         }
     }
 
-    /// Checks a hello's token and tells the hub who it names. A password check (PBKDF2) runs off
-    /// the cooperative pool and only if one of ``SignalingServer/Configuration/maxConcurrentPasswordChecks``
-    /// places is free; otherwise the hello is refused at once (429) and the connection closed.
-    private func authenticate(_ hello: SignalingBody.Hello, messageID: String?, connection id: Int) async {
+    /// Checks a hello's token and tells the hub who it names. A password login first passes
+    /// the failed-login budgets (``LoginThrottle``: refused unchecked, 429, when over); its
+    /// check (PBKDF2) runs off the cooperative pool in one of
+    /// ``SignalingServer/Configuration/maxConcurrentPasswordChecks`` places. An address never
+    /// seen failing waits up to ``passwordCheckWait`` for a place; a suspect one is refused at
+    /// once (429) when none is free. Refused, the connection is closed.
+    private func authenticate(
+        _ hello: SignalingBody.Hello,
+        messageID: String?,
+        connection id: Int,
+        address: String
+    ) async {
         guard await hub.awaitsHello(connection: id) else {
             // Already authenticated (or closing): the hub answers that.
             await hub.hello(user: nil, messageID: messageID, connection: id)
@@ -177,14 +209,34 @@ struct SignalingConnection: Sendable {
             await hub.hello(user: credentials.authenticate(token: hello.token), messageID: messageID, connection: id)
             return
         }
-        guard hub.passwordChecks.tryEnter() else {
+        let name = hello.token.firstIndex(of: ":").map { String(hello.token[..<$0]) } ?? ""
+        let suspect: Bool
+        switch hub.loginThrottle.admit(address: address, user: name, exists: credentials.hasPassword(user: name)) {
+        case let .wait(wait):
+            await hub.refuseThrottledLogin(connection: id, messageID: messageID, wait: wait)
+            return
+        case let .check(isSuspect):
+            suspect = isSuspect
+        }
+        let entered =
+            suspect
+            ? hub.passwordChecks.tryEnter() : await hub.passwordChecks.enter(waitingAtMost: Self.passwordCheckWait)
+        guard entered else {
             await hub.refusePasswordCheck(connection: id, messageID: messageID)
             return
         }
         let user = await credentials.authenticateOffPool(token: hello.token)
         hub.passwordChecks.leave()
+        if user == nil {
+            hub.loginThrottle.failed(address: address)
+        } else {
+            hub.loginThrottle.succeeded(address: address)
+        }
         await hub.hello(user: user, messageID: messageID, connection: id)
     }
+
+    /// How long a login from an address never seen failing waits for a password check's place.
+    static let passwordCheckWait: Duration = .seconds(3)
 
     /// How long a connection refused for a limit is kept waiting for its first message.
     static let refusalWait: Duration = .seconds(1)

@@ -175,6 +175,12 @@ public struct SignalingCredentials: Sendable {
         }
     }
 
+    /// Whether `user` has a password in a users file (always false for tokens).
+    func hasPassword(user: String) -> Bool {
+        guard case let .users(users, _) = storage else { return false }
+        return users[user] != nil
+    }
+
     /// Whether ``authenticate(token:)`` checks a password hash (``users(_:)``): a fraction of a
     /// second of CPU per check, which the server runs off its pool and bounds in number.
     /// Token lookups (``tokens(_:)``) cost one SHA-256.

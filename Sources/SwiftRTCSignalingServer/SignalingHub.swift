@@ -36,6 +36,10 @@ actor SignalingHub {
 
     private struct Connection {
         let outbound: AsyncStream<Outbound>.Continuation
+        /// Bounds what waits in `outbound` (a close always goes in).
+        let queue: SendQueue
+        /// Tells the connection it is closed: it is cut off if it does not take the close in time.
+        let closer: AsyncStream<Void>.Continuation
         let opened: ContinuousClock.Instant
         /// ``ClientAddress/key(forIP:)`` of the client.
         let address: String
@@ -58,6 +62,8 @@ actor SignalingHub {
     nonisolated let limits: LimitCounters
     /// Password checks running (taken by the connection tasks, off the actor).
     nonisolated let passwordChecks: PasswordCheckGate
+    /// Failed password logins per address and per user (consulted by the connection tasks).
+    nonisolated let loginThrottle: LoginThrottle
     private let logger = SwiftRTCLogging.logger("signaling")
     private var connections: [Int: Connection] = [:]
     private var connectionsByAddress: [String: Int] = [:]
@@ -76,6 +82,7 @@ actor SignalingHub {
         state = storage.state
         limits = LimitCounters(logger: logger, metrics: metrics)
         passwordChecks = PasswordCheckGate(limit: configuration.maxConcurrentPasswordChecks)
+        loginThrottle = LoginThrottle()
     }
 
     /// Who may log in now.
@@ -90,7 +97,12 @@ actor SignalingHub {
 
     /// Registers a new (not yet authenticated) connection from `address`, unless the server
     /// is stopping or the connection limits (in total, per address) are reached.
-    func open(outbound: AsyncStream<Outbound>.Continuation, address: String) -> Admission {
+    func open(
+        outbound: AsyncStream<Outbound>.Continuation,
+        queue: SendQueue,
+        closer: AsyncStream<Void>.Continuation,
+        address: String
+    ) -> Admission {
         guard !stopping else { return .stopping }
         guard connections.count < configuration.maxConnections else {
             limits.hit(
@@ -113,7 +125,7 @@ actor SignalingHub {
         }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(outbound: outbound, opened: .now, address: address)
+        connections[id] = Connection(outbound: outbound, queue: queue, closer: closer, opened: .now, address: address)
         metrics.connections.record(connections.count)
         connectionsByAddress[address] = fromAddress + 1
         return .opened(id)
@@ -187,9 +199,19 @@ actor SignalingHub {
 
     // MARK: - Messages
 
-    /// Answers a message that could not be parsed (or was refused before parsing).
+    /// Answers a message that was refused.
     func refuse(connection id: Int, code: SignalingErrorCode, reason: String, replyTo: String?) {
         reply(to: id, .error(.init(code: code, reason: reason, replyTo: replyTo)))
+    }
+
+    /// Answers a message the connection refused before the hub saw it (unparsable, too large,
+    /// binary, over the rate). A connection not yet authenticated may only say hello: it is
+    /// closed (1008) after the answer.
+    func refuseUnread(connection id: Int, code: SignalingErrorCode, reason: String, replyTo: String?) {
+        refuse(connection: id, code: code, reason: reason, replyTo: replyTo)
+        if let connection = connections[id], connection.user == nil {
+            close(id, code: .policyViolation, reason: "send hello first")
+        }
     }
 
     /// Handles one parsed message from connection `id`.
@@ -202,6 +224,7 @@ actor SignalingHub {
                 reason: "send hello with your token first",
                 replyTo: message.id
             )
+            close(id, code: .policyViolation, reason: "send hello first")
             return
         }
         if let from = message.from, from != user {
@@ -248,6 +271,21 @@ actor SignalingHub {
             replyTo: messageID
         )
         close(id, code: .policyViolation, reason: "too many logins at once")
+    }
+
+    /// A password login the ``LoginThrottle`` refused without checking it: `429` saying how
+    /// long to wait, counted, and closed.
+    func refuseThrottledLogin(connection id: Int, messageID: String?, wait: Duration) {
+        guard let connection = connections[id], !connection.closing else { return }
+        let seconds = max(1, Int(wait.seconds.rounded(.up)))
+        limits.hit(.loginsThrottled, "a login from \(connection.address): too many failed logins, next in \(seconds) s")
+        refuse(
+            connection: id,
+            code: .tooManyMessages,
+            reason: "too many failed logins: try again in \(seconds) s",
+            replyTo: messageID
+        )
+        close(id, code: .policyViolation, reason: "too many failed logins")
     }
 
     /// Whether connection `id` still needs a hello (false: already authenticated, or closing).
@@ -519,13 +557,20 @@ actor SignalingHub {
 
     private func deliverHere(_ text: String, to user: String) -> Delivery {
         guard let id = connectionByUser[user], let connection = connections[id] else { return .notConnected }
-        switch connection.outbound.yield(.text(text)) {
-        case .enqueued:
-            metrics.routedLocally.increment()
-            return .delivered
-        case .dropped, .terminated: return .queueFull
-        @unknown default: return .queueFull
+        guard enqueue(text, on: connection) else { return .queueFull }
+        metrics.routedLocally.increment()
+        return .delivered
+    }
+
+    /// Queues `text` for the connection if its send queue has room for it.
+    private func enqueue(_ text: String, on connection: Connection) -> Bool {
+        let bytes = text.utf8.count
+        guard !connection.closing, connection.queue.reserve(bytes) else { return false }
+        guard case .enqueued = connection.outbound.yield(.text(text)) else {
+            connection.queue.release(bytes)
+            return false
         }
+        return true
     }
 
     /// What another instance sent this one: a message for a user connected here, or the news
@@ -554,14 +599,17 @@ actor SignalingHub {
 
     private func reply(to id: Int, _ body: SignalingBody) {
         // A connection that does not read its replies loses them (its queue is bounded).
-        _ = connections[id]?.outbound.yield(
-            .text(String(decoding: SignalingMessage(body: body).jsonData(), as: UTF8.self))
-        )
+        guard let connection = connections[id] else { return }
+        _ = enqueue(String(decoding: SignalingMessage(body: body).jsonData(), as: UTF8.self), on: connection)
     }
 
+    /// Closes the connection after what is queued for it; one that does not take the close
+    /// is cut off (``SignalingConnection/closeGrace``).
     private func close(_ id: Int, code: CloseCode, reason: String) {
+        guard let connection = connections[id], !connection.closing else { return }
         connections[id]?.closing = true
-        _ = connections[id]?.outbound.yield(.close(code, reason))
+        connection.outbound.yield(.close(code, reason))
+        connection.closer.yield()
     }
 
     // MARK: - Timers and shutdown

@@ -30,8 +30,14 @@ struct SignalingMetrics: Sendable {
         Counter(label: "signaling_calls_ended_total", dimensions: [("result", result.rawValue)]).increment()
     }
 
+    private let refusals = Dictionary(
+        uniqueKeysWithValues: LimitCounters.Kind.allCases.map {
+            ($0, Counter(label: "signaling_limit_refusals_total", dimensions: [("kind", $0.name)]))
+        }
+    )
+
     /// A limit refused something.
     func refused(_ kind: LimitCounters.Kind) {
-        Counter(label: "signaling_limit_refusals_total", dimensions: [("kind", kind.name)]).increment()
+        refusals[kind]?.increment()
     }
 }

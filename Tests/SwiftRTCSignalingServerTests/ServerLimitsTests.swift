@@ -81,10 +81,10 @@ import Testing
         await server.stop()
     }
 
-    /// A password check costs a PBKDF2 derivation (here 5 000 000 iterations, about a second,
-    /// so that the two hellos overlap for sure): with one check allowed at a time, of two
-    /// hellos sent together one is checked and the other refused at once (429, closed).
-    @Test func aHelloOverTheLimitOfPasswordChecksIsRefusedAtOnce() async throws {
+    /// A password check costs a PBKDF2 derivation (here 5 000 000 iterations, about a second):
+    /// with one check allowed at a time, a hello from an address that failed a login before
+    /// finds it taken and is refused at once (429, closed), unchecked.
+    @Test func aHelloFromASuspectAddressOverTheLimitOfPasswordChecksIsRefusedAtOnce() async throws {
         // Python's hashlib, 5 000 000 iterations, password "correct horse".
         let slow = try PasswordHash(
             parsing: "pbkdf2-sha256$5000000$c2xvdy10ZXN0LXNhbHQxNg==$oStnNyA0O7yT5gqQgcwXRjRbB6h7VyZpBM7G43VAsEM="
@@ -95,38 +95,51 @@ import Testing
             configuration,
             credentials: try SignalingCredentials.users(["erin": slow, "frank": slow])
         )
-        let clients = [try await server.raw(), try await server.raw()]
-        for (client, user) in zip(clients, ["erin", "frank"]) {
-            client.send(.text(#"{"type":"hello","id":"h","token":"\#(user):correct horse"}"#))
+        // A wrong password first: this address (127.0.0.1) is a suspect from now on.
+        let wrong = try await server.raw()
+        wrong.send(.text(#"{"type":"hello","id":"w","token":"frank:wrong horse"}"#))
+        #expect(try await wrong.nextError().code == .unauthenticated)
+        // erin's check takes the one place; frank's hello, sent meanwhile, is refused at once.
+        let erin = try await server.raw()
+        erin.send(.text(#"{"type":"hello","id":"h","token":"erin:correct horse"}"#))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.server.hub.passwordChecks.count == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
         }
-        var welcomed = 0
-        var refused: [RawClient] = []
-        for client in clients {
-            let reply = try await client.next()
-            switch reply.body {
-            case .welcome: welcomed += 1
-            case let .error(error):
-                #expect(error.code == .tooManyMessages)
-                #expect(error.reason.contains("logins are being checked"), "\(error.reason)")
-                #expect(error.replyTo == "h")
-                refused.append(client)
-            default: Issue.record("unexpected \(reply)")
-            }
+        let frank = try await server.raw()
+        frank.send(.text(#"{"type":"hello","id":"h","token":"frank:correct horse"}"#))
+        let refused = try await frank.nextError()
+        #expect(refused.code == .tooManyMessages)
+        #expect(refused.reason.contains("logins are being checked"), "\(refused.reason)")
+        #expect(refused.replyTo == "h")
+        try await frank.inbox.waitFinished()
+        guard case .welcome = try await erin.next().body else {
+            Issue.record("erin was not welcomed")
+            return
         }
-        #expect(welcomed == 1)
-        #expect(refused.count == 1)
-        for client in refused { try await client.inbox.waitFinished() }
         #expect(server.server.counters.passwordChecksOverLimit == 1)
         // The place is given back after each check.
         #expect(server.server.hub.passwordChecks.count == 0)
-        let later = try await server.raw()
-        later.send(.text(#"{"type":"hello","token":"frank:correct horse"}"#))
-        guard case .welcome = try await later.next().body else {
-            Issue.record("frank was not welcomed")
-            return
-        }
-        for client in clients + [later] { await client.close() }
+        for client in [wrong, erin, frank] { await client.close() }
         await server.stop()
+    }
+
+    /// A login from an address never seen failing waits for a password check's place (up to
+    /// a bound, and only so many at once) rather than being refused while strangers keep them busy.
+    @Test func aCleanLoginWaitsForAPasswordChecksPlace() async throws {
+        let gate = PasswordCheckGate(limit: 1)
+        #expect(gate.tryEnter())
+        let waiter = Task { await gate.enter(waitingAtMost: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!gate.tryEnter())
+        gate.leave()
+        #expect(await waiter.value)
+        #expect(gate.count == 1)
+        gate.leave()
+        // Past the wait, a login is refused.
+        #expect(gate.tryEnter())
+        #expect(await gate.enter(waitingAtMost: .milliseconds(30)) == false)
+        gate.leave()
     }
 
     @Test(arguments: [

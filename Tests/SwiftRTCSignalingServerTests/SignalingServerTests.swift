@@ -72,7 +72,9 @@ import Testing
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func messagesBeforeHelloAreRefused(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aMessageBeforeHelloIsRefusedAndClosesTheConnection(
+        backend: Backend
+    ) async throws {
         var configuration = SignalingServer.Configuration()
         configuration.helloTimeout = .seconds(60)
         let server = try await RunningServer.start(configuration, backend: backend)
@@ -81,9 +83,13 @@ import Testing
         let refused = try await raw.nextError()
         #expect(refused.code == .unauthenticated)
         #expect(refused.replyTo == "q1")
-        // The connection stays: a hello now is welcome.
-        try await raw.login("alice")
-        await raw.close()
+        // Only a hello may come first: the connection is closed, long before the hello timeout.
+        try await raw.inbox.waitFinished()
+        // So is one whose first message does not even parse.
+        let junk = try await server.raw()
+        junk.send(.text("not json"))
+        #expect(try await junk.nextError().code == .malformed)
+        try await junk.inbox.waitFinished()
         await server.stop()
     }
 

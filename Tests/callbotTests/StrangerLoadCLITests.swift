@@ -85,6 +85,75 @@ import FoundationNetworking
         #expect(try await server.terminate() == 0)
     }
 
+    @Test func clientsThatNeverReadAreClosedAndAnHonestLoginGetsIn() async throws {
+        StrangerLoad.raiseOpenFileLimit()
+        let server = try Server(try Self.serveArguments(), openFileLimit: 1024)
+        let url = try await server.ready()
+        let port = try #require(url.port)
+        // 26 from each of 40 addresses: WebSockets that send junk and never read.
+        let clients = await Self.offPool {
+            StrangerLoad.nonReadingWebSockets(1040, port: port, path: url.path, addresses: 40, frames: 50)
+        }
+        defer { StrangerLoad.close(clients) }
+        print("non-reading clients: \(clients.count) opened")
+        #expect(clients.count == 1040)
+        let login = try #require(await Self.honestLogin(url))
+        print("non-reading clients: honest login in \(login)")
+        #expect(login < .seconds(5))
+        // Each was closed at its first junk message (and cut off if it did not take the close).
+        try await Task.sleep(for: .seconds(3))
+        let closed = await Self.offPool { clients.prefix(50).allSatisfy { StrangerLoad.isClosedByPeer($0) } }
+        #expect(closed)
+        #expect(server.process.isRunning)
+        #expect(try await server.terminate() == 0)
+    }
+
+    @Test func aPasswordFloodGetsFewGuessesAndTheHonestUserGetsIn() async throws {
+        let hashed = try await Callbot.run(["serve", "--hash-password", "erin"], stdin: "erin's password\n")
+        let users = try ServeCLITests.write("stranger-users.txt", hashed.stdout)
+        let server = try Server(["--port", "0", "--users", users], openFileLimit: 1024)
+        let url = try await server.ready()
+        let port = try #require(url.port)
+        let path = url.path
+        // 8 addresses loop wrong-password hellos at erin's account for a minute.
+        let deadline = Date().addingTimeInterval(60)
+        let flood = Task.detached {
+            await withTaskGroup(of: [Int?].self) { group in
+                for source in StrangerLoad.addresses(8) {
+                    group.addTask {
+                        await Self.offPool {
+                            var codes: [Int?] = []
+                            while Date() < deadline {
+                                codes.append(
+                                    StrangerLoad.login(from: source, port: port, path: path, token: "erin:guess")
+                                )
+                            }
+                            return codes
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+        }
+        // The honest user logs in, several times, while it goes on.
+        for _ in 0..<3 {
+            try await Task.sleep(for: .seconds(15))
+            let login = try #require(await Self.honestLogin(url, token: "erin:erin's password"))
+            print("password flood: honest login in \(login)")
+            #expect(login < .seconds(5))
+        }
+        let codes = await flood.value
+        let guessed = codes.filter { $0 == 401 }.count
+        let throttled = codes.filter { $0 == 429 }.count
+        print(
+            "password flood: \(codes.count) hellos in 60 s, \(guessed) passwords checked (401), \(throttled) refused unchecked (429)"
+        )
+        #expect(guessed <= 60)
+        #expect(throttled > guessed)
+        #expect(server.process.isRunning)
+        #expect(try await server.terminate() == 0)
+    }
+
     @Test func whipServerKeepsAnsweringPastSilentSocketsAndSlowBodies() async throws {
         StrangerLoad.raiseOpenFileLimit()
         let server = try CallCLITests.Background(
