@@ -407,6 +407,8 @@ let package = Package(
             dependencies: [
                 "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -10,8 +10,16 @@ import Hummingbird
 ///   (the session URL), `ETag`, `Link` and `Accept-Post`, which a page could not read otherwise.
 ///
 /// Any origin is allowed because the endpoint authenticates with a bearer token, never with
-/// cookies: a page learns nothing it could not learn with the token itself.
+/// cookies: a page learns nothing it could not learn with the token itself. So CORS is on only
+/// when the endpoint requires a token (``WHIPEndpoint/Configuration/bearerToken``), and only
+/// on its own paths: a page of any site a browser on the machine visits cannot publish to a
+/// tokenless endpoint on loopback, nor read its `/metrics`.
 struct WHIPCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Whether the endpoint requires a bearer token (CORS is off without one).
+    let requiresToken: Bool
+    /// The endpoint's path: CORS covers it and its session URLs only.
+    let path: String
+
     static var allowedMethods: String { "POST, DELETE, PATCH, OPTIONS" }
     static var allowedHeaders: String { "Authorization, Content-Type, If-Match" }
     static var exposedHeaders: String { "Location, ETag, Link, Accept-Post" }
@@ -23,7 +31,9 @@ struct WHIPCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard request.headers[.origin] != nil else { return try await next(request, context) }
+        guard requiresToken, request.headers[.origin] != nil,
+            request.uri.path == path || request.uri.path.hasPrefix(path + "/")
+        else { return try await next(request, context) }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             return Response(
                 status: .noContent,

@@ -66,6 +66,10 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
         guard let resolved = URL(string: location, relativeTo: endpoint)?.absoluteURL, resolved.scheme != nil else {
             throw .invalidLocation(url: endpoint, location: location)
         }
+        // An https endpoint's session stays on https: its DELETE must not go in the clear.
+        if endpoint.scheme?.lowercased() == "https", resolved.scheme?.lowercased() != "https" {
+            throw .insecureLocation(url: endpoint, location: location)
+        }
         let contentType = response.headers.first(name: "Content-Type")
         guard let contentType, Self.isSDP(contentType) else {
             throw .wrongContentType(url: endpoint, contentType: contentType)
@@ -77,7 +81,9 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     }
 
     /// Ends `session` with `DELETE` on its session URL (RFC 9725 §4.2); requires `200 OK`
-    /// (`202` and `204` are taken too).
+    /// (`202` and `204` are taken too). The bearer token goes with it only when the session
+    /// URL is on the endpoint's origin (scheme, host and port): a `Location` elsewhere does
+    /// not get the token.
     public func end(_ session: WHIPSession) async throws(WHIPError) {
         let response = try await send(.DELETE, url: session.location, headers: [], body: nil)
         guard [200, 202, 204].contains(response.status) else {
@@ -98,6 +104,16 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
 
     // MARK: - HTTP
 
+    /// Whether `a` and `b` have the same scheme, host and port (the default port if none).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int)? {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+            return (scheme, host, url.port ?? (scheme == "https" ? 443 : 80))
+        }
+        guard let a = origin(a), let b = origin(b) else { return false }
+        return a == b
+    }
+
     private var timeoutSeconds: Double {
         timeout.seconds
     }
@@ -109,7 +125,9 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
         body: Data?
     ) async throws(WHIPError) -> WHIPHTTPExchange.Response {
         var headers = headers
-        if let bearerToken { headers.append(("Authorization", "Bearer \(bearerToken)")) }
+        if let bearerToken, Self.sameOrigin(url, endpoint) {
+            headers.append(("Authorization", "Bearer \(bearerToken)"))
+        }
         do {
             return try await WHIPHTTPExchange.send(
                 method: method,

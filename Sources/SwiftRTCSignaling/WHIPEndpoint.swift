@@ -204,7 +204,9 @@ public final class WHIPEndpoint: Sendable {
     /// taking requests, lets those under way finish, ends every open session, then returns.
     public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
         let router = Router(context: WHIPRequestContext.self)
-        router.add(middleware: WHIPCORSMiddleware())
+        router.add(
+            middleware: WHIPCORSMiddleware(requiresToken: configuration.bearerToken != nil, path: configuration.path)
+        )
         addRoutes(to: router)
         OperationsRoutes.add(to: router) { true }
         // Hummingbird logs every request at debug, its start at info and its stop by

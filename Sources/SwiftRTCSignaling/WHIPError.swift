@@ -10,6 +10,9 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingLocation(url: URL)
     /// A `Location` header that is not a URL, even relative to the endpoint.
     case invalidLocation(url: URL, location: String)
+    /// The `Location` of an `https://` endpoint's session is not `https://` (its `DELETE`
+    /// would go in the clear).
+    case insecureLocation(url: URL, location: String)
     /// The answer's `Content-Type` is not `application/sdp`.
     case wrongContentType(url: URL, contentType: String?)
     /// The answer body is empty or not UTF-8.
@@ -32,6 +35,9 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
             return "WHIP POST \(url.absoluteString): 201 Created without a Location header"
         case let .invalidLocation(url, location):
             return "WHIP POST \(url.absoluteString): Location '\(location)' is not a URL"
+        case let .insecureLocation(url, location):
+            return
+                "WHIP POST \(url.absoluteString): Location '\(location)' is not https: the session's DELETE would go in the clear"
         case let .wrongContentType(url, contentType):
             return
                 "WHIP POST \(url.absoluteString): answer Content-Type is '\(contentType ?? "none")', expected application/sdp"

@@ -79,6 +79,12 @@ struct WhipServer: AsyncParsableCommand {
             throw ValidationError("--host '\(host)' is not an address")
         }
         try tls.check(host: host)
+        // Beyond loopback, a tokenless endpoint lets anyone who reaches it publish (and record).
+        if !TLSServerOptions.isLoopback(host), try token.value() == nil {
+            throw ValidationError(
+                "--host \(host) is not a loopback address: give --token-file FILE (or --token, $\(WhipTokenOptions.environmentVariable)) so that only those who have it can publish"
+            )
+        }
         if let record {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue

@@ -18,6 +18,9 @@ struct FaultCall {
     let network: FaultNetwork
     let folder: URL
 
+    /// The bearer token of the calls (an endpoint beyond loopback requires one).
+    static let token = "fault-whip-token-0123456789"
+
     /// The endpoint's command in namespace `a`; it prints `READY <url>` when it listens.
     private func serverArguments(_ peer: Peer, report: URL) -> (String, [String]) {
         switch peer {
@@ -27,7 +30,7 @@ struct FaultCall {
                 [
                     // The namespaces' private link: plain HTTP on purpose (--insecure).
                     "whip-server", "--host", network.addressA, "--port", "\(Self.port)", "--insecure", "--audio",
-                    "tone", "--video", "pattern",
+                    "tone", "--video", "pattern", "--token", Self.token,
                     "--duration", "120", "--stats-interval", "2", "--report", report.path,
                 ]
             )
@@ -49,14 +52,18 @@ struct FaultCall {
         case .callbot:
             return (
                 FaultPaths.callbot.path,
-                ["whip", url, "--duration", "\(seconds)", "--stats-interval", "2", "--report", report.path]
+                [
+                    "whip", url, "--duration", "\(seconds)", "--stats-interval", "2", "--report", report.path,
+                    "--token",
+                    Self.token,
+                ]
             )
         case .chromium:
             return (
                 ProjectPython.path,
                 [
                     FaultPaths.scripts.appendingPathComponent("browser_peer.py").path, "whip-client", url,
-                    "--duration", "\(seconds)", "--report", report.path,
+                    "--duration", "\(seconds)", "--report", report.path, "--token", Self.token,
                 ] + allowedAddresses
             )
         }

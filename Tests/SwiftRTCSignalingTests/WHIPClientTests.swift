@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 import Testing
 
 @testable import SwiftRTCSignaling
@@ -36,6 +37,59 @@ import Testing
                 .publish(offer: "v=0\r\n")
             #expect(elsewhere.location.absoluteString == "http://127.0.0.1:9/elsewhere/8")
         }
+    }
+
+    /// The bearer token goes to the endpoint's origin only: a session `Location` on another
+    /// host or port gets its `DELETE` without it.
+    @Test func theTokenGoesToTheEndpointsOriginOnly() async throws {
+        let authorizations = Mutex<[String: String?]>([:])
+        let elsewhere = Router()
+        elsewhere.delete("s/1") { request, _ in
+            authorizations.withLock { $0["elsewhere"] = request.headers[.authorization] }
+            return Response(status: .ok)
+        }
+        try await withServer(elsewhere) { other in
+            let router = Router()
+            router.post("whip") { request, _ in
+                authorizations.withLock { $0["post"] = request.headers[.authorization] }
+                return Self.answer(
+                    .created,
+                    headers: [.location: "http://127.0.0.1:\(other.port!)/s/1", .contentType: "application/sdp"]
+                )
+            }
+            router.post("here") { _, _ in
+                Self.answer(.created, headers: [.location: "/s/2", .contentType: "application/sdp"])
+            }
+            router.delete("s/2") { request, _ in
+                authorizations.withLock { $0["here"] = request.headers[.authorization] }
+                return Response(status: .ok)
+            }
+            try await withServer(router) { url in
+                let client = WHIPClient(endpoint: url, bearerToken: "secret-token-0123456789")
+                try await client.end(try await client.publish(offer: "v=0\r\n"))
+                let here = WHIPClient(
+                    endpoint: URL(string: "/here", relativeTo: url)!.absoluteURL,
+                    bearerToken: "secret-token-0123456789"
+                )
+                try await here.end(try await here.publish(offer: "v=0\r\n"))
+            }
+        }
+        let seen = authorizations.withLock { $0 }
+        #expect(seen["post"] == .some("Bearer secret-token-0123456789"))
+        #expect(seen["elsewhere"] == .some(nil))
+        #expect(seen["here"] == .some("Bearer secret-token-0123456789"))
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/whip", "http://127.0.0.1:8080/s/1", true),
+        ("http://127.0.0.1/whip", "http://127.0.0.1:80/s/1", true),
+        ("https://Example.org/whip", "https://example.org:443/s", true),
+        ("http://127.0.0.1:8080/whip", "http://127.0.0.1:8081/s/1", false),
+        ("https://example.org/whip", "http://example.org/s", false),
+        ("https://example.org/whip", "https://media.example.org/s", false),
+    ])
+    func originsAreSchemeHostAndPort(endpoint: String, location: String, same: Bool) {
+        #expect(WHIPClient.sameOrigin(URL(string: endpoint)!, URL(string: location)!) == same)
     }
 
     @Test func nonCreatedStatusCarriesTheBodyExcerpt() async throws {

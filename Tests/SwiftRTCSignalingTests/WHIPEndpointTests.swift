@@ -194,6 +194,38 @@ import Testing
         }
     }
 
+    /// CORS only for an endpoint that requires a token, and only on its own paths: without a
+    /// token any web page a browser on the machine opens could publish to it.
+    @Test func corsIsOnlyForATokenEndpointsOwnPaths() async throws {
+        let origin = ["Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"]
+        let open = WHIPEndpoint(answerer: WHIPTestSDP.answerer)
+        try await withEndpoint(open) { url in
+            let preflight = try await rawRequest(url, method: "OPTIONS", contentType: nil, body: nil, headers: origin)
+            #expect(preflight.headers["access-control-allow-origin"] == nil)
+            let post = try await rawRequest(
+                url,
+                method: "POST",
+                contentType: "application/sdp",
+                body: Data(WHIPTestSDP.offer.utf8),
+                headers: ["Origin": "https://elsewhere.example"]
+            )
+            #expect(post.status == 201)
+            #expect(post.headers["access-control-allow-origin"] == nil)
+        }
+        let guarded = WHIPEndpoint(
+            configuration: .init(bearerToken: "secret-token-0123456789"),
+            answerer: WHIPTestSDP.answerer
+        )
+        try await withEndpoint(guarded) { url in
+            let preflight = try await rawRequest(url, method: "OPTIONS", contentType: nil, body: nil, headers: origin)
+            #expect(preflight.status == 204)
+            #expect(preflight.headers["access-control-allow-origin"] == "*")
+            let metrics = URL(string: "/metrics", relativeTo: url)!.absoluteURL
+            let scrape = try await rawRequest(metrics, method: "GET", contentType: nil, body: nil, headers: origin)
+            #expect(scrape.headers["access-control-allow-origin"] == nil)
+        }
+    }
+
     @Test func optionsAdvertisesSDP() async throws {
         let endpoint = WHIPEndpoint(configuration: .init(path: "ingest/"), answerer: WHIPTestSDP.answerer)
         try await withEndpoint(endpoint) { url in

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import NIOSSL
 import TestScheduling
 import Testing
 
@@ -46,6 +48,37 @@ import Testing
             try await byName.end(try await byName.publish(offer: WHIPTestSDP.offer))
             #expect(endpoint.stats.sessionsCreated == 2)
             #expect(endpoint.stats.endedByClient == 2)
+        }
+    }
+
+    /// Both servers (they share `TLSIdentity`) speak TLS 1.2 and 1.3 only: NIOSSL's default
+    /// minimum would take 1.0.
+    @Test func theServersTakeTLS12AtLeast() async throws {
+        let (_, identity) = try await Self.identity("minimum")
+        #expect(identity.serverConfiguration.minimumTLSVersion == .tlsv12)
+    }
+
+    /// An https endpoint whose session `Location` is http: refused, so that the `DELETE` (and
+    /// its bearer token) never goes in the clear.
+    @Test func anHTTPSessionURLFromAnHTTPSEndpointIsRefused() async throws {
+        let (certificate, identity) = try await Self.identity("downgrade")
+        let router = Router()
+        router.post("whip") { _, _ in
+            Response(
+                status: .created,
+                headers: [.location: "http://127.0.0.1:9/s/1", .contentType: "application/sdp"],
+                body: .init(byteBuffer: ByteBuffer(string: "v=0\r\n"))
+            )
+        }
+        try await withServer(router, tls: identity) { url in
+            let client = WHIPClient(
+                endpoint: url,
+                bearerToken: "secret-token-0123456789",
+                trust: try TLSTrust(caCertificateFile: certificate.certificate.path)
+            )
+            await #expect(throws: WHIPError.insecureLocation(url: url, location: "http://127.0.0.1:9/s/1")) {
+                try await client.publish(offer: "v=0\r\n")
+            }
         }
     }
 

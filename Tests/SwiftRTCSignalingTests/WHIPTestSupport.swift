@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import SwiftRTCSDP
 import Synchronization
@@ -85,11 +86,17 @@ func withEndpoint<T: Sendable>(_ endpoint: WHIPEndpoint, _ body: (URL) async thr
     return try await body(url)
 }
 
-/// Runs a plain Hummingbird router (a misbehaving "WHIP server") on 127.0.0.1 during `body`.
-func withServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL) async throws -> T) async throws -> T {
+/// Runs a plain Hummingbird router (a misbehaving "WHIP server") on 127.0.0.1 during `body`,
+/// over TLS with `tls`.
+func withServer<T: Sendable>(
+    _ router: Router<BasicRequestContext>,
+    tls: TLSIdentity? = nil,
+    _ body: (URL) async throws -> T
+) async throws -> T {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router,
+        server: try tls.map { try .tls(.http1(), tlsConfiguration: $0.serverConfiguration) } ?? .http1(),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
         logger: Logger(label: "whip-test-server") { _ in SwiftLogNoOpLogHandler() }
@@ -97,7 +104,7 @@ func withServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL
     let server = Task { try await app.run() }
     defer { server.cancel() }
     guard let port = await ports.first(where: { _ in true }) else { throw CancellationError() }
-    return try await body(URL(string: "http://127.0.0.1:\(port)/whip")!)
+    return try await body(URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)/whip")!)
 }
 
 /// A raw request, for what WHIPClient never sends (wrong content types, oversized bodies...).

@@ -187,7 +187,17 @@ import TransportTestSupport
         #expect(channel.userID == "alice")
         await channel.close()
         #expect(try await server.terminate() == 0)
-        let whip = try Background(["whip-server", "--port", "0", "--host", "0.0.0.0", "--insecure", "--duration", "1"])
+        // A WHIP endpoint beyond loopback also needs a token: anyone who reaches it could publish.
+        let open = try await Callbot.run(["whip-server", "--port", "0", "--host", "0.0.0.0", "--insecure"])
+        #expect(open.status != 0)
+        #expect(
+            open.stderr.contains("--host 0.0.0.0 is not a loopback address: give --token-file FILE"),
+            "\(open.stderr)"
+        )
+        let whip = try Background([
+            "whip-server", "--port", "0", "--host", "0.0.0.0", "--insecure", "--duration", "1",
+            "--token", "whip-token-0123456789",
+        ])
         let whipURL = try await Self.readyURL(whip)
         #expect(whipURL.scheme == "http" && whipURL.host == "0.0.0.0")
         _ = await whip.exit()
