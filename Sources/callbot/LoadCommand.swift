@@ -223,6 +223,7 @@ struct LoadCommand: AsyncParsableCommand {
         defer { metricsServer?.cancel() }
         let logins = try logins()
         let urls = servers.compactMap(Self.url)
+        CleartextWarning.check(urls, sending: "the bots' login tokens")
         let fileLimit = OpenFiles.raiseLimit()
         let needed = Self.filesNeeded(bots: logins.count, groupSize: groupSize)
         guard needed <= fileLimit else {

@@ -81,6 +81,7 @@ struct SignalingOptions: ParsableArguments {
         guard !urls.isEmpty, urls.count == server.count else { throw ValidationError("--server: give WebSocket URLs") }
         let token = try loginToken()
         let trust = try tls.trust()
+        CleartextWarning.check(urls, sending: "the login token")
         do {
             return try await WebSocketSignalingChannel.connect(to: urls, token: token, trust: trust)
         } catch {

@@ -79,9 +79,11 @@ struct Whip: AsyncParsableCommand {
             video: media.noVideo ? nil : media.video ?? .pattern
         )
         defer { local.stop() }
+        let bearerToken = try token.value()
+        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
         let client = WHIPClient(
             endpoint: endpoint,
-            bearerToken: try token.value(),
+            bearerToken: bearerToken,
             timeout: Self.httpTimeout,
             trust: try tls.trust()
         )
