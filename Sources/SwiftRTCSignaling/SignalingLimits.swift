@@ -24,6 +24,17 @@ public enum SignalingLimits {
     /// The range of a candidate's `sdpMLineIndex`: an index into a description's `m=`
     /// sections, of which the SDP parser takes at most `RemoteInputLimits.maxMediaSections` (64).
     public static let mediaSectionIndexRange = 0...(RemoteInputLimits.maxMediaSections - 1)
+    /// Whether `id` can be a user id: letters, digits and `. _ - @`, 1 to 64 of them. Every
+    /// user id a message names (recipients, initiator, opponents) is one, so that a call
+    /// record stays small whatever a client sends.
+    public static func isValidUserID(_ id: some StringProtocol) -> Bool {
+        (1...64).contains(id.utf8.count)
+            && id.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-@".unicodeScalars.contains(scalar))
+            }
+    }
+
     /// The range of a call record's times (`started`, `answered`, `ended`), in Unix seconds:
     /// 1970 to the end of year 9999.
     public static let timeRange = 0.0...253_402_300_799.0

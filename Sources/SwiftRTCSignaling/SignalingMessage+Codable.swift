@@ -147,6 +147,11 @@ extension SignalingMessage {
         return (try? encoder.encode(self)) ?? Data()
     }
 
+    /// Why `id` is refused as a user id (quoted in part: it can be long).
+    static func notAUserID(_ id: String) -> String {
+        id.isEmpty ? "empty user id" : "'\(id.prefix(64))' is not a user id (letters, digits, . _ - @; 1 to 64)"
+    }
+
     /// Checks the limits of ``SignalingLimits`` and the fields each type requires
     /// (a session id on session messages, recipients on messages to other users).
     /// - Throws: ``SignalingProtocolError/invalidField(path:reason:)``.
@@ -172,11 +177,20 @@ extension SignalingMessage {
                 reason: "\(to.count) recipients, at most \(SignalingLimits.maxParticipants - 1)"
             )
         }
-        if let index = to.firstIndex(where: \.isEmpty) {
-            throw .invalidField(path: "to[\(index)]", reason: "empty user id")
+        if let index = to.firstIndex(where: { !SignalingLimits.isValidUserID($0) }) {
+            throw .invalidField(path: "to[\(index)]", reason: Self.notAUserID(to[index]))
+        }
+        if let from, !SignalingLimits.isValidUserID(from) {
+            throw .invalidField(path: "from", reason: Self.notAUserID(from))
         }
         switch body {
         case .call(let call):
+            if !SignalingLimits.isValidUserID(call.initiator) {
+                throw .invalidField(path: "initiator", reason: Self.notAUserID(call.initiator))
+            }
+            if let index = call.opponents.firstIndex(where: { !SignalingLimits.isValidUserID($0) }) {
+                throw .invalidField(path: "opponents[\(index)]", reason: Self.notAUserID(call.opponents[index]))
+            }
             if call.opponents.isEmpty || call.opponents.count >= SignalingLimits.maxParticipants {
                 throw .invalidField(
                     path: "opponents",

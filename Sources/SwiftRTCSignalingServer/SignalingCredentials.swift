@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SwiftRTCSignaling
 
 /// Who may connect to the signaling server, and how a connection proves who it is.
 ///
@@ -15,15 +16,6 @@ import Foundation
 /// Files (``load(tokensFile:)``, ``load(usersFile:)``) hold one `USER:SECRET` entry a line;
 /// blank lines and lines starting with `#` are skipped.
 public struct SignalingCredentials: Sendable {
-    /// Allowed characters of a user id: letters, digits and `. _ - @`, 1 to 64 of them.
-    public static func isValidUserID(_ id: some StringProtocol) -> Bool {
-        (1...64).contains(id.utf8.count)
-            && id.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII
-                    && (CharacterSet.alphanumerics.contains(scalar) || "._-@".unicodeScalars.contains(scalar))
-            }
-    }
-
     /// The shortest token accepted: shorter ones are too easy to guess.
     public static let minimumTokenLength = 16
 
@@ -43,7 +35,7 @@ public struct SignalingCredentials: Sendable {
     public static func tokens(_ tokens: [String: String]) throws(SignalingCredentialsError) -> SignalingCredentials {
         var digests: [Data: String] = [:]
         for (token, user) in tokens.sorted(by: { $0.value < $1.value }) {
-            guard isValidUserID(user) else {
+            guard SignalingLimits.isValidUserID(user) else {
                 throw .invalidEntry(
                     file: nil,
                     line: nil,
@@ -65,7 +57,7 @@ public struct SignalingCredentials: Sendable {
     /// Users and their password hashes.
     public static func users(_ users: [String: PasswordHash]) throws(SignalingCredentialsError) -> SignalingCredentials
     {
-        for user in users.keys where !isValidUserID(user) {
+        for user in users.keys where !SignalingLimits.isValidUserID(user) {
             throw .invalidEntry(file: nil, line: nil, "'\(user)' is not a user id (letters, digits, . _ - @; 1 to 64)")
         }
         let decoy = PasswordHash.decoy(
@@ -137,7 +129,7 @@ public struct SignalingCredentials: Sendable {
             }
             let user = String(line[..<colon])
             let secret = String(line[line.index(after: colon)...])
-            guard isValidUserID(user) else {
+            guard SignalingLimits.isValidUserID(user) else {
                 throw .invalidEntry(
                     file: path,
                     line: index + 1,
@@ -226,7 +218,7 @@ public struct SignalingCredentials: Sendable {
         if entries.allSatisfy({ $0.kind == .token }) {
             var digests: [Data: String] = [:]
             for entry in entries {
-                guard Self.isValidUserID(entry.user), let digest = Self.digest(hex: entry.secret) else {
+                guard SignalingLimits.isValidUserID(entry.user), let digest = Self.digest(hex: entry.secret) else {
                     throw .invalidEntry(
                         file: nil,
                         line: nil,

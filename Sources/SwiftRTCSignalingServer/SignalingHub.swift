@@ -51,6 +51,20 @@ actor SignalingHub {
     /// The largest `callLog` answer, in bytes of JSON.
     static let maxCallLogReplyBytes = 512 * 1024
 
+    /// The newest of `records` whose answer stays under ``maxCallLogReplyBytes`` (well under a
+    /// client's frame limit): each record is encoded once, and the oldest give way.
+    static func fitting(_ records: [CallRecord]) -> [CallRecord] {
+        let encoder = JSONEncoder()
+        var total = 1024  // the message around the records
+        var kept = 0
+        for record in records {
+            total += ((try? encoder.encode(record).count) ?? maxCallLogReplyBytes) + 1
+            guard total <= maxCallLogReplyBytes || kept == 0 else { break }
+            kept += 1
+        }
+        return Array(records.prefix(max(1, min(kept, records.count))))
+    }
+
     private let configuration: SignalingServer.Configuration
     /// Who may log in (replaced when the shared state's users change).
     private nonisolated let currentCredentials: Mutex<SignalingCredentials>
@@ -341,21 +355,14 @@ actor SignalingHub {
         connection id: Int
     ) async {
         do {
-            var records = try await callLog.calls(
+            let records = try await callLog.calls(
                 of: user,
                 role: query.role,
                 result: query.result,
                 limit: query.limit ?? SignalingLimits.defaultCallLogLimit,
                 offset: query.offset ?? 0
             )
-            // An answer stays well under a client's frame limit: the oldest records give way.
-            while records.count > 1,
-                SignalingMessage(body: .callLog(.init(replyTo: messageID, records: records))).jsonData().count
-                    > Self.maxCallLogReplyBytes
-            {
-                records.removeLast(max(1, records.count / 4))
-            }
-            reply(to: id, .callLog(.init(replyTo: messageID, records: records)))
+            reply(to: id, .callLog(.init(replyTo: messageID, records: Self.fitting(records))))
         } catch {
             logger.error("signaling: \(error)")
             refuse(connection: id, code: .internalError, reason: "the call log cannot be read", replyTo: messageID)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SwiftRTCSignaling
 import SwiftRTCSignalingServer
 
 /// Who one bot of `callbot load` logs in as: the token it sends in its `hello` (a bearer token,
@@ -73,7 +74,7 @@ enum LoadLogins {
             }
             let user = String(line[..<colon])
             let secret = String(line[line.index(after: colon)...])
-            guard SignalingCredentials.isValidUserID(user) else {
+            guard SignalingLimits.isValidUserID(user) else {
                 throw ValidationError("\(place): not a user id (letters, digits, . _ - @; 1 to 64)")
             }
             guard !secret.isEmpty else { throw ValidationError("\(place): no secret after '\(user):'") }

@@ -117,7 +117,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         if let hashPassword {
-            guard SignalingCredentials.isValidUserID(hashPassword) else {
+            guard SignalingLimits.isValidUserID(hashPassword) else {
                 throw ValidationError(
                     "--hash-password '\(hashPassword)' is not a user id (letters, digits, . _ - @; 1 to 64)"
                 )

@@ -105,6 +105,20 @@ private let sampleMessages: [SignalingMessage] = [
         #"{"type":"call","session":"s","to":["z"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b"],"userInfo":{}}"#,
         "recipient z"
     ),
+    // Every user id a message names is one (a long name would bloat every call record).
+    (
+        #"{"type":"call","session":"s","to":["b c"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b c"],"userInfo":{}}"#,
+        "field 'to[0]': 'b c' is not a user id"
+    ),
+    (
+        #"{"type":"call","session":"s","to":["b"],"sdp":"","conferenceType":"audio","initiator":"\#(String(repeating: "a", count: 65))","opponents":["b"],"userInfo":{}}"#,
+        "field 'initiator'"
+    ),
+    (
+        #"{"type":"call","session":"s","to":["b"],"sdp":"","conferenceType":"audio","initiator":"a","opponents":["b","ö"],"userInfo":{}}"#,
+        "field 'opponents[1]'"
+    ),
+    (#"{"type":"hangUp","session":"s","to":["b"],"from":"","userInfo":{}}"#, "field 'from': empty user id"),
     (#"{"type":"callLogQuery","limit":0}"#, "field 'limit'"),
     (#"{"type":"error","code":418,"reason":"teapot"}"#, "field 'code'"),
     // Numbers out of their range, refused where they enter (decoding).
