@@ -33,7 +33,7 @@ public actor CallClient {
     var sessions: [String: CallSession] = [:]
     /// Messages of sessions not known yet (a joined notice can overtake the call request).
     var early: [String: [SignalingMessage]] = [:]
-    var ended: Set<String> = []
+    var ended = EndedSessionIDs()
     var queries: [String: CheckedContinuation<[CallRecord], any Error>] = [:]
 
     /// A client for the user of `channel`; it starts reading the channel at once.
