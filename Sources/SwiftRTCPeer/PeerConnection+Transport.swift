@@ -264,8 +264,16 @@ extension PeerConnection {
         let offererIsClient = media.offererIsDTLSClient
         let role: DtlsRole = (localIsOfferer == offererIsClient) ? .client : .server
         guard let section = remote.media.first(where: { !$0.isRejected }).map(remote.resolved) else { return }
-        let fingerprints = section.fingerprints.compactMap {
-            try? DtlsFingerprint(sdpValue: "\($0.hashFunction) \($0.value)")
+        // A fingerprint of a hash function we do not know is not ours to judge (RFC 8122 §5);
+        // a malformed one of a function we know fails the negotiation, not silently dropped.
+        var fingerprints: [DtlsFingerprint] = []
+        for fingerprint in section.fingerprints
+        where DtlsFingerprint.Algorithm(rawValue: fingerprint.hashFunction.lowercased()) != nil {
+            do {
+                fingerprints.append(try DtlsFingerprint(sdpValue: "\(fingerprint.hashFunction) \(fingerprint.value)"))
+            } catch {
+                throw .invalidDescription("a=fingerprint: \(error)")
+            }
         }
         let dtls: DtlsTransport
         do {

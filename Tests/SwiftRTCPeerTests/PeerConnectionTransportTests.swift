@@ -50,6 +50,38 @@ extension PeerConnectionCallTests {
         await b.close()
     }
 
+    /// A fingerprint of a known hash function that does not parse fails the negotiation with
+    /// an error that says so (it was dropped silently before, leaving no fingerprint to check).
+    @Test func aMalformedFingerprintFailsTheNegotiation() async throws {
+        let a = try PeerConnection(configuration: Self.configuration)
+        let b = try PeerConnection(configuration: Self.configuration)
+        try await a.addTransceiver(.audio)
+        let offer = try await a.createOffer()
+        try await a.setLocalDescription(offer)
+        try await b.setRemoteDescription(offer)
+        let answer = try await b.createAnswer()
+        try await b.setLocalDescription(answer)
+        let bFingerprint = await b.certificate.fingerprint.sdpValue
+        let broken = "sha-256 " + String(repeating: "ZZ:", count: 31) + "ZZ"
+        do {
+            try await a.setRemoteDescription(
+                SignalingDescription(
+                    type: .answer,
+                    sdp: answer.sdp.replacingOccurrences(of: bFingerprint, with: broken)
+                )
+            )
+            Issue.record("an answer with a malformed fingerprint was taken")
+        } catch {
+            guard case let .invalidDescription(reason) = error else {
+                Issue.record("expected invalidDescription, got \(error)")
+                return
+            }
+            #expect(reason.contains("a=fingerprint"), "\(reason)")
+        }
+        await a.close()
+        await b.close()
+    }
+
     /// Non-trickle (as WHIP): the descriptions carry every candidate after gathering.
     @Test func nonTrickleDescriptionsCarryAllCandidates() async throws {
         let a = try PeerConnection(configuration: Self.configuration)
