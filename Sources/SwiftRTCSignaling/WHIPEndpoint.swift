@@ -21,9 +21,10 @@ import Synchronization
 ///   or whose connection failed, is ended and forgotten (a `DELETE` for it then gets `404`).
 /// - `DELETE <path>/<id>` ends that session and replies `200 OK`; an unknown id is `404`.
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
-/// - CORS: a preflight from a page on another origin is answered without a token, and every
-///   reply to such a page carries `Access-Control-Allow-Origin: *` and exposes `Location`
-///   (`WHIPCORSMiddleware`), so that a page can publish with `fetch`.
+/// - CORS, when ``Configuration/bearerToken`` is set: a preflight from a page on another
+///   origin is answered without a token, and every reply on the endpoint's paths to such a
+///   page carries `Access-Control-Allow-Origin: *` and exposes `Location`
+///   (`WHIPCORSMiddleware`), so that a page that has the token can publish with `fetch`.
 /// - With ``Configuration/bearerToken`` set, requests without that token are `401` (the token
 ///   is compared in constant time and never logged).
 /// - With ``Configuration/tls`` set it serves `https://` only.
