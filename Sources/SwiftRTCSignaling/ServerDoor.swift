@@ -115,11 +115,10 @@ public final class ServerDoor: Sendable {
         var open = 0
         var byAddress: [String: Int] = [:]
         var counters = Counters()
-        var lastLogged: [Closing: ContinuousClock.Instant] = [:]
-        var unlogged: [Closing: Int] = [:]
     }
 
     private let state = Mutex(State())
+    private let logThrottle = LogThrottle<Closing>()
     private let logger: Logger
     private let name: String
 
@@ -213,17 +212,9 @@ public final class ServerDoor: Sendable {
     /// per kind (the next line says how many were not logged).
     func closed(_ address: String, _ reason: Closing, now: ContinuousClock.Instant = .now) {
         DoorMetrics.closed(reason)
-        let unlogged: Int? = state.withLock { state in
-            state.counters[keyPath: reason.keyPath] += 1
-            if let last = state.lastLogged[reason], now - last < .seconds(10) {
-                state.unlogged[reason, default: 0] += 1
-                return nil
-            }
-            state.lastLogged[reason] = now
-            return state.unlogged.removeValue(forKey: reason) ?? 0
-        }
-        guard let unlogged else { return }
-        let more = unlogged > 0 ? " (and \(unlogged) more not logged in the last 10 s)" : ""
+        state.withLock { $0.counters[keyPath: reason.keyPath] += 1 }
+        guard let unlogged = logThrottle.admit(reason, now: now) else { return }
+        let more = logThrottle.more(unlogged)
         let what: String =
             switch reason {
             case .overTotalLimit: "refused: \(connectionLimit) connections open, the limit"

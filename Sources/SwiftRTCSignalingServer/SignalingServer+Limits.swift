@@ -67,13 +67,8 @@ final class LimitCounters: Sendable {
     /// The shortest time between two log lines of the same kind.
     static let logInterval: Duration = .seconds(10)
 
-    private struct State {
-        var counters = SignalingServer.Counters()
-        var lastLogged: [Kind: ContinuousClock.Instant] = [:]
-        var unlogged: [Kind: Int] = [:]
-    }
-
-    private let state = Mutex(State())
+    private let counters = Mutex(SignalingServer.Counters())
+    private let logThrottle = LogThrottle<Kind>(interval: logInterval)
     private let logger: Logger
 
     private let metrics: SignalingMetrics
@@ -84,24 +79,15 @@ final class LimitCounters: Sendable {
     }
 
     /// The counters now.
-    var snapshot: SignalingServer.Counters { state.withLock { $0.counters } }
+    var snapshot: SignalingServer.Counters { counters.withLock { $0 } }
 
     /// Counts one refusal of `kind` and logs `detail` unless a line of this kind went out
     /// within ``logInterval`` (then the next line says how many were not logged).
     func hit(_ kind: Kind, _ detail: @autoclosure () -> String, now: ContinuousClock.Instant = .now) {
         metrics.refused(kind)
-        let unlogged: Int? = state.withLock { state in
-            state.counters[keyPath: kind.keyPath] += 1
-            if let last = state.lastLogged[kind], now - last < Self.logInterval {
-                state.unlogged[kind, default: 0] += 1
-                return nil
-            }
-            state.lastLogged[kind] = now
-            return state.unlogged.removeValue(forKey: kind) ?? 0
-        }
-        guard let unlogged else { return }
-        let more = unlogged > 0 ? " (and \(unlogged) more not logged in the last \(Self.logInterval))" : ""
-        logger.notice("signaling: refused: \(detail())\(more)")
+        counters.withLock { $0[keyPath: kind.keyPath] += 1 }
+        guard let unlogged = logThrottle.admit(kind, now: now) else { return }
+        logger.notice("signaling: refused: \(detail())\(logThrottle.more(unlogged))")
     }
 }
 
