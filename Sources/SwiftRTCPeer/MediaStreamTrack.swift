@@ -237,7 +237,7 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     /// `try track.pcm(PCMFormat(sampleRate: 16_000, channels: 1))`. On a remote track,
     /// subscribing makes it decode. Up to `buffer` of audio (10 s by default) waits for a
     /// consumer that is busy; one further behind loses the oldest chunks, counted in
-    /// ``PCMStream/droppedSamples``.
+    /// ``PCMStream/droppedSamples``. `buffer` is taken within 0 and an hour.
     public func pcm(_ format: PCMFormat, buffer: Duration = .seconds(10)) throws(AudioResamplerError) -> PCMStream {
         _ = try AudioResampler(from: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: 2), to: format)
         let stream = PCMStream(format: format, capacity: buffer) { [weak self] id in

@@ -23,8 +23,13 @@ public final class PCMStream: AsyncSequence, Sendable {
     let buffer: PCMBuffer
     private let detach: @Sendable (ObjectIdentifier) -> Void
 
+    /// The longest buffer a stream keeps: an hour (a longer one is taken as an hour, a negative
+    /// one as nothing), so that no duration makes the sample count overflow.
+    static let maxCapacity = Duration.seconds(3600)
+
     init(format: PCMFormat, capacity: Duration, detach: @escaping @Sendable (ObjectIdentifier) -> Void) {
         self.format = format
+        let capacity = Swift.min(Swift.max(capacity, .zero), Self.maxCapacity)
         self.capacity = capacity
         let seconds = Double(capacity.components.seconds) + Double(capacity.components.attoseconds) * 1e-18
         buffer = PCMBuffer(format: format, capacitySamples: Swift.max(1, Int(seconds * Double(format.sampleRate))))

@@ -25,6 +25,9 @@ import Testing
         let kept = try track.pcm(Self.format)
         let short = try track.pcm(Self.format, buffer: .seconds(1))
         #expect(kept.capacity == .seconds(10) && short.capacity == .seconds(1))
+        // An absurd buffer is taken as an hour (the sample count cannot overflow), a negative one as none.
+        #expect(try track.pcm(Self.format, buffer: .seconds(Int64.max)).capacity == PCMStream.maxCapacity)
+        #expect(try track.pcm(Self.format, buffer: .seconds(-5)).capacity == .zero)
         // 8 s arrive while nobody reads (the agent speaks, thinks...).
         for frame in Self.frames(400) { track.push(.audio(frame)) }
         #expect(kept.droppedSamples == 0, "\(kept.droppedSamples)")
