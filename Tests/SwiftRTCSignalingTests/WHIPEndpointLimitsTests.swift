@@ -1,13 +1,17 @@
 import Foundation
 import SwiftRTCSDP
 import Synchronization
+import TestScheduling
 import Testing
 
 @testable import SwiftRTCSignaling
 
 /// The WHIP endpoint against strangers (issue 17): the token, the limits on sessions, sessions
-/// that never connect or fail, and hostile bodies; each refusal is counted in its stats.
-@Suite struct WHIPEndpointLimitsTests {
+/// that never connect or fail, and hostile bodies; each refusal is counted in its stats. The
+/// raw exchanges wait at most 5 s for the endpoint's reply, so these tests take the real-time
+/// slot, as the signaling server's limit tests do: in a CI rehearsal, beside the whole suite's
+/// load, a 429 once came later than that.
+@Suite(.realTime) struct WHIPEndpointLimitsTests {
     @Test func constantTimeEqualsComparesWholeTokens() {
         let token = "s3cret-token-0123456789"
         #expect(WHIPEndpoint.constantTimeEquals(token, token))
