@@ -441,7 +441,7 @@ let package = Package(
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
-        .testTarget(name: "InteropTests", dependencies: ["TestScheduling"]),
+        .testTarget(name: "InteropTests", dependencies: ["TestScheduling", "SocketTestSupport"]),
         // callbot calls inside network namespaces the tests create (root only): loss with
         // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.

@@ -179,15 +179,19 @@ class Chromium(Browser):
         self.watchdog: Optional[subprocess.Popen] = None
         self.lock = threading.Lock()
         self.driver_log = os.path.join(self.tmp, "chromedriver.log")
+        self.driver_output = os.path.join(self.tmp, "chromedriver.out")
 
     def start(self) -> None:
         # Own process group: close() ends chromedriver and the Chromium it started, by group id.
-        self.proc = subprocess.Popen(
-            [self.chromedriver, f"--port={self.port}", "--allowed-ips=127.0.0.1",
-             f"--log-path={self.driver_log}"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        # Its own words on stdout/stderr (such as "port not available") go to a file named in
+        # any error below.
+        with open(self.driver_output, "wb") as out:
+            self.proc = subprocess.Popen(
+                [self.chromedriver, f"--port={self.port}", "--allowed-ips=127.0.0.1",
+                 f"--log-path={self.driver_log}"],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         # If this script is killed outright (SIGKILL), nothing here runs: a watchdog shell
         # then kills the chromedriver/Chromium group once this process is gone.
         self.watchdog = start_watchdog("chromium-peer-watchdog", self.proc.pid, self.tmp)
@@ -199,7 +203,8 @@ class Chromium(Browser):
             except RuntimeError:
                 pass
             if self.proc.poll() is not None:
-                raise RuntimeError(f"chromedriver exited with {self.proc.returncode} (log {self.driver_log})")
+                raise RuntimeError(f"chromedriver exited with {self.proc.returncode} (log {self.driver_log}): "
+                                   f"{self._output_tail()}")
             if time.monotonic() > deadline:
                 raise RuntimeError("chromedriver did not become ready in time")
             time.sleep(0.1)
@@ -217,6 +222,13 @@ class Chromium(Browser):
 
     def version(self) -> Optional[str]:
         return getattr(self, "browser_version", None)
+
+    def _output_tail(self) -> str:
+        try:
+            with open(self.driver_output, errors="replace") as f:
+                return f.read()[-1500:]
+        except OSError:
+            return ""
 
     def _http(self, method: str, path: str, body: Any = None, timeout: float = SCRIPT_TIMEOUT_S + 10) -> Any:
         data = None if body is None else json.dumps(body).encode()

@@ -6,8 +6,10 @@ calls, the bot report JSON of DESIGN.md, loopback-only candidate filtering and d
 
 from __future__ import annotations
 
+import errno
 import http.server
 import json
+import random
 import re
 import socket
 import sys
@@ -32,9 +34,34 @@ def die_missing(what: str, install: str) -> None:
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port free on 127.0.0.1 and ::1 for a child (chromedriver, Firefox's Marionette) to
+    listen on. It lies below the kernel's ephemeral range (ip_local_port_range), so between this
+    check and the child's bind no connect() and no bind to port 0 anywhere on the machine can
+    take it: only another explicit choice could, and each is random. (A port from bind(0) was
+    taken in that gap by a busy test run, and chromedriver exited with "port not available".)"""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            ephemeral_low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral_low = 32768
+    low = max(1024, ephemeral_low - 12000)
+    for _ in range(200):
+        port = random.randrange(low, ephemeral_low)
+        if _tcp_port_free(socket.AF_INET, "127.0.0.1", port) and _tcp_port_free(socket.AF_INET6, "::1", port):
+            return port
+    raise RuntimeError(f"no free TCP port in {low}..{ephemeral_low - 1}")
+
+
+def _tcp_port_free(family: int, host: str, port: int) -> bool:
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            if family == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind((host, port))
+            return True
+    except OSError as e:
+        # No IPv6 on this machine: nothing can hold ::1 either.
+        return family == socket.AF_INET6 and e.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 
 
 def empty_kind_report() -> dict:

@@ -58,7 +58,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# A port below the ephemeral range, free on loopback (interop_common.free_port says why).
+free_port() { "$python" -c 'import sys; sys.path.insert(0, sys.argv[1]); from interop_common import free_port; print(free_port())' "$here"; }
 now_ms() { date +%s%3N; }
 
 # wait_ready FILE PID: waits (bounded) for the server's "READY <url>" line and prints the url.

@@ -17,12 +17,10 @@ library only) to produce or consume SDP.
 Needs Debian's `chromium` and `chromium-driver`. No ICE servers are configured and the
 peer connections are never connected: nothing is sent anywhere.
 """
-import json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import json, os, subprocess, sys, tempfile, time, urllib.request
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Interop"))
+from interop_common import free_port  # noqa: E402  (a port below the ephemeral range)
 
 class Driver:
     def __init__(self):

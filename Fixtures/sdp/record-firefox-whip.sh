@@ -35,7 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# A port below the ephemeral range, free on loopback (interop_common.free_port says why).
+free_port() { "$python" -c 'import sys; sys.path.insert(0, sys.argv[1]); from interop_common import free_port; print(free_port())' "$root/Interop"; }
 # wait_ready FILE PID: the url of the "READY <url>" line (bounded wait).
 wait_ready() {
   for _ in $(seq 900); do

@@ -1,4 +1,5 @@
 import Foundation
+import SocketTestSupport
 import TestScheduling
 import Testing
 
@@ -35,25 +36,10 @@ enum Interop {
         return url
     }
 
-    /// A TCP (and, by the same number, very likely UDP) port nobody listens on right now.
+    /// A port a child process can listen on (TCP and UDP): ``unusedLoopbackPort()``.
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw InteropFailure("socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw InteropFailure("bind() failed: errno \(errno)") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw InteropFailure("getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let port = unusedLoopbackPort() else { throw InteropFailure("no unused loopback port") }
+        return Int(port)
     }
 
     /// The full path of `tool` on PATH, or nil.

@@ -94,9 +94,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        guard let port = bindLoopback(fd) else { throw PostgresTestError("no free port") }
+        guard let port = unusedLoopbackPort() else { throw PostgresTestError("no unused loopback port") }
         return Int(port)
     }
 }

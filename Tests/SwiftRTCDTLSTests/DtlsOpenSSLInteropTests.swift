@@ -1,4 +1,5 @@
 import Foundation
+import SocketTestSupport
 import SwiftRTCDTLS
 import SwiftRTCSRTP
 import Testing
@@ -44,7 +45,7 @@ struct DtlsOpenSSLInteropTests {
         let directory = try OpenSSL.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (opensslCertificate, certificateFile, keyFile) = try await Self.opensslCertificate(in: directory)
-        let port = try UDPDatagramSocket.freePort()
+        let port = try #require(unusedLoopbackPort(), "no unused loopback port")
         let server = try OpenSSLProcess(
             ["s_server", "-accept", "127.0.0.1:\(port)", "-verify", "1"]
                 + Self.opensslArguments(certificate: certificateFile, key: keyFile, srtp: opensslProfile)

@@ -43,11 +43,6 @@ final class UDPDatagramSocket: DatagramSender {
 
     deinit { Glibc.close(fd) }
 
-    /// A port that was free a moment ago (for `openssl s_server -accept`).
-    static func freePort() throws -> UInt16 {
-        try UDPDatagramSocket().port
-    }
-
     /// Sends to 127.0.0.1:`port` from now on.
     func connect(toPort port: UInt16) {
         var address = sockaddr_in.loopback(port: port)
