@@ -68,6 +68,11 @@ public protocol CallLogStore: Sendable {
 
     /// How many ended calls the log holds.
     func count() async throws(CallLogError) -> Int
+
+    /// Removes the ended calls that ended before `cutoff`, then the oldest ended calls beyond
+    /// the newest `maxCalls`; returns how many it removed. Calls in progress stay.
+    @discardableResult
+    func removeCalls(endedBefore cutoff: Date, keepingAtMost maxCalls: Int) async throws(CallLogError) -> Int
 }
 
 extension CallLogStore {

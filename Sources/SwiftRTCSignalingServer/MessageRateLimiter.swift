@@ -15,6 +15,11 @@ struct MessageRateLimiter: Sendable {
         self.last = now
     }
 
+    /// Whether the bucket has refilled to `burst` by `now` (nothing taken from it matters any more).
+    func isFull(now: ContinuousClock.Instant) -> Bool {
+        tokens + (now - last).seconds * perSecond >= burst
+    }
+
     /// Takes one token if there is one.
     mutating func allow(now: ContinuousClock.Instant = .now) -> Bool {
         let elapsed = now - last

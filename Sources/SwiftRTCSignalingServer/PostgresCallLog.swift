@@ -159,6 +159,27 @@ public final class PostgresCallLog: CallLogStore {
         }
     }
 
+    @discardableResult
+    public func removeCalls(endedBefore cutoff: Date, keepingAtMost maxCalls: Int) async throws(CallLogError) -> Int {
+        let time = cutoff.timeIntervalSince1970
+        let keep = max(0, maxCalls)
+        return try await run("removing old calls") { [client, logger] in
+            var removed = 0
+            for try await _ in try await client.query(
+                "DELETE FROM call WHERE ended IS NOT NULL AND ended < \(time) RETURNING id",
+                logger: logger
+            ) { removed += 1 }
+            for try await _ in try await client.query(
+                """
+                DELETE FROM call WHERE id IN
+                (SELECT id FROM call WHERE ended IS NOT NULL ORDER BY ended DESC OFFSET \(keep)) RETURNING id
+                """,
+                logger: logger
+            ) { removed += 1 }
+            return removed
+        }
+    }
+
     public func count() async throws(CallLogError) -> Int {
         try await run("counting calls") { [client, logger] in
             var count = 0

@@ -327,6 +327,30 @@ public final class SQLiteCallLog: CallLogStore {
         }
     }
 
+    @discardableResult
+    public func removeCalls(endedBefore cutoff: Date, keepingAtMost maxCalls: Int) async throws(CallLogError) -> Int {
+        do {
+            return try await database.write { db in
+                try db.execute(
+                    sql: "DELETE FROM call WHERE ended IS NOT NULL AND ended < ?",
+                    arguments: [cutoff.timeIntervalSince1970]
+                )
+                var removed = db.changesCount
+                try db.execute(
+                    sql: """
+                        DELETE FROM call WHERE id IN
+                        (SELECT id FROM call WHERE ended IS NOT NULL ORDER BY ended DESC LIMIT -1 OFFSET ?)
+                        """,
+                    arguments: [max(0, maxCalls)]
+                )
+                removed += db.changesCount
+                return removed
+            }
+        } catch {
+            throw .failed("removing old calls: \(error)")
+        }
+    }
+
     private static func record(from row: Row, db: Database) throws -> CallRecord {
         let id: String = row["id"]
         let callees = try String.fetchAll(

@@ -88,6 +88,11 @@ actor SignalingHub {
     private var sweeping = false
     /// ``shutdown()`` waiting for the sweep under way to finish.
     private var sweepFinished: [CheckedContinuation<Void, Never>] = []
+    /// Calls each user may still start.
+    private var callStarts: CallStartBudget
+    /// Calls started since the call log was last pruned, and when that was.
+    private var callsSincePrune = 0
+    private var lastPrune: ContinuousClock.Instant?
 
     init(configuration: SignalingServer.Configuration, credentials: SignalingCredentials, storage: SignalingStorage) {
         self.configuration = configuration
@@ -97,6 +102,7 @@ actor SignalingHub {
         limits = LimitCounters(logger: logger, metrics: metrics)
         passwordChecks = PasswordCheckGate(limit: configuration.maxConcurrentPasswordChecks)
         loginThrottle = LoginThrottle()
+        callStarts = CallStartBudget(perMinute: configuration.callsPerMinutePerUser)
     }
 
     /// Who may log in now.
@@ -449,6 +455,18 @@ actor SignalingHub {
             return
         case .created:
             guard case let .call(call) = message.body else { return }
+            guard callStarts.allow(user) else {
+                try? await state.withSession(sessionID) { stored in stored = nil }
+                let perMinute = callStarts.perMinute
+                limits.hit(.callsOverRateLimit, "a call of \(user): over \(perMinute) calls a minute")
+                refuse(
+                    connection: id,
+                    code: .tooManyMessages,
+                    reason: "you started \(perMinute) calls in the last minute (at most): try again later",
+                    replyTo: message.id
+                )
+                return
+            }
             do {
                 try await callLog.callStarted(
                     id: sessionID,
@@ -480,6 +498,8 @@ actor SignalingHub {
                 return
             }
             metrics.sessionsStarted.increment()
+            callsSincePrune += 1
+            if callsSincePrune >= configuration.callLogRetention.pruneInterval { await pruneCallLog() }
             logger.info(
                 "signaling: call \(call.conferenceType.rawValue)",
                 metadata: [
@@ -501,6 +521,24 @@ actor SignalingHub {
             }
         }
         await route(message, connection: id)
+    }
+
+    /// Removes the calls ``SignalingServer/Configuration/callLogRetention`` no longer keeps.
+    private func pruneCallLog() async {
+        callsSincePrune = 0
+        lastPrune = .now
+        let retention = configuration.callLogRetention
+        do {
+            let removed = try await callLog.removeCalls(
+                endedBefore: Date().addingTimeInterval(-retention.maxAge.seconds),
+                keepingAtMost: retention.maxCalls
+            )
+            guard removed > 0 else { return }
+            metrics.callsRemoved.increment(by: removed)
+            logger.info("signaling: call log: removed \(removed) calls past its retention")
+        } catch {
+            logger.error("signaling: \(error)")
+        }
     }
 
     /// Stores a call that just ended (completing the row written at its start).
@@ -621,10 +659,13 @@ actor SignalingHub {
 
     // MARK: - Timers and shutdown
 
+    /// How often a sweep prunes the call log (``CallLogRetention``), at least.
+    static let pruneEvery: Duration = .seconds(60)
+
     /// Closes connections that never said hello, ends unanswered calls past the ring limit,
-    /// makes users away past the reconnect grace leave their calls, and forgets ended sessions
-    /// after a while. With shared state, every instance sweeps: each session and each away
-    /// user is taken by one of them. Once ``shutdown()`` began, the hand-over owns this
+    /// makes users away past the reconnect grace leave their calls, forgets ended sessions after
+    /// a while, and prunes the call log. With shared state, every instance sweeps: each session
+    /// and each away user is taken by one of them. Once ``shutdown()`` began, the hand-over owns this
     /// instance's users, and the sweep does nothing.
     func sweep() async {
         guard !stopping else { return }
@@ -678,6 +719,7 @@ actor SignalingHub {
             try await state.forgetSessions(
                 endedBefore: now.addingTimeInterval(-configuration.endedSessionRetention.seconds)
             )
+            if lastPrune.map({ instant - $0 >= Self.pruneEvery }) ?? true { await pruneCallLog() }
         } catch  where !Task.isCancelled {
             logger.error("signaling: \(error)")
         } catch {}

@@ -15,6 +15,7 @@ import SwiftRTCSignaling
 /// | `signaling_deliveries_lost_total` | counter | (routed here for a user no longer here) |
 /// | `signaling_calls_ended_total` | counter | `result`: the call's end result |
 /// | `signaling_limit_refusals_total` | counter | `kind`: the limit (``SignalingServer/Counters``) |
+/// | `signaling_call_log_removed_total` | counter | (ended calls past ``CallLogRetention``) |
 struct SignalingMetrics: Sendable {
     let connections = Gauge(label: "signaling_connections")
     let loginsOK = Counter(label: "signaling_logins_total", dimensions: [("result", "ok")])
@@ -24,6 +25,7 @@ struct SignalingMetrics: Sendable {
     let routedAcross = Counter(label: "signaling_messages_routed_total", dimensions: [("path", "instance")])
     let receivedFromInstances = Counter(label: "signaling_messages_received_total", dimensions: [("from", "instance")])
     let deliveriesLost = Counter(label: "signaling_deliveries_lost_total")
+    let callsRemoved = Counter(label: "signaling_call_log_removed_total")
 
     /// A call ended with `result`.
     func callEnded(_ result: CallEndResult) {

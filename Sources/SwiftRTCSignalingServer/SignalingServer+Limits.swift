@@ -29,6 +29,9 @@ extension SignalingServer {
         public var callsOverOpenLimit = 0
         /// Calls refused because their session id was used before (the call log keeps each id).
         public var sessionIDsReused = 0
+        /// Calls refused because their initiator started ``Configuration/callsPerMinutePerUser``
+        /// calls in the last minute.
+        public var callsOverRateLimit = 0
 
         /// Every counter at 0.
         public init() {}
@@ -46,7 +49,7 @@ final class LimitCounters: Sendable {
     /// One kind of refusal.
     enum Kind: CaseIterable, Sendable {
         case connectionsOverTotalLimit, connectionsOverAddressLimit, passwordChecksOverLimit, loginsThrottled
-        case messagesOverRateLimit, messagesTooLarge, callsOverOpenLimit, sessionIDsReused
+        case messagesOverRateLimit, messagesTooLarge, callsOverOpenLimit, sessionIDsReused, callsOverRateLimit
 
         var keyPath: WritableKeyPath<SignalingServer.Counters, Int> {
             switch self {
@@ -58,6 +61,7 @@ final class LimitCounters: Sendable {
             case .messagesTooLarge: \.messagesTooLarge
             case .callsOverOpenLimit: \.callsOverOpenLimit
             case .sessionIDsReused: \.sessionIDsReused
+            case .callsOverRateLimit: \.callsOverRateLimit
             }
         }
 

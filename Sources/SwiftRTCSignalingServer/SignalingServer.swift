@@ -98,6 +98,14 @@ public final class SignalingServer: Sendable {
         /// that logs in again within it (to this server, or to another instance on the same
         /// database) is back in its calls; after it, they leave them as `connection_lost`.
         public var reconnectGrace: Duration = defaultReconnectGrace
+        /// Calls one user may start in a minute (a third of them at once); one more is refused
+        /// (`error` 429) and counted. A call re-sent for its session does not count.
+        public var callsPerMinutePerUser: Int = defaultCallsPerMinutePerUser
+        /// How long and how many ended calls the call log keeps (``CallLogRetention``).
+        public var callLogRetention = CallLogRetention()
+
+        /// Default of ``callsPerMinutePerUser``: 60.
+        public static let defaultCallsPerMinutePerUser = 60
 
         /// Default of ``reconnectGrace``: 15 s.
         public static let defaultReconnectGrace: Duration = .seconds(15)

@@ -115,6 +115,25 @@ struct Serve: AsyncParsableCommand {
     )
     var maxPasswordChecks = SignalingServer.Configuration.defaultMaxConcurrentPasswordChecks
 
+    @Option(
+        help: ArgumentHelp(
+            "Calls one user may start in a minute (a third of them at once); more are refused (429).",
+            valueName: "N"
+        )
+    )
+    var callsPerMinute = SignalingServer.Configuration.defaultCallsPerMinutePerUser
+
+    @Option(help: ArgumentHelp("Days the call log keeps an ended call (at least 0.001).", valueName: "DAYS"))
+    var callLogDays = CallLogRetention.defaultMaxAge.seconds / 86_400
+
+    @Option(
+        help: ArgumentHelp(
+            "Ended calls the call log keeps; the oldest beyond are removed. Default: 1000000, or 100000 in memory (no --database).",
+            valueName: "N"
+        )
+    )
+    var callLogMaxCalls: Int?
+
     func validate() throws {
         if let hashPassword {
             guard SignalingLimits.isValidUserID(hashPassword) else {
@@ -132,11 +151,15 @@ struct Serve: AsyncParsableCommand {
         try tls.check(host: host)
         for (name, value) in [
             ("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
-            ("--max-password-checks", maxPasswordChecks),
+            ("--max-password-checks", maxPasswordChecks), ("--calls-per-minute", callsPerMinute),
+            ("--call-log-max-calls", callLogMaxCalls ?? 1),
         ] where value < 1 {
             throw ValidationError("\(name) \(value) must be at least 1")
         }
         try Seconds.check(reconnectGrace, "--reconnect-grace", above: 0, orEqual: true)
+        guard callLogDays.isFinite, callLogDays >= 0.001, callLogDays <= 36_500 else {
+            throw ValidationError("--call-log-days \(callLogDays) must be between 0.001 and 36500")
+        }
         switch (tokens, users) {
         case (nil, nil) where !usesPostgres: throw ValidationError("give the users: --tokens FILE or --users FILE")
         case (.some, .some): throw ValidationError("--tokens and --users cannot be combined: give one")
@@ -244,6 +267,12 @@ struct Serve: AsyncParsableCommand {
         configuration.tls = try tls.identity()
         configuration.door = door.configuration
         configuration.reconnectGrace = Seconds.duration(reconnectGrace)
+        configuration.callsPerMinutePerUser = callsPerMinute
+        configuration.callLogRetention = CallLogRetention(
+            maxAge: .seconds(callLogDays * 86_400),
+            maxCalls: callLogMaxCalls
+                ?? (database == nil ? CallLogRetention.defaultMaxCallsInMemory : CallLogRetention.defaultMaxCalls)
+        )
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         // SIGTERM drains the server (ServiceLifecycle): alone, it logs the calls under way and
         // closes every connection; sharing PostgreSQL, it moves its users to other instances.

@@ -127,6 +127,49 @@ import Testing
         await alice.close()
     }
 
+    /// `--calls-per-minute 9` lets alice start 3 calls at once and refuses the fourth (429);
+    /// `--call-log-max-calls 1` keeps her log to the newest call plus the one that ended
+    /// since the last prune.
+    @Test func callBudgetAndLogRetentionFlagsApply() async throws {
+        let tokens = try Self.write("budget-tokens.txt", "alice:alice-token-0123456789\nbob:bob-token-0123456789\n")
+        let server = try Server([
+            "--port", "0", "--tokens", tokens, "--calls-per-minute", "9", "--call-log-max-calls", "1",
+        ])
+        let url = try await server.ready()
+        let alice = try await WebSocketSignalingChannel.connect(to: url, token: "alice-token-0123456789")
+        func call(_ session: String) -> SignalingMessage {
+            SignalingMessage(
+                id: session,
+                to: ["bob"],
+                session: session,
+                body: .call(.init(sdp: "v=0\r\n", conferenceType: .audio, initiator: "alice", opponents: ["bob"]))
+            )
+        }
+        for index in 1...3 {
+            try await alice.send(call("budget-\(index)"))
+            try await alice.send(
+                SignalingMessage(to: ["bob"], session: "budget-\(index)", body: .hangUp(.init(result: .canceled)))
+            )
+        }
+        try await alice.send(call("budget-4"))
+        let refused = try await Self.next(on: alice) {
+            if case let .error(error) = $0.body { return error.replyTo == "budget-4" }
+            return false
+        }
+        guard case let .error(error) = refused.body else { return }
+        #expect(error.code == .tooManyMessages)
+        #expect(error.reason.contains("9 calls in the last minute"), "\(error.reason)")
+        try await alice.send(SignalingMessage(id: "q", body: .callLogQuery(.init(role: .caller))))
+        let log = try await Self.next(on: alice) {
+            if case .callLog = $0.body { return true }
+            return false
+        }
+        guard case let .callLog(records) = log.body else { return }
+        #expect(records.records.map(\.callId) == ["budget-3", "budget-2"])
+        await alice.close()
+        #expect(try await server.terminate() == 0)
+    }
+
     /// The next message on `channel` that `matches`, or a failure after `timeout`.
     static func next(
         on channel: WebSocketSignalingChannel,
@@ -253,6 +296,11 @@ import Testing
             "cannot open the call log database"
         ),
         (["serve", "--hash-password", "no spaces allowed"], "is not a user id"),
+        (
+            ["serve", "--port", "0", "--tokens", "@/t", "--calls-per-minute", "0"],
+            "--calls-per-minute 0 must be at least 1"
+        ),
+        (["serve", "--port", "0", "--tokens", "@/t", "--call-log-days", "0"], "--call-log-days 0.0 must be between"),
     ])
     func badInputIsAClearError(arguments: [String], message: String) async throws {
         _ = try Self.write("bad-tokens.txt", "alice:alice-token-0123456789\nbob bob-token-0123456789\n")
