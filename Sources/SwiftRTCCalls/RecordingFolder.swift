@@ -64,7 +64,7 @@ public struct RecordingFolder: Sendable, Hashable {
             guard file.standardizedFileURL.deletingLastPathComponent().path == url.standardizedFileURL.path else {
                 throw RecordingFileError(path: file.path, reason: "outside the recording folder \(url.path)")
             }
-            let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 {
                 close(descriptor)
                 return file

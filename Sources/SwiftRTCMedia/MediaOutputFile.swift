@@ -9,8 +9,22 @@ final class MediaOutputFile {
 
     init(path: String) throws(MediaFileError) {
         self.path = path
-        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        descriptor = try Self.openForWriting(path)
+    }
+
+    /// Opens `path` for writing, emptied, created readable by this user only (0600), as a
+    /// recording of a call should be. A symbolic link there is refused (`O_NOFOLLOW`: ELOOP),
+    /// and so is a file of another user (someone who could write to the folder put it there
+    /// to read what is recorded), so that a recording never lands where someone else chose.
+    static func openForWriting(_ path: String) throws(MediaFileError) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io(path: path, operation: "create", errno: errno) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_uid == geteuid(), (status.st_mode & S_IFMT) == S_IFREG else {
+            _ = closeDescriptor(descriptor)
+            throw .unusable(format: path, reason: "not a regular file of this user: refused as an output")
+        }
+        return descriptor
     }
 
     deinit { if descriptor >= 0 { _ = closeDescriptor(descriptor) } }

@@ -1,4 +1,5 @@
 import CAVFormat
+import Glibc
 import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCRTP
@@ -132,7 +133,14 @@ public final class WebMRecorder {
             stream.pointee.time_base = AVRational(num: 1, den: 1000)
             tracks[.vp8] = Track(streamIndex: stream.pointee.index, timeBase: stream.pointee.time_base)
         }
-        try Self.check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open \(path)")
+        // The file is opened here (no symbolic link, this user's), and libavformat writes to
+        // that very file through /proc: a link swapped in by path afterwards changes nothing.
+        let descriptor = try MediaOutputFile.openForWriting(path)
+        defer { Glibc.close(descriptor) }
+        try Self.check(
+            avio_open(&context.pointee.pb, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE),
+            "avio_open \(path)"
+        )
         // Flush after every frame; let the interleaver hold at most 1 s waiting for a track.
         context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
         context.pointee.max_interleave_delta = 1_000_000

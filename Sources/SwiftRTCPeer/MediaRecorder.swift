@@ -160,7 +160,7 @@ public final class MediaRecorder: Sendable {
 
     /// Creates `url` empty unless it exists; the `errno` when it could not.
     static func createExclusively(_ url: URL) -> Int32? {
-        let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return errno }
         close(descriptor)
         return nil
