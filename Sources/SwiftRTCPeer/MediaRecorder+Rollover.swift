@@ -36,18 +36,40 @@ extension MediaRecorder {
 /// The files of one recording: the first, then a part after each rollover, at most `limit`.
 package final class RecordingParts: Sendable {
     package let rollover: MediaRecorder.Rollover?
+    /// The most media bytes the whole recording takes (nil: no limit).
+    package let maxBytes: Int?
     /// The first file.
     let first: URL
     private let limit: Int
     private let urls: Mutex<[URL]>
+    private let recordedBytes = Atomic<Int>(0)
 
     /// The parts of the recording whose first file is `first` (already created), at most
-    /// `limit` of them.
-    package init(first: URL, rollover: MediaRecorder.Rollover?, limit: Int = MediaRecorder.maximumParts) {
+    /// `limit` of them, holding at most `maxBytes` of media in all.
+    package init(
+        first: URL,
+        rollover: MediaRecorder.Rollover?,
+        limit: Int = MediaRecorder.maximumParts,
+        maxBytes: Int? = nil
+    ) {
         self.first = first
         self.rollover = rollover
         self.limit = max(limit, 1)
+        self.maxBytes = maxBytes.map { max($0, 1) }
         urls = Mutex([first])
+    }
+
+    /// Counts `bytes` of media written; false once the recording holds ``maxBytes``: it stops.
+    func wrote(_ bytes: Int) -> Bool {
+        let (total, _) = recordedBytes.wrappingAdd(max(0, bytes), ordering: .relaxed)
+        guard let maxBytes else { return true }
+        return total < maxBytes
+    }
+
+    /// Whether the recording stopped because it held ``maxBytes``.
+    var isAtSizeLimit: Bool {
+        guard let maxBytes else { return false }
+        return recordedBytes.load(ordering: .relaxed) >= maxBytes
     }
 
     /// Every file so far, in order.

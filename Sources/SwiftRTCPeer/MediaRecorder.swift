@@ -41,6 +41,9 @@ public final class MediaRecorder: Sendable {
     /// The recordings (files with their parts) that reached ``maximumParts`` and go on in
     /// their last part.
     public var partLimitsReached: Int { recordings.count { $0.parts.isAtLimit } }
+    /// The recordings that stopped because they held the `maxBytes` they were given (their
+    /// files closed, playable to where they stopped).
+    public var sizeLimitsReached: Int { recordings.count { $0.parts.isAtSizeLimit } }
     private let recordings: [Recording]
 
     private struct Recording: Sendable {
@@ -53,19 +56,22 @@ public final class MediaRecorder: Sendable {
     /// Starts recording `tracks` into `path` (more files beside it if they do not fit one).
     /// With `trimming`, leading and trailing silence is left out (audio; WebM and Ogg decode
     /// the Opus once more to hear it); with `rollover`, the recording goes on in a new file
-    /// at the size or after the time chosen.
+    /// at the size or after the time chosen; with `maxBytes`, each recording (a file and its
+    /// parts) stops once it holds that much media (``sizeLimitsReached``).
     public convenience init(
         tracks: [MediaStreamTrack],
         path: String,
         trimming: SilenceTrimming? = nil,
-        rollover: Rollover? = nil
+        rollover: Rollover? = nil,
+        maxBytes: Int? = nil
     ) throws(MediaRecorderError) {
         try self.init(
             tracks: tracks,
             url: URL(fileURLWithPath: path),
             reserved: false,
             trimming: trimming,
-            rollover: rollover
+            rollover: rollover,
+            maxBytes: maxBytes
         )
     }
 
@@ -75,9 +81,17 @@ public final class MediaRecorder: Sendable {
         tracks: [MediaStreamTrack],
         reservedFile file: URL,
         trimming: SilenceTrimming? = nil,
-        rollover: Rollover? = nil
+        rollover: Rollover? = nil,
+        maxBytes: Int? = nil
     ) throws(MediaRecorderError) {
-        try self.init(tracks: tracks, url: file, reserved: true, trimming: trimming, rollover: rollover)
+        try self.init(
+            tracks: tracks,
+            url: file,
+            reserved: true,
+            trimming: trimming,
+            rollover: rollover,
+            maxBytes: maxBytes
+        )
     }
 
     private init(
@@ -85,7 +99,8 @@ public final class MediaRecorder: Sendable {
         url: URL,
         reserved: Bool,
         trimming: SilenceTrimming?,
-        rollover: Rollover?
+        rollover: Rollover?,
+        maxBytes: Int?
     ) throws(MediaRecorderError) {
         let path = url.path
         let format: Format
@@ -113,7 +128,14 @@ public final class MediaRecorder: Sendable {
                 let file = index == 0 ? url : url.deletingLastPathComponent().appendingPathComponent(name)
                 if index > 0 || !reserved { try Self.create(file) }
                 recordings.append(
-                    Self.record(group, to: file, format: format, trimming: trimming, rollover: rollover)
+                    Self.record(
+                        group,
+                        to: file,
+                        format: format,
+                        trimming: trimming,
+                        rollover: rollover,
+                        maxBytes: maxBytes
+                    )
                 )
             }
         } catch {
@@ -171,9 +193,10 @@ public final class MediaRecorder: Sendable {
         to url: URL,
         format: Format,
         trimming: SilenceTrimming?,
-        rollover: Rollover?
+        rollover: Rollover?,
+        maxBytes: Int?
     ) -> Recording {
-        let parts = RecordingParts(first: url, rollover: rollover)
+        let parts = RecordingParts(first: url, rollover: rollover, maxBytes: maxBytes)
         let (stream, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
         var feeders: [Task<Void, Never>] = []
         for track in tracks {
@@ -229,7 +252,7 @@ public final class MediaRecorder: Sendable {
         var decoder: OpusDecoder?
         var url = parts.files[0]
         var progress = RecordingParts.Progress()
-        for await frame in frames {
+        frames: for await frame in frames {
             let pcm: AudioFrame
             switch frame {
             case .audio(let audio): pcm = audio
@@ -248,6 +271,7 @@ public final class MediaRecorder: Sendable {
             if writer == nil { writer = try WAVWriter(path: url.path, channels: pcm.channels, trimming: trimming) }
             try writer?.write(pcm)
             progress.bytes += pcm.samples.count * 2
+            guard parts.wrote(pcm.samples.count * 2) else { break frames }
         }
         guard let writer else { return .audio }
         try writer.close()
@@ -266,7 +290,7 @@ public final class MediaRecorder: Sendable {
         var codec = AudioCodec(trimming: trimming)
         var url = parts.files[0]
         var progress = RecordingParts.Progress()
-        for await frame in frames {
+        frames: for await frame in frames {
             for (opus, pcm) in codec.opus(frame) {
                 if writer != nil, parts.isDue(progress) {
                     try writer?.close()
@@ -283,6 +307,7 @@ public final class MediaRecorder: Sendable {
                 }
                 try writer?.write(opus, pcm: pcm)
                 progress.bytes += opus.data.count
+                guard parts.wrote(opus.data.count) else { break frames }
             }
         }
         guard let writer else { return .audio }
@@ -308,7 +333,7 @@ public final class MediaRecorder: Sendable {
         var held: [(EncodedFrame, AudioFrame?)] = []
         var audioCodec = AudioCodec(trimming: trimming)
         var vp8: VP8Encoder?
-        for await frame in frames {
+        frames: for await frame in frames {
             var items: [(EncodedFrame, AudioFrame?)]
             switch frame {
             case .video(let picture):
@@ -366,6 +391,7 @@ public final class MediaRecorder: Sendable {
                 }
                 try recorder?.write(item.0, pcm: item.1)
                 progress.bytes += item.0.data.count
+                guard parts.wrote(item.0.data.count) else { break frames }
             }
         }
         guard let recorder else { return hasVideo ? .videoKeyframe : .audio }

@@ -18,7 +18,8 @@ import Synchronization
 ///   `503 Service Unavailable`, with ``Configuration/maxSessionsPerAddress`` of them from the
 ///   same client address `429 Too Many Requests`; both carry `Retry-After`.
 /// - A session that is not connected within ``Configuration/connectTimeout`` of its creation,
-///   or whose connection failed, is ended and forgotten (a `DELETE` for it then gets `404`).
+///   whose connection failed, or that has lasted ``Configuration/maxSessionDuration``, is
+///   ended and forgotten (a `DELETE` for it then gets `404`).
 /// - `DELETE <path>/<id>` ends that session and replies `200 OK`; an unknown id is `404`.
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
 /// - CORS, when ``Configuration/bearerToken`` is set: a preflight from a page on another
@@ -49,6 +50,8 @@ public final class WHIPEndpoint: Sendable {
         public static let defaultMaxSessionsPerAddress = 8
         /// The default ``connectTimeout``: 15 s from the answer to a connected session.
         public static let defaultConnectTimeout = Duration.seconds(15)
+        /// The default ``maxSessionDuration``: 12 hours.
+        public static let defaultMaxSessionDuration = Duration.seconds(12 * 3600)
 
         /// The address to listen on (default 127.0.0.1).
         public var host: String
@@ -67,6 +70,11 @@ public final class WHIPEndpoint: Sendable {
         public var maxSessionsPerAddress: Int
         /// How long a session may take to connect after its answer went out; it is ended then.
         public var connectTimeout: Duration
+        /// How long a session may last from its creation, connected or not; it is ended then
+        /// (a publisher that should go on publishes again). At least a second.
+        public var maxSessionDuration: Duration = defaultMaxSessionDuration {
+            didSet { maxSessionDuration = max(maxSessionDuration, .seconds(1)) }
+        }
         /// When set, the endpoint serves `https://` with this certificate and key (else plain
         /// `http://`: put it behind a TLS proxy, or keep it on loopback).
         public var tls: TLSIdentity?
@@ -101,6 +109,7 @@ public final class WHIPEndpoint: Sendable {
         public var description: String {
             "WHIP endpoint \(tls == nil ? "http" : "https")://\(host):\(port)\(path)\(tls.map { " (\($0))" } ?? ""), token \(bearerToken == nil ? "none" : "set"), offers up to \(maxOfferBytes) bytes, "
                 + "\(maxSessions) sessions (\(maxSessionsPerAddress) per address), connect timeout \(connectTimeout), "
+                + "sessions last at most \(maxSessionDuration), "
                 + "door: \(door.maxConnections) TCP connections (\(door.maxConnectionsPerAddress) per address), "
                 + "request timeout \(door.requestTimeout), idle timeout \(door.idleTimeout)"
         }
@@ -116,6 +125,8 @@ public final class WHIPEndpoint: Sendable {
         public var timedOut = 0
         /// Sessions ended because their connection failed.
         public var failed = 0
+        /// Sessions ended because they lasted ``Configuration/maxSessionDuration``.
+        public var expired = 0
         /// Offers refused with `503` because ``Configuration/maxSessions`` were open.
         public var rejectedSessionLimit = 0
         /// Offers refused with `429` because ``Configuration/maxSessionsPerAddress`` were open
@@ -133,7 +144,7 @@ public final class WHIPEndpoint: Sendable {
 
         /// The counters on one line, `name=value` each.
         public var description: String {
-            "created=\(sessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) "
+            "created=\(sessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) expired=\(expired) "
                 + "rejected_session_limit=\(rejectedSessionLimit) rejected_address_limit=\(rejectedAddressLimit) "
                 + "unauthorized=\(unauthorized) bad_requests=\(badRequests) answerer_errors=\(answererErrors)"
         }
@@ -360,10 +371,12 @@ public final class WHIPEndpoint: Sendable {
             return Self.text(.internalServerError, "cannot answer the offer: \(error)")
         }
         let id = UUID().uuidString.lowercased()
-        let timeout = configuration.connectTimeout
+        let (timeout, lifetime) = (configuration.connectTimeout, configuration.maxSessionDuration)
         let open = state.withLock { state in
             // The watcher takes the lock only once it has something to end: after this returns.
-            let watcher = Task { [weak self] in _ = await self?.watch(id, session, timeout: timeout) }
+            let watcher = Task { [weak self] in
+                _ = await self?.watch(id, session, timeout: timeout, lifetime: lifetime)
+            }
             state.sessions[id] = Entry(session: session, address: address, watcher: watcher)
             state.stats.sessionsCreated += 1
             return state.sessions.count
@@ -412,8 +425,14 @@ public final class WHIPEndpoint: Sendable {
     }
 
     /// Follows session `id`'s connection: ends it when it is not connected `timeout` after
-    /// its creation or when it fails. Cancelled when the session is ended otherwise.
-    private func watch(_ id: String, _ session: any WHIPEndpointSession, timeout: Duration) async {
+    /// its creation, when it fails, or `lifetime` after its creation. Cancelled when the
+    /// session is ended otherwise.
+    private func watch(
+        _ id: String,
+        _ session: any WHIPEndpointSession,
+        timeout: Duration,
+        lifetime: Duration
+    ) async {
         let states = await session.connectionStates()
         let connected = ConnectedFlag()
         let outcome: WatchOutcome? = await withTaskGroup(of: WatchOutcome?.self) { group in
@@ -431,6 +450,10 @@ public final class WHIPEndpoint: Sendable {
                 do { try await Task.sleep(for: timeout) } catch { return nil }
                 return connected.isSet ? nil : .timedOut
             }
+            group.addTask {
+                do { try await Task.sleep(for: lifetime) } catch { return nil }
+                return .expired
+            }
             while let result = await group.next() {
                 if let result {
                     group.cancelAll()
@@ -446,6 +469,7 @@ public final class WHIPEndpoint: Sendable {
             switch outcome {
             case .timedOut: state.stats.timedOut += 1
             case .failed: state.stats.failed += 1
+            case .expired: state.stats.expired += 1
             }
             return entry
         }
@@ -455,10 +479,11 @@ public final class WHIPEndpoint: Sendable {
         case .timedOut:
             logger.info("WHIP session ended: not connected within \(timeout)", metadata: ["session": "\(id)"])
         case .failed: logger.info("WHIP session ended: its connection failed", metadata: ["session": "\(id)"])
+        case .expired: logger.info("WHIP session ended: it lasted \(lifetime)", metadata: ["session": "\(id)"])
         }
     }
 
-    private enum WatchOutcome: Sendable { case timedOut, failed }
+    private enum WatchOutcome: Sendable { case timedOut, failed, expired }
 
     /// Whether a watched session has connected (set once, read by the timer).
     private final class ConnectedFlag: Sendable {

@@ -60,11 +60,30 @@ struct WhipServer: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a session may last, connected or not; it is ended then (the publisher may publish again).",
+            valueName: "S"
+        )
+    )
+    var maxSessionSeconds = WHIPEndpoint.Configuration.defaultMaxSessionDuration.seconds
+
+    @Option(
+        help: ArgumentHelp(
             "Record what each session receives into DIR: whip-YYYYMMDD-HHMMSS.webm (UTC, when it was answered; -2... after it; an existing file is never replaced).",
             valueName: "DIR"
         )
     )
     var record: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The most megabytes of media one session's --record recording takes (its parts together); at it, the recording stops (the files stay playable) and the session goes on.",
+            valueName: "MB"
+        )
+    )
+    var recordMaxMegabytes = Self.defaultRecordMaxMegabytes
+
+    /// Default of `--record-max-megabytes`: 4000 (some 9 hours of 1 Mbit/s video).
+    static let defaultRecordMaxMegabytes = 4_000.0
 
     @Flag(help: "Leave leading and trailing silence out of --record recordings (voice activity on the received audio).")
     var trimSilence = false
@@ -94,11 +113,15 @@ struct WhipServer: AsyncParsableCommand {
         }
         if trimSilence && record == nil { throw ValidationError("--trim-silence trims recordings: add --record DIR") }
         try recordRollover.check(record: record)
+        guard recordMaxMegabytes.isFinite, (0.01...1_000_000).contains(recordMaxMegabytes) else {
+            throw ValidationError("--record-max-megabytes takes 0.01 to 1000000")
+        }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
         guard maxSessionsPerAddress >= 1 else { throw ValidationError("--max-sessions-per-address must be at least 1") }
         guard connectTimeout > 0, connectTimeout <= 3600 else {
             throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)")
         }
+        try Seconds.check(maxSessionSeconds, "--max-session-seconds", above: 1, orEqual: true)
     }
 
     func run() async throws {
@@ -120,7 +143,8 @@ struct WhipServer: AsyncParsableCommand {
             statsJSON: statsOutput.statsJSON,
             recording: try record.map(SessionSettings.Recording.init),
             trimming: trimSilence ? SilenceTrimming() : nil,
-            rollover: recordRollover.rollover
+            rollover: recordRollover.rollover,
+            recordMaxBytes: Int(recordMaxMegabytes * 1_000_000)
         )
         var configuration = WHIPEndpoint.Configuration(
             host: host,
@@ -132,6 +156,7 @@ struct WhipServer: AsyncParsableCommand {
             tls: try tls.identity()
         )
         configuration.door = door.configuration
+        configuration.maxSessionDuration = Seconds.duration(maxSessionSeconds)
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
             try await Self.answer(offer, settings: settings, sessions: sessions)
         }
@@ -218,7 +243,8 @@ struct WhipServer: AsyncParsableCommand {
                         tracks: receiving.map(\.receiver.track),
                         reservedFile: file,
                         trimming: settings.trimming,
-                        rollover: settings.rollover
+                        rollover: settings.rollover,
+                        maxBytes: settings.recordMaxBytes
                     )
                 } catch {
                     log("error: session \(number): \(error)")
@@ -290,6 +316,8 @@ struct SessionSettings: Sendable {
     var trimming: SilenceTrimming?
     /// When a recording goes on in a new file.
     var rollover: MediaRecorder.Rollover?
+    /// The most media bytes one session records.
+    var recordMaxBytes: Int
 
     /// Where the sessions record (`--record DIR`, as for `call` and `answer`): one file per
     /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered),
@@ -409,6 +437,9 @@ final class ServerSession: WHIPEndpointSession {
         if let recorder {
             do {
                 for file in try await recorder.stop() { log("recorded \(file.path)") }
+                if recorder.sizeLimitsReached > 0 {
+                    log("session \(number): its recording stopped at --record-max-megabytes")
+                }
             } catch {
                 log("error: \(error)")
                 monitor.recordError(error.description)

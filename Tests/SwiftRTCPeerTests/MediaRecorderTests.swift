@@ -112,6 +112,22 @@ import Testing
         #expect(played.codecs == ["opus"] && abs(played.seconds - 1) < 0.1, "\(played)")
     }
 
+    /// With `maxBytes`, a recording stops once it holds that much media: the file plays to
+    /// where it stopped, and ``MediaRecorder/sizeLimitsReached`` says so.
+    @Test func aRecordingStopsAtItsSizeLimit() async throws {
+        let folder = try Self.folder()
+        let track = MediaStreamTrack(kind: .audio)
+        let recorder = try MediaRecorder(tracks: [track], path: folder + "/capped.ogg", maxBytes: 2_000)
+        try await track.play(FiniteTone(frequency: 300, frames: 100)).finished()
+        let files = try await recorder.stop()
+        #expect(recorder.sizeLimitsReached == 1)
+        let bytes = try FileManager.default.attributesOfItem(atPath: folder + "/capped.ogg")[.size] as? Int ?? 0
+        let played = try await Self.playsToTheEnd(folder + "/capped.ogg")
+        print("MediaRecorder maxBytes 2000: \(files.count) file, \(bytes) bytes, \(played.seconds) s of 2 s")
+        #expect(bytes < 2_000 + 1_500, "\(bytes) bytes")
+        #expect(played.seconds > 0.1 && played.seconds < 1.5, "\(played)")
+    }
+
     @Test func errorsAreErrors() async throws {
         let folder = try Self.folder()
         let audio = MediaStreamTrack(kind: .audio), video = MediaStreamTrack(kind: .video)

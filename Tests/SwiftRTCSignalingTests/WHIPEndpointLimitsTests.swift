@@ -190,6 +190,25 @@ import Testing
         }
     }
 
+    /// A connected session lasts ``WHIPEndpoint/Configuration/maxSessionDuration`` at most:
+    /// it is ended, counted as expired, and its URL is gone.
+    @Test func aConnectedSessionIsEndedAtItsLifetime() async throws {
+        let session = ScriptedSession("long")
+        session.report(.connected)
+        var configuration = WHIPEndpoint.Configuration()
+        configuration.maxSessionDuration = .seconds(1)
+        let endpoint = WHIPEndpoint(configuration: configuration) { _ in ("v=0\r\n", session) }
+        try await withEndpoint(endpoint) { url in
+            let client = WHIPClient(endpoint: url)
+            let published = try await client.publish(offer: WHIPTestSDP.offer)
+            #expect(endpoint.sessionIDs == [published.location.lastPathComponent])
+            #expect(await eventually { session.endCount == 1 })
+            #expect(endpoint.stats.expired == 1 && endpoint.stats.timedOut == 0 && endpoint.stats.failed == 0)
+            #expect(endpoint.sessionIDs.isEmpty)
+            await #expect(throws: WHIPError.self) { try await client.end(published) }
+        }
+    }
+
     @Test func hostileBodiesGetTheirStatusAndTheEndpointKeepsAnswering() async throws {
         let answerer: WHIPEndpoint.Answerer = { offer in
             let description: SessionDescription

@@ -39,13 +39,15 @@ import Testing
         var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
         var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
 
-        func wait(for text: String, timeout: Duration = .seconds(60)) async -> Bool {
+        /// Waits until `text` is in the standard output (with `inErrors`, the standard error:
+        /// its log lines).
+        func wait(for text: String, inErrors: Bool = false, timeout: Duration = .seconds(60)) async -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
-                if output.contains(text) { return true }
+                if (inErrors ? errors : output).contains(text) { return true }
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            return output.contains(text)
+            return (inErrors ? errors : output).contains(text)
         }
 
         func exit(timeout: Duration = .seconds(60)) async -> Int32? {

@@ -52,3 +52,46 @@ import Testing
         #expect(await server.exit() == 0, "\(server.errors)")
     }
 }
+
+/// `callbot whip-server --max-session-seconds S --record-max-megabytes MB`, tried as a user
+/// would: a `callbot whip` call meant to last 8 seconds is ended by the server after 4, and
+/// its recording stops at 30 kB, playable to where it stopped.
+@Suite(.serialized, .realTime) struct WhipServerSessionLimitsCLITests {
+    typealias Background = CallCLITests.Background
+
+    @Test func aSessionEndsAtItsLifetimeAndItsRecordingAtItsSize() async throws {
+        let folder = try ScratchFolder.make("whip-server-session-limits")
+        let recordings = folder.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let server = try Background([
+            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30",
+            "--record", recordings.path, "--record-max-megabytes", "0.03", "--max-session-seconds", "4",
+        ])
+        #expect(await server.wait(for: "READY "), "\(server.errors)")
+        let endpoint = try #require(
+            server.output.split(separator: "\n").first { $0.hasPrefix("READY ") }.map {
+                String($0.dropFirst("READY ".count))
+            }
+        )
+        let started = ContinuousClock.now
+        let client = try await Callbot.run(["whip", endpoint, "--duration", "8", "--stats-interval", "30"])
+        print("whip client after the server ended its session: exit \(client.status), \(started.duration(to: .now))")
+        #expect(await server.wait(for: "WHIP session ended: it lasted 4", inErrors: true), "\(server.errors)")
+        #expect(
+            await server.wait(for: "its recording stopped at --record-max-megabytes", inErrors: true),
+            "\(server.errors)"
+        )
+        #expect(await server.wait(for: "recorded \(recordings.path)/whip-", inErrors: true), "\(server.errors)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: recordings.path).map {
+            recordings.appendingPathComponent($0).path
+        }
+        let bytes = try files.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0 }
+        print("whip-server --record-max-megabytes 0.03: \(files.count) file(s), \(bytes) bytes")
+        // 30 kB of media, plus the container and at most one frame past the limit.
+        #expect(files.count == 1 && bytes.reduce(0, +) < 30_000 + 20_000, "\(bytes)")
+        let played = try await ExampleBotsTests.played(try #require(files.first))
+        #expect(played.seconds > 0.2 && played.seconds < 3.9, "\(played)")
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(await server.exit() == 0, "\(server.errors)")
+    }
+}
