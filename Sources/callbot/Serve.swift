@@ -39,6 +39,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var tls: TLSServerOptions
     @OptionGroup var door: DoorOptions
+    @OptionGroup var shutdown: ShutdownOptions
 
     @Option(help: ArgumentHelp("Users and their bearer tokens: USER:TOKEN lines.", valueName: "FILE"))
     var tokens: String?
@@ -157,6 +158,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) \(value) must be at least 1")
         }
         try Seconds.check(reconnectGrace, "--reconnect-grace", above: 0, orEqual: true)
+        try shutdown.check()
         guard callLogDays.isFinite, callLogDays >= 0.001, callLogDays <= 36_500 else {
             throw ValidationError("--call-log-days \(callLogDays) must be between 0.001 and 36500")
         }
@@ -281,6 +283,7 @@ struct Serve: AsyncParsableCommand {
         do {
             try await ServerServices.run(
                 { try await server.run { url in printLine("READY \(url.absoluteString)") } },
+                shutdownDeadline: shutdown.deadline,
                 hangUps: hangUps,
                 reload: {
                     guard let credentialsFile else {

@@ -43,6 +43,7 @@ struct WhipServer: AsyncParsableCommand {
     @OptionGroup var token: WhipTokenOptions
     @OptionGroup var tls: TLSServerOptions
     @OptionGroup var door: DoorOptions
+    @OptionGroup var shutdown: ShutdownOptions
 
     @Option(help: ArgumentHelp("The most sessions open at once; a further offer gets 503.", valueName: "N"))
     var maxSessions = WHIPEndpoint.Configuration.defaultMaxSessions
@@ -122,6 +123,7 @@ struct WhipServer: AsyncParsableCommand {
             throw ValidationError("--connect-timeout must be a number of seconds above 0 (at most 3600)")
         }
         try Seconds.check(maxSessionSeconds, "--max-session-seconds", above: 1, orEqual: true)
+        try shutdown.check()
     }
 
     func run() async throws {
@@ -166,7 +168,8 @@ struct WhipServer: AsyncParsableCommand {
         do {
             try await ServerServices.run(
                 { try await endpoint.run { url in printLine("READY \(url.absoluteString)") } },
-                limit: options.duration.map { Duration.seconds($0) }
+                limit: options.duration.map { Duration.seconds($0) },
+                shutdownDeadline: shutdown.deadline
             )
         } catch {
             log("error: WHIP endpoint: \(error)")

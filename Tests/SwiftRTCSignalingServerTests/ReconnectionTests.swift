@@ -1,4 +1,5 @@
 import Foundation
+import SocketTestSupport
 import SwiftRTCSignaling
 import Testing
 
@@ -217,4 +218,9 @@ import Testing
         await bob.close()
         await second.stop()
     }
+}
+
+extension TCPRelay {
+    /// The signaling URL through the relay.
+    var url: URL { URL(string: "ws://127.0.0.1:\(port)/signaling")! }
 }

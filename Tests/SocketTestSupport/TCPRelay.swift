@@ -1,24 +1,36 @@
 import Foundation
 import Glibc
-import SocketTestSupport
 import Synchronization
 
 /// A TCP relay on 127.0.0.1 (a free port) to a port of 127.0.0.1, whose connections a test
-/// can cut: each accepted connection is piped, byte for byte, to a new connection to the
-/// target. ``cut()`` resets every connection at once (no WebSocket close handshake, as a
-/// network failure); while ``refusing`` is set, new connections are reset as they arrive.
-/// Plain blocking sockets, a thread per direction.
-final class TCPRelay: Sendable {
-    let port: UInt16
+/// can cut or freeze: each accepted connection is piped, byte for byte, to a new connection to
+/// the target. ``cut()`` resets every connection at once (no WebSocket close handshake, as a
+/// network failure); while ``refusing`` is set, new connections are reset as they arrive;
+/// while ``frozen`` is set, nothing is passed on either way and the connections stay open (a
+/// peer that hangs). Plain blocking sockets, a thread per direction.
+public final class TCPRelay: Sendable {
+    /// The port it listens on.
+    public let port: UInt16
     private let targetPort: UInt16
     private let listener: Int32
     private let state = Mutex<(pairs: [Int: (Int32, Int32)], next: Int, refusing: Bool, stopped: Bool)>(
         ([:], 0, false, false)
     )
+    private let isFrozen = Atomic<Bool>(false)
+
+    /// The relay could not listen.
+    public struct RelayError: Error, CustomStringConvertible {
+        public let description: String
+    }
 
     /// Starts relaying to `target` (a URL on 127.0.0.1, e.g. a signaling server's).
-    init(to target: URL) throws {
-        targetPort = UInt16(target.port ?? 80)
+    public convenience init(to target: URL) throws {
+        try self.init(toPort: UInt16(target.port ?? 80))
+    }
+
+    /// Starts relaying to 127.0.0.1:`targetPort`.
+    public init(toPort targetPort: UInt16) throws {
+        self.targetPort = targetPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -30,7 +42,7 @@ final class TCPRelay: Sendable {
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
-            throw TestTimeout(description: "relay: cannot listen (errno \(errno))")
+            throw RelayError(description: "relay: cannot listen (errno \(errno))")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -42,17 +54,20 @@ final class TCPRelay: Sendable {
         Thread.detachNewThread { relay.acceptLoop() }
     }
 
-    /// The signaling URL through the relay.
-    var url: URL { URL(string: "ws://127.0.0.1:\(port)/signaling")! }
-
     /// Whether new connections are reset at once (the server looks gone).
-    var refusing: Bool {
+    public var refusing: Bool {
         get { state.withLock { $0.refusing } }
         set { state.withLock { $0.refusing = newValue } }
     }
 
+    /// Whether bytes are held instead of passed on (connections stay open; the target hangs).
+    public var frozen: Bool {
+        get { isFrozen.load(ordering: .acquiring) }
+        set { isFrozen.store(newValue, ordering: .releasing) }
+    }
+
     /// Resets every relayed connection (both sides).
-    func cut() {
+    public func cut() {
         let pairs = state.withLock { state in
             defer { state.pairs = [:] }
             return Array(state.pairs.values)
@@ -64,7 +79,7 @@ final class TCPRelay: Sendable {
     }
 
     /// Cuts every connection and stops accepting.
-    func stop() {
+    public func stop() {
         state.withLock { $0.stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
         cut()
@@ -116,21 +131,23 @@ final class TCPRelay: Sendable {
                 }
             }
             Thread.detachNewThread {
-                Self.pump(from: client, to: upstream)
+                self.pump(from: client, to: upstream)
                 finish()
             }
             Thread.detachNewThread {
-                Self.pump(from: upstream, to: client)
+                self.pump(from: upstream, to: client)
                 finish()
             }
         }
     }
 
-    private static func pump(from source: Int32, to destination: Int32) {
+    private func pump(from source: Int32, to destination: Int32) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
+            // Frozen: what came is held (never sent) until thawed.
+            while isFrozen.load(ordering: .acquiring) { usleep(10_000) }
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes {
