@@ -6,7 +6,9 @@ public enum RemoteInputLimit: Int, Sendable, CaseIterable {
     case bitrate
     /// A receiver report's round trip above ``RemoteInputLimits/maxRoundTripTime`` was ignored.
     case roundTripTime
-    /// A packet of one SSRC more than ``RemoteInputLimits/maxRemoteSSRCsPerTransport`` was dropped.
+    /// A packet of one SSRC more than ``RemoteInputLimits/maxRemoteSSRCsPerTransport``: the
+    /// SSRC silent longest (of those learned from packets) was forgotten for it, or, when the
+    /// SDP named them all, it was dropped.
     case remoteSSRCs
     /// A remote candidate beyond ``RemoteInputLimits/maxRemoteCandidates`` was dropped.
     case remoteCandidates

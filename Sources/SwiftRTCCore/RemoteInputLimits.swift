@@ -43,8 +43,9 @@ public enum RemoteInputLimits {
 
     // MARK: Streams
 
-    /// The most remote SSRCs one transport routes (RTP streams, RTX streams); packets of
-    /// a further SSRC are dropped and counted.
+    /// The most remote SSRCs one transport routes (RTP streams, RTX streams); a further SSRC
+    /// takes the place of the learned one silent longest (counted), or is dropped when the SDP
+    /// named them all.
     public static let maxRemoteSSRCsPerTransport = 32
 
     // MARK: RTCP

@@ -46,6 +46,11 @@ final class PeerTransport: @unchecked Sendable {
     /// Where received RTP and RTCP go.
     struct Routes {
         var bySSRC: [UInt32: RTPReceiver] = [:]
+        /// The SSRCs of `bySSRC` learned from packets (not named by the SDP), with the arrival
+        /// of their last packet: when ``RemoteInputLimits/maxRemoteSSRCsPerTransport`` are
+        /// routed, a new SSRC takes the place of the one silent longest (a peer that changes
+        /// its SSRCs, say at each restart of its sender, is never locked out).
+        var learned: [UInt32: Double] = [:]
         var byMid: [String: RTPReceiver] = [:]
         var byPayloadType: [UInt8: RTPReceiver] = [:]
         var senders: [UInt32: RTPSender] = [:]
@@ -315,7 +320,10 @@ final class PeerTransport: @unchecked Sendable {
         }
         congestion.received(packet, arrival: arrival)
         let receiver: RTPReceiver? = routes.withLock { routes in
-            if let known = routes.bySSRC[packet.ssrc] { return known }
+            if let known = routes.bySSRC[packet.ssrc] {
+                if let index = routes.learned.index(forKey: packet.ssrc) { routes.learned.values[index] = arrival }
+                return known
+            }
             if routes.ignored.contains(packet.ssrc) { return nil }
             // A new SSRC: by its MID header extension (RFC 8843 §9.2), else its payload type.
             var found: RTPReceiver?
@@ -326,11 +334,15 @@ final class PeerTransport: @unchecked Sendable {
             guard let found, let parameters = found.parameters else { return nil }
             if parameters.payloadType == packet.payloadType || parameters.recovery.rtxPayloadType == packet.payloadType
             {
-                guard routes.bySSRC.count < RemoteInputLimits.maxRemoteSSRCsPerTransport else {
+                if routes.bySSRC.count >= RemoteInputLimits.maxRemoteSSRCsPerTransport {
                     limitHits.hit(.remoteSSRCs)
-                    return nil
+                    // At most 32 to look through; none learned (all from the SDP): dropped.
+                    guard let silent = routes.learned.min(by: { $0.value < $1.value })?.key else { return nil }
+                    routes.learned[silent] = nil
+                    routes.bySSRC[silent] = nil
                 }
                 routes.bySSRC[packet.ssrc] = found
+                routes.learned[packet.ssrc] = arrival
                 return found
             }
             if routes.ignored.count < Routes.maximumIgnored { routes.ignored.insert(packet.ssrc) }
