@@ -280,7 +280,7 @@ let package = Package(
             dependencies: [
                 "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
                 "SwiftRTCICE", "SwiftRTCDTLS",
-                "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling",
+                "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
             ],
             path: "Fuzz/FuzzTargets"
         ),

@@ -265,6 +265,26 @@ seed("SignalingFuzzer", "server-messages.jsonl", b"\n".join(line(s, m) for s, m 
                                                           "started": 1800000000.5, "answered": 1800000002.25, "ended": 1800000062.25,
                                                           "duration": 60, "result": "completed", "customItems": {"k": "v"}}]})]))
 
+# --- ServerSignalingFuzzer: lines of [step byte][JSON]: the low three bits the connection (0-5),
+# the next two the action (0 a message, 1 the connection closes, 2 a sweep) -------------------
+
+TOKENS = {"alice": "alice-fuzz-token-0000", "bob": "bob-fuzz-token-00000", "carol": "carol-fuzz-token-0000"}
+step = lambda slot, message=None, action=0: bytes([slot | action << 3]) + (json.dumps(message, separators=(",", ":")).encode() if message else b"")
+hellos = [step(i, {"type": "hello", "id": "h%d" % i, "token": TOKENS[u]}) for i, u in enumerate(["alice", "bob", "carol"])]
+seed("ServerSignalingFuzzer", "mesh-call-flow.jsonl", b"\n".join(hellos + [step(s, m) for s, m in call if s < 3]))
+seed("ServerSignalingFuzzer", "strangers-and-reconnects.jsonl", b"\n".join([
+    step(3, {"type": "call", "session": "x", "to": ["bob"], "sdp": "v=0", "conferenceType": "audio", "initiator": "alice", "opponents": ["bob"]}),
+    step(4, {"type": "hello", "token": "mallory-token-000000"}), step(4, {"type": "hello", "token": "alice:not a password"}),
+    step(5) + b"{not json", step(5) + b'{"type":"hello","id":"' + b"i" * 200 + b'"',
+] + hellos[:2] + [
+    step(0, {"type": "call", "id": "c1", "session": "s1", "to": ["bob"], "sdp": "v=0", "conferenceType": "video", "initiator": "alice", "opponents": ["bob"]}),
+    step(1, action=1), step(0, action=2), hellos[1],
+    step(1, {"type": "accept", "session": "s1", "to": ["alice"], "sdp": "v=0"}),
+    step(0, {"type": "hangUp", "session": "s1", "to": ["bob"], "result": "completed"}),
+    step(1, {"type": "callLogQuery", "id": "q", "role": "callee", "result": "completed", "limit": 500}),
+    step(0, {"type": "hello", "id": "again", "token": TOKENS["alice"]}),
+]))
+
 # --- WHIPFuzzer: [endpoint byte: bit 0 = the one with a token][one connection's bytes] ------
 
 offer = open(os.path.join(FIX, "sdp", "chrome-156-offer-audio-video-bundle-trickle.sdp"), "rb").read()

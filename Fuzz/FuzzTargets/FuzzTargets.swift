@@ -15,6 +15,7 @@ public var fuzzTargets: [(name: String, body: FuzzTarget)] {
         ("ReceiverFuzzer", fuzzReceiver),
         ("RecorderFuzzer", fuzzRecorders),
         ("SignalingFuzzer", fuzzSignaling),
+        ("ServerSignalingFuzzer", fuzzServerSignaling),
         ("WHIPFuzzer", fuzzWHIP),
         ("STUNFuzzer", fuzzSTUN),
         ("FileReaderFuzzer", fuzzFileReaders),

@@ -166,24 +166,30 @@ struct SignalingConnection: Sendable {
                 )
                 continue
             }
-            let data = Data(message.readableBytesView)
-            let parsed: SignalingMessage
-            do throws(SignalingProtocolError) {
-                parsed = try SignalingMessage(json: data)
-            } catch {
-                await hub.refuseUnread(
-                    connection: id,
-                    code: error.code,
-                    reason: error.description,
-                    replyTo: Self.messageID(in: data)
-                )
-                continue
-            }
-            if case let .hello(hello) = parsed.body {
-                await authenticate(hello, messageID: parsed.id, connection: id, address: address)
-            } else {
-                await hub.receive(parsed, connection: id)
-            }
+            await handle(Data(message.readableBytesView), connection: id, address: address)
+        }
+    }
+
+    /// One whole text message of connection `id`, within the size and rate limits: parsed
+    /// (refused when it does not), then a `hello` authenticates and anything else goes to the
+    /// hub.
+    func handle(_ data: Data, connection id: Int, address: String) async {
+        let parsed: SignalingMessage
+        do throws(SignalingProtocolError) {
+            parsed = try SignalingMessage(json: data)
+        } catch {
+            await hub.refuseUnread(
+                connection: id,
+                code: error.code,
+                reason: error.description,
+                replyTo: Self.messageID(in: data)
+            )
+            return
+        }
+        if case let .hello(hello) = parsed.body {
+            await authenticate(hello, messageID: parsed.id, connection: id, address: address)
+        } else {
+            await hub.receive(parsed, connection: id)
         }
     }
 
