@@ -1,7 +1,9 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
 import SwiftRTCCore
+import SwiftRTCSignaling
 import Synchronization
 
 /// ``SignalingState`` in PostgreSQL, shared by every server instance on the database.
@@ -13,7 +15,11 @@ import Synchronization
 ///   dead, and its users are away from its last heartbeat.
 /// - Delivery: `NOTIFY` on the other instance's channel, sent one batch after another from one
 ///   queue, so that messages arrive in the order they were routed. A payload over
-///   ``maxNotifyBytes`` goes into `signaling_payload`; the notification carries its id.
+///   ``maxNotifyBytes`` goes into `signaling_payload`; the notification carries its id. The
+///   queue holds at most ``maxPendingNotifications`` notifications and
+///   ``maxPendingNotificationBytes`` bytes: more are dropped, counted
+///   (``droppedNotifications``, `signaling_notifications_dropped_total`) and logged at most once
+///   per ``dropLogInterval``.
 final class PostgresSignalingState: SignalingState {
     let instanceID = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     var isShared: Bool { true }
@@ -26,17 +32,45 @@ final class PostgresSignalingState: SignalingState {
     static let maxNotifyBytes = 7_000
     /// Notifications waiting to be sent; more are dropped (and counted).
     static let maxPendingNotifications = 20_000
+    /// Bytes (channel names and payloads) of the notifications waiting to be sent, 8 MiB; more
+    /// are dropped (and counted). Without it the count alone let the queue of an instance whose
+    /// database is slow grow to 20,000 payloads of up to 7 KB: 140 MB.
+    static let maxPendingNotificationBytes = 8 << 20
+    /// The shortest time between two log lines about dropped notifications.
+    static let dropLogInterval: Duration = .seconds(10)
     /// Stored payloads nobody fetched (their instance died) are deleted after this long.
     static let payloadRetention: Duration = .seconds(60)
 
     private let client: PostgresClient
     private let logger = Logger(label: "swiftrtc.signaling.postgres") { _ in SwiftLogNoOpLogHandler() }
     private let errorLogger = SwiftRTCLogging.logger("signaling.postgres")
-    private let pending = Mutex<[(channel: String, payload: String)]>([])
+    private let pending = Mutex(PendingNotifications())
     private let (wake, wakeUp) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let listening = Atomic<Bool>(false)
-    /// Notifications dropped because the queue was full.
+    /// Notifications dropped because the queue was full (in count or in bytes).
     let droppedNotifications = Atomic<Int>(0)
+    private let droppedMetric = Counter(label: "signaling_notifications_dropped_total")
+    private let dropLog = LogThrottle<QueueLimit>(interval: dropLogInterval)
+
+    /// Notifications waiting to be sent.
+    var pendingNotificationCount: Int { pending.withLock { $0.items.count } }
+    /// Bytes of the notifications waiting to be sent.
+    var pendingNotificationBytes: Int { pending.withLock { $0.bytes } }
+
+    /// The queue of notifications for other instances, in order, with its size in bytes.
+    private struct PendingNotifications {
+        var items: [(channel: String, payload: String)] = []
+        var bytes = 0
+
+        static func size(_ item: (channel: String, payload: String)) -> Int {
+            item.channel.utf8.count + item.payload.utf8.count
+        }
+    }
+
+    /// The limit of the queue a dropped notification hit.
+    private enum QueueLimit: Hashable, Sendable {
+        case count, bytes
+    }
 
     init(client: PostgresClient) {
         self.client = client
@@ -207,16 +241,34 @@ final class PostgresSignalingState: SignalingState {
     }
 
     private func enqueue(_ channel: String, _ payload: String) {
-        let queued = pending.withLock { pending in
-            guard pending.count < Self.maxPendingNotifications else { return false }
-            pending.append((channel, payload))
-            return true
+        let size = PendingNotifications.size((channel, payload))
+        let full = pending.withLock { pending -> (limit: QueueLimit, count: Int, bytes: Int)? in
+            guard pending.items.count < Self.maxPendingNotifications else {
+                return (.count, pending.items.count, pending.bytes)
+            }
+            guard pending.bytes + size <= Self.maxPendingNotificationBytes else {
+                return (.bytes, pending.items.count, pending.bytes)
+            }
+            pending.items.append((channel, payload))
+            pending.bytes += size
+            return nil
         }
-        guard queued else {
-            droppedNotifications.add(1, ordering: .relaxed)
+        guard let full else {
+            wakeUp.yield()
             return
         }
-        wakeUp.yield()
+        droppedNotifications.add(1, ordering: .relaxed)
+        droppedMetric.increment()
+        guard let unlogged = dropLog.admit(full.limit) else { return }
+        let limit =
+            full.limit == .count
+            ? "\(Self.maxPendingNotifications) notifications" : "\(Self.maxPendingNotificationBytes) bytes"
+        errorLogger.warning(
+            """
+            signaling: dropped a message for another instance: \(full.count) notifications (\(full.bytes) bytes) \
+            wait to be sent, at most \(limit); the database does not keep up\(dropLog.more(unlogged))
+            """
+        )
     }
 
     func run(deliver: @escaping @Sendable (ClusterDelivery) async -> Void) async throws {
@@ -272,8 +324,9 @@ final class PostgresSignalingState: SignalingState {
         for await _ in wake {
             while true {
                 let batch = pending.withLock { pending -> [(channel: String, payload: String)] in
-                    let batch = Array(pending.prefix(256))
-                    pending.removeFirst(batch.count)
+                    let batch = Array(pending.items.prefix(256))
+                    pending.items.removeFirst(batch.count)
+                    for item in batch { pending.bytes -= PendingNotifications.size(item) }
                     return batch
                 }
                 guard !batch.isEmpty else { break }

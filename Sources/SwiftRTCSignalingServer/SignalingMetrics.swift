@@ -15,6 +15,7 @@ import SwiftRTCSignaling
 /// | `signaling_deliveries_lost_total` | counter | (routed here for a user no longer here) |
 /// | `signaling_calls_ended_total` | counter | `result`: the call's end result |
 /// | `signaling_limit_refusals_total` | counter | `kind`: the limit (``SignalingServer/Counters``) |
+/// | `signaling_notifications_dropped_total` | counter | (PostgreSQL: messages for other instances dropped, their queue full; ``PostgresSignalingState/maxPendingNotificationBytes``) |
 struct SignalingMetrics: Sendable {
     let connections = Gauge(label: "signaling_connections")
     let loginsOK = Counter(label: "signaling_logins_total", dimensions: [("result", "ok")])
