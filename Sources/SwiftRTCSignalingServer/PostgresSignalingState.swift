@@ -13,6 +13,9 @@ import Synchronization
 /// - Presence: `signaling_presence` says which instance and connection hold each user.
 ///   Instances write a heartbeat every ``heartbeatInterval``; one silent for ``deadAfter`` is
 ///   dead, and its users are away from its last heartbeat.
+/// - Readiness (`/readyz`): listening on its channel, and a heartbeat reached the database
+///   within ``readyWithin``. It is answered from memory, never by a query: strangers asking
+///   it cost the database nothing (``readinessChecks`` counts the heartbeats that refresh it).
 /// - Delivery: `NOTIFY` on the other instance's channel, sent one batch after another from one
 ///   queue, so that messages arrive in the order they were routed. A payload over
 ///   ``maxNotifyBytes`` goes into `signaling_payload`; the notification carries its id. The
@@ -28,6 +31,11 @@ final class PostgresSignalingState: SignalingState {
     static let heartbeatInterval: Duration = .seconds(2)
     /// An instance silent this long is dead: its users are away.
     static let deadAfter: Duration = .seconds(10)
+    /// Ready while the last heartbeat that reached the database is younger than this: three
+    /// heartbeats, so that one slow heartbeat does not flap readiness, and under ``deadAfter``,
+    /// so that a load balancer stops sending users here before the other instances give this
+    /// one up.
+    static let readyWithin: Duration = .seconds(6)
     /// `NOTIFY` payloads must stay under 8000 bytes; larger messages go through a table.
     static let maxNotifyBytes = 7_000
     /// Notifications waiting to be sent; more are dropped (and counted).
@@ -51,6 +59,11 @@ final class PostgresSignalingState: SignalingState {
     let droppedNotifications = Atomic<Int>(0)
     private let droppedMetric = Counter(label: "signaling_notifications_dropped_total")
     private let dropLog = LogThrottle<QueueLimit>(interval: dropLogInterval)
+    /// Database round trips made to tell readiness: the heartbeats that reached the database
+    /// (`/readyz` itself makes none).
+    let readinessChecks = Atomic<Int>(0)
+    /// When the last heartbeat that reached the database started.
+    private let lastHeartbeat = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Notifications waiting to be sent.
     var pendingNotificationCount: Int { pending.withLock { $0.items.count } }
@@ -292,18 +305,25 @@ final class PostgresSignalingState: SignalingState {
         _ = try? await client.query("DELETE FROM signaling_instance WHERE id = \(instanceID)", logger: logger)
     }
 
-    func isReady() async -> Bool {
-        guard listening.load(ordering: .relaxed) else { return false }
-        return (try? await single(Int.self, "SELECT 1")) == 1
+    func isReady() async -> Bool { isReady(at: .now) }
+
+    /// Whether this instance listens for deliveries and its last heartbeat reached the database
+    /// less than ``readyWithin`` before `now`.
+    func isReady(at now: ContinuousClock.Instant) -> Bool {
+        guard listening.load(ordering: .relaxed), let last = lastHeartbeat.withLock({ $0 }) else { return false }
+        return now - last < Self.readyWithin
     }
 
     private func heartbeat() async throws {
+        let started = ContinuousClock.now
         try await client.query(
             """
             INSERT INTO signaling_instance (id) VALUES (\(instanceID)) ON CONFLICT (id) DO UPDATE SET heartbeat = now()
             """,
             logger: logger
         )
+        readinessChecks.add(1, ordering: .relaxed)
+        lastHeartbeat.withLock { $0 = started }
         try await client.query(
             """
             DELETE FROM signaling_payload WHERE created < now() - make_interval(secs => \(Self.payloadRetention.seconds))

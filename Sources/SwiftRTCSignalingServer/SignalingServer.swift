@@ -238,7 +238,8 @@ public final class SignalingServer: Sendable {
             logger.warning("signaling: the web client's files are missing; nothing is served at /")
         }
         webClient.addRoutes(to: router)
-        // /healthz, /readyz (the shared state reachable), /metrics.
+        // /healthz, /readyz (the shared state reachable, as the last heartbeat found it: no
+        // query per request), /metrics.
         let state = hub.state
         OperationsRoutes.add(to: router) {
             guard await hub.isTakingConnections else { return false }

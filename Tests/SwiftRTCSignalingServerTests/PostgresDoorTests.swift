@@ -5,8 +5,13 @@ import Testing
 
 @testable import SwiftRTCSignalingServer
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Issue 36 ("Strangers at the door") on PostgreSQL: the queue of notifications for other
-/// instances is bounded in bytes.
+/// instances is bounded in bytes, and `/readyz` answers from the heartbeat without querying
+/// the database.
 @Suite struct PostgresDoorTests {
     /// A queue nothing drains (the state's `run` is not started, its pool never connects) takes
     /// payloads up to ``PostgresSignalingState/maxPendingNotificationBytes`` and drops (and
@@ -29,5 +34,59 @@ import Testing
         let dropped = state.droppedNotifications.load(ordering: .relaxed)
         #expect(dropped == sent - state.pendingNotificationCount)
         #expect(dropped >= sent / 3, "\(dropped) of \(sent) dropped")
+    }
+
+    /// The status of `GET /readyz` on the server of a WebSocket URL.
+    static func readyz(_ server: RunningServer) async throws -> Int {
+        var components = try #require(URLComponents(url: server.url, resolvingAgainstBaseURL: false))
+        components.scheme = "http"
+        components.path = "/readyz"
+        let (_, response) = try await URLSession.shared.data(from: try #require(components.url))
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    /// Polls `/readyz` until it answers `status`, for at most `timeout`.
+    static func waitForReadyz(_ server: RunningServer, _ status: Int, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await readyz(server) == status { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// Strangers asking `/readyz` cost the database nothing: 200 answers take at most one
+    /// database round trip per heartbeat in that time. The database cut off (a relay that
+    /// resets every connection), readiness turns false once the last heartbeat is too old,
+    /// and true again when the database is back.
+    @Test func readyzAnswersFromTheHeartbeatAndTurnsFalseWithoutTheDatabase() async throws {
+        let url = try await PostgresTestServer.shared().database()
+        let database = try #require(URLComponents(string: url))
+        let databasePort = try #require(database.port)
+        let relay = try TCPRelay(to: try #require(URL(string: "http://127.0.0.1:\(databasePort)")))
+        defer { relay.stop() }
+        let storage = try PostgresStorage(url: "postgres://postgres@127.0.0.1:\(relay.port)\(database.path)")
+        let running = try await RunningServer.start(storage: .postgres(storage))
+        #expect(try await Self.waitForReadyz(running, 200, timeout: .seconds(20)))
+        let state = storage.state
+        let before = state.readinessChecks.load(ordering: .relaxed)
+        let started = ContinuousClock.now
+        var answers: [Int: Int] = [:]
+        for _ in 0..<200 { answers[try await Self.readyz(running), default: 0] += 1 }
+        let elapsed = ContinuousClock.now - started
+        let checks = state.readinessChecks.load(ordering: .relaxed) - before
+        #expect(answers == [200: 200])
+        let heartbeats = Int((elapsed / PostgresSignalingState.heartbeatInterval).rounded(.up)) + 1
+        #expect(checks <= heartbeats, "\(checks) database checks for 200 /readyz in \(elapsed)")
+        // A heartbeat older than `readyWithin` is too old.
+        #expect(state.isReady(at: .now))
+        #expect(!state.isReady(at: .now + PostgresSignalingState.readyWithin))
+
+        relay.refusing = true
+        relay.cut()
+        #expect(try await Self.waitForReadyz(running, 503, timeout: .seconds(20)), "still ready without a database")
+        relay.refusing = false
+        #expect(try await Self.waitForReadyz(running, 200, timeout: .seconds(20)), "not ready again")
+        await running.stop()
     }
 }
