@@ -445,8 +445,33 @@ final class PostgresSignalingState: SignalingState {
 
     // MARK: Users
 
-    func storeCredentials(_ entries: [SignalingCredentials.Entry]) async throws {
-        try await PostgresSchema.transaction(client, logger: logger) { [logger] connection in
+    /// Makes `entries` the stored users unless the stored ones have the same `digest`
+    /// (unchanged) or come from a file modified after `modified` (kept); the running instances
+    /// are told when they change. One instance at a time (an advisory lock).
+    func storeCredentials(
+        _ entries: [SignalingCredentials.Entry],
+        modified: Date,
+        digest: String
+    ) async throws -> PostgresStorage.CredentialsStoreResult {
+        let result = try await PostgresSchema.transaction(client, logger: logger) {
+            [logger, instanceID] connection -> PostgresStorage.CredentialsStoreResult in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.credentialsLock))",
+                logger: logger
+            )
+            var stored: (modified: Double, digest: String)?
+            for try await row in try await connection.query(
+                "SELECT modified, digest FROM signaling_credential_version",
+                logger: logger
+            ).decode((Double, String).self) {
+                stored = row
+            }
+            if let stored {
+                if stored.digest == digest { return .unchanged }
+                if modified.timeIntervalSince1970 < stored.modified {
+                    return .newerStored(modified: Date(timeIntervalSince1970: stored.modified))
+                }
+            }
             try await connection.query("DELETE FROM signaling_credential", logger: logger)
             for batch in stride(from: 0, to: entries.count, by: 1000).map({
                 Array(entries[$0..<min($0 + 1000, entries.count)])
@@ -461,9 +486,21 @@ final class PostgresSignalingState: SignalingState {
                     logger: logger
                 )
             }
+            try await connection.query(
+                """
+                INSERT INTO signaling_credential_version (id, modified, digest, stored, instance)
+                VALUES (1, \(modified.timeIntervalSince1970), \(digest), now(), \(instanceID))
+                ON CONFLICT (id) DO UPDATE SET modified = excluded.modified, digest = excluded.digest,
+                    stored = excluded.stored, instance = excluded.instance
+                """,
+                logger: logger
+            )
+            return .stored
         }
+        guard result == .stored else { return result }
         // Every running instance reloads them.
         try await client.query("SELECT pg_notify('signaling_' || id, 'c') FROM signaling_instance", logger: logger)
+        return result
     }
 
     func loadCredentials() async throws -> [SignalingCredentials.Entry] {

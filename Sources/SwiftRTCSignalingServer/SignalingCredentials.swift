@@ -213,6 +213,18 @@ public struct SignalingCredentials: Sendable {
         }
     }
 
+    /// The SHA-256 digest (hex) of these credentials' entries, in a canonical order: the same
+    /// users with the same secrets have the same digest, however their file is laid out.
+    var digest: String {
+        var hash = SHA256()
+        for entry in entries.sorted(by: {
+            ($0.user, $0.kind.rawValue, $0.secret) < ($1.user, $1.kind.rawValue, $1.secret)
+        }) {
+            hash.update(data: Array("\(entry.kind.rawValue) \(entry.user) \(entry.secret)\n".utf8))
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Credentials from stored entries, all of one kind.
     init(entries: [Entry]) throws(SignalingCredentialsError) {
         if entries.allSatisfy({ $0.kind == .token }) {

@@ -10,8 +10,8 @@ import FoundationNetworking
 #endif
 
 /// Issue 36 ("Strangers at the door") on PostgreSQL: the queue of notifications for other
-/// instances is bounded in bytes, and `/readyz` answers from the heartbeat without querying
-/// the database.
+/// instances is bounded in bytes, `/readyz` answers from the heartbeat without querying the
+/// database, and users removed from the stored set are closed on every instance.
 @Suite struct PostgresDoorTests {
     /// A queue nothing drains (the state's `run` is not started, its pool never connects) takes
     /// payloads up to ``PostgresSignalingState/maxPendingNotificationBytes`` and drops (and
@@ -88,5 +88,32 @@ import FoundationNetworking
         relay.refusing = false
         #expect(try await Self.waitForReadyz(running, 200, timeout: .seconds(20)), "not ready again")
         await running.stop()
+    }
+
+    /// The stored users carry their file's modification time and digest: an older file does not
+    /// replace them, the same users are not written again (whatever the file's time), a newer
+    /// file replaces them.
+    @Test func storedUsersAreReplacedOnlyByANewerFile() async throws {
+        let storage = try PostgresStorage(url: try await PostgresTestServer.shared().database())
+        defer { storage.close() }
+        try await storage.migrate()
+        let now = Date()
+        let first = try SignalingCredentials.tokens([TestUsers.token("alice"): "alice", TestUsers.token("bob"): "bob"])
+        let older = try SignalingCredentials.tokens([TestUsers.token("bob"): "bob"])
+        let newer = try SignalingCredentials.tokens([TestUsers.token("carol"): "carol"])
+        #expect(try await storage.storeCredentials(first, modified: now) == .stored)
+        #expect(try await storage.storeCredentials(first, modified: now.addingTimeInterval(60)) == .unchanged)
+        let kept = try await storage.storeCredentials(older, modified: now.addingTimeInterval(-60))
+        guard case let .newerStored(stored) = kept else {
+            Issue.record("an older file replaced the stored users: \(kept)")
+            return
+        }
+        #expect(abs(stored.timeIntervalSince(now)) < 0.001)
+        #expect(try await storage.loadCredentials()?.userIDs == ["alice", "bob"])
+        #expect(try await storage.storeCredentials(newer, modified: now.addingTimeInterval(1)) == .stored)
+        #expect(try await storage.loadCredentials()?.userIDs == ["carol"])
+        // The digest is of the users, not of a file's layout.
+        let same = try SignalingCredentials.tokens([TestUsers.token("bob"): "bob", TestUsers.token("alice"): "alice"])
+        #expect(same.digest == first.digest && first.digest != older.digest)
     }
 }
