@@ -13,6 +13,7 @@ import SwiftRTCSignaling
 /// | `signaling_messages_routed_total` | counter | `path`: `local` (to a connection here), `instance` (to another instance) |
 /// | `signaling_messages_received_total` | counter | `from`: `instance` (routed here by another instance) |
 /// | `signaling_deliveries_lost_total` | counter | (routed here for a user no longer here) |
+/// | `signaling_connections_revoked_total` | counter | (closed: the user was removed from the users, or their token or password changed) |
 /// | `signaling_calls_ended_total` | counter | `result`: the call's end result |
 /// | `signaling_limit_refusals_total` | counter | `kind`: the limit (``SignalingServer/Counters``) |
 /// | `signaling_notifications_dropped_total` | counter | (PostgreSQL: messages for other instances dropped, their queue full; ``PostgresSignalingState/maxPendingNotificationBytes``) |
@@ -25,6 +26,7 @@ struct SignalingMetrics: Sendable {
     let routedAcross = Counter(label: "signaling_messages_routed_total", dimensions: [("path", "instance")])
     let receivedFromInstances = Counter(label: "signaling_messages_received_total", dimensions: [("from", "instance")])
     let deliveriesLost = Counter(label: "signaling_deliveries_lost_total")
+    let connectionsRevoked = Counter(label: "signaling_connections_revoked_total")
 
     /// A call ended with `result`.
     func callEnded(_ result: CallEndResult) {

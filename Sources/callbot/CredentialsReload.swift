@@ -3,8 +3,9 @@ import ServiceLifecycle
 import SwiftRTCSignalingServer
 
 /// The users file `serve` was given (`--tokens FILE` or `--users FILE`), read at the start and
-/// again on each SIGHUP: a changed file takes effect for new logins without a restart (those
-/// logged in stay), a file that does not load keeps the users loaded before and says why.
+/// again on each SIGHUP: a changed file takes effect without a restart (new logins use it; the
+/// connections of users removed or whose secret changed are closed), a file that does not
+/// load keeps the users loaded before and says why.
 struct CredentialsFile: Sendable {
     enum Kind: Sendable {
         /// `USER:TOKEN` lines.
@@ -78,7 +79,7 @@ struct CredentialsFile: Sendable {
                 return false
             }
         }
-        server.replaceCredentials(credentials)
+        await server.replaceCredentials(credentials)
         let count = credentials.userIDs.count
         log("SIGHUP: reloaded \(option) \(path): \(count) user\(count == 1 ? "" : "s")")
         return true

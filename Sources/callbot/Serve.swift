@@ -24,8 +24,9 @@ struct Serve: AsyncParsableCommand {
             copy does not replace them: that instance warns and uses the stored users; touch the \
             file to make it win); one given neither uses the users stored there. \
             SIGHUP (systemctl reload) reads --tokens or --users FILE again: new logins use the \
-            users it lists (those logged in stay); a file that does not load keeps the users \
-            loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
+            users it lists, and the connections of users removed or whose token or password \
+            changed are closed (on every instance, sharing PostgreSQL); a file that does not load \
+            keeps the users loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
             of process listings): --database-password-file FILE (first line) or \
             $\(databasePasswordVariable). Secrets are never logged.
             """

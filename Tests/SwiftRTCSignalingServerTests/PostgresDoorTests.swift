@@ -116,4 +116,41 @@ import FoundationNetworking
         let same = try SignalingCredentials.tokens([TestUsers.token("bob"): "bob", TestUsers.token("alice"): "alice"])
         #expect(same.digest == first.digest && first.digest != older.digest)
     }
+
+    /// Two instances; the stored users change (on the first): Alice, removed, is closed on the
+    /// second (1008, saying why); Carol, whose token changed, too; Bob, unchanged, stays.
+    @Test func usersRemovedOrChangedInTheStoredSetAreClosedOnEveryInstance() async throws {
+        let url = try await PostgresTestServer.shared().database()
+        let storages = [try PostgresStorage(url: url), try PostgresStorage(url: url)]
+        let servers = [
+            try await RunningServer.start(storage: .postgres(storages[0])),
+            try await RunningServer.start(storage: .postgres(storages[1])),
+        ]
+        try await storages[0].storeCredentials(TestUsers.credentials)
+        let alice = try await servers[1].raw()
+        try await alice.login("alice")
+        let carol = try await servers[1].raw()
+        try await carol.login("carol")
+        let bob = try await Peer.connect("bob", to: servers[1])
+        let dave = try await Peer.connect("dave", to: servers[0])
+
+        try await storages[0].storeCredentials(
+            try SignalingCredentials.tokens([
+                TestUsers.token("bob"): "bob", TestUsers.token("dave"): "dave", "carol-new-token-0123456789": "carol",
+            ])
+        )
+        for (client, reason) in [(alice, "removed"), (carol, "changed")] {
+            #expect(try await client.inbox.next(timeout: .seconds(10)).contains("\"error\""))
+            try await client.inbox.waitFinished(timeout: .seconds(10))
+            let closed = client.closedWith ?? ""
+            #expect(closed.hasPrefix("policyViolation") && closed.contains(reason), "\(closed)")
+        }
+        // Bob and Dave are still served.
+        #expect(try await bob.callLog().isEmpty)
+        #expect(try await dave.callLog().isEmpty)
+        #expect(await servers[1].server.connectedUsers == ["bob"])
+        await bob.close()
+        await dave.close()
+        for server in servers { await server.stop() }
+    }
 }

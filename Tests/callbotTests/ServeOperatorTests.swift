@@ -60,10 +60,15 @@ import Testing
         #expect(try await Self.logsIn("bob-new-token-0123456789", at: url, as: "bob", server: server))
         #expect(try await Self.logsIn("alice-reload-token-0123456789", at: url, server: server) == false)
         #expect(try await Self.logsIn("bob-reload-token-0123456789", at: url, server: server) == false)
-        // Alice, logged in before, stays: the server still answers her.
-        try await alice.send(SignalingMessage(id: "q", body: .callLogQuery(.init(role: .caller))))
-        // (`next` throws when no call log comes within 30 s.)
-        _ = try await ServeCLITests.next(on: alice) { if case .callLog = $0.body { true } else { false } }
+        // Alice, logged in before, is removed: told why and closed, and the log says so.
+        // (`next` throws when no such error comes within 30 s.)
+        _ = try await ServeCLITests.next(on: alice) {
+            if case let .error(error) = $0.body { error.reason == "removed from the server's users" } else { false }
+        }
+        try await Self.waitForLog(
+            server,
+            "the users changed: closed the connections of 1 removed or with other credentials: alice"
+        )
 
         // A file that does not parse: the users before stay, and the log says why.
         try Self.write("carol:carol-reload-token-0123456789\ndave dave-token-0123456789\n", to: tokens)
