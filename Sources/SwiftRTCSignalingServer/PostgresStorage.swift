@@ -18,7 +18,13 @@ import SwiftRTCCore
 ///   `signaling_credential_version` (where the stored users came from: their file's
 ///   modification time and their digest), and `signaling_schema` (the version).
 ///
-/// The connection pool runs from ``init(url:)`` until ``close()``.
+/// The database is the instances' trust boundary: what is in it (the users, the sessions, the
+/// notifications on an instance's channel) is taken as written by an instance, so whoever can
+/// write to it can impersonate one. Give the instances a database and role of their own,
+/// reachable only from their hosts, over TLS (README.md beside this file, "The database is
+/// trusted").
+///
+/// The connection pool runs from ``init(url:password:)`` until ``close()``.
 public final class PostgresStorage: Sendable {
     /// The call log, in the database.
     public let callLog: PostgresCallLog

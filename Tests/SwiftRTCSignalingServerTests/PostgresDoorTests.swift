@@ -11,7 +11,8 @@ import FoundationNetworking
 
 /// Issue 36 ("Strangers at the door") on PostgreSQL: the queue of notifications for other
 /// instances is bounded in bytes, `/readyz` answers from the heartbeat without querying the
-/// database, and users removed from the stored set are closed on every instance.
+/// database, stored users are replaced only by a newer users file, and users removed from the
+/// stored set (or whose token changed) are closed on every instance.
 @Suite struct PostgresDoorTests {
     /// A queue nothing drains (the state's `run` is not started, its pool never connects) takes
     /// payloads up to ``PostgresSignalingState/maxPendingNotificationBytes`` and drops (and
