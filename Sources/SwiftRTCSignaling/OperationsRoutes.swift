@@ -6,8 +6,9 @@ import Synchronization
 /// endpoint) answer beside their own paths:
 ///
 /// - `GET /healthz`: `200 ok` while the process serves (liveness);
-/// - `GET /readyz`: `200 ready` when it can do its work (the signaling server: its database is
-///   reachable and it listens for other instances), else `503` (readiness);
+/// - `GET /readyz`: `200 ready` when it can do its work (the signaling server: its database was
+///   reachable at its last heartbeat and it listens for other instances), else `503`
+///   (readiness). Anyone may ask: `ready` must be cheap (no query per request);
 /// - `GET /metrics`: the metrics in Prometheus' text format, once a process has set
 ///   ``exporter`` (`callbot` bootstraps swift-metrics with swift-prometheus and sets it); `404`
 ///   before.

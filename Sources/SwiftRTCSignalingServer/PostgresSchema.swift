@@ -6,6 +6,9 @@ import PostgresNIO
 enum PostgresSchema {
     /// The lock key (`pg_advisory_xact_lock`) migrations hold.
     static let migrationLock: Int64 = 0x5357_5254_4353_4947  // "SWRTCSIG"
+    /// The lock key storing the users holds: one instance at a time compares its users file
+    /// with the stored version and replaces them.
+    static let credentialsLock: Int64 = 0x5357_5254_4355_5352  // "SWRTCUSR"
 
     /// Each version's statements, in order (version = index + 1).
     static let versions: [[PostgresQuery]] = [
@@ -41,7 +44,16 @@ enum PostgresSchema {
             CREATE TABLE signaling_payload (id bigserial PRIMARY KEY, body text NOT NULL, created timestamptz NOT NULL DEFAULT now())
             """,
             #"CREATE TABLE signaling_credential (kind text NOT NULL, "user" text NOT NULL, secret text NOT NULL)"#,
-        ]
+        ],
+        [
+            // The version of the stored users (one row): the modification time of the file
+            // they came from (Unix seconds) and the SHA-256 digest of the entries.
+            """
+            CREATE TABLE signaling_credential_version (id integer PRIMARY KEY CHECK (id = 1),
+                modified double precision NOT NULL, digest text NOT NULL,
+                stored timestamptz NOT NULL DEFAULT now(), instance text NOT NULL)
+            """
+        ],
     ]
 
     /// Runs `body` in a transaction; an error `body` throws comes out as itself (postgres-nio

@@ -1,7 +1,9 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
 import SwiftRTCCore
+import SwiftRTCSignaling
 import Synchronization
 
 /// ``SignalingState`` in PostgreSQL, shared by every server instance on the database.
@@ -11,9 +13,16 @@ import Synchronization
 /// - Presence: `signaling_presence` says which instance and connection hold each user.
 ///   Instances write a heartbeat every ``heartbeatInterval``; one silent for ``deadAfter`` is
 ///   dead, and its users are away from its last heartbeat.
+/// - Readiness (`/readyz`): listening on its channel, and a heartbeat reached the database
+///   within ``readyWithin``. It is answered from memory, never by a query: strangers asking
+///   it cost the database nothing (``readinessChecks`` counts the heartbeats that refresh it).
 /// - Delivery: `NOTIFY` on the other instance's channel, sent one batch after another from one
 ///   queue, so that messages arrive in the order they were routed. A payload over
-///   ``maxNotifyBytes`` goes into `signaling_payload`; the notification carries its id.
+///   ``maxNotifyBytes`` goes into `signaling_payload`; the notification carries its id. The
+///   queue holds at most ``maxPendingNotifications`` notifications and
+///   ``maxPendingNotificationBytes`` bytes: more are dropped, counted
+///   (``droppedNotifications``, `signaling_notifications_dropped_total`) and logged at most once
+///   per ``dropLogInterval``.
 final class PostgresSignalingState: SignalingState {
     let instanceID = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     var isShared: Bool { true }
@@ -22,21 +31,59 @@ final class PostgresSignalingState: SignalingState {
     static let heartbeatInterval: Duration = .seconds(2)
     /// An instance silent this long is dead: its users are away.
     static let deadAfter: Duration = .seconds(10)
+    /// Ready while the last heartbeat that reached the database is younger than this: three
+    /// heartbeats, so that one slow heartbeat does not flap readiness, and under ``deadAfter``,
+    /// so that a load balancer stops sending users here before the other instances give this
+    /// one up.
+    static let readyWithin: Duration = .seconds(6)
     /// `NOTIFY` payloads must stay under 8000 bytes; larger messages go through a table.
     static let maxNotifyBytes = 7_000
     /// Notifications waiting to be sent; more are dropped (and counted).
     static let maxPendingNotifications = 20_000
+    /// Bytes (channel names and payloads) of the notifications waiting to be sent, 8 MiB; more
+    /// are dropped (and counted). Without it the count alone let the queue of an instance whose
+    /// database is slow grow to 20,000 payloads of up to 7 KB: 140 MB.
+    static let maxPendingNotificationBytes = 8 << 20
+    /// The shortest time between two log lines about dropped notifications.
+    static let dropLogInterval: Duration = .seconds(10)
     /// Stored payloads nobody fetched (their instance died) are deleted after this long.
     static let payloadRetention: Duration = .seconds(60)
 
     private let client: PostgresClient
     private let logger = Logger(label: "swiftrtc.signaling.postgres") { _ in SwiftLogNoOpLogHandler() }
     private let errorLogger = SwiftRTCLogging.logger("signaling.postgres")
-    private let pending = Mutex<[(channel: String, payload: String)]>([])
+    private let pending = Mutex(PendingNotifications())
     private let (wake, wakeUp) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let listening = Atomic<Bool>(false)
-    /// Notifications dropped because the queue was full.
+    /// Notifications dropped because the queue was full (in count or in bytes).
     let droppedNotifications = Atomic<Int>(0)
+    private let droppedMetric = Counter(label: "signaling_notifications_dropped_total")
+    private let dropLog = LogThrottle<QueueLimit>(interval: dropLogInterval)
+    /// Database round trips made to tell readiness: the heartbeats that reached the database
+    /// (`/readyz` itself makes none).
+    let readinessChecks = Atomic<Int>(0)
+    /// When the last heartbeat that reached the database started.
+    private let lastHeartbeat = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Notifications waiting to be sent.
+    var pendingNotificationCount: Int { pending.withLock { $0.items.count } }
+    /// Bytes of the notifications waiting to be sent.
+    var pendingNotificationBytes: Int { pending.withLock { $0.bytes } }
+
+    /// The queue of notifications for other instances, in order, with its size in bytes.
+    private struct PendingNotifications {
+        var items: [(channel: String, payload: String)] = []
+        var bytes = 0
+
+        static func size(_ item: (channel: String, payload: String)) -> Int {
+            item.channel.utf8.count + item.payload.utf8.count
+        }
+    }
+
+    /// The limit of the queue a dropped notification hit.
+    private enum QueueLimit: Hashable, Sendable {
+        case count, bytes
+    }
 
     init(client: PostgresClient) {
         self.client = client
@@ -207,16 +254,34 @@ final class PostgresSignalingState: SignalingState {
     }
 
     private func enqueue(_ channel: String, _ payload: String) {
-        let queued = pending.withLock { pending in
-            guard pending.count < Self.maxPendingNotifications else { return false }
-            pending.append((channel, payload))
-            return true
+        let size = PendingNotifications.size((channel, payload))
+        let full = pending.withLock { pending -> (limit: QueueLimit, count: Int, bytes: Int)? in
+            guard pending.items.count < Self.maxPendingNotifications else {
+                return (.count, pending.items.count, pending.bytes)
+            }
+            guard pending.bytes + size <= Self.maxPendingNotificationBytes else {
+                return (.bytes, pending.items.count, pending.bytes)
+            }
+            pending.items.append((channel, payload))
+            pending.bytes += size
+            return nil
         }
-        guard queued else {
-            droppedNotifications.add(1, ordering: .relaxed)
+        guard let full else {
+            wakeUp.yield()
             return
         }
-        wakeUp.yield()
+        droppedNotifications.add(1, ordering: .relaxed)
+        droppedMetric.increment()
+        guard let unlogged = dropLog.admit(full.limit) else { return }
+        let limit =
+            full.limit == .count
+            ? "\(Self.maxPendingNotifications) notifications" : "\(Self.maxPendingNotificationBytes) bytes"
+        errorLogger.warning(
+            """
+            signaling: dropped a message for another instance: \(full.count) notifications (\(full.bytes) bytes) \
+            wait to be sent, at most \(limit); the database does not keep up\(dropLog.more(unlogged))
+            """
+        )
     }
 
     func run(deliver: @escaping @Sendable (ClusterDelivery) async -> Void) async throws {
@@ -240,18 +305,25 @@ final class PostgresSignalingState: SignalingState {
         _ = try? await client.query("DELETE FROM signaling_instance WHERE id = \(instanceID)", logger: logger)
     }
 
-    func isReady() async -> Bool {
-        guard listening.load(ordering: .relaxed) else { return false }
-        return (try? await single(Int.self, "SELECT 1")) == 1
+    func isReady() async -> Bool { isReady(at: .now) }
+
+    /// Whether this instance listens for deliveries and its last heartbeat reached the database
+    /// less than ``readyWithin`` before `now`.
+    func isReady(at now: ContinuousClock.Instant) -> Bool {
+        guard listening.load(ordering: .relaxed), let last = lastHeartbeat.withLock({ $0 }) else { return false }
+        return now - last < Self.readyWithin
     }
 
     private func heartbeat() async throws {
+        let started = ContinuousClock.now
         try await client.query(
             """
             INSERT INTO signaling_instance (id) VALUES (\(instanceID)) ON CONFLICT (id) DO UPDATE SET heartbeat = now()
             """,
             logger: logger
         )
+        readinessChecks.add(1, ordering: .relaxed)
+        lastHeartbeat.withLock { $0 = started }
         try await client.query(
             """
             DELETE FROM signaling_payload WHERE created < now() - make_interval(secs => \(Self.payloadRetention.seconds))
@@ -272,8 +344,9 @@ final class PostgresSignalingState: SignalingState {
         for await _ in wake {
             while true {
                 let batch = pending.withLock { pending -> [(channel: String, payload: String)] in
-                    let batch = Array(pending.prefix(256))
-                    pending.removeFirst(batch.count)
+                    let batch = Array(pending.items.prefix(256))
+                    pending.items.removeFirst(batch.count)
+                    for item in batch { pending.bytes -= PendingNotifications.size(item) }
                     return batch
                 }
                 guard !batch.isEmpty else { break }
@@ -372,8 +445,33 @@ final class PostgresSignalingState: SignalingState {
 
     // MARK: Users
 
-    func storeCredentials(_ entries: [SignalingCredentials.Entry]) async throws {
-        try await PostgresSchema.transaction(client, logger: logger) { [logger] connection in
+    /// Makes `entries` the stored users unless the stored ones have the same `digest`
+    /// (unchanged) or come from a file modified after `modified` (kept); the running instances
+    /// are told when they change. One instance at a time (an advisory lock).
+    func storeCredentials(
+        _ entries: [SignalingCredentials.Entry],
+        modified: Date,
+        digest: String
+    ) async throws -> PostgresStorage.CredentialsStoreResult {
+        let result = try await PostgresSchema.transaction(client, logger: logger) {
+            [logger, instanceID] connection -> PostgresStorage.CredentialsStoreResult in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.credentialsLock))",
+                logger: logger
+            )
+            var stored: (modified: Double, digest: String)?
+            for try await row in try await connection.query(
+                "SELECT modified, digest FROM signaling_credential_version",
+                logger: logger
+            ).decode((Double, String).self) {
+                stored = row
+            }
+            if let stored {
+                if stored.digest == digest { return .unchanged }
+                if modified.timeIntervalSince1970 < stored.modified {
+                    return .newerStored(modified: Date(timeIntervalSince1970: stored.modified))
+                }
+            }
             try await connection.query("DELETE FROM signaling_credential", logger: logger)
             for batch in stride(from: 0, to: entries.count, by: 1000).map({
                 Array(entries[$0..<min($0 + 1000, entries.count)])
@@ -388,9 +486,21 @@ final class PostgresSignalingState: SignalingState {
                     logger: logger
                 )
             }
+            try await connection.query(
+                """
+                INSERT INTO signaling_credential_version (id, modified, digest, stored, instance)
+                VALUES (1, \(modified.timeIntervalSince1970), \(digest), now(), \(instanceID))
+                ON CONFLICT (id) DO UPDATE SET modified = excluded.modified, digest = excluded.digest,
+                    stored = excluded.stored, instance = excluded.instance
+                """,
+                logger: logger
+            )
+            return .stored
         }
+        guard result == .stored else { return result }
         // Every running instance reloads them.
         try await client.query("SELECT pg_notify('signaling_' || id, 'c') FROM signaling_instance", logger: logger)
+        return result
     }
 
     func loadCredentials() async throws -> [SignalingCredentials.Entry] {

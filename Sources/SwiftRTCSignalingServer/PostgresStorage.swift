@@ -15,9 +15,16 @@ import SwiftRTCCore
 /// - Each server creates or migrates the schema when it starts (one at a time, under an
 ///   advisory lock): tables `call`, `call_participant`, `signaling_instance`,
 ///   `signaling_presence`, `signaling_session`, `signaling_payload`, `signaling_credential`,
-///   and `signaling_schema` (the version).
+///   `signaling_credential_version` (where the stored users came from: their file's
+///   modification time and their digest), and `signaling_schema` (the version).
 ///
-/// The connection pool runs from ``init(url:)`` until ``close()``.
+/// The database is the instances' trust boundary: what is in it (the users, the sessions, the
+/// notifications on an instance's channel) is taken as written by an instance, so whoever can
+/// write to it can impersonate one. Give the instances a database and role of their own,
+/// reachable only from their hosts, over TLS (README.md beside this file, "The database is
+/// trusted").
+///
+/// The connection pool runs from ``init(url:password:)`` until ``close()``.
 public final class PostgresStorage: Sendable {
     /// The call log, in the database.
     public let callLog: PostgresCallLog
@@ -64,11 +71,37 @@ public final class PostgresStorage: Sendable {
         }
     }
 
-    /// Makes `credentials` the users every instance accepts (replacing those stored before), and
-    /// tells the running instances.
-    public func storeCredentials(_ credentials: SignalingCredentials) async throws(PostgresStorageError) {
+    /// What ``storeCredentials(_:modified:)`` did with the users it was given.
+    public enum CredentialsStoreResult: Sendable, Hashable {
+        /// They are the stored users now (replacing those stored before); the running
+        /// instances were told, and load them.
+        case stored
+        /// The same users (the same SHA-256 digest of their entries) were stored already:
+        /// nothing was written.
+        case unchanged
+        /// The stored users come from a file modified later (at `modified`): they stay, and
+        /// nothing was written. Use them (``loadCredentials()``).
+        case newerStored(modified: Date)
+    }
+
+    /// Makes `credentials` the users every instance accepts, replacing those stored before,
+    /// and tells the running instances; unless the stored users are the same
+    /// (``CredentialsStoreResult/unchanged``) or came from a file modified after `modified`
+    /// (``CredentialsStoreResult/newerStored(modified:)``): an instance started with a stale
+    /// copy of the users file does not take the newer users away from every instance.
+    ///
+    /// - Parameter modified: when the file the users come from was last modified (by default
+    ///   now: these users win over any stored before). Instances on several hosts compare
+    ///   their files' modification times: keep the clocks in sync, and copy the file keeping
+    ///   its time (`rsync -t`, `scp -p`). To bring back an older file, `touch` it.
+    /// - Throws: ``PostgresStorageError/failed(_:)``.
+    @discardableResult
+    public func storeCredentials(
+        _ credentials: SignalingCredentials,
+        modified: Date = Date()
+    ) async throws(PostgresStorageError) -> CredentialsStoreResult {
         do {
-            try await state.storeCredentials(credentials.entries)
+            return try await state.storeCredentials(credentials.entries, modified: modified, digest: credentials.digest)
         } catch {
             throw .failed("storing the users: \(String(reflecting: error))")
         }

@@ -210,9 +210,15 @@ struct SignalingConnection: Sendable {
             await hub.hello(user: nil, messageID: messageID, connection: id)
             return
         }
-        let credentials = hub.credentials
+        let version = hub.credentialsVersion
+        let credentials = version.credentials
         guard credentials.requiresPasswordCheck else {
-            await hub.hello(user: credentials.authenticate(token: hello.token), messageID: messageID, connection: id)
+            await hub.hello(
+                user: credentials.authenticate(token: hello.token),
+                messageID: messageID,
+                connection: id,
+                checkedWith: version
+            )
             return
         }
         let name = hello.token.firstIndex(of: ":").map { String(hello.token[..<$0]) } ?? ""
@@ -238,7 +244,7 @@ struct SignalingConnection: Sendable {
         } else {
             hub.loginThrottle.succeeded(address: address)
         }
-        await hub.hello(user: user, messageID: messageID, connection: id)
+        await hub.hello(user: user, messageID: messageID, connection: id, checkedWith: version)
     }
 
     /// How long a login from an address never seen failing waits for a password check's place.

@@ -167,6 +167,30 @@ public struct SignalingCredentials: Sendable {
         }
     }
 
+    /// What lets `user` in: the SHA-256 digests of their tokens, or their password hash; empty
+    /// for a user these credentials do not know. With tokens, a scan of them all.
+    func secrets(of user: String) -> Set<Data> {
+        switch storage {
+        case let .tokens(digests): Set(digests.lazy.filter { $0.value == user }.map(\.key))
+        case let .users(users, _): users[user].map { [Data($0.description.utf8)] } ?? []
+        }
+    }
+
+    /// ``secrets(of:)`` of each of `users`, in one pass (a user these credentials do not know
+    /// is left out).
+    func secrets(of users: Set<String>) -> [String: Set<Data>] {
+        var secrets: [String: Set<Data>] = [:]
+        switch storage {
+        case let .tokens(digests):
+            for (digest, user) in digests where users.contains(user) { secrets[user, default: []].insert(digest) }
+        case let .users(hashes, _):
+            for user in users {
+                if let hash = hashes[user] { secrets[user] = [Data(hash.description.utf8)] }
+            }
+        }
+        return secrets
+    }
+
     /// Whether `user` has a password in a users file (always false for tokens).
     func hasPassword(user: String) -> Bool {
         guard case let .users(users, _) = storage else { return false }
@@ -211,6 +235,18 @@ public struct SignalingCredentials: Sendable {
         case let .users(users, _):
             users.map { Entry(kind: .password, user: $0.key, secret: $0.value.description) }
         }
+    }
+
+    /// The SHA-256 digest (hex) of these credentials' entries, in a canonical order: the same
+    /// users with the same secrets have the same digest, however their file is laid out.
+    var digest: String {
+        var hash = SHA256()
+        for entry in entries.sorted(by: {
+            ($0.user, $0.kind.rawValue, $0.secret) < ($1.user, $1.kind.rawValue, $1.secret)
+        }) {
+            hash.update(data: Array("\(entry.kind.rawValue) \(entry.user) \(entry.secret)\n".utf8))
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// Credentials from stored entries, all of one kind.

@@ -65,9 +65,15 @@ actor SignalingHub {
         return Array(records.prefix(max(1, min(kept, records.count))))
     }
 
+    /// Who may log in, and how many times they were replaced.
+    struct CredentialsVersion: Sendable {
+        var credentials: SignalingCredentials
+        var generation = 0
+    }
+
     private let configuration: SignalingServer.Configuration
     /// Who may log in (replaced when the shared state's users change).
-    private nonisolated let currentCredentials: Mutex<SignalingCredentials>
+    private nonisolated let currentCredentials: Mutex<CredentialsVersion>
     let callLog: any CallLogStore
     /// Sessions and presence: this process's, or shared with other instances.
     nonisolated let state: any SignalingState
@@ -96,7 +102,7 @@ actor SignalingHub {
 
     init(configuration: SignalingServer.Configuration, credentials: SignalingCredentials, storage: SignalingStorage) {
         self.configuration = configuration
-        currentCredentials = Mutex(credentials)
+        currentCredentials = Mutex(CredentialsVersion(credentials: credentials))
         callLog = storage.callLog
         state = storage.state
         limits = LimitCounters(logger: logger, metrics: metrics)
@@ -106,11 +112,38 @@ actor SignalingHub {
     }
 
     /// Who may log in now.
-    nonisolated var credentials: SignalingCredentials { currentCredentials.withLock { $0 } }
+    nonisolated var credentials: SignalingCredentials { currentCredentials.withLock { $0.credentials } }
 
-    /// Replaces who may log in (connections already authenticated stay).
-    nonisolated func replaceCredentials(_ credentials: SignalingCredentials) {
-        currentCredentials.withLock { $0 = credentials }
+    /// Who may log in now, with the generation a ``hello(user:messageID:connection:checkedWith:)``
+    /// checked against them passes along.
+    nonisolated var credentialsVersion: CredentialsVersion { currentCredentials.withLock { $0 } }
+
+    /// Replaces who may log in, and closes the connections of users the new credentials do not
+    /// let in as before (removed, or another token or password): an `error` (401) saying why,
+    /// then 1008; logged in one line, counted (`signaling_connections_revoked_total`). They are
+    /// away from then, as after any lost connection.
+    func replaceCredentials(_ credentials: SignalingCredentials) {
+        let previous = currentCredentials.withLock { current in
+            defer { current = CredentialsVersion(credentials: credentials, generation: current.generation + 1) }
+            return current.credentials
+        }
+        guard !connectionByUser.isEmpty else { return }
+        let connected = Set(connectionByUser.keys)
+        let before = previous.secrets(of: connected)
+        let after = credentials.secrets(of: connected)
+        var revoked: [String] = []
+        for (user, id) in connectionByUser.sorted(by: { $0.key < $1.key }) where before[user] != after[user] {
+            let reason = after[user] == nil ? "removed from the server's users" : "credentials changed: log in again"
+            refuse(connection: id, code: .unauthenticated, reason: reason, replyTo: nil)
+            close(id, code: .policyViolation, reason: reason)
+            metrics.connectionsRevoked.increment()
+            revoked.append(user)
+        }
+        guard !revoked.isEmpty else { return }
+        let shown = revoked.prefix(20).joined(separator: ", ") + (revoked.count > 20 ? ", …" : "")
+        logger.notice(
+            "signaling: the users changed: closed the connections of \(revoked.count) removed or with other credentials: \(shown)"
+        )
     }
 
     // MARK: - Connections
@@ -314,10 +347,20 @@ actor SignalingHub {
         return connection.user == nil && !connection.closing
     }
 
-    /// The user a `hello` authenticated (checked by the connection, off the actor), or nil for
-    /// a bad token.
-    func hello(user: String?, messageID: String?, connection id: Int) async {
+    /// The user a `hello` authenticated (checked by the connection, off the actor, against
+    /// `checkedWith`), or nil for a bad token. Credentials replaced meanwhile must still let
+    /// the user in as those did (else the token counts as bad).
+    func hello(user: String?, messageID: String?, connection id: Int, checkedWith: CredentialsVersion? = nil) async {
         guard let connection = connections[id], !connection.closing else { return }
+        var user = user
+        if let name = user, let checkedWith {
+            let current = currentCredentials.withLock { $0 }
+            if current.generation != checkedWith.generation,
+                current.credentials.secrets(of: name) != checkedWith.credentials.secrets(of: name)
+            {
+                user = nil
+            }
+        }
         if let user = connection.user {
             refuse(connection: id, code: .malformed, reason: "already authenticated as \(user)", replyTo: messageID)
             return

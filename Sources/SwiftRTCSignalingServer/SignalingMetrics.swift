@@ -13,9 +13,11 @@ import SwiftRTCSignaling
 /// | `signaling_messages_routed_total` | counter | `path`: `local` (to a connection here), `instance` (to another instance) |
 /// | `signaling_messages_received_total` | counter | `from`: `instance` (routed here by another instance) |
 /// | `signaling_deliveries_lost_total` | counter | (routed here for a user no longer here) |
+/// | `signaling_connections_revoked_total` | counter | (closed: the user was removed from the users, or their token or password changed) |
 /// | `signaling_calls_ended_total` | counter | `result`: the call's end result |
 /// | `signaling_limit_refusals_total` | counter | `kind`: the limit (``SignalingServer/Counters``) |
 /// | `signaling_call_log_removed_total` | counter | (ended calls past ``CallLogRetention``) |
+/// | `signaling_notifications_dropped_total` | counter | (PostgreSQL: messages for other instances dropped, their queue full; ``PostgresSignalingState/maxPendingNotificationBytes``) |
 struct SignalingMetrics: Sendable {
     let connections = Gauge(label: "signaling_connections")
     let loginsOK = Counter(label: "signaling_logins_total", dimensions: [("result", "ok")])
@@ -26,6 +28,7 @@ struct SignalingMetrics: Sendable {
     let receivedFromInstances = Counter(label: "signaling_messages_received_total", dimensions: [("from", "instance")])
     let deliveriesLost = Counter(label: "signaling_deliveries_lost_total")
     let callsRemoved = Counter(label: "signaling_call_log_removed_total")
+    let connectionsRevoked = Counter(label: "signaling_connections_revoked_total")
 
     /// A call ended with `result`.
     func callEnded(_ result: CallEndResult) {

@@ -199,11 +199,16 @@ public final class SignalingServer: Sendable {
     public var credentials: SignalingCredentials { hub.credentials }
 
     /// Makes `credentials` the users who may log in from now on (a tokens or users file read
-    /// again): new logins are checked against them; connections already logged in stay, also
-    /// those of users no longer listed. Sharing PostgreSQL, this instance alone: store them
-    /// with ``PostgresStorage/storeCredentials(_:)`` for every instance.
-    public func replaceCredentials(_ credentials: SignalingCredentials) {
-        hub.replaceCredentials(credentials)
+    /// again): new logins are checked against them, and the connections of users they no
+    /// longer let in as before (removed, or another token or password) are closed: an `error`
+    /// (401) saying why, then 1008 with the reason `removed from the server's users` or
+    /// `credentials changed: log in again`; logged, counted
+    /// (`signaling_connections_revoked_total`). The others stay. Returns once those closes
+    /// are queued. Sharing PostgreSQL, this instance alone: store them with
+    /// ``PostgresStorage/storeCredentials(_:modified:)`` for every instance (each then
+    /// replaces its own the same way).
+    public func replaceCredentials(_ credentials: SignalingCredentials) async {
+        await hub.replaceCredentials(credentials)
     }
 
     /// Users with an authenticated connection, sorted.
@@ -246,7 +251,8 @@ public final class SignalingServer: Sendable {
             logger.warning("signaling: the web client's files are missing; nothing is served at /")
         }
         webClient.addRoutes(to: router)
-        // /healthz, /readyz (the shared state reachable), /metrics.
+        // /healthz, /readyz (the shared state reachable, as the last heartbeat found it: no
+        // query per request), /metrics.
         let state = hub.state
         OperationsRoutes.add(to: router) {
             guard await hub.isTakingConnections else { return false }
@@ -334,7 +340,7 @@ public final class SignalingServer: Sendable {
                     guard case .credentialsChanged = delivery else { return await hub.delivered(delivery) }
                     do {
                         if let credentials = try await storage.service?.loadCredentials() {
-                            hub.replaceCredentials(credentials)
+                            await hub.replaceCredentials(credentials)
                         }
                     } catch {
                         logger.error("signaling: \(error)")

@@ -77,7 +77,8 @@ protocol SignalingState: Sendable {
     /// Runs this instance's part (heartbeats, listening for deliveries, expiring dead
     /// instances) until cancelled; deliveries for this instance go to `deliver`.
     func run(deliver: @escaping @Sendable (ClusterDelivery) async -> Void) async throws
-    /// Whether the shared state is reachable (`/readyz`).
+    /// Whether the shared state is reachable (`/readyz`), as the instance's own work last found
+    /// it: answered without a query, since anyone may ask.
     func isReady() async -> Bool
 }
 

@@ -3,8 +3,9 @@ import ServiceLifecycle
 import SwiftRTCSignalingServer
 
 /// The users file `serve` was given (`--tokens FILE` or `--users FILE`), read at the start and
-/// again on each SIGHUP: a changed file takes effect for new logins without a restart (those
-/// logged in stay), a file that does not load keeps the users loaded before and says why.
+/// again on each SIGHUP: a changed file takes effect without a restart (new logins use it; the
+/// connections of users removed or whose secret changed are closed), a file that does not
+/// load keeps the users loaded before and says why.
 struct CredentialsFile: Sendable {
     enum Kind: Sendable {
         /// `USER:TOKEN` lines.
@@ -28,6 +29,27 @@ struct CredentialsFile: Sendable {
         }
     }
 
+    /// The users in the file and its modification time, read before its contents (a change
+    /// meanwhile makes the next reload newer, never older); the distant past when it cannot be
+    /// read (such users never replace stored ones).
+    func loadVersioned() throws(SignalingCredentialsError) -> (credentials: SignalingCredentials, modified: Date) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let modified = attributes?[.modificationDate] as? Date ?? .distantPast
+        return (try load(), modified)
+    }
+
+    /// The warning when the users stored in `database` come from a file modified after this
+    /// one (`modified`): they are kept.
+    func olderThanStored(modified: Date, stored: Date, in database: String) -> String {
+        let time = ISO8601DateFormatter()
+        time.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return """
+            warning: \(option) \(path) (modified \(time.string(from: modified))) is older than the users stored in \
+            \(database) (from a file modified \(time.string(from: stored))): the stored users stay; to make this file \
+            the users of every instance, write it again or touch it
+            """
+    }
+
     /// Reads the file again and makes its users those `server` lets log in (and, sharing
     /// PostgreSQL, stores them for every instance); logs what happened on standard error.
     /// Returns false, keeping the users loaded before, when the file does not load or cannot be
@@ -36,15 +58,20 @@ struct CredentialsFile: Sendable {
     func reload(into server: SignalingServer, postgres: PostgresStorage?) async -> Bool {
         let kept = "the \(server.credentials.userIDs.count) users loaded before stay"
         let credentials: SignalingCredentials
+        let modified: Date
         do {
-            credentials = try load()
+            (credentials, modified) = try loadVersioned()
         } catch {
             log("error: SIGHUP: reloading \(option) failed: \(error); \(kept)")
             return false
         }
         if let postgres {
             do {
-                try await postgres.storeCredentials(credentials)
+                if case let .newerStored(stored) = try await postgres.storeCredentials(credentials, modified: modified)
+                {
+                    log("SIGHUP: " + olderThanStored(modified: modified, stored: stored, in: postgres.displayURL))
+                    return false
+                }
             } catch {
                 log(
                     "error: SIGHUP: storing the users of \(option) \(path) in \(postgres.displayURL): \(error); \(kept)"
@@ -52,7 +79,7 @@ struct CredentialsFile: Sendable {
                 return false
             }
         }
-        server.replaceCredentials(credentials)
+        await server.replaceCredentials(credentials)
         let count = credentials.userIDs.count
         log("SIGHUP: reloaded \(option) \(path): \(count) user\(count == 1 ? "" : "s")")
         return true

@@ -20,10 +20,13 @@ struct Serve: AsyncParsableCommand {
             With --database postgres://..., any number of instances on that database behave as \
             one server: users, calls and the call log are in the database, and a user may log in \
             to any instance. An instance given --tokens or --users stores those users in the \
-            database for all; one given neither uses the users stored there. \
+            database for all, unless the stored users came from a file modified later (a stale \
+            copy does not replace them: that instance warns and uses the stored users; touch the \
+            file to make it win); one given neither uses the users stored there. \
             SIGHUP (systemctl reload) reads --tokens or --users FILE again: new logins use the \
-            users it lists (those logged in stay); a file that does not load keeps the users \
-            loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
+            users it lists, and the connections of users removed or whose token or password \
+            changed are closed (on every instance, sharing PostgreSQL); a file that does not load \
+            keeps the users loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
             of process listings): --database-password-file FILE (first line) or \
             $\(databasePasswordVariable). Secrets are never logged.
             """
@@ -231,13 +234,25 @@ struct Serve: AsyncParsableCommand {
         let credentialsFile = self.credentialsFile
         var sharedDatabase: PostgresStorage?
         do {
-            let fromFile = try credentialsFile?.load()
+            let fromFile = try credentialsFile?.loadVersioned()
             if let database, usesPostgres {
                 let postgres = try PostgresStorage(url: database, password: try databasePassword())
                 try await postgres.migrate()
-                if let fromFile {
-                    try await postgres.storeCredentials(fromFile)
-                    credentials = fromFile
+                if let (fromFile, modified) = fromFile, let credentialsFile {
+                    // An older copy of the file than the one whose users are stored does not
+                    // replace them for every instance: this instance uses the stored users.
+                    switch try await postgres.storeCredentials(fromFile, modified: modified) {
+                    case .stored, .unchanged:
+                        credentials = fromFile
+                    case let .newerStored(stored):
+                        guard let newer = try await postgres.loadCredentials() else {
+                            throw ValidationError("the users stored in \(postgres.displayURL) vanished: start again")
+                        }
+                        log(
+                            credentialsFile.olderThanStored(modified: modified, stored: stored, in: postgres.displayURL)
+                        )
+                        credentials = newer
+                    }
                 } else if let stored = try await postgres.loadCredentials() {
                     credentials = stored
                 } else {
@@ -250,7 +265,7 @@ struct Serve: AsyncParsableCommand {
                 location = postgres.displayURL
             } else {
                 // validate() made sure a file was given.
-                credentials = fromFile!
+                credentials = fromFile!.credentials
                 storage = try database.map { try SignalingStorage.sqlite(path: $0) } ?? .inMemory()
                 location = database ?? "in memory"
             }

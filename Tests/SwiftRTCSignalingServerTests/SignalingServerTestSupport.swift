@@ -227,19 +227,34 @@ final class RawClient: Sendable {
     let inbox: Inbox<String>
     private let commands: AsyncStream<Command>.Continuation
     private let task: Task<Void, Never>
-    private let closeCode = Mutex<String?>(nil)
+    private let closeCode: CloseRecord
 
-    private init(inbox: Inbox<String>, commands: AsyncStream<Command>.Continuation, task: Task<Void, Never>) {
+    /// Where the connection's task writes how it was closed.
+    private final class CloseRecord: Sendable {
+        let value = Mutex<String?>(nil)
+    }
+
+    private init(
+        inbox: Inbox<String>,
+        commands: AsyncStream<Command>.Continuation,
+        task: Task<Void, Never>,
+        closeCode: CloseRecord
+    ) {
         self.inbox = inbox
         self.commands = commands
         self.task = task
+        self.closeCode = closeCode
     }
+
+    /// How the server closed the WebSocket once it has: `CODE REASON` (`policyViolation
+    /// authentication failed`), `none` without a close frame, or `error: …`; nil while open.
+    var closedWith: String? { closeCode.value.withLock { $0 } }
 
     static func connect(_ url: URL) async throws -> RawClient {
         let (received, receivedContinuation) = AsyncStream.makeStream(of: String.self)
         let (commands, commandContinuation) = AsyncStream.makeStream(of: Command.self)
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
-        let closeCode = Mutex<String?>(nil)
+        let closeCode = CloseRecord()
         let task = Task {
             do {
                 let frame = try await WebSocketClient.connect(
@@ -270,17 +285,17 @@ final class RawClient: Sendable {
                         group.cancelAll()
                     }
                 }
-                closeCode.withLock { $0 = frame.map { "\($0.closeCode)" } ?? "none" }
+                closeCode.value.withLock { $0 = frame.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "none" }
             } catch {
-                closeCode.withLock { $0 = "error: \(error)" }
+                closeCode.value.withLock { $0 = "error: \(error)" }
                 readyContinuation.yield(false)
             }
             receivedContinuation.finish()
         }
         guard try await Inbox.first(of: ready, timeout: .seconds(30), what: "WebSocket connection") else {
-            throw TestTimeout(description: "cannot connect: \(closeCode.withLock { $0 } ?? "")")
+            throw TestTimeout(description: "cannot connect: \(closeCode.value.withLock { $0 } ?? "")")
         }
-        let client = RawClient(inbox: Inbox(received), commands: commandContinuation, task: task)
+        let client = RawClient(inbox: Inbox(received), commands: commandContinuation, task: task, closeCode: closeCode)
         return client
     }
 

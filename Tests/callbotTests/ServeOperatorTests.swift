@@ -60,10 +60,15 @@ import Testing
         #expect(try await Self.logsIn("bob-new-token-0123456789", at: url, as: "bob", server: server))
         #expect(try await Self.logsIn("alice-reload-token-0123456789", at: url, server: server) == false)
         #expect(try await Self.logsIn("bob-reload-token-0123456789", at: url, server: server) == false)
-        // Alice, logged in before, stays: the server still answers her.
-        try await alice.send(SignalingMessage(id: "q", body: .callLogQuery(.init(role: .caller))))
-        // (`next` throws when no call log comes within 30 s.)
-        _ = try await ServeCLITests.next(on: alice) { if case .callLog = $0.body { true } else { false } }
+        // Alice, logged in before, is removed: told why and closed, and the log says so.
+        // (`next` throws when no such error comes within 30 s.)
+        _ = try await ServeCLITests.next(on: alice) {
+            if case let .error(error) = $0.body { error.reason == "removed from the server's users" } else { false }
+        }
+        try await Self.waitForLog(
+            server,
+            "the users changed: closed the connections of 1 removed or with other credentials: alice"
+        )
 
         // A file that does not parse: the users before stay, and the log says why.
         try Self.write("carol:carol-reload-token-0123456789\ndave dave-token-0123456789\n", to: tokens)
@@ -149,6 +154,44 @@ import Testing
         for server in [first, second] {
             #expect(!server.errors.contains(secret) && !server.output.contains(secret), "the password was printed")
         }
+    }
+
+    /// Instances sharing PostgreSQL, each started with its own copy of the users file: one
+    /// started with an older copy than the one whose users are stored keeps the stored users
+    /// (and says so) instead of replacing them for every instance; a newer file replaces them.
+    @Test func anInstanceStartedWithAnOlderUsersFileKeepsTheNewerStoredUsers() async throws {
+        let database = try await PostgresTestServer.shared().database()
+        let newer = Self.fileName("newer-tokens")
+        try Self.write("bob:bob-newer-token-0123456789\n", to: newer)
+        let older = Self.fileName("older-tokens")
+        try Self.write("alice:alice-older-token-0123456789\n", to: older)
+        let now = Date()
+        try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-3600)], ofItemAtPath: older)
+        try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-60)], ofItemAtPath: newer)
+        let first = try Server(["--port", "0", "--database", database, "--tokens", newer])
+        let firstURL = try await first.ready()
+        let second = try Server(["--port", "0", "--database", database, "--tokens", older])
+        let secondURL = try await second.ready()
+        #expect(try await Self.logsIn("bob-newer-token-0123456789", at: secondURL, as: "bob", server: second))
+        #expect(try await Self.logsIn("bob-newer-token-0123456789", at: firstURL, as: "bob", server: first))
+        #expect(try await Self.logsIn("alice-older-token-0123456789", at: firstURL, server: first) == false)
+        try await Self.waitForLog(second, "\(older) (modified ")
+        #expect(second.errors.contains("is older than the users stored"), "\(second.errors)")
+
+        // The second's file, written again, is the newest: SIGHUP stores it for both.
+        try Self.write("carol:carol-newest-token-0123456789\n", to: older)
+        kill(second.process.processIdentifier, SIGHUP)
+        try await Self.waitForLog(second, "SIGHUP: reloaded --tokens \(older): 1 user\n")
+        let deadline = ContinuousClock.now + .seconds(20)
+        var carol = false
+        while !carol, ContinuousClock.now < deadline {
+            carol = try await Self.logsIn("carol-newest-token-0123456789", at: firstURL, as: "carol", server: first)
+            if !carol { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(carol, "the first instance did not take the newer users: \(first.errors)")
+        #expect(try await Self.logsIn("bob-newer-token-0123456789", at: firstURL, server: first) == false)
+        #expect(try await first.terminate() == 0)
+        #expect(try await second.terminate() == 0)
     }
 
     @Test(arguments: [
