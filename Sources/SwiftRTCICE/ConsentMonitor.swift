@@ -2,8 +2,9 @@ import SwiftRTCCore
 
 /// Decides the state an agent reports from libnice's component state and how long the peer
 /// has been silent (see ``IceAgent/ConsentTiming``). Pure logic: the agent feeds it libnice's
-/// states, the count of datagrams received (the data plane only increments a counter) and
-/// the time, from a timer on the transport thread.
+/// states, the count of datagrams that keep consent (received, or once required only those
+/// proved authentic: the data plane only increments a counter) and the time, from a timer on
+/// the transport thread.
 struct ConsentMonitor {
     let timing: IceAgent.ConsentTiming
     /// The state libnice reports, mapped.

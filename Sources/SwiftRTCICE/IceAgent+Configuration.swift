@@ -19,8 +19,11 @@ extension IceAgent {
     /// sending after 10 s without a consent response, which two lost exchanges in a row cause
     /// at 10-20% loss while media flows. The agent watches the datagrams that arrive instead:
     /// in a WebRTC session RTP, RTCP or DTLS always flow, so silence means the peer is gone
-    /// (libnice still answers the peer's consent checks). After ``disconnectedAfter`` without
-    /// a datagram the state becomes ``IceConnectionState/disconnected`` (and returns when
+    /// (libnice still answers the peer's consent checks). Once the agent's user requires it
+    /// (``IceAgent/requireAuthenticatedConsent()``: a peer connection does once SRTP is keyed)
+    /// only datagrams proved authentic count, so that forged or garbage datagrams on the pair
+    /// do not hold it up. After ``disconnectedAfter`` without a datagram that counts the state
+    /// becomes ``IceConnectionState/disconnected`` (and returns when
     /// traffic resumes); after ``failedAfter``, or when libnice fails the component, it
     /// becomes ``IceConnectionState/failed`` until an ICE restart.
     public struct ConsentTiming: Sendable, Hashable {

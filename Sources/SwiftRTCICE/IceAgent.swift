@@ -128,6 +128,22 @@ public final class IceAgent: Sendable {
     /// Datagrams received on the component so far (all kinds, before demultiplexing).
     public var receivedDatagrams: UInt64 { core.receivedDatagrams.load(ordering: .relaxed) }
 
+    /// From now on only datagrams proved authentic (``consentProved()``) keep consent
+    /// (RFC 7675): a datagram that merely arrives on the pair, forged or garbage, no longer
+    /// holds the connection up. The peer connection sets it once SRTP is keyed and proves each
+    /// SRTP or SRTCP packet that authenticates. Until then (and for a user of the agent alone)
+    /// every datagram received keeps consent. Cannot be undone.
+    public func requireAuthenticatedConsent() {
+        core.requiresAuthenticatedConsent.store(true, ordering: .relaxed)
+    }
+
+    /// A datagram from the peer proved authentic (it passed SRTP authentication, say): consent
+    /// holds. Data plane: one atomic increment, any thread.
+    @inline(__always)
+    public func consentProved() {
+        core.consentProofs.add(1, ordering: .relaxed)
+    }
+
     /// ICE restart (RFC 8445 section 9): new local credentials, checks start again with the
     /// peer's new credentials and candidates, and datagrams keep flowing on the current pair
     /// meanwhile. The agent, its stream and its local candidates stay; send the new
@@ -210,6 +226,12 @@ final class IceAgentCore: @unchecked Sendable {
     /// The selected pair's socket and address when it is plain UDP (sending skips libnice).
     let directRoute = DirectRoute()
     let receivedDatagrams = Atomic<UInt64>(0)
+    /// Datagrams that keep consent (RFC 7675): every one received, until
+    /// ``requiresAuthenticatedConsent`` is set; then only those the agent's user proved
+    /// authentic (``IceAgent/consentProved()``).
+    let consentProofs = Atomic<UInt64>(0)
+    /// Whether only authenticated datagrams keep consent (set once, by the agent's user).
+    let requiresAuthenticatedConsent = Atomic<Bool>(false)
     /// The address of the socket source last made recursive (see `receive`); transport thread.
     let recursiveSource = Atomic<UInt>(0)
     let isClosed = Atomic<Bool>(false)
@@ -219,8 +241,9 @@ final class IceAgentCore: @unchecked Sendable {
         // Not NICE_AGENT_OPTION_CONSENT_FRESHNESS: libnice 0.1.21 declares consent lost (and
         // refuses to send) after 10 s without a consent response (later releases: RFC 7675's
         // 30 s), so at 10-20% loss two lost exchanges in a row ended calls whose media still
-        // flowed both ways. ConsentMonitor keeps consent from the peer's datagrams instead;
-        // libnice still answers the peer's consent checks.
+        // flowed both ways. ConsentMonitor keeps consent from the peer's datagrams instead
+        // (once the peer connection requires it, only authenticated ones); libnice still
+        // answers the peer's consent checks.
         let options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue
         guard let agent = nice_agent_new_full(thread.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options))
         else {
@@ -359,7 +382,7 @@ final class IceAgentCore: @unchecked Sendable {
             source,
             { userData in
                 let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
-                let count = core.receivedDatagrams.load(ordering: .relaxed)
+                let count = core.consentProofs.load(ordering: .relaxed)
                 core.updateState { consent, now in consent.observe(receivedCount: count, now: now) }
                 return 1  // G_SOURCE_CONTINUE
             },
@@ -376,6 +399,7 @@ final class IceAgentCore: @unchecked Sendable {
     static let receive: NiceAgentRecvFunc = { _, _, _, length, buffer, userData in
         let core = Unmanaged<IceAgentCore>.fromOpaque(userData!).takeUnretainedValue()
         core.receivedDatagrams.add(1, ordering: .relaxed)
+        if !core.requiresAuthenticatedConsent.load(ordering: .relaxed) { core.consentProofs.add(1, ordering: .relaxed) }
         // GLib blocks a source while it dispatches it: it takes the source's descriptor out of
         // the context's poll list and puts it back after, each a walk of that list, which
         // holds every socket of the thread's agents (at 1000 calls, 8% of all CPU). libnice's

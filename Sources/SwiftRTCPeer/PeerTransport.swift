@@ -134,6 +134,9 @@ final class PeerTransport: @unchecked Sendable {
             let session = try SrtpSession(profile: keys.profile, local: keys.local, remote: keys.remote)
             srtp.withLock { $0 = session }
             keyed.store(true, ordering: .relaxed)
+            // From now on consent (RFC 7675) is kept by what authenticates, not by whatever
+            // arrives on the pair: see `unprotect`.
+            agent.requireAuthenticatedConsent()
         } catch {
             throw .transport("SRTP session: \(error)")
         }
@@ -301,6 +304,7 @@ final class PeerTransport: @unchecked Sendable {
             ? try? session.unprotectRTCP(receiveBuffer, length: bytes.count)
             : try? session.unprotectRTP(receiveBuffer, length: bytes.count)
         guard let length else { return nil }
+        agent.consentProved()
         if !peerHasKeys.load(ordering: .relaxed) {
             peerHasKeys.store(true, ordering: .relaxed)
             dtls.withLock { $0 }?.confirmPeerHasKeys()

@@ -151,6 +151,36 @@ import TransportTestSupport
         await pair.close()
     }
 
+    /// RFC 7675: once the agent's user requires it, only datagrams it proves authentic keep
+    /// consent. The peer goes on sending (garbage, as an attacker who forges the pair's
+    /// addresses could): the agent goes disconnected, then failed, all the same; a proof
+    /// brings it back while it is only disconnected.
+    @Test func onlyProvedDatagramsKeepConsentOnceRequired() async throws {
+        let timing = IceAgent.ConsentTiming(disconnectedAfter: .milliseconds(500), failedAfter: .seconds(2))
+        let pair = try await AgentPair(
+            offerer: loopback(.controlling, consent: timing),
+            answerer: loopback(.controlled, consent: timing)
+        )
+        let garbage = Pump { _ = pair.answerer.send(datagram(kind: 0x80, "not authentic")) }
+        defer { garbage.stop() }
+        #expect(await pair.offererStates.wait(for: .completed))
+        try await Task.sleep(for: .seconds(1))
+        #expect(pair.offerer.state == .completed, "before it is required, any datagram keeps consent")
+        pair.offerer.requireAuthenticatedConsent()
+        let required = ContinuousClock.now
+        #expect(await pair.offererStates.wait(for: .disconnected, timeout: .seconds(5)))
+        let received = pair.offerer.receivedDatagrams
+        // Proved now: back to completed.
+        pair.offerer.consentProved()
+        #expect(await pair.offererStates.waitUntil(timeout: .seconds(3)) { $0.last == .completed })
+        #expect(await pair.offererStates.wait(for: .failed, timeout: .seconds(6)))
+        print(
+            "garbage only: disconnected and failed after \(required.duration(to: .now)) with \(pair.offerer.receivedDatagrams - received)+ datagrams arriving"
+        )
+        #expect(pair.offerer.receivedDatagrams > received, "the garbage kept arriving")
+        await pair.close()
+    }
+
     @Test func trafficReturningBeforeTheFailureBoundReconnects() async throws {
         let timing = IceAgent.ConsentTiming(disconnectedAfter: .milliseconds(200), failedAfter: .seconds(5))
         let pair = try await AgentPair(
