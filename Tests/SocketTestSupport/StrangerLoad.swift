@@ -15,18 +15,6 @@ public enum StrangerLoad {
         (0..<max(0, min(count, 250))).map { "127.0.0.\($0 + 2)" }
     }
 
-    /// Raises this process's soft open-file limit to its hard one (the strangers' sockets
-    /// count against the test process too); returns the limit in force.
-    @discardableResult
-    public static func raiseOpenFileLimit() -> Int {
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        return limit.rlim_cur > UInt64(Int.max) ? Int.max : Int(limit.rlim_cur)
-    }
-
     /// A TCP connection from `source` to 127.0.0.1:`port`, or nil after three tries (a
     /// connect that finds the server's accept backlog full times out after 1 s). `receiveBuffer`
     /// shrinks the socket's receive buffer (a client that does not read then stops the
@@ -232,5 +220,82 @@ public enum StrangerLoad {
             usleep(UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         }
         return nil
+    }
+
+    // MARK: Request floods
+
+    /// Sends `request` (a whole HTTP/1.1 request) over and over on keep-alive connections from
+    /// `source` until `deadline`, reading each answer (headers, then `Content-Length` bytes of
+    /// body) before the next; a connection the server closes is opened again. Returns how
+    /// many answers came with each status code.
+    public static func requestFlood(
+        from source: String,
+        port: Int,
+        request: [UInt8],
+        until deadline: ContinuousClock.Instant
+    ) -> [Int: Int] {
+        var statuses: [Int: Int] = [:]
+        var fd: Int32?
+        defer { if let fd { Glibc.close(fd) } }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while ContinuousClock.now < deadline {
+            if fd == nil {
+                fd = connect(from: source, port: port)
+                pending = []
+                guard fd != nil else { continue }
+            }
+            guard let socket = fd, send(socket, request) else {
+                if let open = fd { Glibc.close(open) }
+                fd = nil
+                continue
+            }
+            // One answer: the head, then its body.
+            var status: Int?
+            while status == nil, ContinuousClock.now < deadline {
+                if let end = headEnd(pending) {
+                    let head = String(decoding: pending[..<end], as: UTF8.self)
+                    let length =
+                        head.components(separatedBy: "\r\n").first {
+                            $0.lowercased().hasPrefix("content-length:")
+                        }.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                        ?? 0
+                    guard pending.count >= end + 4 + length else {
+                        guard read(socket, into: &buffer, appendingTo: &pending) else { break }
+                        continue
+                    }
+                    status = Int(head.split(separator: " ").dropFirst().first ?? "")
+                    pending.removeFirst(end + 4 + length)
+                } else if !read(socket, into: &buffer, appendingTo: &pending) {
+                    break
+                }
+            }
+            guard let status else {
+                Glibc.close(socket)
+                fd = nil
+                continue
+            }
+            statuses[status, default: 0] += 1
+        }
+        return statuses
+    }
+
+    /// Where the head of an HTTP message ends (the index of its blank line's `\r\n\r\n`).
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    /// Reads what is there (waiting at most the receive timeout) onto `pending`; false when
+    /// the connection ended or nothing came.
+    private static func read(_ fd: Int32, into buffer: inout [UInt8], appendingTo pending: inout [UInt8]) -> Bool {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        pending += buffer[0..<n]
+        return true
     }
 }
