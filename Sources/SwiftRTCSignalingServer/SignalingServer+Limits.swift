@@ -95,53 +95,83 @@ final class LimitCounters: Sendable {
     }
 }
 
-/// Password checks running at once (PBKDF2 costs a fraction of a second of a core each):
-/// one more than the limit is refused at once rather than queued, so that strangers cannot
-/// occupy every core, nor pile up waiting work, with login attempts.
+/// Password checks running at once (PBKDF2 costs a fraction of a second of a core each), so
+/// that strangers cannot occupy every core with login attempts: a login from a suspect address
+/// that finds every place taken is refused at once (``tryEnter()``); one from a clean address
+/// waits its turn (``enter(waitingAtMost:)``: a place is handed over as a check ends), a few
+/// seconds at most and ``maxWaiting`` at once, so that no waiting work piles up.
 final class PasswordCheckGate: Sendable {
     let limit: Int
-    private let running = Atomic<Int>(0)
-    private let waiters = Atomic<Int>(0)
+    private struct State {
+        var running = 0
+        var nextWaiter = 0
+        /// Logins waiting for a place, first come first served: ``leave()`` hands its place
+        /// to the first.
+        var waiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    }
+    private let state = Mutex(State())
 
     init(limit: Int) {
         self.limit = max(1, limit)
     }
 
-    /// Takes a place if one is free.
+    /// Takes a place if one is free (and nobody waits for it).
     func tryEnter() -> Bool {
-        let (previous, _) = running.wrappingAdd(1, ordering: .acquiringAndReleasing)
-        guard previous < limit else {
-            running.wrappingSubtract(1, ordering: .acquiringAndReleasing)
-            return false
+        state.withLock { state in
+            guard state.running < limit, state.waiters.isEmpty else { return false }
+            state.running += 1
+            return true
         }
-        return true
     }
 
-    /// Takes a place, waiting at most `wait` for one (polling every 10 ms), unless
-    /// ``maxWaiting`` logins wait already.
+    /// Takes a place, waiting at most `wait` for one (the next ``leave()`` hands it over),
+    /// unless ``maxWaiting`` logins wait already.
     func enter(waitingAtMost wait: Duration) async -> Bool {
-        if tryEnter() { return true }
-        let (waiting, _) = waiters.wrappingAdd(1, ordering: .acquiringAndReleasing)
-        defer { waiters.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-        guard waiting < Self.maxWaiting else { return false }
-        let deadline = ContinuousClock.now + wait
-        while ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-            if tryEnter() { return true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiting: Int? = state.withLock { state in
+                if state.running < limit, state.waiters.isEmpty {
+                    state.running += 1
+                    continuation.resume(returning: true)
+                    return nil
+                }
+                guard state.waiters.count < Self.maxWaiting else {
+                    continuation.resume(returning: false)
+                    return nil
+                }
+                state.nextWaiter += 1
+                state.waiters.append((state.nextWaiter, continuation))
+                return state.nextWaiter
+            }
+            guard let waiting else { return }
+            // Past the wait, the login gives up its turn (unless a place came first).
+            Task { [self] in
+                try? await Task.sleep(for: wait)
+                let expired = state.withLock { state in
+                    state.waiters.firstIndex { $0.id == waiting }.map { state.waiters.remove(at: $0).continuation }
+                }
+                expired?.resume(returning: false)
+            }
         }
-        return false
     }
 
     /// Logins waiting for a place at once, at most (more are refused at once).
     static let maxWaiting = 64
 
-    /// Gives back a place taken by ``tryEnter()``.
+    /// Gives back a place taken by ``tryEnter()`` or ``enter(waitingAtMost:)``: to the first
+    /// login waiting, if any.
     func leave() {
-        running.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.running = max(0, state.running - 1)
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        next?.resume(returning: true)
     }
 
     /// Checks running now.
-    var count: Int { running.load(ordering: .acquiring) }
+    var count: Int { state.withLock { $0.running } }
 }
 
 /// The request context of the signaling server's routes: Hummingbird's, plus the client's
