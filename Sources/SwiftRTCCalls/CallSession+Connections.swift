@@ -74,13 +74,16 @@ extension CallSession {
     /// check until the trickled ones come, and a peer that takes candidates from descriptions
     /// only (half trickle, RFC 8838 section 4) nothing at all.
     static func descriptionWithHostCandidates(_ connection: PeerConnection) async -> String? {
-        let deadline = ContinuousClock.now + hostCandidatesWait
-        while ContinuousClock.now < deadline {
-            let gathered = await connection.iceGatheringState == .complete
-            if let sdp = await connection.localDescription?.sdp, gathered || sdp.contains("a=candidate:") {
-                return sdp
+        // The first candidate (or the end-of-candidates marker): the local description holds
+        // it by the time the stream gives it.
+        let candidates = await connection.localCandidates()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in candidates { return }
             }
-            try? await Task.sleep(for: .milliseconds(5))
+            group.addTask { try? await Task.sleep(for: hostCandidatesWait) }
+            await group.next()
+            group.cancelAll()
         }
         return await connection.localDescription?.sdp
     }

@@ -84,7 +84,11 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("calls-gone-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try await outgoing.startRecording(.localAndRemoteAudio, directory: directory)
-        try FileManager.default.removeItem(at: directory)
+        // Moved away at once (a removal raced with the remote audio's file being created in
+        // it, and failed with EPERM): no file can be created at its path any more.
+        let gone = directory.appendingPathExtension("gone")
+        try FileManager.default.moveItem(at: directory, to: gone)
+        defer { try? FileManager.default.removeItem(at: gone) }
         playMedia(outgoing, frequency: 440)
         #expect(
             await alice.wait(outgoing, "recording failed") { events in
