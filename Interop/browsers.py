@@ -45,6 +45,15 @@ def log(msg: str) -> None:
     print(f"browser_peer: {msg}", file=sys.stderr, flush=True)
 
 
+def _tail(path: str) -> str:
+    """The last 1500 characters of a log file ("" if it cannot be read)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-1500:]
+    except OSError:
+        return ""
+
+
 def start_watchdog(name: str, group: int, folder: str) -> subprocess.Popen:
     """A shell that kills process group `group` and removes `folder` (the temporary profile)
     once this process is gone, even by SIGKILL."""
@@ -224,11 +233,7 @@ class Chromium(Browser):
         return getattr(self, "browser_version", None)
 
     def _output_tail(self) -> str:
-        try:
-            with open(self.driver_output, errors="replace") as f:
-                return f.read()[-1500:]
-        except OSError:
-            return ""
+        return _tail(self.driver_output)
 
     def _http(self, method: str, path: str, body: Any = None, timeout: float = SCRIPT_TIMEOUT_S + 10) -> Any:
         data = None if body is None else json.dumps(body).encode()
@@ -441,11 +446,7 @@ class Firefox(Browser):
         self.client.timeout.page_load = STARTUP_TIMEOUT_S
 
     def _log_tail(self) -> str:
-        try:
-            with open(self.browser_log, errors="replace") as f:
-                return f.read()[-1500:]
-        except OSError:
-            return ""
+        return _tail(self.browser_log)
 
     def version(self) -> Optional[str]:
         return (self.client.session or {}).get("browserVersion") if self.client else None

@@ -9,19 +9,31 @@ import Testing
 @Suite(.serialized, .realTime) struct WhipServerRolloverCLITests {
     typealias Background = CallCLITests.Background
 
-    @Test func aLongRecordingGoesOnInPartsThatEachPlay() async throws {
-        let folder = try ScratchFolder.make("whip-server-rollover")
-        let recordings = folder.appendingPathComponent("recordings")
+    /// A `whip-server` recording into a new folder named `name`, with `options`: the server,
+    /// its endpoint URL and the recordings folder.
+    static func recordingServer(
+        _ name: String,
+        _ options: [String]
+    ) async throws -> (server: Background, endpoint: String, recordings: URL) {
+        let recordings = try ScratchFolder.make(name).appendingPathComponent("recordings")
         try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
-        let server = try Background([
-            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30",
-            "--record", recordings.path, "--record-rollover-seconds", "2",
-        ])
+        let server = try Background(
+            ["whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30", "--record", recordings.path]
+                + options
+        )
         #expect(await server.wait(for: "READY "), "\(server.errors)")
         let endpoint = try #require(
             server.output.split(separator: "\n").first { $0.hasPrefix("READY ") }.map {
                 String($0.dropFirst("READY ".count))
             }
+        )
+        return (server, endpoint, recordings)
+    }
+
+    @Test func aLongRecordingGoesOnInPartsThatEachPlay() async throws {
+        let (server, endpoint, recordings) = try await Self.recordingServer(
+            "whip-server-rollover",
+            ["--record-rollover-seconds", "2"]
         )
         let client = try await Callbot.run(["whip", endpoint, "--duration", "7", "--stats-interval", "30"])
         #expect(client.status == 0, "\(client.stderr)")
@@ -57,21 +69,10 @@ import Testing
 /// would: a `callbot whip` call meant to last 8 seconds is ended by the server after 4, and
 /// its recording stops at 30 kB, playable to where it stopped.
 @Suite(.serialized, .realTime) struct WhipServerSessionLimitsCLITests {
-    typealias Background = CallCLITests.Background
-
     @Test func aSessionEndsAtItsLifetimeAndItsRecordingAtItsSize() async throws {
-        let folder = try ScratchFolder.make("whip-server-session-limits")
-        let recordings = folder.appendingPathComponent("recordings")
-        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
-        let server = try Background([
-            "whip-server", "--port", "0", "--duration", "60", "--stats-interval", "30",
-            "--record", recordings.path, "--record-max-megabytes", "0.03", "--max-session-seconds", "4",
-        ])
-        #expect(await server.wait(for: "READY "), "\(server.errors)")
-        let endpoint = try #require(
-            server.output.split(separator: "\n").first { $0.hasPrefix("READY ") }.map {
-                String($0.dropFirst("READY ".count))
-            }
+        let (server, endpoint, recordings) = try await WhipServerRolloverCLITests.recordingServer(
+            "whip-server-session-limits",
+            ["--record-max-megabytes", "0.03", "--max-session-seconds", "4"]
         )
         let started = ContinuousClock.now
         let client = try await Callbot.run(["whip", endpoint, "--duration", "8", "--stats-interval", "30"])
