@@ -75,6 +75,13 @@ let package = Package(
             pkgConfig: "gobject-2.0",
             providers: [.apt(["libnice-dev"])]
         ),
+        // usrsctp (SCTP in user space, AF_CONN: over DTLS) for data channels.
+        .systemLibrary(
+            name: "CUsrsctp",
+            path: "Sources/CUsrsctp",
+            pkgConfig: "usrsctp",
+            providers: [.apt(["libusrsctp-dev"])]
+        ),
         .systemLibrary(
             name: "CSRTP",
             path: "Sources/CSRTP",
@@ -135,6 +142,8 @@ let package = Package(
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice", "CSendmmsg"]),
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
+        .target(name: "SwiftRTCSCTP", dependencies: ["CUsrsctp"]),
+        .target(name: "SwiftRTCDataChannel", dependencies: ["SwiftRTCSCTP"]),
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
@@ -441,6 +450,8 @@ let package = Package(
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
         // Real peers (Interop/*.py: aiortc, headless Chromium, coturn) against the built callbot,
         // run as processes.
+        .testTarget(name: "SwiftRTCSCTPTests", dependencies: ["SwiftRTCSCTP"]),
+        .testTarget(name: "SwiftRTCDataChannelTests", dependencies: ["SwiftRTCDataChannel"]),
         .testTarget(name: "InteropTests", dependencies: ["TestScheduling", "SocketTestSupport"]),
         // callbot calls inside network namespaces the tests create (root only): loss with
         // nftables, a rate limit with tc tbf, delay/jitter/reordering/duplication through

@@ -1,0 +1,433 @@
+import CUsrsctp
+import Foundation
+import Synchronization
+
+/// One SCTP association whose packets travel over something that is not a socket: usrsctp in
+/// `AF_CONN` mode (RFC 8261: SCTP over DTLS). Packets it makes go to `send`; packets from the
+/// peer come in through ``receive(_:)``. Both ends connect (as WebRTC does: SCTP handles the
+/// simultaneous open), on port 5000 unless told otherwise (`a=sctp-port`, RFC 8841).
+///
+/// What the association delivers (it is up, a message, streams reset, it ended) goes to
+/// `onEvent`, on usrsctp's threads: the layer above keeps what it needs (the data channels),
+/// so nothing is queued here. Messages are reassembled up to ``Configuration/maxMessageSize``;
+/// a longer one is dropped and counted (``droppedOversizedMessages``).
+public final class SctpAssociation: Sendable {
+    /// Ports and sizes.
+    public struct Configuration: Sendable, Hashable {
+        /// The local SCTP port (`a=sctp-port` of our description).
+        public var localPort: UInt16 = 5000
+        /// The peer's SCTP port (`a=sctp-port` of its description).
+        public var remotePort: UInt16 = 5000
+        /// The largest message taken from the peer (`a=max-message-size`, RFC 8841).
+        public var maxMessageSize = 256 * 1024
+        /// Streams each way (the stream limit of data channels, RFC 8831: 65535).
+        public var streams: UInt16 = 65535
+
+        /// Ports 5000, messages up to 256 KiB, 65535 streams.
+        public init() {}
+    }
+
+    /// What the association tells the layer above.
+    public enum Event: Sendable, Equatable {
+        /// The association is up: messages can be sent.
+        case connected
+        /// A whole message on `stream` with payload protocol `ppid`.
+        case message(stream: UInt16, ppid: UInt32, data: [UInt8])
+        /// The peer reset these incoming streams (its channels on them are closed).
+        case streamsReset([UInt16])
+        /// Everything asked to be sent has been acknowledged (the send buffer is empty).
+        case sendBufferEmpty
+        /// The association ended (shut down, aborted, or it could not be set up).
+        case closed(String)
+    }
+
+    /// How a message is delivered (RFC 8831 §6.1).
+    public struct Reliability: Sendable, Hashable {
+        /// Delivered in the order sent on its stream.
+        public var ordered = true
+        /// Given up after this many retransmissions (partial reliability, RFC 3758).
+        public var maxRetransmits: UInt32?
+        /// Given up this many milliseconds after it was first sent.
+        public var maxPacketLifeTime: UInt32?
+
+        /// Reliable and ordered unless told otherwise.
+        public init(ordered: Bool = true, maxRetransmits: UInt32? = nil, maxPacketLifeTime: UInt32? = nil) {
+            self.ordered = ordered
+            self.maxRetransmits = maxRetransmits
+            self.maxPacketLifeTime = maxPacketLifeTime
+        }
+    }
+
+    /// Why a message was not taken.
+    public enum SendError: Error, Sendable, Equatable {
+        /// The send buffer is full: try again when it drains (``Event/sendBufferEmpty``).
+        case bufferFull
+        /// Over ``Configuration/maxMessageSize`` or the association is not up; usrsctp's errno.
+        case refused(errno: Int32)
+    }
+
+    public let configuration: Configuration
+    private let id: Int
+    /// usrsctp's socket: usrsctp locks it itself, so any thread may use it.
+    nonisolated(unsafe) private let socket: OpaquePointer
+    private let output: @Sendable (UnsafeRawBufferPointer) -> Void
+    private let onEvent: @Sendable (Event) -> Void
+    /// A message that comes in pieces (partial delivery), until its last piece.
+    private let partial = Mutex<(stream: UInt16, ppid: UInt32, bytes: [UInt8], oversized: Bool)?>(nil)
+    private let oversized = Atomic<Int>(0)
+    private let isClosed = Atomic<Bool>(false)
+    /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
+    /// first): usrsctp would abort an association it has not asked for, so they wait.
+    private let early = Mutex<(connecting: Bool, packets: [[UInt8]])>((false, []))
+    /// Packets held before ``connect()``, at most (more are dropped; the peer resends).
+    public static let maxEarlyPackets = 16
+    /// The largest SCTP packet sent (RFC 8261 §5: no path MTU discovery over DTLS here).
+    public static let maxPacketSize = 1200
+
+    /// Messages dropped for being longer than ``Configuration/maxMessageSize``.
+    public var droppedOversizedMessages: Int { oversized.load(ordering: .relaxed) }
+
+    /// Sets up the association (nothing is sent until ``connect()``).
+    /// - Parameters:
+    ///   - send: takes each SCTP packet to send to the peer (into DTLS), on usrsctp's threads.
+    ///   - onEvent: takes what the association delivers, on usrsctp's threads.
+    public init(
+        configuration: Configuration = Configuration(),
+        send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onEvent: @escaping @Sendable (Event) -> Void
+    ) throws(SctpError) {
+        Usrsctp.start()
+        self.configuration = configuration
+        output = send
+        self.onEvent = onEvent
+        id = Usrsctp.nextID.add(1, ordering: .relaxed).newValue
+        guard
+            let socket = usrsctp_socket(
+                AF_CONN,
+                Int32(SOCK_STREAM.rawValue),
+                Int32(IPPROTO_SCTP),
+                Usrsctp.receive,
+                nil,
+                0,
+                UnsafeMutableRawPointer(bitPattern: id)
+            )
+        else { throw .call("usrsctp_socket", errno) }
+        self.socket = socket
+        usrsctp_register_address(UnsafeMutableRawPointer(bitPattern: id))
+        Usrsctp.associations.withLock { $0[id] = self }
+        do throws(SctpError) {
+            try Self.setOptions(socket, configuration)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// The socket options of a WebRTC association (RFC 8831 §6.2): non-blocking, no Nagle,
+    /// stream resets, 65535 streams, messages reassembled whole, and the events above.
+    private static func setOptions(_ socket: OpaquePointer, _ configuration: Configuration) throws(SctpError) {
+        func set<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ what: String) throws(SctpError) {
+            let result = withUnsafeBytes(of: value) {
+                usrsctp_setsockopt(socket, level, name, $0.baseAddress, socklen_t($0.count))
+            }
+            guard result == 0 else { throw .call("setsockopt \(what)", errno) }
+        }
+        guard usrsctp_set_non_blocking(socket, 1) == 0 else { throw .call("usrsctp_set_non_blocking", errno) }
+        try set(Int32(SOL_SOCKET), Int32(SO_LINGER), linger(l_onoff: 1, l_linger: 0), "SO_LINGER")
+        // A whole message must fit the send buffer: room for four of the largest.
+        let buffer = Int32(clamping: max(1 << 20, 4 * configuration.maxMessageSize))
+        try set(Int32(SOL_SOCKET), Int32(SO_SNDBUF), buffer, "SO_SNDBUF")
+        try set(Int32(SOL_SOCKET), Int32(SO_RCVBUF), buffer, "SO_RCVBUF")
+        try set(Int32(IPPROTO_SCTP), SCTP_NODELAY, Int32(1), "SCTP_NODELAY")
+        try set(Int32(IPPROTO_SCTP), SCTP_RECVRCVINFO, Int32(1), "SCTP_RECVRCVINFO")
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_ENABLE_STREAM_RESET,
+            sctp_assoc_value(assoc_id: sctp_assoc_t(SCTP_ALL_ASSOC), assoc_value: UInt32(SCTP_ENABLE_RESET_STREAM_REQ)),
+            "SCTP_ENABLE_STREAM_RESET"
+        )
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_INITMSG,
+            sctp_initmsg(
+                sinit_num_ostreams: configuration.streams,
+                sinit_max_instreams: configuration.streams,
+                sinit_max_attempts: 0,
+                sinit_max_init_timeo: 0
+            ),
+            "SCTP_INITMSG"
+        )
+        for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT, SCTP_SENDER_DRY_EVENT] {
+            try set(
+                Int32(IPPROTO_SCTP),
+                SCTP_EVENT,
+                sctp_event(se_assoc_id: sctp_assoc_t(SCTP_ALL_ASSOC), se_type: UInt16(event), se_on: 1),
+                "SCTP_EVENT \(event)"
+            )
+        }
+    }
+
+    /// Binds to the local port and starts the association towards the peer's.
+    public func connect() throws(SctpError) {
+        var local = Self.address(configuration.localPort, id: id)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                usrsctp_bind(socket, UnsafeMutablePointer(mutating: $0), socklen_t(MemoryLayout<sockaddr_conn>.size))
+            }
+        }
+        guard bound == 0 else { throw .call("usrsctp_bind", errno) }
+        var remote = Self.address(configuration.remotePort, id: id)
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                usrsctp_connect(socket, UnsafeMutablePointer(mutating: $0), socklen_t(MemoryLayout<sockaddr_conn>.size))
+            }
+        }
+        // Non-blocking: the handshake goes on (EINPROGRESS); `connected` says when it is up.
+        guard connected == 0 || errno == EINPROGRESS else { throw .call("usrsctp_connect", errno) }
+        // Packets of at most `maxPacketSize` (no path MTU discovery): with DTLS, UDP and IP
+        // around them they stay under IPv6's minimum MTU.
+        var parameters = sctp_paddrparams()
+        withUnsafeMutableBytes(of: &parameters.spp_address) { storage in
+            withUnsafeBytes(of: &remote) { storage.copyMemory(from: $0) }
+        }
+        parameters.spp_assoc_id = sctp_assoc_t(SCTP_FUTURE_ASSOC)
+        parameters.spp_flags = UInt32(SPP_PMTUD_DISABLE)
+        // usrsctp leaves the 12-byte common header out of an AF_CONN path's MTU (measured:
+        // 1200 gave packets of 1212 bytes).
+        parameters.spp_pathmtu = UInt32(Self.maxPacketSize - 12)
+        let sized = withUnsafeBytes(of: parameters) {
+            usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_PEER_ADDR_PARAMS, $0.baseAddress, socklen_t($0.count))
+        }
+        guard sized == 0 else { throw .call("setsockopt SCTP_PEER_ADDR_PARAMS", errno) }
+        let waiting = early.withLock { early in
+            early.connecting = true
+            defer { early.packets = [] }
+            return early.packets
+        }
+        for packet in waiting { packet.withUnsafeBytes { receive($0) } }
+    }
+
+    private static func address(_ port: UInt16, id: Int) -> sockaddr_conn {
+        var address = sockaddr_conn()
+        address.sconn_family = UInt16(AF_CONN)
+        address.sconn_port = port.bigEndian
+        address.sconn_addr = UnsafeMutableRawPointer(bitPattern: id)
+        return address
+    }
+
+    /// An SCTP packet from the peer (DTLS application data).
+    public func receive(_ packet: UnsafeRawBufferPointer) {
+        guard let base = packet.baseAddress, !isClosed.load(ordering: .relaxed) else { return }
+        let held = early.withLock { early in
+            guard !early.connecting else { return false }
+            if early.packets.count < Self.maxEarlyPackets { early.packets.append(Array(packet)) }
+            return true
+        }
+        guard !held else { return }
+        usrsctp_conninput(UnsafeMutableRawPointer(bitPattern: id), base, packet.count, 0)
+    }
+
+    /// Sends one message on `stream` with payload protocol `ppid` (RFC 8831 §8: 50 DCEP,
+    /// 51 text, 53 binary, 56/57 empty text/binary).
+    public func send(
+        _ message: UnsafeRawBufferPointer,
+        stream: UInt16,
+        ppid: UInt32,
+        reliability: Reliability = Reliability()
+    ) throws(SendError) {
+        var info = sctp_sendv_spa()
+        info.sendv_flags = UInt32(SCTP_SEND_SNDINFO_VALID)
+        info.sendv_sndinfo.snd_sid = stream
+        info.sendv_sndinfo.snd_ppid = ppid.bigEndian
+        info.sendv_sndinfo.snd_flags = UInt16(SCTP_EOR) | (reliability.ordered ? 0 : UInt16(SCTP_UNORDERED))
+        if let retransmits = reliability.maxRetransmits {
+            info.sendv_flags |= UInt32(SCTP_SEND_PRINFO_VALID)
+            info.sendv_prinfo.pr_policy = UInt16(SCTP_PR_SCTP_RTX)
+            info.sendv_prinfo.pr_value = retransmits
+        } else if let lifetime = reliability.maxPacketLifeTime {
+            info.sendv_flags |= UInt32(SCTP_SEND_PRINFO_VALID)
+            info.sendv_prinfo.pr_policy = UInt16(SCTP_PR_SCTP_TTL)
+            info.sendv_prinfo.pr_value = lifetime
+        }
+        let sent = withUnsafeMutablePointer(to: &info) {
+            usrsctp_sendv(
+                socket,
+                message.baseAddress,
+                message.count,
+                nil,
+                0,
+                $0,
+                socklen_t(MemoryLayout<sctp_sendv_spa>.size),
+                UInt32(SCTP_SENDV_SPA),
+                0
+            )
+        }
+        guard sent < 0 else { return }
+        if errno == EWOULDBLOCK || errno == EAGAIN { throw .bufferFull }
+        throw .refused(errno: errno)
+    }
+
+    /// Resets our outgoing `streams` (closing the channels on them, RFC 8831 §6.7).
+    public func resetStreams(_ streams: [UInt16]) throws(SctpError) {
+        guard !streams.isEmpty else { return }
+        let size = MemoryLayout<sctp_reset_streams>.size + streams.count * MemoryLayout<UInt16>.size
+        let request = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { request.deallocate() }
+        let header = request.bindMemory(to: sctp_reset_streams.self, capacity: 1)
+        header.pointee.srs_assoc_id = sctp_assoc_t(SCTP_ALL_ASSOC)
+        header.pointee.srs_flags = UInt16(SCTP_STREAM_RESET_OUTGOING)
+        header.pointee.srs_number_streams = UInt16(clamping: streams.count)
+        let list = (request + MemoryLayout<sctp_reset_streams>.size).bindMemory(to: UInt16.self, capacity: streams.count)
+        for (index, stream) in streams.enumerated() { list[index] = stream }
+        guard usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RESET_STREAMS, request, socklen_t(size)) == 0 else {
+            throw .call("SCTP_RESET_STREAMS", errno)
+        }
+    }
+
+    /// Ends the association (an ABORT: linger 0) and forgets it; nothing is delivered after.
+    public func close() {
+        guard !isClosed.exchange(true, ordering: .relaxed) else { return }
+        usrsctp_close(socket)
+        usrsctp_deregister_address(UnsafeMutableRawPointer(bitPattern: id))
+        Usrsctp.associations.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    deinit { close() }
+
+    // MARK: From usrsctp (its threads)
+
+    fileprivate func transmit(_ packet: UnsafeRawBufferPointer) {
+        output(packet)
+    }
+
+    fileprivate func deliver(_ data: UnsafeRawBufferPointer, info: sctp_rcvinfo, flags: Int32) {
+        if flags & Int32(MSG_NOTIFICATION) != 0 {
+            // Notifications arrive whole.
+            notification(data)
+            return
+        }
+        let ppid = UInt32(bigEndian: info.rcv_ppid)
+        let last = flags & Int32(MSG_EOR) != 0
+        let limit = configuration.maxMessageSize
+        if last, partial.withLock({ $0 == nil }) {
+            guard data.count <= limit else {
+                oversized.add(1, ordering: .relaxed)
+                return
+            }
+            onEvent(.message(stream: info.rcv_sid, ppid: ppid, data: Array(data)))
+            return
+        }
+        let whole = partial.withLock { partial -> (UInt16, UInt32, [UInt8])? in
+            var current = partial ?? (info.rcv_sid, ppid, [], false)
+            if !current.oversized, current.bytes.count + data.count <= limit {
+                current.bytes += data
+            } else {
+                current.oversized = true
+                current.bytes = []
+            }
+            guard last else {
+                partial = current
+                return nil
+            }
+            partial = nil
+            if current.oversized {
+                oversized.add(1, ordering: .relaxed)
+                return nil
+            }
+            return (current.stream, current.ppid, current.bytes)
+        }
+        if let whole { onEvent(.message(stream: whole.0, ppid: whole.1, data: whole.2)) }
+    }
+
+    private func notification(_ data: UnsafeRawBufferPointer) {
+        guard data.count >= MemoryLayout<sctp_tlv>.size else { return }
+        let header = data.loadUnaligned(as: sctp_tlv.self)
+        switch Int32(header.sn_type) {
+        case SCTP_ASSOC_CHANGE:
+            guard data.count >= MemoryLayout<sctp_assoc_change>.size else { return }
+            let change = data.loadUnaligned(as: sctp_assoc_change.self)
+            switch Int32(change.sac_state) {
+            case SCTP_COMM_UP: onEvent(.connected)
+            case SCTP_COMM_LOST: onEvent(.closed("the association was lost"))
+            case SCTP_SHUTDOWN_COMP: onEvent(.closed("the association was shut down"))
+            case SCTP_CANT_STR_ASSOC: onEvent(.closed("the association could not be set up"))
+            default: break
+            }
+        case SCTP_STREAM_RESET_EVENT:
+            let headerSize = MemoryLayout<sctp_stream_reset_event>.size
+            guard data.count >= headerSize else { return }
+            let event = data.loadUnaligned(as: sctp_stream_reset_event.self)
+            guard Int32(event.strreset_flags) & SCTP_STREAM_RESET_INCOMING_SSN != 0 else { return }
+            let count = min((data.count - headerSize) / 2, Int(event.strreset_length) / 2)
+            let streams = (0..<max(0, count)).map {
+                data.loadUnaligned(fromByteOffset: headerSize + $0 * 2, as: UInt16.self)
+            }
+            onEvent(.streamsReset(streams))
+        case SCTP_SENDER_DRY_EVENT:
+            onEvent(.sendBufferEmpty)
+        default:
+            break
+        }
+    }
+}
+
+/// usrsctp's one instance in the process, and the associations it serves by id (the
+/// `AF_CONN` address each registered): a packet or a callback for an association already
+/// closed finds nothing and is dropped.
+enum Usrsctp {
+    static let associations = Mutex<[Int: SctpAssociation]>([:])
+    static let nextID = Atomic<Int>(0)
+    private static let started = Mutex(false)
+
+    /// Starts usrsctp once (its timer thread; ECN off, as WebRTC stacks run it).
+    static func start() {
+        started.withLock { started in
+            guard !started else { return }
+            started = true
+            usrsctp_init(0, output, nil)
+            usrsctp_sysctl_set_sctp_ecn_enable(0)
+            usrsctp_sysctl_set_sctp_pr_enable(1)
+        }
+    }
+
+    private static func association(_ pointer: UnsafeMutableRawPointer?) -> SctpAssociation? {
+        guard let pointer else { return nil }
+        let id = Int(bitPattern: pointer)
+        return associations.withLock { $0[id] }
+    }
+
+    /// usrsctp has a packet for the association whose address is `address`.
+    static let output: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int, UInt8, UInt8) -> Int32 = {
+        address,
+        buffer,
+        length,
+        _,
+        _ in
+        guard let buffer, let association = association(address) else { return 0 }
+        association.transmit(UnsafeRawBufferPointer(start: buffer, count: length))
+        return 0
+    }
+
+    /// usrsctp delivers data or a notification to the association whose id is `ulpInfo`.
+    static let receive:
+        @convention(c) (
+            OpaquePointer?, sctp_sockstore, UnsafeMutableRawPointer?, Int, sctp_rcvinfo, Int32, UnsafeMutableRawPointer?
+        ) -> Int32 = { _, _, data, length, info, flags, ulpInfo in
+            defer { free(data) }
+            guard let data, let association = association(ulpInfo) else { return 1 }
+            association.deliver(UnsafeRawBufferPointer(start: data, count: length), info: info, flags: flags)
+            return 1
+        }
+}
+
+/// A usrsctp call failed.
+public enum SctpError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `call` failed with `errno`.
+    case call(String, Int32)
+
+    public var description: String {
+        switch self {
+        case let .call(call, code): "\(call) failed: \(String(cString: strerror(code)))"
+        }
+    }
+}

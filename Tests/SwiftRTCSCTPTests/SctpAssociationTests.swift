@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import SwiftRTCSCTP
+import Testing
+
+/// Two associations of usrsctp, back to back in memory (each packet one makes is handed to the
+/// other on a queue of its own, as DTLS would carry it): they come up, carry messages of every
+/// size up to the limit in order and out of order, reassemble large ones, drop one over the
+/// limit (counted), and tell of a stream reset.
+@Suite struct SctpAssociationTests {
+    /// What an association delivered.
+    final class Received: Sendable {
+        let events = Mutex<[SctpAssociation.Event]>([])
+        func append(_ event: SctpAssociation.Event) { events.withLock { $0.append(event) } }
+        func wait(timeout: Duration = .seconds(10), _ done: @escaping ([SctpAssociation.Event]) -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if events.withLock({ done($0) }) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return events.withLock { done($0) }
+        }
+        var messages: [(stream: UInt16, ppid: UInt32, data: [UInt8])] {
+            events.withLock {
+                $0.compactMap {
+                    if case let .message(stream, ppid, data) = $0 { (stream, ppid, data) } else { nil }
+                }
+            }
+        }
+    }
+
+    /// A and B, wired to each other, both connecting (B a moment after A's INIT has reached
+    /// it: the INIT waits for B's connect).
+    final class Pair: Sendable {
+        let a: SctpAssociation
+        let b: SctpAssociation
+        let atA = Received()
+        let atB = Received()
+        /// The largest packet either made.
+        let largestPacket = Atomic<Int>(0)
+
+        init(maxMessageSize: Int = 256 * 1024) throws {
+            let toA = DispatchQueue(label: "to-a"), toB = DispatchQueue(label: "to-b")
+            let peerOfA = Mutex<SctpAssociation?>(nil), peerOfB = Mutex<SctpAssociation?>(nil)
+            var configuration = SctpAssociation.Configuration()
+            configuration.maxMessageSize = maxMessageSize
+            let (atA, atB, largest) = (atA, atB, largestPacket)
+            a = try SctpAssociation(
+                configuration: configuration,
+                send: { packet in
+                    _ = largest.max(packet.count, ordering: .relaxed)
+                    let bytes = Array(packet)
+                    toB.async { bytes.withUnsafeBytes { peerOfA.withLock { $0 }?.receive($0) } }
+                },
+                onEvent: { atA.append($0) }
+            )
+            b = try SctpAssociation(
+                configuration: configuration,
+                send: { packet in
+                    _ = largest.max(packet.count, ordering: .relaxed)
+                    let bytes = Array(packet)
+                    toA.async { bytes.withUnsafeBytes { peerOfB.withLock { $0 }?.receive($0) } }
+                },
+                onEvent: { atB.append($0) }
+            )
+            peerOfA.withLock { $0 = b }
+            peerOfB.withLock { $0 = a }
+            try a.connect()
+            try b.connect()
+        }
+
+        func close() {
+            a.close()
+            b.close()
+        }
+    }
+
+    static func bytes(_ count: Int, seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+    }
+
+    @Test func bothEndsComeUpAndCarryMessagesOfEverySize() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        #expect(await pair.atB.wait { $0.contains(.connected) })
+        let sizes = [1, 100, 1200, 16 * 1024, 64 * 1024, 256 * 1024]
+        for (index, size) in sizes.enumerated() {
+            let message = Self.bytes(size, seed: UInt8(index))
+            try message.withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 53) }
+        }
+        #expect(await pair.atB.wait { events in events.count { if case .message = $0 { true } else { false } } == sizes.count })
+        let received = pair.atB.messages
+        #expect(received.map(\.data.count) == sizes)
+        #expect(received.enumerated().allSatisfy { $1.data == Self.bytes(sizes[$0], seed: UInt8($0)) && $1.ppid == 53 })
+        // Cut into packets that fit the path (RFC 8261 §5), 1200 bytes at most.
+        #expect(pair.largestPacket.load(ordering: .relaxed) <= SctpAssociation.maxPacketSize)
+        // The other way, text on another stream.
+        try Array("hello".utf8).withUnsafeBytes { try pair.b.send($0, stream: 3, ppid: 51) }
+        #expect(await pair.atA.wait { _ in pair.atA.messages.first?.data == Array("hello".utf8) })
+        #expect(pair.atA.messages.first?.stream == 3)
+    }
+
+    @Test func unorderedAndPartiallyReliableMessagesArrive() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        for index in 0..<100 {
+            let reliability = SctpAssociation.Reliability(ordered: false, maxRetransmits: 0)
+            try [UInt8(index)].withUnsafeBytes { try pair.a.send($0, stream: 2, ppid: 53, reliability: reliability) }
+        }
+        // No loss in memory: every one arrives, in whatever order.
+        #expect(await pair.atB.wait { _ in pair.atB.messages.count == 100 })
+        #expect(Set(pair.atB.messages.map { $0.data[0] }) == Set(0..<100))
+    }
+
+    @Test func aMessageOverTheLimitIsDroppedAndCounted() async throws {
+        let pair = try Pair(maxMessageSize: 64 * 1024)
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        try Self.bytes(200 * 1024, seed: 1).withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 53) }
+        try Array("after".utf8).withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 51) }
+        #expect(await pair.atB.wait { _ in pair.atB.messages.count == 1 })
+        #expect(pair.atB.messages.first?.data == Array("after".utf8))
+        #expect(pair.b.droppedOversizedMessages == 1)
+    }
+
+    @Test func aStreamResetIsTold() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        try [1].withUnsafeBytes { try pair.a.send($0, stream: 7, ppid: 53) }
+        #expect(await pair.atB.wait { _ in pair.atB.messages.count == 1 })
+        try pair.a.resetStreams([7])
+        #expect(await pair.atB.wait { $0.contains(.streamsReset([7])) })
+    }
+}
