@@ -75,11 +75,11 @@ let package = Package(
             pkgConfig: "gobject-2.0",
             providers: [.apt(["libnice-dev"])]
         ),
-        // usrsctp (SCTP in user space, AF_CONN: over DTLS) for data channels.
+        // usrsctp (SCTP in user space, AF_CONN: over DTLS) for data channels. Not through
+        // pkg-config: its Cflags are -D flags SwiftPM refuses; the shim defines them.
         .systemLibrary(
             name: "CUsrsctp",
             path: "Sources/CUsrsctp",
-            pkgConfig: "usrsctp",
             providers: [.apt(["libusrsctp-dev"])]
         ),
         .systemLibrary(

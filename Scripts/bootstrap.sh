@@ -28,7 +28,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # C libraries wrapped by the C-module targets (found with pkg-config): libnice (and GLib, its
 # headers' home), libsrtp2, GnuTLS and nettle (CSRTPNettle links it), libopus, libvpx, FFmpeg's
-# libavformat and libswresample; and SQLite for GRDB (the signaling server's call log, which
+# libavformat and libswresample; usrsctp (data channels); and SQLite for GRDB (the signaling server's call log, which
 # `callbot demo` writes). This is all the build and the demo need.
 packages=(
   pkg-config
@@ -39,6 +39,7 @@ packages=(
   libvpx-dev
   libavformat-dev libswresample-dev
   libsqlite3-dev
+  libusrsctp-dev
 )
 
 if $tests; then

@@ -128,7 +128,10 @@ public struct DataChannelOpen: Sendable, Hashable {
             }
         var bytes: [UInt8] = [DataChannelProtocolMessage.openType, kind | (ordered ? 0 : 0x80)]
         bytes += [UInt8(priority >> 8), UInt8(priority & 0xFF)]
-        bytes += [UInt8(parameter >> 24), UInt8(parameter >> 16 & 0xFF), UInt8(parameter >> 8 & 0xFF), UInt8(parameter & 0xFF)]
+        bytes += [
+            UInt8(parameter >> 24), UInt8(parameter >> 16 & 0xFF), UInt8(parameter >> 8 & 0xFF),
+            UInt8(parameter & 0xFF),
+        ]
         bytes += [UInt8(label.count >> 8), UInt8(label.count & 0xFF), UInt8(name.count >> 8), UInt8(name.count & 0xFF)]
         return bytes + label + name
     }

@@ -277,7 +277,10 @@ public final class SctpAssociation: Sendable {
         header.pointee.srs_assoc_id = sctp_assoc_t(SCTP_ALL_ASSOC)
         header.pointee.srs_flags = UInt16(SCTP_STREAM_RESET_OUTGOING)
         header.pointee.srs_number_streams = UInt16(clamping: streams.count)
-        let list = (request + MemoryLayout<sctp_reset_streams>.size).bindMemory(to: UInt16.self, capacity: streams.count)
+        let list = (request + MemoryLayout<sctp_reset_streams>.size).bindMemory(
+            to: UInt16.self,
+            capacity: streams.count
+        )
         for (index, stream) in streams.enumerated() { list[index] = stream }
         guard usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RESET_STREAMS, request, socklen_t(size)) == 0 else {
             throw .call("SCTP_RESET_STREAMS", errno)
@@ -397,16 +400,17 @@ enum Usrsctp {
     }
 
     /// usrsctp has a packet for the association whose address is `address`.
-    static let output: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int, UInt8, UInt8) -> Int32 = {
-        address,
-        buffer,
-        length,
-        _,
-        _ in
-        guard let buffer, let association = association(address) else { return 0 }
-        association.transmit(UnsafeRawBufferPointer(start: buffer, count: length))
-        return 0
-    }
+    static let output: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int, UInt8, UInt8) -> Int32 =
+        {
+            address,
+            buffer,
+            length,
+            _,
+            _ in
+            guard let buffer, let association = association(address) else { return 0 }
+            association.transmit(UnsafeRawBufferPointer(start: buffer, count: length))
+            return 0
+        }
 
     /// usrsctp delivers data or a notification to the association whose id is `ulpInfo`.
     static let receive:

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SwiftRTCSCTP
+import Synchronization
 import Testing
 
 /// Two associations of usrsctp, back to back in memory (each packet one makes is handed to the
@@ -15,10 +15,10 @@ import Testing
         func wait(timeout: Duration = .seconds(10), _ done: @escaping ([SctpAssociation.Event]) -> Bool) async -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
-                if events.withLock({ done($0) }) { return true }
+                if done(events.withLock { $0 }) { return true }
                 try? await Task.sleep(for: .milliseconds(10))
             }
-            return events.withLock { done($0) }
+            return done(events.withLock { $0 })
         }
         var messages: [(stream: UInt16, ppid: UInt32, data: [UInt8])] {
             events.withLock {
@@ -29,6 +29,13 @@ import Testing
         }
     }
 
+    /// The largest of the sizes noted.
+    final class Largest: Sendable {
+        private let largest = Atomic<Int>(0)
+        func note(_ size: Int) { _ = largest.max(size, ordering: .relaxed) }
+        var value: Int { largest.load(ordering: .relaxed) }
+    }
+
     /// A and B, wired to each other, both connecting (B a moment after A's INIT has reached
     /// it: the INIT waits for B's connect).
     final class Pair: Sendable {
@@ -37,7 +44,7 @@ import Testing
         let atA = Received()
         let atB = Received()
         /// The largest packet either made.
-        let largestPacket = Atomic<Int>(0)
+        let largestPacket = Largest()
 
         init(maxMessageSize: Int = 256 * 1024) throws {
             let toA = DispatchQueue(label: "to-a"), toB = DispatchQueue(label: "to-b")
@@ -48,7 +55,7 @@ import Testing
             a = try SctpAssociation(
                 configuration: configuration,
                 send: { packet in
-                    _ = largest.max(packet.count, ordering: .relaxed)
+                    largest.note(packet.count)
                     let bytes = Array(packet)
                     toB.async { bytes.withUnsafeBytes { peerOfA.withLock { $0 }?.receive($0) } }
                 },
@@ -57,7 +64,7 @@ import Testing
             b = try SctpAssociation(
                 configuration: configuration,
                 send: { packet in
-                    _ = largest.max(packet.count, ordering: .relaxed)
+                    largest.note(packet.count)
                     let bytes = Array(packet)
                     toA.async { bytes.withUnsafeBytes { peerOfB.withLock { $0 }?.receive($0) } }
                 },
@@ -89,12 +96,16 @@ import Testing
             let message = Self.bytes(size, seed: UInt8(index))
             try message.withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 53) }
         }
-        #expect(await pair.atB.wait { events in events.count { if case .message = $0 { true } else { false } } == sizes.count })
+        #expect(
+            await pair.atB.wait { events in
+                events.count { if case .message = $0 { true } else { false } } == sizes.count
+            }
+        )
         let received = pair.atB.messages
         #expect(received.map(\.data.count) == sizes)
         #expect(received.enumerated().allSatisfy { $1.data == Self.bytes(sizes[$0], seed: UInt8($0)) && $1.ppid == 53 })
         // Cut into packets that fit the path (RFC 8261 §5), 1200 bytes at most.
-        #expect(pair.largestPacket.load(ordering: .relaxed) <= SctpAssociation.maxPacketSize)
+        #expect(pair.largestPacket.value <= SctpAssociation.maxPacketSize)
         // The other way, text on another stream.
         try Array("hello".utf8).withUnsafeBytes { try pair.b.send($0, stream: 3, ppid: 51) }
         #expect(await pair.atA.wait { _ in pair.atA.messages.first?.data == Array("hello".utf8) })
