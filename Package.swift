@@ -387,7 +387,8 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCDTLSTests",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "TestScheduling", "SocketTestSupport",
+                "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "SwiftRTCSCTP", "TestScheduling",
+                "SocketTestSupport",
             ]
         ),
         .testTarget(

@@ -131,14 +131,19 @@ extension DtlsTransport {
     }
 
     /// After the handshake: lets GnuTLS process what arrived. Retransmitted handshake flights
-    /// make it resend its last flight; `close_notify` closes; application data (none in
-    /// DTLS-SRTP) is dropped.
+    /// make it resend its last flight; `close_notify` closes; application data goes to the
+    /// handler (``onApplicationData(_:)``), if any.
     private func readRecords() {
         var rounds = 0
         while !inbox.isEmpty, rounds <= Self.inboxLimit {
             rounds += 1
             let result = recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
-            if result > 0 { continue }
+            if result > 0 {
+                recordBuffer.withUnsafeBytes {
+                    applicationDataHandler?(UnsafeRawBufferPointer(rebasing: $0[..<result]))
+                }
+                continue
+            }
             if result == 0 {
                 logger.info("DTLS \(configuration.role.rawValue): peer sent close_notify")
                 transition(to: .closed)

@@ -82,6 +82,7 @@ public final class DtlsTransport: @unchecked Sendable {
     static let inboxLimit = 32
     /// Datagrams dropped: not whole DTLS records, the inbox full, or the transport closed.
     private let droppedCount = Atomic<Int>(0)
+    private let droppedApplicationDataCount = Atomic<Int>(0)
     /// DTLS datagrams dropped unread (not whole records, more than the inbox holds, after the
     /// transport closed or failed); for the transport stats.
     public var droppedDatagrams: Int { droppedCount.load(ordering: .relaxed) }
@@ -92,8 +93,11 @@ public final class DtlsTransport: @unchecked Sendable {
     var info: DtlsConnectionInfo?
     var waiters: [CheckedContinuation<Result<DtlsConnectionInfo, DtlsError>, Never>] = []
     var startedAt: ContinuousClock.Instant?
-    /// Receives application data after the handshake (WebRTC media sends none; it is dropped).
+    /// Receives application data after the handshake (SCTP packets of data channels; a record
+    /// larger than this is dropped by GnuTLS's check).
     var recordBuffer = [UInt8](repeating: 0, count: 2048)
+    /// Takes each application data record (on the transport's queue); nil: they are dropped.
+    var applicationDataHandler: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// What the current `gnutls_handshake` call sent, while one runs (nil otherwise).
     var flightCapture: [[UInt8]]?
     /// While connecting: the last flight this end sent and when it last went out
@@ -180,6 +184,41 @@ public final class DtlsTransport: @unchecked Sendable {
         }
         return try result.get()
     }
+
+    /// Hands each application data record the peer sends from now on to `handler` (SCTP
+    /// packets, RFC 8261), on the transport's serial queue, in order. Before a handler is set
+    /// they are dropped (DTLS-SRTP media sends none).
+    public func onApplicationData(_ handler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        queue.async { [self] in applicationDataHandler = handler }
+    }
+
+    /// Sends `data` as one application data record, once connected, after whatever was asked
+    /// to be sent before it. Data longer than ``maxApplicationDataSize``, or sent before the
+    /// handshake or after the close, is dropped and counted (``droppedApplicationData``).
+    public func sendApplicationData(_ data: UnsafeRawBufferPointer) {
+        let bytes = [UInt8](data)
+        queue.async { [self] in
+            guard case .connected = currentState, let session,
+                bytes.withUnsafeBytes({ gnutls_record_send(session, $0.baseAddress, $0.count) }) == bytes.count
+            else {
+                droppedApplicationDataCount.add(1, ordering: .relaxed)
+                return
+            }
+        }
+    }
+
+    /// The most application data one record (one datagram of ``Configuration/mtu``) carries
+    /// with the negotiated cipher suite; known once connected (before: what 1200 bytes leave
+    /// with the largest overhead of our suites).
+    public var maxApplicationDataSize: Int {
+        onQueue {
+            guard case .connected = currentState, let session else { return configuration.mtu - 64 }
+            return Int(gnutls_dtls_get_data_mtu(session))
+        }
+    }
+
+    /// Application data dropped: too long for a record, or sent when not connected.
+    public var droppedApplicationData: Int { droppedApplicationDataCount.load(ordering: .relaxed) }
 
     /// Closes the association: sends `close_notify` if connected, stops timers, and moves to
     /// ``DtlsState/closed``. The datagram sender is used before this returns, never after.

@@ -22,6 +22,11 @@ public final class SctpAssociation: Sendable {
         public var maxMessageSize = 256 * 1024
         /// Streams each way (the stream limit of data channels, RFC 8831: 65535).
         public var streams: UInt16 = 65535
+        /// The largest SCTP packet to make: what one DTLS record carries (RFC 8261 §5: no
+        /// path MTU discovery here), at least 576.
+        public var maxPacketSize = 1200 {
+            didSet { maxPacketSize = max(576, maxPacketSize) }
+        }
 
         /// Ports 5000, messages up to 256 KiB, 65535 streams.
         public init() {}
@@ -81,8 +86,6 @@ public final class SctpAssociation: Sendable {
     private let early = Mutex<(connecting: Bool, packets: [[UInt8]])>((false, []))
     /// Packets held before ``connect()``, at most (more are dropped; the peer resends).
     public static let maxEarlyPackets = 16
-    /// The largest SCTP packet sent (RFC 8261 §5: no path MTU discovery over DTLS here).
-    public static let maxPacketSize = 1200
 
     /// Messages dropped for being longer than ``Configuration/maxMessageSize``.
     public var droppedOversizedMessages: Int { oversized.load(ordering: .relaxed) }
@@ -194,7 +197,7 @@ public final class SctpAssociation: Sendable {
         parameters.spp_flags = UInt32(SPP_PMTUD_DISABLE)
         // usrsctp leaves the 12-byte common header out of an AF_CONN path's MTU (measured:
         // 1200 gave packets of 1212 bytes).
-        parameters.spp_pathmtu = UInt32(Self.maxPacketSize - 12)
+        parameters.spp_pathmtu = UInt32(configuration.maxPacketSize - 12)
         let sized = withUnsafeBytes(of: parameters) {
             usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_PEER_ADDR_PARAMS, $0.baseAddress, socklen_t($0.count))
         }

@@ -105,7 +105,7 @@ import Testing
         #expect(received.map(\.data.count) == sizes)
         #expect(received.enumerated().allSatisfy { $1.data == Self.bytes(sizes[$0], seed: UInt8($0)) && $1.ppid == 53 })
         // Cut into packets that fit the path (RFC 8261 §5), 1200 bytes at most.
-        #expect(pair.largestPacket.value <= SctpAssociation.maxPacketSize)
+        #expect(pair.largestPacket.value <= SctpAssociation.Configuration().maxPacketSize)
         // The other way, text on another stream.
         try Array("hello".utf8).withUnsafeBytes { try pair.b.send($0, stream: 3, ppid: 51) }
         #expect(await pair.atA.wait { _ in pair.atA.messages.first?.data == Array("hello".utf8) })
