@@ -154,7 +154,7 @@ let package = Package(
             name: "SwiftRTCPeer",
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
-                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia",
+                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCDataChannel",
             ]
         ),
 
@@ -410,6 +410,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
                 "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion", "SocketTestSupport",
+                "SwiftRTCDataChannel",
             ]
         ),
         .testTarget(

@@ -2,11 +2,18 @@ import Synchronization
 
 /// One data channel (RFC 8831): a label, a stream of its SCTP association, and messages of
 /// text or bytes both ways, as the W3C `RTCDataChannel` has them. Made by
-/// ``DataChannelTransport/createDataChannel(label:options:)`` or announced by the peer
-/// (``DataChannelTransport/remoteChannels``).
+/// ``DataChannelTransport/createDataChannel(label:options:)`` (`PeerConnection`'s
+/// `createDataChannel`) or announced by the peer (``DataChannelTransport/remoteChannels``).
+///
+/// ```swift
+/// let chat = try await pc.createDataChannel(label: "chat")
+/// guard await chat.opened() else { return }
+/// try chat.send("hello")
+/// for await message in chat.messages { print(message) }
+/// ```
 public final class DataChannel: Sendable {
     /// Where the channel is in its life.
-    public enum State: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
         case connecting, open, closing, closed
     }
 
@@ -14,6 +21,14 @@ public final class DataChannel: Sendable {
     public enum Message: Sendable, Hashable {
         case text(String)
         case binary([UInt8])
+
+        /// Its length in bytes (UTF-8 for text).
+        public var count: Int {
+            switch self {
+            case .text(let text): text.utf8.count
+            case .binary(let bytes): bytes.count
+            }
+        }
     }
 
     /// How the channel was asked for (W3C `RTCDataChannelInit`).
@@ -46,44 +61,107 @@ public final class DataChannel: Sendable {
         }
     }
 
+    /// Messages and bytes each way (W3C `RTCDataChannelStats`).
+    public struct Statistics: Sendable, Hashable {
+        public var messagesSent = 0
+        public var bytesSent = 0
+        public var messagesReceived = 0
+        public var bytesReceived = 0
+        /// Messages dropped because ``DataChannel/maxQueuedMessages`` were waiting to be read.
+        public var messagesDropped = 0
+    }
+
     /// Messages received and not yet read, at most; more are dropped and counted
-    /// (``droppedMessages``).
+    /// (``Statistics/messagesDropped``).
     public static let maxQueuedMessages = 1024
+    /// The most bytes ``bufferedAmount`` may reach: a send beyond it is refused
+    /// (``DataChannelError/bufferFull``), as browsers refuse past 16 MiB.
+    public static let maxBufferedAmount = 16 << 20
 
     public let label: String
-    /// The SCTP stream, the same both ways.
-    public let id: UInt16
     public let options: Options
-    private let transport: DataChannelTransportCore
-    private let current = Mutex(State.connecting)
+    let transport: DataChannelTransportCore
+    /// What one lock guards: the state, the stream id, the counts, the buffered amount, and
+    /// who waits for the channel to open or its buffer to drain.
+    struct Inner {
+        var state = State.connecting
+        var id: UInt16?
+        var statistics = Statistics()
+        /// Bytes in ``DataChannel/pending``.
+        var bufferedAmount = 0
+        var bufferedAmountLowThreshold = 0
+        var openWaiters: [CheckedContinuation<Bool, Never>] = []
+        var lowWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+    let inner: Mutex<Inner>
+    /// Messages the association had no room for yet, in order (`count`: the message's own
+    /// length, 0 for an empty one sent as one byte).
+    let pending = Mutex<[(bytes: [UInt8], ppid: PayloadProtocol, count: Int)]>([])
     private let inbox: AsyncStream<Message>.Continuation
-    /// What the peer sent, in order, until the channel closes. One consumer.
+    /// What the peer sent, in order (per the channel's kind), until the channel closes. One
+    /// consumer.
     public let messages: AsyncStream<Message>
-    private let dropped = Atomic<Int>(0)
-    private let counts = Mutex((messagesSent: 0, bytesSent: 0, messagesReceived: 0, bytesReceived: 0))
 
-    init(label: String, id: UInt16, options: Options, transport: DataChannelTransportCore) {
+    init(label: String, id: UInt16?, options: Options, transport: DataChannelTransportCore) {
         self.label = label
-        self.id = id
         self.options = options
         self.transport = transport
+        inner = Mutex(Inner(id: id))
         (messages, inbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.maxQueuedMessages))
     }
 
     /// The state now.
-    public var state: State { current.withLock { $0 } }
+    public var state: State { inner.withLock { $0.state } }
 
-    /// Messages dropped because ``maxQueuedMessages`` were waiting to be read.
-    public var droppedMessages: Int { dropped.load(ordering: .relaxed) }
+    /// The SCTP stream, the same both ways; nil until the DTLS role is known (W3C).
+    public var id: UInt16? { inner.withLock { $0.id } }
 
-    /// Messages and bytes sent and received (W3C `data-channel` stats).
-    public var statistics: (messagesSent: Int, bytesSent: Int, messagesReceived: Int, bytesReceived: Int) {
-        counts.withLock { $0 }
+    /// Messages and bytes sent and received.
+    public var statistics: Statistics { inner.withLock { $0.statistics } }
+
+    /// Bytes of messages sent and not yet taken by the association (its send buffer was full).
+    public var bufferedAmount: Int { inner.withLock { $0.bufferedAmount } }
+
+    /// ``bufferedAmountLow()`` returns once ``bufferedAmount`` is at most this (default 0).
+    public var bufferedAmountLowThreshold: Int {
+        get { inner.withLock { $0.bufferedAmountLowThreshold } }
+        set { inner.withLock { $0.bufferedAmountLowThreshold = max(0, newValue) } }
+    }
+
+    /// Waits until the channel is open: true, or it closed first: false.
+    public func opened() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let now = inner.withLock { inner -> Bool? in
+                switch inner.state {
+                case .open: return true
+                case .closing, .closed: return false
+                case .connecting:
+                    inner.openWaiters.append(continuation)
+                    return nil
+                }
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Waits until ``bufferedAmount`` is at most ``bufferedAmountLowThreshold`` (or the
+    /// channel closed): the back-pressure a sender awaits between sends.
+    public func bufferedAmountLow() async {
+        await withCheckedContinuation { continuation in
+            let now = inner.withLock { inner -> Bool in
+                guard inner.bufferedAmount > inner.bufferedAmountLowThreshold, inner.state != .closed else {
+                    return true
+                }
+                inner.lowWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Sends a text message.
     /// - Throws: ``DataChannelError`` when the channel is not open, the message is over the
-    ///   peer's limit, or the association's send buffer is full.
+    ///   peer's limit, or ``maxBufferedAmount`` bytes wait already.
     public func send(_ text: String) throws(DataChannelError) {
         let bytes = Array(text.utf8)
         try send(bytes, ppid: bytes.isEmpty ? .stringEmpty : .string)
@@ -94,30 +172,94 @@ public final class DataChannel: Sendable {
         try send(bytes, ppid: bytes.isEmpty ? .binaryEmpty : .binary)
     }
 
-    private func send(_ bytes: [UInt8], ppid: PayloadProtocol) throws(DataChannelError) {
-        guard state == .open else { throw .notOpen(state) }
-        // An empty message goes as one zero byte (RFC 8831 §6.6).
-        try transport.send(bytes.isEmpty ? [0] : bytes, on: self, ppid: ppid)
-        counts.withLock {
-            $0.messagesSent += 1
-            $0.bytesSent += bytes.count
+    /// Sends a message.
+    public func send(_ message: Message) throws(DataChannelError) {
+        switch message {
+        case .text(let text): try send(text)
+        case .binary(let bytes): try send(bytes)
         }
     }
 
     /// Closes the channel: its outgoing stream is reset, and the peer resets its own.
     public func close() {
-        let wasOpen = current.withLock { state -> Bool in
-            guard state == .open || state == .connecting else { return false }
-            state = .closing
-            return true
+        let id = inner.withLock { inner -> UInt16?? in
+            guard inner.state == .open || inner.state == .connecting else { return nil }
+            inner.state = .closing
+            return .some(inner.id)
         }
-        if wasOpen { transport.reset(self) }
+        guard let id else { return }
+        if let id { transport.reset(id) } else { closed() }
+    }
+
+    private func send(_ bytes: [UInt8], ppid: PayloadProtocol) throws(DataChannelError) {
+        let limit = transport.remoteMaxMessageSize
+        guard limit == 0 || bytes.count <= limit else { throw .tooLarge(bytes: bytes.count, limit: limit) }
+        // An empty message goes as one zero byte (RFC 8831 §6.6).
+        let payload = bytes.isEmpty ? [0] : bytes
+        // Sends are serialized by `pending`'s lock, never the state's: usrsctp's threads take
+        // that one when they deliver, and a send may wait on usrsctp's own locks.
+        try pending.withLock { pending throws(DataChannelError) in
+            let id = try inner.withLock { inner throws(DataChannelError) -> UInt16 in
+                guard inner.state == .open, let id = inner.id else { throw .notOpen(inner.state) }
+                guard inner.bufferedAmount + bytes.count <= Self.maxBufferedAmount else { throw .bufferFull }
+                inner.statistics.messagesSent += 1
+                inner.statistics.bytesSent += bytes.count
+                return id
+            }
+            if pending.isEmpty {
+                switch transport.send(payload, stream: id, ppid: ppid, options: options) {
+                case .sent: return
+                case .noRoom: break
+                case .refused(let code): throw .refused(errno: code)
+                }
+            }
+            pending.append((payload, ppid, bytes.count))
+            inner.withLock { $0.bufferedAmount += bytes.count }
+            transport.waitForRoom(self)
+        }
     }
 
     // MARK: From the transport
 
+    /// Sends what waited while the association has room; true when nothing waits any more.
+    func flush() -> Bool {
+        let (empty, low) = pending.withLock { pending in
+            var sent = 0
+            var taken = 0
+            let id = inner.withLock { $0.state == .open ? $0.id : nil }
+            while taken < pending.count, let id {
+                let next = pending[taken]
+                guard case .sent = transport.send(next.bytes, stream: id, ppid: next.ppid, options: options) else {
+                    break
+                }
+                taken += 1
+                sent += next.count
+            }
+            pending.removeFirst(taken)
+            if id == nil { pending.removeAll() }
+            let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
+                inner.bufferedAmount = max(0, inner.bufferedAmount - sent)
+                guard inner.bufferedAmount <= inner.bufferedAmountLowThreshold else { return [] }
+                defer { inner.lowWaiters = [] }
+                return inner.lowWaiters
+            }
+            return (pending.isEmpty || id == nil, waiters)
+        }
+        for waiter in low { waiter.resume() }
+        return empty
+    }
+
+    /// Takes the stream id the DTLS role gave it.
+    func assign(_ id: UInt16) { inner.withLock { $0.id = $0.id ?? id } }
+
     func opened() {
-        current.withLock { if $0 == .connecting { $0 = .open } }
+        let waiters = inner.withLock { inner -> [CheckedContinuation<Bool, Never>] in
+            guard inner.state == .connecting else { return [] }
+            inner.state = .open
+            defer { inner.openWaiters = [] }
+            return inner.openWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
     }
 
     func received(_ data: [UInt8], ppid: UInt32) {
@@ -129,17 +271,29 @@ public final class DataChannel: Sendable {
         case .binaryEmpty: message = .binary([])
         case .dcep, nil: return
         }
-        counts.withLock {
-            $0.messagesReceived += 1
-            $0.bytesReceived +=
-                ppid == PayloadProtocol.stringEmpty.rawValue || ppid == PayloadProtocol.binaryEmpty.rawValue
-                ? 0 : data.count
+        let dropped: Bool
+        if case .dropped = inbox.yield(message) { dropped = true } else { dropped = false }
+        inner.withLock {
+            $0.statistics.messagesReceived += 1
+            $0.statistics.bytesReceived += message.count
+            if dropped { $0.statistics.messagesDropped += 1 }
         }
-        if case .dropped = inbox.yield(message) { dropped.add(1, ordering: .relaxed) }
     }
 
     func closed() {
-        current.withLock { $0 = .closed }
+        let (opening, low) = inner.withLock { inner in
+            inner.state = .closed
+            inner.bufferedAmount = 0
+            defer {
+                inner.openWaiters = []
+                inner.lowWaiters = []
+            }
+            return (inner.openWaiters, inner.lowWaiters)
+        }
+        for waiter in opening { waiter.resume(returning: false) }
+        for waiter in low { waiter.resume() }
+        // What waited to be sent goes at the next flush (not here: usrsctp's threads call this).
+        transport.waitForRoom(self)
         inbox.finish()
     }
 }
@@ -150,7 +304,8 @@ public enum DataChannelError: Error, Sendable, Hashable {
     case notOpen(DataChannel.State)
     /// The message is longer than the peer takes (`a=max-message-size`).
     case tooLarge(bytes: Int, limit: Int)
-    /// The association's send buffer is full: wait and send again.
+    /// ``DataChannel/maxBufferedAmount`` bytes wait to be sent already: await
+    /// ``DataChannel/bufferedAmountLow()`` and send again.
     case bufferFull
     /// The association refused it (its errno).
     case refused(errno: Int32)

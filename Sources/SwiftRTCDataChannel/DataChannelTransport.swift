@@ -1,26 +1,45 @@
+import Dispatch
+import Glibc
 import SwiftRTCSCTP
 import Synchronization
 
-/// The data channels of one SCTP association (RFC 8831, 8832): channels made here get a stream
-/// id of this side's parity (even for the DTLS client, odd for the server, RFC 8832 §6) and
-/// are opened with `DATA_CHANNEL_OPEN` once the association is up; the peer's opens become
-/// ``remoteChannels``, acknowledged. Messages go to their channel by stream; a stream the peer
-/// resets closes its channel, and ours is reset in turn.
+/// The data channels of one SCTP association (RFC 8831, 8832). Channels can be made before
+/// the association exists; ``start(_:send:)`` makes it once DTLS is up and its role known.
+/// Channels made here then get a stream id of this side's parity (even for the DTLS client,
+/// odd for the server, RFC 8832 §6) and are opened with `DATA_CHANNEL_OPEN` once the
+/// association is up; the peer's opens become ``remoteChannels``, acknowledged. Messages go to
+/// their channel by stream; a stream the peer resets closes its channel, and ours is reset in
+/// turn.
 public final class DataChannelTransport: Sendable {
-    /// What the transport needs from below.
-    public struct Configuration: Sendable {
+    /// What negotiation decided.
+    public struct Parameters: Sendable {
         /// Whether this side is the DTLS client (it takes the even stream ids).
         public var isDTLSClient: Bool
-        /// The association's ports and packet size.
+        /// The association's ports, packet size and the largest message taken.
         public var sctp = SctpAssociation.Configuration()
-        /// The largest message the peer takes (its `a=max-message-size`; 0: no limit stated,
-        /// RFC 8841 §6.1 says 64 KiB then).
+        /// The largest message the peer takes (its `a=max-message-size`; 0: no limit).
         public var remoteMaxMessageSize = 65536
 
-        /// A configuration for the given DTLS role.
+        /// Parameters for the given DTLS role, ports 5000, 64 KiB messages to the peer.
         public init(isDTLSClient: Bool) {
             self.isDTLSClient = isDTLSClient
         }
+    }
+
+    /// What the transport counted (W3C `RTCPeerConnectionStats` and the limits).
+    public struct Statistics: Sendable, Hashable {
+        /// Channels that reached `open`, either side's.
+        public var dataChannelsOpened = 0
+        /// Channels that closed after opening.
+        public var dataChannelsClosed = 0
+        /// The peer's opens refused: ``DataChannelTransport/maxUnreadRemoteChannels`` waited
+        /// unread, ``DataChannelTransport/maxChannels`` were open, or its stream was ours.
+        public var remoteChannelsRefused = 0
+        /// Packets that came before the association was made and did not fit
+        /// ``DataChannelTransport/maxEarlyPackets``.
+        public var earlyPacketsDropped = 0
+        /// Messages longer than the limit we announced, dropped.
+        public var oversizedMessagesDropped = 0
     }
 
     /// Channels the peer opened, as they open. One consumer; at most
@@ -28,27 +47,34 @@ public final class DataChannelTransport: Sendable {
     public let remoteChannels: AsyncStream<DataChannel>
     /// The largest number of channels the peer may have opened and not yet been read.
     public static let maxUnreadRemoteChannels = 1024
+    /// The most channels open at once on one association, both sides' (a stream each way per
+    /// channel; RFC 8831 allows 65535).
+    public static let maxChannels = 65535
+    /// Packets from the peer held until ``start(_:send:)`` (its INIT may come first).
+    public static let maxEarlyPackets = 16
 
     let core: DataChannelTransportCore
 
-    /// Sets up the association; `send` takes its packets (into DTLS).
-    public init(
-        configuration: Configuration,
-        send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
-    ) throws(SctpError) {
+    /// A transport with no association yet.
+    public init() {
         let (channels, continuation) = AsyncStream.makeStream(
             of: DataChannel.self,
             bufferingPolicy: .bufferingOldest(Self.maxUnreadRemoteChannels)
         )
         remoteChannels = channels
-        core = try DataChannelTransportCore(configuration: configuration, send: send, announce: continuation)
+        core = DataChannelTransportCore(announce: continuation)
     }
 
-    /// Starts the association (both ends do, RFC 8831 §6.2).
-    public func connect() throws(SctpError) { try core.association.withLock { $0 }?.connect() }
+    /// Makes the association with what negotiation decided and starts it (both ends do,
+    /// RFC 8831 §6.2); `send` takes its packets (into DTLS). Once only.
+    public func start(_ parameters: Parameters, send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void)
+        throws(SctpError)
+    {
+        try core.start(parameters, send: send)
+    }
 
     /// An SCTP packet from the peer (DTLS application data).
-    public func receive(_ packet: UnsafeRawBufferPointer) { core.association.withLock { $0 }?.receive(packet) }
+    public func receive(_ packet: UnsafeRawBufferPointer) { core.receive(packet) }
 
     /// A new channel; it opens once the association is up (at once if it is).
     public func createDataChannel(
@@ -58,60 +84,138 @@ public final class DataChannelTransport: Sendable {
         try core.create(label: label, options: options)
     }
 
+    /// Whether the association has been started.
+    public var isStarted: Bool { core.state.withLock { $0.parameters != nil } }
+
     /// Whether the association is up.
     public var isConnected: Bool { core.state.withLock { $0.connected } }
+
+    /// The channels open or opening now, either side's.
+    public var channels: [DataChannel] {
+        core.state.withLock { Array($0.channels.values) + $0.unassigned }.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
+    }
+
+    /// What the transport counted.
+    public var statistics: Statistics {
+        var statistics = core.state.withLock { $0.statistics }
+        statistics.oversizedMessagesDropped = core.association.withLock { $0 }?.droppedOversizedMessages ?? 0
+        return statistics
+    }
 
     /// Ends the association; every channel closes.
     public func close() { core.close() }
 }
 
+/// What ``DataChannelTransportCore/send(_:stream:ppid:options:)`` did.
+enum SendResult {
+    case sent, noRoom
+    case refused(Int32)
+}
+
 /// The transport's state, shared with its channels and the association's callbacks.
 final class DataChannelTransportCore: Sendable {
     struct State {
+        var parameters: DataChannelTransport.Parameters?
         var connected = false
+        var closed = false
         var channels: [UInt16: DataChannel] = [:]
+        /// Channels opened in band before the DTLS role gave them an id.
+        var unassigned: [DataChannel] = []
         /// Channels made before the association was up: their opens go out once it is.
         var waiting: [DataChannel] = []
-        var nextID: UInt16
+        var nextID: UInt16 = 0
+        var early: [[UInt8]] = []
+        var statistics = DataChannelTransport.Statistics()
     }
 
-    let configuration: DataChannelTransport.Configuration
-    let state: Mutex<State>
+    let state = Mutex(State())
     let association = Mutex<SctpAssociation?>(nil)
     private let announce: AsyncStream<DataChannel>.Continuation
+    /// Channels with messages waiting for room, flushed here (never on usrsctp's threads,
+    /// which may hold its locks).
+    private let flushing = DispatchQueue(label: "swiftrtc.datachannel.flush")
+    private let needRoom = Mutex<[ObjectIdentifier: DataChannel]>([:])
 
-    init(
-        configuration: DataChannelTransport.Configuration,
-        send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
-        announce: AsyncStream<DataChannel>.Continuation
-    ) throws(SctpError) {
-        self.configuration = configuration
+    init(announce: AsyncStream<DataChannel>.Continuation) {
         self.announce = announce
-        state = Mutex(State(nextID: configuration.isDTLSClient ? 0 : 1))
-        let made = try SctpAssociation(configuration: configuration.sctp, send: send) { [weak self] event in
+    }
+
+    var remoteMaxMessageSize: Int { state.withLock { $0.parameters?.remoteMaxMessageSize ?? 65536 } }
+
+    func start(
+        _ parameters: DataChannelTransport.Parameters,
+        send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+    ) throws(SctpError) {
+        let unassigned = state.withLock { state -> [DataChannel]? in
+            guard state.parameters == nil, !state.closed else { return nil }
+            state.parameters = parameters
+            state.nextID = parameters.isDTLSClient ? 0 : 1
+            defer { state.unassigned = [] }
+            return state.unassigned
+        }
+        guard let unassigned else { return }
+        for channel in unassigned {
+            let id = state.withLock { state -> UInt16? in
+                guard let id = Self.freeID(&state) else { return nil }
+                state.channels[id] = channel
+                return id
+            }
+            if let id { channel.assign(id) } else { channel.closed() }
+        }
+        let made = try SctpAssociation(configuration: parameters.sctp, send: send) { [weak self] event in
             self?.handle(event)
         }
         association.withLock { $0 = made }
+        try made.connect()
+        let early = state.withLock { state in
+            defer { state.early = [] }
+            return state.early
+        }
+        for packet in early { packet.withUnsafeBytes { made.receive($0) } }
+    }
+
+    func receive(_ packet: UnsafeRawBufferPointer) {
+        if let association = association.withLock({ $0 }) {
+            association.receive(packet)
+            return
+        }
+        state.withLock { state in
+            if state.early.count < DataChannelTransport.maxEarlyPackets {
+                state.early.append(Array(packet))
+            } else {
+                state.statistics.earlyPacketsDropped += 1
+            }
+        }
+    }
+
+    /// This side's parity, the first free id (nil: none left).
+    private static func freeID(_ state: inout State) -> UInt16? {
+        guard state.channels.count < DataChannelTransport.maxChannels else { return nil }
+        var candidate = state.nextID
+        while state.channels[candidate] != nil {
+            guard candidate <= UInt16.max - 2 else { return nil }
+            candidate += 2
+        }
+        state.nextID = candidate &+ 2
+        return candidate
     }
 
     func create(label: String, options: DataChannel.Options) throws(DataChannelError) -> DataChannel {
         let made = state.withLock { state -> (DataChannel, sendNow: Bool)? in
-            let id: UInt16
+            guard !state.closed, state.channels.count + state.unassigned.count < DataChannelTransport.maxChannels
+            else { return nil }
+            let id: UInt16?
             if let chosen = options.negotiatedID {
                 guard state.channels[chosen] == nil else { return nil }
                 id = chosen
+            } else if state.parameters != nil {
+                guard let free = Self.freeID(&state) else { return nil }
+                id = free
             } else {
-                // This side's parity, the first free.
-                var candidate = state.nextID
-                while state.channels[candidate] != nil {
-                    guard candidate <= UInt16.max - 2 else { return nil }
-                    candidate += 2
-                }
-                id = candidate
-                state.nextID = candidate &+ 2
+                id = nil
             }
             let channel = DataChannel(label: label, id: id, options: options, transport: self)
-            state.channels[id] = channel
+            if let id { state.channels[id] = channel } else { state.unassigned.append(channel) }
             if !state.connected { state.waiting.append(channel) }
             return (channel, state.connected)
         }
@@ -122,6 +226,7 @@ final class DataChannelTransportCore: Sendable {
 
     /// Sends the channel's `DATA_CHANNEL_OPEN` (unless negotiated) and marks it open.
     private func open(_ channel: DataChannel) {
+        guard let id = channel.id, channel.state == .connecting else { return }
         if channel.options.negotiatedID == nil {
             let delivery: DataChannelOpen.Delivery =
                 if let count = channel.options.maxRetransmits {
@@ -141,51 +246,78 @@ final class DataChannelTransportCore: Sendable {
             )
             // DCEP goes reliable and ordered whatever the channel's kind (RFC 8832 §6).
             _ = try? message.bytes.withUnsafeBytes {
-                try association.withLock { $0 }?.send($0, stream: channel.id, ppid: PayloadProtocol.dcep.rawValue)
+                try association.withLock { $0 }?.send($0, stream: id, ppid: PayloadProtocol.dcep.rawValue)
             }
         }
+        opened(channel)
+    }
+
+    private func opened(_ channel: DataChannel) {
         channel.opened()
+        state.withLock { $0.statistics.dataChannelsOpened += 1 }
     }
 
-    func send(_ bytes: [UInt8], on channel: DataChannel, ppid: PayloadProtocol) throws(DataChannelError) {
-        let limit = configuration.remoteMaxMessageSize
-        guard limit == 0 || bytes.count <= limit else { throw .tooLarge(bytes: bytes.count, limit: limit) }
-        guard let association = association.withLock({ $0 }) else { throw .notOpen(.closed) }
+    func send(_ bytes: [UInt8], stream: UInt16, ppid: PayloadProtocol, options: DataChannel.Options) -> SendResult {
+        guard let association = association.withLock({ $0 }) else { return .refused(ENOTCONN) }
         let reliability = SctpAssociation.Reliability(
-            ordered: channel.options.ordered,
-            maxRetransmits: channel.options.maxRetransmits,
-            maxPacketLifeTime: channel.options.maxPacketLifeTime
+            ordered: options.ordered,
+            maxRetransmits: options.maxRetransmits,
+            maxPacketLifeTime: options.maxPacketLifeTime
         )
-        let failure = bytes.withUnsafeBytes { buffer -> SctpAssociation.SendError? in
+        return bytes.withUnsafeBytes { buffer in
             do throws(SctpAssociation.SendError) {
-                try association.send(buffer, stream: channel.id, ppid: ppid.rawValue, reliability: reliability)
-                return nil
+                try association.send(buffer, stream: stream, ppid: ppid.rawValue, reliability: reliability)
+                return .sent
             } catch {
-                return error
+                switch error {
+                case .bufferFull: return .noRoom
+                case .refused(let code): return .refused(code)
+                }
             }
         }
-        switch failure {
-        case nil: return
-        case .bufferFull: throw .bufferFull
-        case .refused(let code): throw .refused(errno: code)
+    }
+
+    /// `channel` has messages waiting: it is flushed when the association has room again,
+    /// and tried once more now (the room may have come before it asked).
+    func waitForRoom(_ channel: DataChannel) {
+        needRoom.withLock { $0[ObjectIdentifier(channel)] = channel }
+        flushing.async { [self] in flush() }
+    }
+
+    private func flush() {
+        let channels = needRoom.withLock { Array($0.values) }
+        for channel in channels where channel.flush() {
+            needRoom.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
         }
     }
 
-    func reset(_ channel: DataChannel) {
-        try? association.withLock { $0 }?.resetStreams([channel.id])
+    func reset(_ id: UInt16) {
+        try? association.withLock { $0 }?.resetStreams([id])
     }
 
     func close() {
         let channels = state.withLock { state -> [DataChannel] in
-            defer { state.channels = [:] }
-            return Array(state.channels.values)
+            state.closed = true
+            defer {
+                state.channels = [:]
+                state.unassigned = []
+                state.waiting = []
+            }
+            return Array(state.channels.values) + state.unassigned
         }
         association.withLock { association in
             association?.close()
             association = nil
         }
-        for channel in channels { channel.closed() }
+        for channel in channels { closed(channel) }
         announce.finish()
+    }
+
+    private func closed(_ channel: DataChannel) {
+        if channel.state == .open || channel.state == .closing {
+            state.withLock { $0.statistics.dataChannelsClosed += 1 }
+        }
+        channel.closed()
     }
 
     // MARK: From the association (usrsctp's threads)
@@ -209,11 +341,11 @@ final class DataChannelTransportCore: Sendable {
             for stream in streams {
                 guard let channel = state.withLock({ $0.channels.removeValue(forKey: stream) }) else { continue }
                 // Our side of the stream is reset too, unless we began the close.
-                if channel.state != .closing { reset(channel) }
-                channel.closed()
+                if channel.state != .closing { reset(stream) }
+                closed(channel)
             }
-        case .sendBufferEmpty:
-            break
+        case .sendBufferHasRoom:
+            flushing.async { [self] in flush() }
         case .closed:
             close()
         }
@@ -223,8 +355,7 @@ final class DataChannelTransportCore: Sendable {
     /// nothing (ours is open once its open is sent); anything else is ignored.
     private func protocolMessage(_ data: [UInt8], on stream: UInt16) {
         guard case let .open(open)? = try? DataChannelProtocolMessage(parsing: data) else { return }
-        // The peer's streams have the other parity.
-        guard stream % 2 == (configuration.isDTLSClient ? 1 : 0) else { return }
+        guard let isDTLSClient = state.withLock({ $0.parameters?.isDTLSClient }) else { return }
         var options = DataChannel.Options(ordered: open.ordered, protocol: open.protocol)
         switch open.delivery {
         case .reliable: break
@@ -233,7 +364,13 @@ final class DataChannelTransportCore: Sendable {
         }
         let channel = DataChannel(label: open.label, id: stream, options: options, transport: self)
         let isNew = state.withLock { state in
-            guard state.channels[stream] == nil else { return false }
+            // The peer's streams have the other parity; one channel per stream; the limit.
+            guard stream % 2 == (isDTLSClient ? 1 : 0), state.channels[stream] == nil,
+                state.channels.count < DataChannelTransport.maxChannels
+            else {
+                if state.channels[stream] == nil { state.statistics.remoteChannelsRefused += 1 }
+                return false
+            }
             state.channels[stream] = channel
             return true
         }
@@ -241,11 +378,14 @@ final class DataChannelTransportCore: Sendable {
         _ = try? DataChannelProtocolMessage.ack.bytes.withUnsafeBytes {
             try association.withLock { $0 }?.send($0, stream: stream, ppid: PayloadProtocol.dcep.rawValue)
         }
-        channel.opened()
+        opened(channel)
         if case .dropped = announce.yield(channel) {
-            state.withLock { _ = $0.channels.removeValue(forKey: stream) }
-            reset(channel)
-            channel.closed()
+            state.withLock {
+                _ = $0.channels.removeValue(forKey: stream)
+                $0.statistics.remoteChannelsRefused += 1
+            }
+            reset(stream)
+            closed(channel)
         }
     }
 }

@@ -16,7 +16,13 @@ extension PeerConnection {
         }
         let transport = try await ensureTransport(role: .controlling)
         sessionVersion += 1
-        var offer = JSEP.createOffer(transceivers: transceiverList.map(\.jsep), local: localParameters(transport))
+        let local = localParameters(transport)
+        var offer = JSEP.createOffer(
+            transceivers: transceiverList.map(\.jsep),
+            local: local,
+            reservedMids: dataMid.map { [$0] } ?? []
+        )
+        addDataSection(to: &offer, local: local)
         addBandwidthLines(to: &offer)
         return SignalingDescription(type: .offer, sdp: offer.sdp)
     }
@@ -30,11 +36,9 @@ extension PeerConnection {
         }
         sessionVersion += 1
         do {
-            var answer = try JSEP.createAnswer(
-                to: offer,
-                transceivers: transceiverList.map(\.jsep),
-                local: localParameters(transport)
-            )
+            let local = localParameters(transport)
+            var answer = try JSEP.createAnswer(to: offer, transceivers: transceiverList.map(\.jsep), local: local)
+            answer = JSEP.acceptingDataSection(dataSection, offer: offer, answer: answer, local: local).answer
             addBandwidthLines(to: &answer)
             return SignalingDescription(type: .answer, sdp: answer.sdp)
         } catch {
@@ -52,9 +56,13 @@ extension PeerConnection {
         let parsed = try parse(description.sdp)
         switch description.type {
         case .offer:
-            // Offers list one section per transceiver, in order.
-            for (transceiver, section) in zip(transceiverList, parsed.media) where transceiver.mid == nil {
+            // Offers list one section per transceiver, in order, and the data section.
+            let mediaSections = parsed.media.filter { $0.kind == .audio || $0.kind == .video }
+            for (transceiver, section) in zip(transceiverList, mediaSections) where transceiver.mid == nil {
                 transceiver.setMid(section.mid)
+            }
+            if let data = parsed.media.first(where: { $0.kind == .application && $0.isDataChannel }) {
+                dataMid = data.mid
             }
             pendingLocal = parsed
         case .answer, .pranswer:

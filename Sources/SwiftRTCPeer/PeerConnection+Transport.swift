@@ -249,6 +249,7 @@ extension PeerConnection {
         }
         configureCongestion(negotiation, remote: remote, transport: transport)
         try startDtls(negotiation: negotiation, remote: remote, localIsOfferer: localIsOfferer)
+        applyDataSection(offer: offer, answer: answer, localIsOfferer: localIsOfferer)
     }
 
     /// Makes the DTLS transport with the negotiated role and the remote fingerprints; the
@@ -286,6 +287,8 @@ extension PeerConnection {
             throw .transport(error.description)
         }
         dtlsStarted = true
+        // SCTP packets of data channels (held until the association starts).
+        dtls.onApplicationData { [dataTransport] packet in dataTransport.receive(packet) }
         // One task applies the states in the order DTLS reached them: with two (the states and
         // `connected()`), `connecting` could be applied after `connected` on a busy pool, and the
         // connection stayed `connecting` with SRTP keyed.
@@ -311,6 +314,7 @@ extension PeerConnection {
             dtlsNegotiated = (info.role, info.cipherSuite, info.keyingMaterial.profile.name)
             if dtlsConnectedAfter == nil, let startedAt { dtlsConnectedAfter = .now - startedAt }
             dtlsState = .connected
+            startDataChannels(role: info.role)
         } catch {
             logger.error("SRTP keying failed: \(error)")
             dtlsState = .failed(.closed)

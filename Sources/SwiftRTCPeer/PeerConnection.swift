@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCCore
+import SwiftRTCDataChannel
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCSDP
@@ -8,7 +9,8 @@ import SwiftRTCSDP
 /// A WebRTC peer connection, shaped like the W3C `RTCPeerConnection`: transceivers and
 /// tracks, JSEP offer/answer with the signaling state machine and rollback, trickle or
 /// non-trickle ICE, one BUNDLEd ICE+DTLS-SRTP transport, RTP senders and receivers, RTCP,
-/// and stats.
+/// data channels over SCTP on the same DTLS (``createDataChannel(label:options:)``,
+/// ``dataChannels``), and stats.
 ///
 /// ```swift
 /// let pc = try PeerConnection(configuration: .init(gatherAddresses: ["127.0.0.1"]))
@@ -161,6 +163,16 @@ public actor PeerConnection {
     public internal(set) var iceConnectedAfter: Duration?
     public internal(set) var dtlsConnectedAfter: Duration?
     var tasks: [Task<Void, Never>] = []
+
+    // Data channels
+    /// The data channels and their SCTP association (made once DTLS is up).
+    nonisolated let dataTransport = DataChannelTransport()
+    /// A channel was asked for: offers carry a data section.
+    var dataWanted = false
+    /// The data section's mid, once a description had one.
+    var dataMid: String?
+    /// What the negotiated data section said: the ports and the peer's message limit.
+    var dataNegotiated: DataChannelTransport.Parameters?
     var statsRates = StatsRates()
     var lastStatsForString: StatsReport?
 
@@ -266,6 +278,7 @@ public actor PeerConnection {
             transceiver.sender.stop()
             transceiver.receiver.stop()
         }
+        dataTransport.close()
         await transport?.close()
         transport = nil
         signaling = .closed

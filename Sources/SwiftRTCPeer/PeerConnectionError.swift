@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCCore
+import SwiftRTCDataChannel
 import SwiftRTCDTLS
 import SwiftRTCICE
 import SwiftRTCSDP
@@ -19,6 +20,8 @@ public enum PeerConnectionError: Error, Sendable, Hashable, CustomStringConverti
     case unsupportedKind(String)
     /// The transport could not be set up.
     case transport(String)
+    /// A data channel could not be made.
+    case dataChannel(DataChannelError)
 
     public var description: String {
         switch self {
@@ -28,6 +31,7 @@ public enum PeerConnectionError: Error, Sendable, Hashable, CustomStringConverti
         case let .invalidCandidate(why): "invalid ICE candidate: \(why)"
         case let .unsupportedKind(kind): "unsupported media kind \(kind)"
         case let .transport(why): "transport: \(why)"
+        case let .dataChannel(why): "data channel: \(why)"
         }
     }
 }

@@ -40,8 +40,8 @@ public final class SctpAssociation: Sendable {
         case message(stream: UInt16, ppid: UInt32, data: [UInt8])
         /// The peer reset these incoming streams (its channels on them are closed).
         case streamsReset([UInt16])
-        /// Everything asked to be sent has been acknowledged (the send buffer is empty).
-        case sendBufferEmpty
+        /// Half the send buffer is free again after a send was refused as ``SendError/bufferFull``.
+        case sendBufferHasRoom
         /// The association ended (shut down, aborted, or it could not be set up).
         case closed(String)
     }
@@ -65,7 +65,7 @@ public final class SctpAssociation: Sendable {
 
     /// Why a message was not taken.
     public enum SendError: Error, Sendable, Equatable {
-        /// The send buffer is full: try again when it drains (``Event/sendBufferEmpty``).
+        /// The send buffer is full: try again when it drains (``Event/sendBufferHasRoom``).
         case bufferFull
         /// Over ``Configuration/maxMessageSize`` or the association is not up; usrsctp's errno.
         case refused(errno: Int32)
@@ -110,8 +110,8 @@ public final class SctpAssociation: Sendable {
                 Int32(SOCK_STREAM.rawValue),
                 Int32(IPPROTO_SCTP),
                 Usrsctp.receive,
-                nil,
-                0,
+                Usrsctp.sendSpace,
+                UInt32(clamping: Self.sendBuffer(configuration) / 2),
                 UnsafeMutableRawPointer(bitPattern: id)
             )
         else { throw .call("usrsctp_socket", errno) }
@@ -137,8 +137,7 @@ public final class SctpAssociation: Sendable {
         }
         guard usrsctp_set_non_blocking(socket, 1) == 0 else { throw .call("usrsctp_set_non_blocking", errno) }
         try set(Int32(SOL_SOCKET), Int32(SO_LINGER), linger(l_onoff: 1, l_linger: 0), "SO_LINGER")
-        // A whole message must fit the send buffer: room for four of the largest.
-        let buffer = Int32(clamping: max(1 << 20, 4 * configuration.maxMessageSize))
+        let buffer = Int32(clamping: sendBuffer(configuration))
         try set(Int32(SOL_SOCKET), Int32(SO_SNDBUF), buffer, "SO_SNDBUF")
         try set(Int32(SOL_SOCKET), Int32(SO_RCVBUF), buffer, "SO_RCVBUF")
         try set(Int32(IPPROTO_SCTP), SCTP_NODELAY, Int32(1), "SCTP_NODELAY")
@@ -160,7 +159,7 @@ public final class SctpAssociation: Sendable {
             ),
             "SCTP_INITMSG"
         )
-        for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT, SCTP_SENDER_DRY_EVENT] {
+        for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT] {
             try set(
                 Int32(IPPROTO_SCTP),
                 SCTP_EVENT,
@@ -169,6 +168,9 @@ public final class SctpAssociation: Sendable {
             )
         }
     }
+
+    /// The send buffer's size: a whole message must fit, so room for four of the largest.
+    static func sendBuffer(_ configuration: Configuration) -> Int { max(1 << 20, 4 * configuration.maxMessageSize) }
 
     /// Binds to the local port and starts the association towards the peer's.
     public func connect() throws(SctpError) {
@@ -302,6 +304,8 @@ public final class SctpAssociation: Sendable {
 
     // MARK: From usrsctp (its threads)
 
+    fileprivate func roomToSend() { onEvent(.sendBufferHasRoom) }
+
     fileprivate func transmit(_ packet: UnsafeRawBufferPointer) {
         output(packet)
     }
@@ -369,8 +373,6 @@ public final class SctpAssociation: Sendable {
                 data.loadUnaligned(fromByteOffset: headerSize + $0 * 2, as: UInt16.self)
             }
             onEvent(.streamsReset(streams))
-        case SCTP_SENDER_DRY_EVENT:
-            onEvent(.sendBufferEmpty)
         default:
             break
         }
@@ -414,6 +416,13 @@ enum Usrsctp {
             association.transmit(UnsafeRawBufferPointer(start: buffer, count: length))
             return 0
         }
+
+    /// Half the send buffer of the association whose id is `ulpInfo` is free again.
+    static let sendSpace: @convention(c) (OpaquePointer?, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
+        _, _, ulpInfo in
+        association(ulpInfo)?.roomToSend()
+        return 0
+    }
 
     /// usrsctp delivers data or a notification to the association whose id is `ulpInfo`.
     static let receive:

@@ -22,12 +22,14 @@ extension JSEP {
         }
     }
 
-    /// `offer` with the data section added after its media sections and into its BUNDLE group
-    /// (or, when `data.mid` names one it has, that section kept).
+    /// `offer` with the data section added into its BUNDLE group, at `index` among its
+    /// sections (where a renegotiation must keep it, RFC 8829 §5.2.2) or after its media
+    /// sections (nil), or, when `data.mid` names a media section it has, unchanged.
     public static func addingDataSection(
         _ data: DataSection,
         to offer: SessionDescription,
-        local: LocalParameters
+        local: LocalParameters,
+        at index: Int? = nil
     ) -> SessionDescription {
         var offer = offer
         let taken = Set(offer.media.compactMap(\.mid))
@@ -39,7 +41,10 @@ extension JSEP {
         } else if taken.contains(mid) {
             return offer
         }
-        offer.media.append(section(data, mid: mid, local: local, setup: .actpass))
+        offer.media.insert(
+            section(data, mid: mid, local: local, setup: .actpass),
+            at: min(max(index ?? offer.media.count, 0), offer.media.count)
+        )
         let mids = offer.media.filter { $0.port != 0 || $0.bundleOnly }.compactMap(\.mid)
         offer.groups = [SDPGroup(semantics: "BUNDLE", mids: mids)]
         return offer

@@ -7,10 +7,15 @@ public enum JSEP {
     /// Creates an offer (JSEP §5.2.1): one BUNDLEd section per transceiver with its codecs,
     /// header extensions, direction, msid and SSRCs (with an RTX FID group when it sends with
     /// RTX), `a=setup:actpass`, rtcp-mux, rtcp-rsize, trickle ICE and the local candidates.
-    public static func createOffer(transceivers: [LocalTransceiver], local: LocalParameters) -> SessionDescription {
+    /// `reservedMids` are mids new transceivers must not take (a data section's).
+    public static func createOffer(
+        transceivers: [LocalTransceiver],
+        local: LocalParameters,
+        reservedMids: Set<String> = []
+    ) -> SessionDescription {
         var offer = session(local: local)
         // Transceivers without a mid get the lowest free number.
-        var taken = Set(transceivers.compactMap(\.mid))
+        var taken = Set(transceivers.compactMap(\.mid)).union(reservedMids)
         var next = 0
         for t in transceivers {
             var mid = t.mid ?? ""
