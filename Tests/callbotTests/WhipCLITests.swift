@@ -50,8 +50,9 @@ import Testing
                     Self.sharedFlags + [
                         "--port", "--host", "--record", "--trim-silence", "--record-rollover-seconds",
                         "--record-rollover-megabytes", "--token", "--token-file",
-                        "--max-sessions", "--max-sessions-per-address", "--connect-timeout",
-                        "--tls-cert", "--tls-key", "--insecure", "--max-tcp-connections",
+                        "--max-sessions", "--max-sessions-per-address", "--connect-timeout", "--max-session-seconds",
+                        "--record-max-megabytes", "--shutdown-timeout", "--tls-cert", "--tls-key", "--insecure",
+                        "--max-tcp-connections",
                         "--max-tcp-connections-per-address", "--request-timeout", "--idle-timeout",
                         "--log-level", "--help", "--version",
                     ]
