@@ -204,7 +204,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
-                "SwiftRTCSignaling", "SwiftRTCCalls",
+                "SwiftRTCSignaling", "SwiftRTCCalls", "SwiftRTCSCTP", "SwiftRTCDataChannel",
             ]
         ),
 

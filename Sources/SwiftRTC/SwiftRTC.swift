@@ -5,10 +5,12 @@
 @_exported import SwiftRTCCongestion
 @_exported import SwiftRTCCore
 @_exported import SwiftRTCDTLS
+@_exported import SwiftRTCDataChannel
 @_exported import SwiftRTCICE
 @_exported import SwiftRTCMedia
 @_exported import SwiftRTCPeer
 @_exported import SwiftRTCRTP
+@_exported import SwiftRTCSCTP
 @_exported import SwiftRTCSDP
 @_exported import SwiftRTCSRTP
 @_exported import SwiftRTCSignaling

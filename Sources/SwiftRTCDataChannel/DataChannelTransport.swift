@@ -67,7 +67,10 @@ public final class DataChannelTransport: Sendable {
 
     /// Makes the association with what negotiation decided and starts it (both ends do,
     /// RFC 8831 §6.2); `send` takes its packets (into DTLS). Once only.
-    public func start(_ parameters: Parameters, send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void)
+    public func start(
+        _ parameters: Parameters,
+        send: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+    )
         throws(SctpError)
     {
         try core.start(parameters, send: send)

@@ -1,8 +1,8 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCCore
-import SwiftRTCDataChannel
 import SwiftRTCDTLS
+import SwiftRTCDataChannel
 import SwiftRTCICE
 import SwiftRTCSDP
 

@@ -419,7 +419,9 @@ enum Usrsctp {
 
     /// Half the send buffer of the association whose id is `ulpInfo` is free again.
     static let sendSpace: @convention(c) (OpaquePointer?, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
-        _, _, ulpInfo in
+        _,
+        _,
+        ulpInfo in
         association(ulpInfo)?.roomToSend()
         return 0
     }

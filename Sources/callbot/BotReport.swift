@@ -136,6 +136,42 @@ struct BotReport: Codable, Sendable, Equatable {
     var callId: String?
     var callUsers: [String]?
     var callResult: String?
+    /// The data channels: those `whip --data-channel` opened, those a peer opened to
+    /// `whip-server --echo-data`.
+    var dataChannels: [DataChannelRow]?
+
+    /// One data channel: what went each way, how long it took to open (from its creation, or
+    /// for a channel the peer opened from the start of the session), the median echo round trip.
+    struct DataChannelRow: Codable, Sendable, Equatable {
+        var label: String
+        var messagesSent = 0
+        var messagesReceived = 0
+        var bytesSent = 0
+        var bytesReceived = 0
+        var echoMismatches = 0
+        var openMs: Int?
+        var echoMs: Double?
+
+        init(label: String) { self.label = label }
+
+        enum CodingKeys: String, CodingKey {
+            case label, messagesSent = "messages_sent", messagesReceived = "messages_received"
+            case bytesSent = "bytes_sent", bytesReceived = "bytes_received", echoMismatches = "echo_mismatches"
+            case openMs = "open_ms", echoMs = "echo_ms"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(label, forKey: .label)
+            try c.encode(messagesSent, forKey: .messagesSent)
+            try c.encode(messagesReceived, forKey: .messagesReceived)
+            try c.encode(bytesSent, forKey: .bytesSent)
+            try c.encode(bytesReceived, forKey: .bytesReceived)
+            try c.encode(echoMismatches, forKey: .echoMismatches)
+            try c.encode(openMs, forKey: .openMs)
+            try c.encode(echoMs, forKey: .echoMs)
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case peer, role, connected, audio, video, errors, sessions
@@ -146,6 +182,7 @@ struct BotReport: Codable, Sendable, Equatable {
         case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
         case whipEndpoint = "whip_endpoint"
         case callId = "call_id", callUsers = "call_users", callResult = "call_result"
+        case dataChannels = "data_channels"
     }
 
     /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
@@ -191,6 +228,7 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(callId, forKey: .callId)
         try c.encode(callUsers, forKey: .callUsers)
         try c.encode(callResult, forKey: .callResult)
+        try c.encodeIfPresent(dataChannels, forKey: .dataChannels)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

@@ -25,6 +25,10 @@ final class CallMonitor: Sendable {
         var decodedPCM = false
         var tasks: [Task<Void, Never>] = []
         var report: BotReport?
+        /// Rows of the channels this side exercised, and the channels it echoes (with the
+        /// time from the start to their announcement).
+        var dataRows: [BotReport.DataChannelRow] = []
+        var echoed: [(channel: DataChannel, openMs: Int)] = []
     }
     private let state = Mutex(State())
 
@@ -154,6 +158,17 @@ final class CallMonitor: Sendable {
             report.durationMs = Self.milliseconds(ContinuousClock.now - started)
             report.errors = state.errors
             Self.fill(&report, from: stats)
+            let echoed = state.echoed.map { echoed in
+                var row = BotReport.DataChannelRow(label: echoed.channel.label)
+                let statistics = echoed.channel.statistics
+                row.messagesSent = statistics.messagesSent
+                row.bytesSent = statistics.bytesSent
+                row.messagesReceived = statistics.messagesReceived
+                row.bytesReceived = statistics.bytesReceived
+                row.openMs = echoed.openMs
+                return row
+            }
+            if !state.dataRows.isEmpty || !echoed.isEmpty { report.dataChannels = state.dataRows + echoed }
             if report.audio.rtpPacketsReceived != nil { report.audio.rms = state.decodedPCM ? state.audioMeter.rms : 0 }
             if state.report == nil {
                 state.report = report
@@ -162,6 +177,27 @@ final class CallMonitor: Sendable {
             return state.report ?? report
         }
         return report
+    }
+
+    /// Adds the row of a data channel this side exercised to the report.
+    func record(_ row: BotReport.DataChannelRow) { state.withLock { $0.dataRows.append(row) } }
+
+    /// Echoes every message of every channel the peer opens (`--echo-data`); each is a row of
+    /// the report.
+    func echoDataChannels() {
+        let channels = connection.dataChannels
+        let task = Task { [weak self] in
+            for await channel in channels {
+                guard let self else { return }
+                let openMs = Self.milliseconds(ContinuousClock.now - self.started)
+                let echo = Task { await DataChannelExercise.echo(channel) }
+                self.state.withLock {
+                    $0.echoed.append((channel, openMs))
+                    $0.tasks.append(echo)
+                }
+            }
+        }
+        state.withLock { $0.tasks.append(task) }
     }
 
     /// Counters, sizes and the selected pair from a stats report.

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import SwiftRTC
 
-/// `callbot whip URL`: dial a WHIP endpoint (RFC 9725) with audio and video, print statsString
-/// every `--stats-interval`, `DELETE` the session at the end and write the bot report.
+/// `callbot whip URL`: dial a WHIP endpoint (RFC 9725) with audio and video (and a data
+/// channel with `--data-channel`), print statsString every `--stats-interval`, `DELETE` the
+/// session at the end and write the bot report.
 struct Whip: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Dial a WHIP endpoint (RFC 9725): send audio and video, print stats, DELETE at the end.",
@@ -26,6 +27,7 @@ struct Whip: AsyncParsableCommand {
     var url: String
 
     @OptionGroup var media: MediaOptions
+    @OptionGroup var data: DataChannelOptions
     @OptionGroup var ice: IceOptions
     @OptionGroup var bandwidth: BandwidthOptions
     @OptionGroup var options: RunOptions
@@ -37,6 +39,8 @@ struct Whip: AsyncParsableCommand {
     static let httpTimeout = Duration.seconds(30)
     static let gatheringTimeout = Duration.seconds(10)
     static let connectTimeout = Duration.seconds(30)
+    /// How long `--data-channel` waits for its echoes without `--duration`.
+    static let dataTimeout = Duration.seconds(60)
 
     func validate() throws {
         guard let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(),
@@ -45,8 +49,8 @@ struct Whip: AsyncParsableCommand {
         else {
             throw ValidationError("'\(url)' is not a WHIP endpoint URL (expected http://HOST[:PORT]/PATH)")
         }
-        if media.noAudio && media.noVideo {
-            throw ValidationError("--no-audio and --no-video together leave nothing to send")
+        if media.noAudio && media.noVideo && data.dataChannel == nil {
+            throw ValidationError("--no-audio and --no-video together leave nothing to send (add --data-channel LABEL)")
         }
     }
 
@@ -90,7 +94,13 @@ struct Whip: AsyncParsableCommand {
         var session: WHIPSession?
         var failure = CallbotExit.failed
         do {
-            try await Self.addMedia(local, to: connection)
+            // With neither audio nor video: a data-only connection (the data channel alone).
+            if !(media.noAudio && media.noVideo) { try await Self.addMedia(local, to: connection) }
+            let channelCreated = ContinuousClock.now
+            var channel: DataChannel?
+            if let plan = data.exercise {
+                channel = try await connection.createDataChannel(label: plan.label, options: plan.options)
+            }
             try await connection.setLocalDescription(try await connection.createOffer())
             guard await Self.gather(connection, timeout: Self.gatheringTimeout) else {
                 throw CallbotError("ICE gathering did not complete within \(Self.gatheringTimeout)")
@@ -110,7 +120,23 @@ struct Whip: AsyncParsableCommand {
                     "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
                 )
                 let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
-                await signals.wait(upTo: limit.map { max(.zero, $0) })
+                if let plan = data.exercise, let channel {
+                    // Without --duration the run ends once the messages are echoed (60 s at most).
+                    let end = options.duration.map { started + .seconds($0) }
+                    let deadline = end ?? ContinuousClock.now + Self.dataTimeout
+                    let (row, errors) = await DataChannelExercise.run(
+                        plan,
+                        on: channel,
+                        created: channelCreated,
+                        deadline: deadline
+                    )
+                    monitor.record(row)
+                    for error in errors { monitor.recordError(error) }
+                    log("data channel \(plan.label): \(row.messagesReceived) of \(row.messagesSent) echoed")
+                    if let end { await signals.wait(upTo: max(.zero, end - ContinuousClock.now)) }
+                } else {
+                    await signals.wait(upTo: limit.map { max(.zero, $0) })
+                }
             } else if signals.signal == nil {
                 monitor.recordError("not connected within \(Self.connectTimeout)")
                 event(["event": "connection_failed", "reason": "not connected within \(Self.connectTimeout)"])

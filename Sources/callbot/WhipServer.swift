@@ -91,6 +91,9 @@ struct WhipServer: AsyncParsableCommand {
 
     @OptionGroup var recordRollover: RecordRolloverOptions
 
+    @Flag(help: "Echo every message on every data channel a peer opens, on the same channel.")
+    var echoData = false
+
     static let gatheringTimeout = Duration.seconds(10)
 
     func validate() throws {
@@ -146,7 +149,8 @@ struct WhipServer: AsyncParsableCommand {
             recording: try record.map(SessionSettings.Recording.init),
             trimming: trimSilence ? SilenceTrimming() : nil,
             rollover: recordRollover.rollover,
-            recordMaxBytes: Int(recordMaxMegabytes * 1_000_000)
+            recordMaxBytes: Int(recordMaxMegabytes * 1_000_000),
+            echoData: echoData
         )
         var configuration = WHIPEndpoint.Configuration(
             host: host,
@@ -208,6 +212,7 @@ struct WhipServer: AsyncParsableCommand {
             statsJSON: settings.statsJSON
         )
         let local = settings.makeMedia()
+        if settings.echoData { monitor.echoDataChannels() }
         do {
             do {
                 try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
@@ -274,17 +279,19 @@ struct WhipServer: AsyncParsableCommand {
         }
     }
 
-    /// Why `offer` cannot make a call, when it cannot: no audio or video section of it is
-    /// accepted in `answer` (only data channels, only codecs we do not have...).
+    /// Why `offer` cannot make a call, when it cannot: no audio, video or data section of it
+    /// is accepted in `answer` (only codecs we do not have...).
     static func unusableOffer(_ offer: String, answer: String) -> String? {
         guard let offerDescription = try? SessionDescription(parsing: offer),
             let answerDescription = try? SessionDescription(parsing: answer),
             let negotiation = try? Negotiation(offer: offerDescription, answer: answerDescription)
         else { return nil }
-        if negotiation.media.contains(where: { $0.accepted && ($0.kind == .audio || $0.kind == .video) }) { return nil }
+        if negotiation.media.contains(where: { $0.accepted && [.audio, .video, .application].contains($0.kind) }) {
+            return nil
+        }
         return offerDescription.media.isEmpty
             ? "the offer has no media section"
-            : "no audio or video section of the offer can be taken (Opus and VP8 are supported)"
+            : "no audio, video or data section of the offer can be taken (Opus and VP8 are supported)"
     }
 
     /// Where to gather host candidates: the listening address when it is one IP address
@@ -321,6 +328,8 @@ struct SessionSettings: Sendable {
     var rollover: MediaRecorder.Rollover?
     /// The most media bytes one session records.
     var recordMaxBytes: Int
+    /// Whether the peer's data channels are echoed (`--echo-data`).
+    var echoData = false
 
     /// Where the sessions record (`--record DIR`, as for `call` and `answer`): one file per
     /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered),

@@ -9,7 +9,11 @@ import Testing
 /// Data channels between two connections on loopback: a data-only connection, a channel added
 /// by renegotiation to a call with media, channels from both sides, and back-pressure.
 @Suite(.serialized, .realTime) struct DataChannelCallTests {
-    static func first<T: Sendable>(_ stream: AsyncStream<T>, count: Int = 1, timeout: Duration = .seconds(20)) async
+    static func first<T: Sendable>(
+        _ stream: AsyncStream<T>,
+        count: Int = 1,
+        timeout: Duration = .seconds(20)
+    ) async
         -> [T]
     {
         await withTaskGroup(of: [T]?.self) { group in
@@ -130,7 +134,11 @@ import Testing
         }
         let messages = await received.value
         #expect(messages.count == count)
-        #expect(messages.enumerated().allSatisfy { $0.element == .binary([UInt8](repeating: UInt8($0.offset), count: 65_536)) })
+        #expect(
+            messages.enumerated().allSatisfy {
+                $0.element == .binary([UInt8](repeating: UInt8($0.offset), count: 65_536))
+            }
+        )
         #expect(sawBuffering, "4 MiB do not fit the association's 1 MiB send buffer at once")
         #expect(bulk.bufferedAmount == 0)
     }

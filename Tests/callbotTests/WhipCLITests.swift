@@ -32,7 +32,8 @@ import Testing
                 == Set(
                     Self.sharedFlags + [
                         "--token", "--token-file", "--ca-cert", "--log-level", "--metrics", "--events-json", "--help",
-                        "--version",
+                        "--version", "--data-channel", "--data-messages", "--data-size", "--data-unordered",
+                        "--data-max-retransmits", "--data-binary",
                     ]
                 )
         )
@@ -54,7 +55,7 @@ import Testing
                         "--record-max-megabytes", "--shutdown-timeout", "--tls-cert", "--tls-key", "--insecure",
                         "--max-tcp-connections",
                         "--max-tcp-connections-per-address", "--request-timeout", "--idle-timeout",
-                        "--log-level", "--help", "--version",
+                        "--log-level", "--help", "--version", "--echo-data",
                     ]
                 )
         )
