@@ -30,6 +30,7 @@ extension PeerConnection {
             transceiver.sender.collectStats(into: &report, rates: &rates, now: now)
             transceiver.receiver.collectStats(into: &report, mid: transceiver.mid, rates: &rates, now: now)
         }
+        if dataWanted || dataNegotiated != nil { dataTransport.collectStats(into: &report) }
         return report
     }
 

@@ -79,6 +79,16 @@ import Testing
             try chat.send([UInt8](repeating: 0, count: 262_145))
         }
 
+        // The stats have the channel (W3C data-channel) and the statsString a DC line.
+        let stats = await offerer.stats()
+        let entry = try #require(stats.all(.dataChannel).first)
+        #expect(entry.string("label") == "chat" && entry.string("protocol") == "chat-v1")
+        #expect(entry.string("state") == "open" && entry.number("messagesSent") == 3)
+        #expect(entry.number("bytesSent") == 262_152 && entry.number("messagesReceived") == 1)
+        #expect(entry.number("dataChannelIdentifier") == chat.id.map(Double.init))
+        #expect(stats.first(.peerConnection)?.number("dataChannelsOpened") == 1)
+        #expect(await offerer.statsString().contains("DC 1 open | (s)3 msg"))
+
         // The answerer opens one too: no renegotiation needed once the association is up.
         let back = try await answerer.createDataChannel(label: "events")
         let atOfferer = try #require(await Self.first(offerer.dataChannels).first)

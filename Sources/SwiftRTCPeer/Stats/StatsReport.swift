@@ -15,6 +15,8 @@ public struct StatsReport: Sendable {
         case remoteInboundRTP = "remote-inbound-rtp"
         case codec
         case mediaSource = "media-source"
+        case dataChannel = "data-channel"
+        case peerConnection = "peer-connection"
     }
 
     /// One member's value.

@@ -78,6 +78,17 @@ extension StatsReport {
                 "AR \(Self.bitrate(rate(arIn, "bytesReceived"))) | \(codecName(arIn)) | \(Int(delayMs.rounded()))ms | (expandrate)\(String(format: "%.6f", expand))"
             )
         }
+        let channels = all(.dataChannel)
+        if !channels.isEmpty {
+            let open = channels.filter { $0.string("state") == "open" }.count
+            let sent = channels.reduce(0) { $0 + delta($1, "messagesSent") }
+            let received = channels.reduce(0) { $0 + delta($1, "messagesReceived") }
+            let bitsSent = channels.reduce(0) { $0 + rate($1, "bytesSent") }
+            let bitsReceived = channels.reduce(0) { $0 + rate($1, "bytesReceived") }
+            lines.append(
+                "DC \(open) open | (s)\(Int(sent)) msg \(Self.bitrate(bitsSent)) | (r)\(Int(received)) msg \(Self.bitrate(bitsReceived))"
+            )
+        }
         var lost: [String] = []
         if let vs { lost.append("VS \(Int(stats["RI-\(vs.string("ssrc") ?? "")"]?.number("packetsLost") ?? 0))") }
         if let vr { lost.append("VR \(Int(vr.number("packetsLost") ?? 0))") }
