@@ -206,18 +206,32 @@ public final class DataChannel: Sendable {
                 inner.statistics.bytesSent += bytes.count
                 return id
             }
-            if pending.isEmpty {
-                switch transport.send(payload, stream: id, ppid: ppid, options: options) {
-                case .sent: return
-                case .noRoom: break
-                case .refused(let code): throw .refused(errno: code)
-                }
-            }
-            pending.append((payload, ppid, bytes.count))
-            inner.withLock { $0.bufferedAmount += bytes.count }
-            transport.waitForRoom(self)
+            try enqueue(payload, ppid: ppid, count: bytes.count, id: id, into: &pending)
         }
     }
+
+    /// Sends `payload` now when nothing waits and the association has room, else queues it.
+    private func enqueue(
+        _ payload: [UInt8],
+        ppid: PayloadProtocol,
+        count: Int,
+        id: UInt16,
+        into pending: inout [(bytes: [UInt8], ppid: PayloadProtocol, count: Int)]
+    ) throws(DataChannelError) {
+        if pending.isEmpty {
+            switch transport.send(payload, stream: id, ppid: ppid, options: sendOptions(ppid)) {
+            case .sent: return
+            case .noRoom: break
+            case .refused(let code): throw .refused(errno: code)
+            }
+        }
+        pending.append((payload, ppid, count))
+        inner.withLock { $0.bufferedAmount += count }
+        transport.waitForRoom(self)
+    }
+
+    /// DCEP goes reliable and ordered whatever the channel's kind (RFC 8832 §6).
+    private func sendOptions(_ ppid: PayloadProtocol) -> Options { ppid == .dcep ? Options() : options }
 
     // MARK: From the transport
 
@@ -229,7 +243,14 @@ public final class DataChannel: Sendable {
             let id = inner.withLock { $0.state == .open ? $0.id : nil }
             while taken < pending.count, let id {
                 let next = pending[taken]
-                guard case .sent = transport.send(next.bytes, stream: id, ppid: next.ppid, options: options) else {
+                guard
+                    case .sent = transport.send(
+                        next.bytes,
+                        stream: id,
+                        ppid: next.ppid,
+                        options: sendOptions(next.ppid)
+                    )
+                else {
                     break
                 }
                 taken += 1
@@ -247,6 +268,15 @@ public final class DataChannel: Sendable {
         }
         for waiter in low { waiter.resume() }
         return empty
+    }
+
+    /// Sends a DCEP message ahead of anything the application sends (the channel is not open
+    /// yet); nothing when it has no id or cannot be sent.
+    func sendProtocolMessage(_ bytes: [UInt8]) {
+        pending.withLock { pending in
+            guard let id = inner.withLock({ $0.id }) else { return }
+            try? enqueue(bytes, ppid: .dcep, count: 0, id: id, into: &pending)
+        }
     }
 
     /// Takes the stream id the DTLS role gave it.

@@ -229,7 +229,7 @@ final class DataChannelTransportCore: Sendable {
 
     /// Sends the channel's `DATA_CHANNEL_OPEN` (unless negotiated) and marks it open.
     private func open(_ channel: DataChannel) {
-        guard let id = channel.id, channel.state == .connecting else { return }
+        guard channel.id != nil, channel.state == .connecting else { return }
         if channel.options.negotiatedID == nil {
             let delivery: DataChannelOpen.Delivery =
                 if let count = channel.options.maxRetransmits {
@@ -247,10 +247,7 @@ final class DataChannelTransportCore: Sendable {
                     protocol: channel.options.protocol
                 )
             )
-            // DCEP goes reliable and ordered whatever the channel's kind (RFC 8832 §6).
-            _ = try? message.bytes.withUnsafeBytes {
-                try association.withLock { $0 }?.send($0, stream: id, ppid: PayloadProtocol.dcep.rawValue)
-            }
+            channel.sendProtocolMessage(message.bytes)
         }
         opened(channel)
     }
@@ -333,7 +330,8 @@ final class DataChannelTransportCore: Sendable {
                 defer { state.waiting = [] }
                 return state.waiting
             }
-            for channel in waiting { open(channel) }
+            // Not on usrsctp's thread: an open may wait for room in the channel's queue.
+            flushing.async { [self] in for channel in waiting { open(channel) } }
         case let .message(stream, ppid, data):
             if ppid == PayloadProtocol.dcep.rawValue {
                 protocolMessage(data, on: stream)
