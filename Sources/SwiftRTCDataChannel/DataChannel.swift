@@ -235,9 +235,9 @@ public final class DataChannel: Sendable {
 
     // MARK: From the transport
 
-    /// Sends what waited while the association has room; true when nothing waits any more.
-    func flush() -> Bool {
-        let (empty, low) = pending.withLock { pending in
+    /// Sends what waited while the association has room.
+    func flush() {
+        let low = pending.withLock { pending in
             var sent = 0
             var taken = 0
             let id = inner.withLock { $0.state == .open ? $0.id : nil }
@@ -258,16 +258,16 @@ public final class DataChannel: Sendable {
             }
             pending.removeFirst(taken)
             if id == nil { pending.removeAll() }
+            if pending.isEmpty { transport.stopWaitingForRoom(self) }
             let waiters = inner.withLock { inner -> [CheckedContinuation<Void, Never>] in
                 inner.bufferedAmount = max(0, inner.bufferedAmount - sent)
                 guard inner.bufferedAmount <= inner.bufferedAmountLowThreshold else { return [] }
                 defer { inner.lowWaiters = [] }
                 return inner.lowWaiters
             }
-            return (pending.isEmpty || id == nil, waiters)
+            return waiters
         }
         for waiter in low { waiter.resume() }
-        return empty
     }
 
     /// Sends a DCEP message ahead of anything the application sends (the channel is not open

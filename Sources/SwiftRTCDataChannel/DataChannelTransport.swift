@@ -284,11 +284,14 @@ final class DataChannelTransportCore: Sendable {
         flushing.async { [self] in flush() }
     }
 
+    /// `channel` has nothing waiting any more (called under its queue's lock, as
+    /// ``waitForRoom(_:)`` is: a message queued after its flush is never missed).
+    func stopWaitingForRoom(_ channel: DataChannel) {
+        needRoom.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
     private func flush() {
-        let channels = needRoom.withLock { Array($0.values) }
-        for channel in channels where channel.flush() {
-            needRoom.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
-        }
+        for channel in needRoom.withLock({ Array($0.values) }) { channel.flush() }
     }
 
     func reset(_ id: UInt16) {

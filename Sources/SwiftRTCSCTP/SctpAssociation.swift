@@ -417,11 +417,16 @@ enum Usrsctp {
             return 0
         }
 
-    /// Half the send buffer of the association whose id is `ulpInfo` is free again.
+    /// Half the send buffer of the association of `socket` is free again. The association is
+    /// found from the socket (`usrsctp_get_ulpinfo`): usrsctp's own sources call this with the
+    /// socket and the free space only, whatever the declaration's third argument says.
     static let sendSpace: @convention(c) (OpaquePointer?, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
+        socket,
         _,
-        _,
-        ulpInfo in
+        _ in
+        var ulpInfo: UnsafeMutableRawPointer?
+        guard let socket else { return 0 }
+        _ = usrsctp_get_ulpinfo(socket, &ulpInfo)
         association(ulpInfo)?.roomToSend()
         return 0
     }
