@@ -301,13 +301,12 @@ public final class DataChannel: Sendable {
         case .binaryEmpty: message = .binary([])
         case .dcep, nil: return
         }
-        let dropped: Bool
-        if case .dropped = inbox.yield(message) { dropped = true } else { dropped = false }
+        // Counted before it is handed over: a reader that has it sees it counted.
         inner.withLock {
             $0.statistics.messagesReceived += 1
             $0.statistics.bytesReceived += message.count
-            if dropped { $0.statistics.messagesDropped += 1 }
         }
+        if case .dropped = inbox.yield(message) { inner.withLock { $0.statistics.messagesDropped += 1 } }
     }
 
     func closed() {

@@ -90,20 +90,22 @@ enum DataChannelExercise {
         }
     }
 
-    /// `body`, or nil when `deadline` passes first.
+    /// `body`, or nil when `deadline` passes first (then `body` is cancelled and left: what it
+    /// waits for may never come, and a task group would wait for it).
     static func withDeadline<T: Sendable>(
         _ deadline: ContinuousClock.Instant,
         _ body: @escaping @Sendable () async -> T
     ) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask {
+        let first = Mutex<CheckedContinuation<T?, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            first.withLock { $0 = continuation }
+            let resume: @Sendable (T?) -> Void = { value in first.withLock { $0.take() }?.resume(returning: value) }
+            let work = Task { resume(await body()) }
+            Task {
                 try? await Task.sleep(until: deadline)
-                return nil
+                resume(nil)
+                work.cancel()
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
     }
 }
