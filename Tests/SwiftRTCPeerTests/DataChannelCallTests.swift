@@ -121,6 +121,30 @@ import Testing
         #expect(await Self.first(remote.messages) == [.text("still here")])
     }
 
+    @Test func aPeerFloodingChannelsLeavesTheCallsMediaUnharmed() async throws {
+        let call = try await LoopbackCall.start(video: false)
+        defer { Task { await call.close() } }
+        #expect(call.connectedAfter != nil)
+        _ = try await call.offerer.createDataChannel(label: "ours")
+        _ = try await Self.negotiate(call.offerer, call.answerer)
+        // The answerer opens 3000 channels and fills one with messages; the offerer's
+        // application reads nothing.
+        let flood = try await (0..<3000).asyncMap { try await call.answerer.createDataChannel(label: "flood-\($0)") }
+        #expect(await flood[0].opened())
+        for _ in 0..<2000 { try? flood[0].send([UInt8](repeating: 1, count: 1000)) }
+        let before = call.offererMedia.values.withLock { $0.audioFrames }
+        try await Task.sleep(for: .seconds(1))
+        let stats = await call.offerer.stats()
+        let refused = stats.first(.peerConnection)?.number("dataChannelsRefused") ?? 0
+        #expect(refused == Double(3000 - DataChannelTransport.maxUnreadRemoteChannels), "\(refused)")
+        // The channel nobody reads kept its first 1024 messages and dropped the rest.
+        let dropped = stats.all(.dataChannel).map { $0.number("messagesDropped") ?? 0 }.reduce(0, +)
+        #expect(dropped == 2000 - Double(DataChannel.maxQueuedMessages), "\(dropped)")
+        // Audio went on all the while: about 50 frames a second.
+        let during = call.offererMedia.values.withLock { $0.audioFrames } - before
+        #expect(during >= 40, "\(during) audio frames in 1 s")
+    }
+
     @Test func aSenderWaitsOnBufferedAmountAndEverythingArrivesInOrder() async throws {
         let offerer = try PeerConnection(configuration: LoopbackCall.configuration)
         let answerer = try PeerConnection(configuration: LoopbackCall.configuration)
@@ -151,5 +175,14 @@ import Testing
         )
         #expect(sawBuffering, "4 MiB do not fit the association's 1 MiB send buffer at once")
         #expect(bulk.bufferedAmount == 0)
+    }
+}
+
+extension Range where Bound == Int {
+    /// `transform` of each element, in order, awaited one after another.
+    func asyncMap<T>(_ transform: (Int) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
     }
 }
