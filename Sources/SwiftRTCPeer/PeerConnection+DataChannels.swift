@@ -30,9 +30,6 @@ extension PeerConnection {
     /// ``DataChannelTransport/maxUnreadRemoteChannels``.
     public nonisolated var dataChannels: AsyncStream<DataChannel> { dataTransport.remoteChannels }
 
-    /// The data channels open or opening, both sides'.
-    public nonisolated var openDataChannels: [DataChannel] { dataTransport.channels }
-
     /// What this side says of its data channels.
     var dataSection: JSEP.DataSection {
         var section = JSEP.DataSection(mid: dataMid)
