@@ -29,7 +29,8 @@ import FoundationNetworking
     }
     static let unreachableOffer = offer("audio 9 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2")
     static let pcmuOnlyOffer = offer("audio 9 UDP/TLS/RTP/SAVPF 0", "a=rtpmap:0 PCMU/8000")
-    static let dataChannelOffer = offer("application 9 UDP/DTLS/SCTP webrtc-datachannel", "a=sctp-port:5000")
+    /// An application section of a kind we do not take (BFCP, RFC 8856).
+    static let bfcpOffer = offer("application 9 UDP/TLS/BFCP *", "a=floorctrl:c-s")
 
     /// A POST to `url`: its status, `Retry-After` and body.
     static func post(
@@ -96,7 +97,7 @@ import FoundationNetworking
             ("text/plain", Data(Self.unreachableOffer.utf8), 415, "application/sdp"),
             ("application/sdp", Data([0x00, 0xFF, 0x13, 0x37]), 400, "not UTF-8"),
             ("application/sdp", Data("v=0\r\nm=audio x\r\n".utf8), 400, "invalid session description"),
-            ("application/sdp", Data(Self.dataChannelOffer.utf8), 422, "no audio or video section"),
+            ("application/sdp", Data(Self.bfcpOffer.utf8), 422, "no audio, video or data section"),
         ]
         for (type, body, status, reason) in hostile {
             let reply = try await Self.post(url, token: token, contentType: type, body: body)
