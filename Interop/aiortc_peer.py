@@ -36,6 +36,7 @@ from interop_common import (  # noqa: E402
     die_missing,
     empty_report,
     keep_allowed_candidates,
+    print_session,
     whip_delete,
     whip_post,
     finish,
@@ -527,6 +528,7 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
             return False
         log(f"session {session_id}: ending")
         finished.append(await call.finish())
+        print_session(finished[-1])
         session_ended.set()
         return True
 

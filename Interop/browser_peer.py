@@ -36,6 +36,7 @@ from interop_common import (  # noqa: E402
     candidate_problem,
     empty_report,
     keep_allowed_candidates,
+    print_session,
     whip_delete,
     whip_post,
     finish,
@@ -259,6 +260,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
             return False
         log(f"session {session_id}: ended by DELETE")
         finished.append(merge(server_report(session_id), page_report, browser.name))
+        print_session(dict(finished[-1], role="whip-server"))
         changed.set()
         return True
 
@@ -279,6 +281,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
             page_report = browser.call("finish", session_id)
             if page_report is not None:
                 finished.append(merge(server_report(session_id), page_report, browser.name))
+                print_session(dict(finished[-1], role="whip-server"))
     except RuntimeError as e:
         report = empty_report(browser.name, "whip-server")
         report["errors"].append(str(e))

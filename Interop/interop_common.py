@@ -110,6 +110,17 @@ def finish(report: dict, path: Optional[str], script: str) -> int:
     return EXIT_OK
 
 
+_stdout_lock = threading.Lock()
+
+
+def print_session(report: dict) -> None:
+    """whip-server: `SESSION {json}` on stdout, one line, as each session ends: that session's
+    report (the final REPORT and --report file are the last session's)."""
+    with _stdout_lock:
+        sys.stdout.write("SESSION " + json.dumps(report, sort_keys=True) + "\n")
+        sys.stdout.flush()
+
+
 def write_report(report: dict, path: Optional[str]) -> None:
     text = json.dumps(report, indent=2, sort_keys=True)
     print("REPORT " + json.dumps(report, sort_keys=True), flush=True)
