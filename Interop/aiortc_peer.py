@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """aiortc interop peer for SwiftRTC: a WHIP client or a WHIP endpoint, on loopback.
 
-  aiortc_peer.py whip-client URL [--duration S] [--report FILE] [ICE flags]
-  aiortc_peer.py whip-server --port P [--once] [--duration S] [--report FILE] [ICE flags]
+  aiortc_peer.py whip-client URL [--duration S] [--report FILE] [ICE flags] [--no-audio] [--no-video]
+                 [--data-channel LABEL [--data-messages N] [--data-size BYTES] [--data-unordered]
+                  [--data-max-retransmits K] [--data-binary]]
+  aiortc_peer.py whip-server --port P [--once] [--duration S] [--report FILE] [ICE flags] [--echo-data]
 
 Both roles send a 440 Hz tone (Opus) and a moving 640x480 colour-bar pattern (VP8), and
-report what they received and decoded as the bot report JSON of DESIGN.md. See README.md.
+report what they received and decoded as the bot report JSON of DESIGN.md. The client can
+also open a data channel and count the echoes of numbered messages; the server echoes the
+messages of every channel the peer opens (--echo-data). See README.md.
 """
 
 from __future__ import annotations
@@ -23,17 +27,26 @@ from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interop_common import (  # noqa: E402
+    DATA_MAX_BUFFERED,
+    DATA_TIMEOUT_S,
+    EchoMatcher,
     WhipEndpoint,
     WhipError,
     candidate_problem,
     die_missing,
     empty_report,
     keep_allowed_candidates,
+    print_session,
     whip_delete,
     whip_post,
     finish,
     add_address_flag,
+    add_data_client_flags,
+    add_data_server_flags,
     allowed_addresses,
+    check_data_flags,
+    data_message,
+    data_row,
     set_allowed_addresses,
 )
 
@@ -154,9 +167,10 @@ class PatternTrack(VideoStreamTrack):
 # --- one peer connection and what it received -------------------------------------------------------
 
 class Call:
-    """One RTCPeerConnection sending tone + pattern and counting what it decodes."""
+    """One RTCPeerConnection sending tone + pattern (or only one of them, or neither for a
+    data-only connection) and counting what it decodes; its data channels' rows."""
 
-    def __init__(self, config: RTCConfiguration, role: str) -> None:
+    def __init__(self, config: RTCConfiguration, role: str, audio: bool = True, video: bool = True) -> None:
         self.pc = RTCPeerConnection(configuration=config)
         self.report = empty_report("aiortc", role)
         self.t0 = time.monotonic()
@@ -170,9 +184,13 @@ class Call:
         self.last_video_frame_at: Optional[float] = None
         self.freeze_max_ms: Optional[float] = None
         self.tasks: list[asyncio.Task] = []
-        self.pc.addTrack(ToneTrack())
-        self.pattern = PatternTrack()
-        self.pc.addTrack(self.pattern)
+        # The rows of report["data_channels"]: channels this side opened, or the peer did.
+        self.data_rows: list[dict] = []
+        if audio:
+            self.pc.addTrack(ToneTrack())
+        self.pattern = PatternTrack() if video else None
+        if self.pattern is not None:
+            self.pc.addTrack(self.pattern)
 
         @self.pc.on("iceconnectionstatechange")
         def _ice() -> None:
@@ -199,6 +217,30 @@ class Call:
         @self.pc.on("track")
         def _track(track) -> None:
             self.tasks.append(asyncio.ensure_future(self.consume(track)))
+
+    def echo_data_channels(self, echo: bool) -> None:
+        """Counts what arrives on each channel the peer opens (a row each) and, with `echo`,
+        sends every message back on the same channel, text as text and binary as binary."""
+
+        @self.pc.on("datachannel")
+        def _channel(channel) -> None:
+            row = data_row(channel.label)
+            # For a channel the peer opened: from the start of the session to its announcement.
+            row["open_ms"] = self.elapsed_ms()
+            self.data_rows.append(row)
+            log(f"data channel {channel.label!r} (id {channel.id}) opened by the peer")
+
+            @channel.on("message")
+            def _message(message) -> None:
+                size = len(message.encode()) if isinstance(message, str) else len(message)
+                row["messages_received"] += 1
+                row["bytes_received"] += size
+                if echo and channel.readyState == "open":
+                    # The sender keeps at most ~1 MiB in flight, so the echoes buffered here
+                    # stay about as small.
+                    channel.send(message)
+                    row["messages_sent"] += 1
+                    row["bytes_sent"] += size
 
     def elapsed_ms(self) -> int:
         return round((time.monotonic() - self.t0) * 1000)
@@ -251,8 +293,10 @@ class Call:
         """Candidate types of the nominated pair (from aioice's connection; None if unknown)."""
         result = {"local_candidate_type": None, "remote_candidate_type": None, "candidate_protocol": None}
         try:
-            transceiver = self.pc.getTransceivers()[0]
-            connection = transceiver.receiver.transport.transport._connection
+            transceivers = self.pc.getTransceivers()
+            # A data-only connection has no transceiver: its one DTLS transport is the SCTP one's.
+            dtls = transceivers[0].receiver.transport if transceivers else self.pc.sctp.transport
+            connection = dtls.transport._connection
             # The controlling agent keeps the nominated pair in _nominated; the controlled one
             # only marks it in the check list.
             pair = connection._nominated.get(1) or next(
@@ -291,7 +335,7 @@ class Call:
             self.report[kind]["packets_lost"] = lost[kind]
         # The issue 8 figures aiortc can know; the others (NACK/PLI counts, concealment,
         # jitter buffer, bandwidth estimate) it does not expose, so they stay null.
-        self.report["video"]["frames_sent"] = self.pattern.frames_produced
+        self.report["video"]["frames_sent"] = None if self.pattern is None else self.pattern.frames_produced
         self.report["video"]["freeze_max_ms"] = (None if self.freeze_max_ms is None
                                                  else round(self.freeze_max_ms))
         if self.audio_samples:
@@ -300,6 +344,8 @@ class Call:
             self.report["audio"]["rms"] = 0.0 if self.report["connected"] else None
         self.report["duration_ms"] = self.elapsed_ms()
         self.report.update(self.selected_pair())
+        if self.data_rows:
+            self.report["data_channels"] = [dict(row) for row in self.data_rows]
         try:
             await asyncio.wait_for(self.pc.close(), 10)
         except Exception as e:
@@ -308,6 +354,87 @@ class Call:
             if t is not asyncio.current_task():
                 t.cancel()
         return self.report
+
+
+async def wait_for(event: asyncio.Event, deadline: float, stop: asyncio.Event) -> bool:
+    """Whether `event` was set before the monotonic `deadline` (and before `stop`)."""
+    if not event.is_set() and not stop.is_set():
+        waits = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(stop.wait())]
+        _, pending = await asyncio.wait(waits, timeout=max(0.0, deadline - time.monotonic()),
+                                        return_when=asyncio.FIRST_COMPLETED)
+        for p in pending:
+            p.cancel()
+    return event.is_set()
+
+
+class DataSender:
+    """whip-client --data-channel: the channel made before the offer. Once it is open, sends
+    the numbered messages (waiting for bufferedamountlow whenever ~1 MiB is buffered) and
+    matches the echoes; fills the channel's row of the report."""
+
+    def __init__(self, call: Call, args: argparse.Namespace) -> None:
+        self.call = call
+        self.args = args
+        self.created = time.monotonic()
+        self.channel = call.pc.createDataChannel(
+            args.data_channel, ordered=not args.data_unordered, maxRetransmits=args.data_max_retransmits)
+        self.channel.bufferedAmountLowThreshold = DATA_MAX_BUFFERED // 2
+        self.row = data_row(args.data_channel)
+        call.data_rows.append(self.row)
+        self.matcher = EchoMatcher()
+        self.opened = asyncio.Event()
+        self.low = asyncio.Event()
+        self.all_back = asyncio.Event()
+
+        @self.channel.on("open")
+        def _open() -> None:
+            # For a channel we open: from its creation to its open event.
+            self.row["open_ms"] = round((time.monotonic() - self.created) * 1000)
+            self.opened.set()
+
+        @self.channel.on("bufferedamountlow")
+        def _low() -> None:
+            self.low.set()
+
+        @self.channel.on("message")
+        def _message(message) -> None:
+            self.row["messages_received"] += 1
+            self.row["bytes_received"] += len(message.encode()) if isinstance(message, str) else len(message)
+            self.matcher.echoed(message, time.monotonic())
+            if self.matcher.received >= self.args.data_messages:
+                self.all_back.set()
+
+    async def run(self, deadline: float, stop: asyncio.Event) -> None:
+        label, count, size = self.args.data_channel, self.args.data_messages, self.args.data_size
+        if not await wait_for(self.opened, deadline, stop):
+            self.call.error(f"data channel {label} did not open")
+            return
+        log(f"data channel {label!r} open after {self.row['open_ms']} ms")
+        try:
+            for index in range(count):
+                while self.channel.bufferedAmount > 0 and self.channel.bufferedAmount + size > DATA_MAX_BUFFERED:
+                    self.low.clear()
+                    if not await wait_for(self.low, deadline, stop):
+                        raise TimeoutError(f"{self.channel.bufferedAmount} bytes still buffered at the end")
+                if stop.is_set() or time.monotonic() > deadline:
+                    break
+                message = data_message(index, size, self.args.data_binary)
+                self.matcher.sent(message, time.monotonic())
+                self.channel.send(message)
+                self.row["messages_sent"] += 1
+                self.row["bytes_sent"] += size
+                await asyncio.sleep(0)  # lets the SCTP transport flush
+        except Exception as e:
+            self.call.error(f"data channel {label}: sending: {type(e).__name__}: {e}")
+        await wait_for(self.all_back, deadline, stop)
+        self.row["echo_mismatches"] = self.matcher.mismatches
+        self.row["echo_ms"] = self.matcher.median_ms
+        log(f"data channel {label!r}: {self.matcher.received} of {count} echoes back "
+            f"({self.matcher.mismatches} mismatched), median round trip {self.row['echo_ms']} ms")
+        if self.matcher.received < count:
+            self.call.error(f"data channel {label}: {self.matcher.received} of {count} echoes came back")
+        if self.matcher.mismatches:
+            self.call.error(f"data channel {label}: {self.matcher.mismatches} echoes matched no message sent")
 
 
 def make_config(args: argparse.Namespace) -> RTCConfiguration:
@@ -321,9 +448,12 @@ def make_config(args: argparse.Namespace) -> RTCConfiguration:
 # --- roles --------------------------------------------------------------------------------------------
 
 async def run_client(args: argparse.Namespace, stop: asyncio.Event) -> dict:
-    call = Call(make_config(args), "whip-client")
+    call = Call(make_config(args), "whip-client", audio=not args.no_audio, video=not args.no_video)
     location: Optional[str] = None
+    sender: Optional[DataSender] = None
     try:
+        if args.data_channel is not None:
+            sender = DataSender(call, args)  # before the offer: it gets an application section
         await call.pc.setLocalDescription(await call.pc.createOffer())  # gathers all candidates
         offer = keep_allowed_candidates(call.pc.localDescription.sdp)
         call.check_candidates(offer, "local")
@@ -335,10 +465,18 @@ async def run_client(args: argparse.Namespace, stop: asyncio.Event) -> dict:
             RTCSessionDescription(sdp=answer, type="answer"))
         if await call.wait_connected(CONNECT_TIMEOUT_S):
             log(f"connected: ICE {call.report['ice_connected_ms']} ms, DTLS {call.report['dtls_connected_ms']} ms")
-            try:
-                await asyncio.wait_for(stop.wait(), args.duration)
-            except asyncio.TimeoutError:
-                pass
+            # --duration after connecting (5 s by default). With --data-channel and no
+            # --duration, the run ends once every echo is back (DATA_TIMEOUT_S at most).
+            duration = args.duration if args.duration is not None else (
+                DATA_TIMEOUT_S if sender is not None else 5.0)
+            end = time.monotonic() + duration
+            if sender is not None:
+                await sender.run(end, stop)
+            if sender is None or args.duration is not None:
+                try:
+                    await asyncio.wait_for(stop.wait(), max(0.0, end - time.monotonic()))
+                except asyncio.TimeoutError:
+                    pass
     except WhipError as e:
         call.error(str(e))
     except Exception as e:
@@ -360,7 +498,10 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     session_ended = asyncio.Event()
 
     async def answer(offer_sdp: str) -> tuple[str, str]:
-        call = Call(config, "whip-server")
+        # Media back only of the kinds offered (a data-only offer gets a data-only answer).
+        kinds = {line.split()[0][2:] for line in offer_sdp.splitlines() if line.startswith("m=")}
+        call = Call(config, "whip-server", audio="audio" in kinds, video="video" in kinds)
+        call.echo_data_channels(args.echo_data)
         session_id = uuid.uuid4().hex
         offer_sdp = keep_allowed_candidates(offer_sdp)
         call.check_candidates(offer_sdp, "remote (offer)")
@@ -387,6 +528,7 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
             return False
         log(f"session {session_id}: ending")
         finished.append(await call.finish())
+        print_session(finished[-1])
         session_ended.set()
         return True
 
@@ -434,9 +576,12 @@ def main() -> int:
     server.add_argument("--port", type=int, required=True)
     server.add_argument("--host", default="127.0.0.1")
     server.add_argument("--once", action="store_true", help="exit when the first session ends")
-    for p, default_duration in ((client, 5.0), (server, 60.0)):
+    add_data_client_flags(client)
+    add_data_server_flags(server)
+    for p, default_duration in ((client, None), (server, 60.0)):
         p.add_argument("--duration", type=float, default=default_duration,
-                       help="client: seconds of media after connecting; server: seconds to run at most")
+                       help="client: seconds of media after connecting (default 5; with --data-channel, "
+                            "until the echoes are back); server: seconds to run at most (default 60)")
         p.add_argument("--report", help="write the bot report JSON here")
         p.add_argument("--ice-server", action="append", default=[], metavar="URL",
                        help="stun:/turn: URL (aiortc uses the first TURN server)")
@@ -445,6 +590,8 @@ def main() -> int:
         p.add_argument("--relay-only", action="store_true", help="iceTransportPolicy relay")
         add_address_flag(p)
     args = parser.parse_args()
+    if args.role == "whip-client":
+        check_data_flags(client, args)
     set_allowed_addresses(args.allow_address)
     if args.relay_only and not any(u.startswith("turn") for u in args.ice_server):
         parser.error("--relay-only needs a turn: or turns: --ice-server")

@@ -3,7 +3,10 @@
 in Chromium or Firefox ESR.
 
   browser_peer.py [--browser chromium|firefox] whip-client URL [--duration S] [--report FILE] [ICE flags]
+                  [--no-audio] [--no-video] [--data-channel LABEL [--data-messages N] [--data-size BYTES]
+                   [--data-unordered] [--data-max-retransmits K] [--data-binary]]
   browser_peer.py [--browser chromium|firefox] whip-server --port P [--once] [--duration S] [--report FILE] [ICE flags]
+                  [--echo-data]
 
 --browser (default chromium) may also come after the role. The browser runs browser_peer.html
 with its fake camera and microphone: Chromium driven through chromedriver's W3C HTTP API
@@ -27,15 +30,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from browsers import NAMES, STARTUP_TIMEOUT_S, Browser, make  # noqa: E402
 from interop_common import (  # noqa: E402
+    DATA_TIMEOUT_S,
     WhipEndpoint,
     WhipError,
     candidate_problem,
     empty_report,
     keep_allowed_candidates,
+    print_session,
     whip_delete,
     whip_post,
     finish,
     add_address_flag,
+    add_data_client_flags,
+    add_data_server_flags,
+    check_data_flags,
     set_allowed_addresses,
 )
 
@@ -50,7 +58,19 @@ def page_config(args: argparse.Namespace) -> dict:
     servers = [{"urls": url, **({"username": args.ice_username} if args.ice_username else {}),
                 **({"credential": args.ice_credential} if args.ice_credential else {})}
                for url in args.ice_server]
-    return {"iceServers": servers, "relayOnly": args.relay_only}
+    config: dict[str, Any] = {"iceServers": servers, "relayOnly": args.relay_only}
+    if args.role == "whip-client":
+        config["audio"] = not args.no_audio
+        config["video"] = not args.no_video
+        if args.data_channel is not None:
+            config["dataChannel"] = {
+                "label": args.data_channel, "ordered": not args.data_unordered,
+                "maxRetransmits": args.data_max_retransmits, "messages": args.data_messages,
+                "size": args.data_size, "binary": args.data_binary,
+            }
+    else:
+        config["echoData"] = args.echo_data
+    return config
 
 
 def note_candidates(errors: list[str], sdp: str, whose: str, original: Optional[str] = None) -> None:
@@ -139,7 +159,15 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
         browser.call("applyAnswer", session_id, answer)
         if wait_connected(browser, session_id, report["errors"]):
             log("connected")
-            stop.wait(args.duration)
+            # --duration after connecting (5 s by default). With --data-channel and no
+            # --duration, the run ends once every echo is back (DATA_TIMEOUT_S at most).
+            duration = args.duration if args.duration is not None else (
+                DATA_TIMEOUT_S if args.data_channel is not None else 5.0)
+            end = time.monotonic() + duration
+            if args.data_channel is not None:
+                wait_for_echoes(browser, session_id, end, stop)
+            if args.data_channel is None or args.duration is not None:
+                stop.wait(max(0.0, end - time.monotonic()))
     except (WhipError, RuntimeError) as e:
         report["errors"].append(str(e))
     if args.screenshot and session_id is not None:
@@ -160,6 +188,17 @@ def run_client(browser: Browser, args: argparse.Namespace, stop: threading.Event
     page.stop()
     report["role"] = "whip-client"
     return report
+
+
+def wait_for_echoes(browser: Browser, session_id: str, end: float, stop: threading.Event) -> None:
+    """Polls the page until its data channel has every echo back, or `end` (monotonic)."""
+    data: Any = None
+    while not stop.is_set() and time.monotonic() < end:
+        data = (browser.call("status", session_id) or {}).get("data")
+        if data and data["done"]:
+            break
+        stop.wait(0.05)
+    log(f"data channel: {data}")
 
 
 def take_screenshot(browser: Browser, path: str) -> None:
@@ -221,6 +260,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
             return False
         log(f"session {session_id}: ended by DELETE")
         finished.append(merge(server_report(session_id), page_report, browser.name))
+        print_session(dict(finished[-1], role="whip-server"))
         changed.set()
         return True
 
@@ -241,6 +281,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
             page_report = browser.call("finish", session_id)
             if page_report is not None:
                 finished.append(merge(server_report(session_id), page_report, browser.name))
+                print_session(dict(finished[-1], role="whip-server"))
     except RuntimeError as e:
         report = empty_report(browser.name, "whip-server")
         report["errors"].append(str(e))
@@ -271,11 +312,14 @@ def main() -> int:
     server.add_argument("--port", type=int, required=True)
     server.add_argument("--host", default="127.0.0.1")
     server.add_argument("--once", action="store_true", help="exit when the first session ends")
-    for p, default_duration in ((client, 5.0), (server, 60.0)):
+    add_data_client_flags(client)
+    add_data_server_flags(server)
+    for p, default_duration in ((client, None), (server, 60.0)):
         # After the role too; SUPPRESS keeps a --browser given before the role.
         p.add_argument("--browser", choices=NAMES, default=argparse.SUPPRESS, help=browser_help)
         p.add_argument("--duration", type=float, default=default_duration,
-                       help="client: seconds of media after connecting; server: seconds to run at most")
+                       help="client: seconds of media after connecting (default 5; with --data-channel, "
+                            "until the echoes are back); server: seconds to run at most (default 60)")
         p.add_argument("--report", help="write the bot report JSON here")
         p.add_argument("--ice-server", action="append", default=[], metavar="URL", help="stun:/turn: URL")
         p.add_argument("--ice-username")
@@ -287,6 +331,8 @@ def main() -> int:
         p.add_argument("--dump-sdp", metavar="DIR", help="write each exchange's SDPs into DIR")
         p.add_argument("--screenshot", metavar="PNG", help="write a picture of the page once media ran")
     args = parser.parse_args()
+    if args.role == "whip-client":
+        check_data_flags(client, args)
     set_allowed_addresses(args.allow_address)
     if args.relay_only and not any(u.startswith("turn") for u in args.ice_server):
         parser.error("--relay-only needs a turn: or turns: --ice-server")

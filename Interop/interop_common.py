@@ -12,12 +12,14 @@ import json
 import random
 import re
 import socket
+import statistics
 import sys
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Callable, Optional
+from collections import Counter, deque
+from typing import Callable, Optional, Union
 
 # Exit codes shared by both peers.
 EXIT_OK = 0  # ran, connected, report written
@@ -108,12 +110,137 @@ def finish(report: dict, path: Optional[str], script: str) -> int:
     return EXIT_OK
 
 
+_stdout_lock = threading.Lock()
+
+
+def print_session(report: dict) -> None:
+    """whip-server: `SESSION {json}` on stdout, one line, as each session ends: that session's
+    report (the final REPORT and --report file are the last session's)."""
+    with _stdout_lock:
+        sys.stdout.write("SESSION " + json.dumps(report, sort_keys=True) + "\n")
+        sys.stdout.flush()
+
+
 def write_report(report: dict, path: Optional[str]) -> None:
     text = json.dumps(report, indent=2, sort_keys=True)
     print("REPORT " + json.dumps(report, sort_keys=True), flush=True)
     if path:
         with open(path, "w") as f:
             f.write(text + "\n")
+
+
+# --- data channels ------------------------------------------------------------------------------
+
+# The largest --data-size: the max-message-size Chromium and aiortc announce (RFC 8841), and callbot's.
+DATA_MAX_SIZE = 262144
+# A sender waits (bufferedamountlow) while more than this would be buffered on its channel.
+DATA_MAX_BUFFERED = 1 << 20
+# How long a --data-channel run without --duration waits for its echoes, after connecting.
+DATA_TIMEOUT_S = 60.0
+
+
+def data_message(index: int, size: int, binary: bool) -> Union[str, bytes]:
+    """Message `index` (0-based) of `size` bytes, the same in every interop peer and in callbot:
+    text is f"{index}:" then letters chr(ord('a') + (index + k) % 26) for k = 0, 1, ..., cut to
+    `size` characters (ASCII, so `size` bytes); binary is bytes (index * 31 + k) & 0xff."""
+    if binary:
+        return bytes((index * 31 + k) & 0xFF for k in range(size))
+    prefix = f"{index}:"
+    filler = "".join(chr(ord("a") + (index + k) % 26) for k in range(max(0, size - len(prefix))))
+    return (prefix + filler)[:size]
+
+
+def data_row(label: str) -> dict:
+    """One row of the report's "data_channels" (see README.md)."""
+    return {"label": label, "messages_sent": 0, "messages_received": 0, "bytes_sent": 0,
+            "bytes_received": 0, "echo_mismatches": 0, "open_ms": None, "echo_ms": None}
+
+
+class EchoMatcher:
+    """The messages sent and not echoed yet: a multiset (Counter) of (kind, content), with the
+    send times of each key in FIFO order (an unordered channel may echo in any order). An echo
+    that matches an outstanding message takes its oldest send time and gives a round trip; one
+    that matches none, or has the other kind, is a mismatch."""
+
+    def __init__(self) -> None:
+        self.outstanding: Counter = Counter()
+        self.sent_at: dict[tuple[str, Union[str, bytes]], deque] = {}
+        self.round_trips_ms: list[float] = []
+        self.mismatches = 0
+        self.received = 0
+
+    @staticmethod
+    def key(message: Union[str, bytes]) -> tuple[str, Union[str, bytes]]:
+        return ("text", message) if isinstance(message, str) else ("binary", bytes(message))
+
+    def sent(self, message: Union[str, bytes], at: float) -> None:
+        key = self.key(message)
+        self.outstanding[key] += 1
+        self.sent_at.setdefault(key, deque()).append(at)
+
+    def echoed(self, message: Union[str, bytes], at: float) -> None:
+        self.received += 1
+        key = self.key(message)
+        if self.outstanding[key] <= 0:
+            self.mismatches += 1
+            return
+        self.outstanding[key] -= 1
+        if not self.outstanding[key]:
+            del self.outstanding[key]
+        self.round_trips_ms.append((at - self.sent_at[key].popleft()) * 1000)
+
+    @property
+    def matched(self) -> int:
+        return len(self.round_trips_ms)
+
+    @property
+    def median_ms(self) -> Optional[float]:
+        return round(statistics.median(self.round_trips_ms), 3) if self.round_trips_ms else None
+
+
+def add_data_client_flags(parser) -> None:
+    """whip-client's data channel flags (the same as callbot whip's) and --no-audio/--no-video."""
+    parser.add_argument("--no-audio", action="store_true", help="send no audio (no audio section in the offer)")
+    parser.add_argument("--no-video", action="store_true", help="send no video (no video section in the offer)")
+    parser.add_argument("--data-channel", metavar="LABEL",
+                        help="open a data channel with this label before the offer and send messages on it")
+    parser.add_argument("--data-messages", type=int, metavar="N", help="messages to send (default 10)")
+    parser.add_argument("--data-size", type=int, metavar="BYTES",
+                        help=f"bytes per message, 1 to {DATA_MAX_SIZE} (default 100)")
+    parser.add_argument("--data-unordered", action="store_true", help="an unordered channel")
+    parser.add_argument("--data-max-retransmits", type=int, metavar="K",
+                        help="a partially reliable channel: at most K retransmissions")
+    parser.add_argument("--data-binary", action="store_true", help="binary messages (default: text)")
+
+
+def add_data_server_flags(parser) -> None:
+    parser.add_argument("--echo-data", action="store_true",
+                        help="echo every message on every data channel the peer opens, on the same channel")
+
+
+def check_data_flags(parser, args) -> None:
+    """Validates the whip-client data flags and fills in their defaults (10 messages of 100 bytes)."""
+    if getattr(args, "data_channel", None) is None:
+        given = [flag for flag, value in (
+            ("--data-messages", args.data_messages), ("--data-size", args.data_size),
+            ("--data-max-retransmits", args.data_max_retransmits)) if value is not None]
+        given += [flag for flag, value in (("--data-unordered", args.data_unordered),
+                                           ("--data-binary", args.data_binary)) if value]
+        if given:
+            parser.error(f"{', '.join(given)} need --data-channel LABEL")
+        if args.no_audio and args.no_video:
+            parser.error("--no-audio and --no-video together leave nothing to send (add --data-channel LABEL)")
+        return
+    if len(args.data_channel.encode()) > 65535:
+        parser.error("--data-channel's label is longer than 65535 bytes")
+    args.data_messages = 10 if args.data_messages is None else args.data_messages
+    args.data_size = 100 if args.data_size is None else args.data_size
+    if not 1 <= args.data_messages <= 1_000_000:
+        parser.error("--data-messages takes 1 to 1000000")
+    if not 1 <= args.data_size <= DATA_MAX_SIZE:
+        parser.error(f"--data-size takes 1 to {DATA_MAX_SIZE} bytes")
+    if args.data_max_retransmits is not None and not 0 <= args.data_max_retransmits <= 65535:
+        parser.error("--data-max-retransmits takes 0 to 65535")
 
 
 # --- candidates on allowed addresses only -------------------------------------------------------

@@ -9,18 +9,24 @@
 #   5. aiortc whip-server   <- Chromium whip-client, both relay-only through a real coturn
 #   6. Chromium whip-server (relay-only through coturn) <- aiortc whip-client (host candidates)
 #   7. aiortc whip-server   <- Firefox whip-client, both relay-only through coturn
-# Usage: Interop/selfcheck.sh [--duration SECONDS] [--keep DIR]
+# With --data it runs the data channel pairings instead (whip-server --echo-data, whip-client
+# --data-channel): aiortc <- aiortc, aiortc <- Chromium, aiortc <- Firefox, Chromium <- aiortc and
+# Firefox <- aiortc, each with six variants (ordered and unordered, text and binary, 1, 1000 and
+# 262144-byte messages, data-only and beside audio and video), and asserts every echo came back.
+# Usage: Interop/selfcheck.sh [--duration SECONDS] [--keep DIR] [--data]
 # Exits 0 when every pairing passed, 1 when one failed, 2 when a dependency is missing.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 duration=5
 out=""
+data=0
 while (($#)); do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
     --keep) out="$2"; shift 2 ;;
-    *) echo "usage: $0 [--duration SECONDS] [--keep DIR]" >&2; exit 2 ;;
+    --data) data=1; shift ;;
+    *) echo "usage: $0 [--duration SECONDS] [--keep DIR] [--data]" >&2; exit 2 ;;
   esac
 done
 
@@ -126,6 +132,89 @@ pairing() {
   fi
 }
 
+# data_pairing NAME SERVER_PEER CLIENT_PEER MEDIA_SECONDS LABEL MESSAGES SIZE [CLIENT FLAGS...]:
+# SERVER_PEER whip-server --echo-data <- CLIENT_PEER whip-client --data-channel LABEL
+# --data-messages MESSAGES --data-size SIZE [CLIENT FLAGS]; data-only when MEDIA_SECONDS is 0
+# (the client then ends once the echoes are back), else beside audio and video for that long.
+data_pairing() {
+  local name="$1" media_seconds="$4" label="$5" messages="$6" size="$7" server client
+  read -r -a server <<<"$(peer_command "$2")"
+  read -r -a client <<<"$(peer_command "$3")"
+  shift 7
+  local dir="$out/$name" port url server_pid start end rc_client rc_server
+  local media=(--no-audio --no-video) check=(--no-media)
+  ((media_seconds > 0)) && media=(--duration "$media_seconds") && check=()
+  mkdir -p "$dir"
+  port="$(free_port)"
+  start="$(now_ms)"
+  timeout -k 10 120 "$python" "$here/${server[0]}" "${server[@]:1}" whip-server --port "$port" --once --duration 90 \
+    --echo-data --report "$dir/server.json" >"$dir/server.out" 2>"$dir/server.err" &
+  server_pid=$!
+  children+=("$server_pid")
+  if ! url="$(wait_ready "$dir/server.out" "$server_pid")"; then
+    echo "selfcheck: $name: $2 did not become ready; its stderr:" >&2
+    tail -20 "$dir/server.err" >&2
+    failures=$((failures + 1)); summary+=("$name: FAILED (server not ready)")
+    return
+  fi
+  timeout -k 10 120 "$python" "$here/${client[0]}" "${client[@]:1}" whip-client "$url" "${media[@]}" \
+    --data-channel "$label" --data-messages "$messages" --data-size "$size" "$@" \
+    --report "$dir/client.json" >"$dir/client.out" 2>"$dir/client.err"
+  rc_client=$?
+  wait "$server_pid"; rc_server=$?
+  end="$(now_ms)"
+  echo "== $name: $messages x $size B $* ($(( (end - start) / 1000 )).$(( (end - start) % 1000 / 100 )) s, server exit $rc_server, client exit $rc_client)"
+  local expect=(--data-channel "$label" --expect-messages "$messages" --expect-size "$size")
+  if "$python" "$here/check_report.py" "${check[@]}" "${expect[@]}" "$dir/server.json" \
+      "${check[@]}" "${expect[@]}" "$dir/client.json" && [ "$rc_server" -eq 0 ] && [ "$rc_client" -eq 0 ]; then
+    summary+=("$name: ok")
+  else
+    echo "selfcheck: $name failed; stderr of both peers:" >&2
+    tail -15 "$dir/server.err" "$dir/client.err" >&2
+    failures=$((failures + 1)); summary+=("$name: FAILED")
+  fi
+}
+
+finish_selfcheck() {
+  echo
+  printf '%s\n' "${summary[@]}"
+  if ((failures)); then
+    keep_out=1
+    echo "selfcheck: $failures failure(s); logs and reports kept in $out" >&2
+    exit 1
+  fi
+  ((keep_out)) && echo "selfcheck: all pairings passed (reports in $out)" || echo "selfcheck: all pairings passed"
+  exit 0
+}
+
+if ((data)); then
+  # The checker must fail a data channel row with a lost echo and a mismatched one.
+  mkdir -p "$out/checker"
+  cat >"$out/checker/lost-echo.json" <<'JSON'
+{"peer": "test", "role": "whip-client", "connected": true, "errors": [], "audio": {}, "video": {},
+ "data_channels": [{"label": "chat", "messages_sent": 10, "messages_received": 10, "bytes_sent": 1000,
+  "bytes_received": 1000, "echo_mismatches": 1, "open_ms": 50, "echo_ms": 2.5}]}
+JSON
+  if "$python" "$here/check_report.py" --no-media --data-channel chat "$out/checker/lost-echo.json" \
+      >/dev/null 2>"$out/checker/stderr"; then
+    echo "selfcheck: check_report.py accepted a data channel row with an echo mismatch" >&2
+    failures=$((failures + 1)); summary+=("checker: FAILED")
+  else
+    summary+=("checker rejects an echo mismatch: ok")
+  fi
+  for pair in "aiortc aiortc" "aiortc chromium" "aiortc firefox" "chromium aiortc" "firefox aiortc"; do
+    read -r server_peer client_peer <<<"$pair"
+    p="$server_peer-server-$client_peer-client"
+    data_pairing "$p-1" "$server_peer" "$client_peer" 0 chat 100 1
+    data_pairing "$p-2" "$server_peer" "$client_peer" 0 bulk 4 262144 --data-binary --data-unordered
+    data_pairing "$p-3" "$server_peer" "$client_peer" 0 bin 100 1000 --data-binary
+    data_pairing "$p-4" "$server_peer" "$client_peer" 0 big-text 4 262144 --data-unordered
+    data_pairing "$p-5" "$server_peer" "$client_peer" 3 events 100 1000 --data-unordered --data-max-retransmits 0
+    data_pairing "$p-6" "$server_peer" "$client_peer" 3 bulk-media 2 262144 --data-binary
+  done
+  finish_selfcheck
+fi
+
 # The checker itself must be able to fail: a connected call that decoded silence and no video.
 mkdir -p "$out/checker"
 cat >"$out/checker/silent.json" <<'JSON'
@@ -176,12 +265,4 @@ if [ "$relayed" -lt 200000 ]; then
   failures=$((failures + 1)); summary+=("coturn relay: FAILED")
 fi
 
-echo
-printf '%s\n' "${summary[@]}"
-if ((failures)); then
-  keep_out=1
-  echo "selfcheck: $failures failure(s); logs and reports kept in $out" >&2
-  exit 1
-fi
-((keep_out)) && echo "selfcheck: all pairings passed (reports in $out)" || echo "selfcheck: all pairings passed"
-exit 0
+finish_selfcheck
