@@ -64,7 +64,8 @@ extension JSEP {
         var answer = answer
         guard
             let index = offer.media.firstIndex(where: {
-                $0.kind == .application && $0.isDataChannel && $0.formats.contains(dataFormat) && $0.port != 0
+                $0.kind == .application && $0.isDataChannel && $0.formats.contains(dataFormat)
+                    && ($0.port != 0 || ($0.bundleOnly && offer.bundleGroups.first?.contains($0.mid ?? "") == true))
             }), index < answer.media.count
         else { return (answer, nil) }
         let offered = offer.resolved(offer.media[index])

@@ -29,6 +29,20 @@ import Testing
         #expect(bundle.contains(try #require(data.mid)))
     }
 
+    /// Firefox with `bundlePolicy: "max-bundle"` offers every section after the first with
+    /// port 0 and `a=bundle-only` (RFC 8843 §7.2.1): the data section is taken all the same.
+    @Test func aBundleOnlyDataSectionIsAccepted() throws {
+        var offer = try SDPFixtures.parse("firefox-153-offer-audio-video-data-full-candidates.sdp")
+        let index = try #require(offer.media.firstIndex { $0.kind == .application })
+        #expect(index > 0)
+        offer.media[index].port = 0
+        offer.media[index].bundleOnly = true
+        let local = TestPeer.local()
+        let plain = try JSEP.createAnswer(to: offer, transceivers: TestPeer.transceivers, local: local)
+        let (answer, remote) = JSEP.acceptingDataSection(.init(), offer: offer, answer: plain, local: local)
+        #expect(answer.media[index].port != 0 && remote != nil)
+    }
+
     @Test func anOfferWithoutADataSectionGetsNone() throws {
         let offer = try SDPFixtures.parse("chrome-156-plain-rtp-opus-vp8-rtx-twcc.offer.sdp")
         let local = TestPeer.local()
