@@ -379,9 +379,9 @@ final class DataChannelTransportCore: Sendable {
             return true
         }
         guard isNew else { return }
-        _ = try? DataChannelProtocolMessage.ack.bytes.withUnsafeBytes {
-            try association.withLock { $0 }?.send($0, stream: stream, ppid: PayloadProtocol.dcep.rawValue)
-        }
+        // Through the channel's queue: with the association's buffer full (a peer opening
+        // channels by the hundred) the ack waits for room instead of being lost.
+        channel.sendProtocolMessage(DataChannelProtocolMessage.ack.bytes)
         opened(channel)
         if case .dropped = announce.yield(channel) {
             state.withLock {
