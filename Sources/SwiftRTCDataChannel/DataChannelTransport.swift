@@ -137,7 +137,9 @@ final class DataChannelTransportCore: Sendable {
     /// Channels with messages waiting for room, flushed here (never on usrsctp's threads,
     /// which may hold its locks).
     private let flushing = DispatchQueue(label: "swiftrtc.datachannel.flush")
-    private let needRoom = Mutex<[ObjectIdentifier: DataChannel]>([:])
+    /// In the order they began to wait: the longest waiting is flushed first, so a channel
+    /// with megabytes queued does not take every room before a waiting open or small message.
+    private let needRoom = Mutex<(order: [DataChannel], members: Set<ObjectIdentifier>)>(([], []))
 
     init(announce: AsyncStream<DataChannel>.Continuation) {
         self.announce = announce
@@ -280,18 +282,23 @@ final class DataChannelTransportCore: Sendable {
     /// `channel` has messages waiting: it is flushed when the association has room again,
     /// and tried once more now (the room may have come before it asked).
     func waitForRoom(_ channel: DataChannel) {
-        needRoom.withLock { $0[ObjectIdentifier(channel)] = channel }
+        needRoom.withLock {
+            if $0.members.insert(ObjectIdentifier(channel)).inserted { $0.order.append(channel) }
+        }
         flushing.async { [self] in flush() }
     }
 
     /// `channel` has nothing waiting any more (called under its queue's lock, as
     /// ``waitForRoom(_:)`` is: a message queued after its flush is never missed).
     func stopWaitingForRoom(_ channel: DataChannel) {
-        needRoom.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        needRoom.withLock {
+            guard $0.members.remove(ObjectIdentifier(channel)) != nil else { return }
+            $0.order.removeAll { $0 === channel }
+        }
     }
 
     private func flush() {
-        for channel in needRoom.withLock({ Array($0.values) }) { channel.flush() }
+        for channel in needRoom.withLock({ $0.order }) { channel.flush() }
     }
 
     func reset(_ id: UInt16) {
