@@ -443,7 +443,7 @@ final class DataChannelFuzzPair: @unchecked Sendable {
                 guard limit == peerLimit, limit != 0, size > limit else {
                     fatalError("\(size) bytes refused as over the limit \(limit) (the peer's: \(peerLimit))")
                 }
-            case .noStreamLeft: fatalError("a send failed with noStreamLeft")
+            case .noStreamLeft, .labelTooLong: fatalError("a send failed with \(error)")
             }
             return
         }

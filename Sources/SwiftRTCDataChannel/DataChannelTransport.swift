@@ -206,6 +206,8 @@ final class DataChannelTransportCore: Sendable {
     }
 
     func create(label: String, options: DataChannel.Options) throws(DataChannelError) -> DataChannel {
+        // DCEP carries each in 16 bits of length (RFC 8832 §5.1); W3C refuses longer ones.
+        guard label.utf8.count <= 65535, options.protocol.utf8.count <= 65535 else { throw .labelTooLong }
         let made = state.withLock { state -> (DataChannel, sendNow: Bool)? in
             guard !state.closed, state.channels.count + state.unassigned.count < DataChannelTransport.maxChannels
             else { return nil }
