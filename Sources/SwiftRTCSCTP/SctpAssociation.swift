@@ -74,12 +74,18 @@ public final class SctpAssociation: Sendable {
 
     public let configuration: Configuration
     private let id: Int
-    /// usrsctp's socket: usrsctp locks it itself, so any thread may use it.
+    /// usrsctp's socket: usrsctp locks it itself, so any thread may use it, through
+    /// ``withSocket(_:)`` only.
     nonisolated(unsafe) private let socket: OpaquePointer
+    /// Calls on ``socket`` in progress, and whether ``close()`` was called. usrsctp frees a
+    /// socket when it is closed, so the last call to leave closes it: a send racing the close
+    /// of an aborted association never uses freed memory.
+    private let users = Mutex<(calls: Int, closed: Bool)>((0, false))
     private let output: @Sendable (UnsafeRawBufferPointer) -> Void
     private let onEvent: @Sendable (Event) -> Void
-    /// A message that comes in pieces (partial delivery), until its last piece.
-    private let partial = Mutex<(stream: UInt16, ppid: UInt32, bytes: [UInt8], oversized: Bool)?>(nil)
+    /// Messages that come in pieces (partial delivery), by stream, until their last piece:
+    /// with interleaving, pieces of several streams' messages alternate.
+    private let partial = Mutex<Reassembly>(Reassembly())
     private let oversized = Atomic<Int>(0)
     private let isClosed = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
@@ -88,8 +94,28 @@ public final class SctpAssociation: Sendable {
     /// Packets held before ``connect()``, at most (more are dropped; the peer resends).
     public static let maxEarlyPackets = 16
 
-    /// Messages dropped for being longer than ``Configuration/maxMessageSize``.
+    /// Messages dropped for being longer than ``Configuration/maxMessageSize`` (or for
+    /// pieces past what reassembly holds, ``maxReassemblyMessages``).
     public var droppedOversizedMessages: Int { oversized.load(ordering: .relaxed) }
+
+    /// Bytes of unfinished messages held for reassembly, at most, as a multiple of
+    /// ``Configuration/maxMessageSize``: pieces past it drop their message (counted in
+    /// ``droppedOversizedMessages``). usrsctp hands over pieces only of messages longer than
+    /// half its receive buffer (twice the limit, so only of messages dropped anyway), but a
+    /// peer decides how many streams have one in progress.
+    public static let maxReassemblyMessages = 4
+
+    /// Whether the association sends and takes I-DATA (RFC 8260): both ends offered message
+    /// interleaving, so a large message does not hold back the other streams' messages. Known
+    /// once ``Event/connected``; false before.
+    public var interleaving: Bool {
+        withSocket { socket -> Bool in
+            var value = sctp_assoc_value()
+            var length = socklen_t(MemoryLayout<sctp_assoc_value>.size)
+            let result = usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SCTP_INTERLEAVING_SUPPORTED, &value, &length)
+            return result == 0 && value.assoc_value != 0
+        } ?? false
+    }
 
     /// Sets up the association (nothing is sent until ``connect()``).
     /// - Parameters:
@@ -160,6 +186,16 @@ public final class SctpAssociation: Sendable {
             ),
             "SCTP_INITMSG"
         )
+        // Message interleaving (RFC 8260), used when the peer offers it too: usrsctp takes it
+        // once partial deliveries of different streams may interleave (level 2), and streams
+        // take turns at sending.
+        try set(Int32(IPPROTO_SCTP), SCTP_FRAGMENT_INTERLEAVE, Int32(2), "SCTP_FRAGMENT_INTERLEAVE")
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_INTERLEAVING_SUPPORTED,
+            sctp_assoc_value(assoc_id: sctp_assoc_t(SCTP_FUTURE_ASSOC), assoc_value: 1),
+            "SCTP_INTERLEAVING_SUPPORTED"
+        )
         for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT] {
             try set(
                 Int32(IPPROTO_SCTP),
@@ -175,6 +211,18 @@ public final class SctpAssociation: Sendable {
 
     /// Binds to the local port and starts the association towards the peer's.
     public func connect() throws(SctpError) {
+        guard try withSocket({ socket throws(SctpError) in try connect(socket) }) != nil else {
+            throw .call("usrsctp_connect", EBADF)
+        }
+        let waiting = early.withLock { early in
+            early.connecting = true
+            defer { early.packets = [] }
+            return early.packets
+        }
+        for packet in waiting { packet.withUnsafeBytes { receive($0) } }
+    }
+
+    private func connect(_ socket: OpaquePointer) throws(SctpError) {
         var local = Self.address(configuration.localPort, id: id)
         let bound = withUnsafePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -205,12 +253,6 @@ public final class SctpAssociation: Sendable {
             usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_PEER_ADDR_PARAMS, $0.baseAddress, socklen_t($0.count))
         }
         guard sized == 0 else { throw .call("setsockopt SCTP_PEER_ADDR_PARAMS", errno) }
-        let waiting = early.withLock { early in
-            early.connecting = true
-            defer { early.packets = [] }
-            return early.packets
-        }
-        for packet in waiting { packet.withUnsafeBytes { receive($0) } }
     }
 
     private static func address(_ port: UInt16, id: Int) -> sockaddr_conn {
@@ -255,24 +297,28 @@ public final class SctpAssociation: Sendable {
             info.sendv_prinfo.pr_policy = UInt16(SCTP_PR_SCTP_TTL)
             info.sendv_prinfo.pr_value = lifetime
         }
-        let sent = withUnsafeMutablePointer(to: &info) {
-            usrsctp_sendv(
-                socket,
-                message.baseAddress,
-                message.count,
-                nil,
-                0,
-                $0,
-                socklen_t(MemoryLayout<sctp_sendv_spa>.size),
-                UInt32(SCTP_SENDV_SPA),
-                0
-            )
+        let failure = withSocket { socket in
+            let sent = withUnsafeMutablePointer(to: &info) {
+                usrsctp_sendv(
+                    socket,
+                    message.baseAddress,
+                    message.count,
+                    nil,
+                    0,
+                    $0,
+                    socklen_t(MemoryLayout<sctp_sendv_spa>.size),
+                    UInt32(SCTP_SENDV_SPA),
+                    0
+                )
+            }
+            return sent < 0 ? errno : 0
         }
-        guard sent < 0 else { return }
+        guard let failure else { throw .refused(errno: EBADF) }
+        guard failure != 0 else { return }
         // ENOBUFS: usrsctp's own chunk or memory limits for now (many small messages queued
         // at once, several associations busy); room comes back as for a full buffer.
-        if errno == EWOULDBLOCK || errno == EAGAIN || errno == ENOBUFS { throw .bufferFull }
-        throw .refused(errno: errno)
+        if failure == EWOULDBLOCK || failure == EAGAIN || failure == ENOBUFS { throw .bufferFull }
+        throw .refused(errno: failure)
     }
 
     /// Resets our outgoing `streams` (closing the channels on them, RFC 8831 §6.7).
@@ -290,14 +336,47 @@ public final class SctpAssociation: Sendable {
             capacity: streams.count
         )
         for (index, stream) in streams.enumerated() { list[index] = stream }
-        guard usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RESET_STREAMS, request, socklen_t(size)) == 0 else {
-            throw .call("SCTP_RESET_STREAMS", errno)
+        let failure = withSocket { socket in
+            usrsctp_setsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RESET_STREAMS, request, socklen_t(size)) == 0
+                ? 0 : errno
         }
+        guard let failure else { throw .call("SCTP_RESET_STREAMS", EBADF) }
+        guard failure == 0 else { throw .call("SCTP_RESET_STREAMS", failure) }
     }
 
     /// Ends the association (an ABORT: linger 0) and forgets it; nothing is delivered after.
+    /// The socket is closed once no call uses it any more (at once, or by the last to leave).
     public func close() {
-        guard !isClosed.exchange(true, ordering: .relaxed) else { return }
+        isClosed.store(true, ordering: .relaxed)
+        let now = users.withLock { users in
+            guard !users.closed else { return false }
+            users.closed = true
+            return users.calls == 0
+        }
+        if now { release() }
+    }
+
+    /// `body` on the socket, or nil when the association is closed.
+    private func withSocket<Result, Failure: Error>(
+        _ body: (OpaquePointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        let open = users.withLock { users in
+            guard !users.closed else { return false }
+            users.calls += 1
+            return true
+        }
+        guard open else { return nil }
+        defer {
+            let last = users.withLock { users in
+                users.calls -= 1
+                return users.closed && users.calls == 0
+            }
+            if last { release() }
+        }
+        return try body(socket)
+    }
+
+    private func release() {
         usrsctp_close(socket)
         usrsctp_deregister_address(UnsafeMutableRawPointer(bitPattern: id))
         Usrsctp.associations.withLock { _ = $0.removeValue(forKey: id) }
@@ -322,7 +401,7 @@ public final class SctpAssociation: Sendable {
         let ppid = UInt32(bigEndian: info.rcv_ppid)
         let last = flags & Int32(MSG_EOR) != 0
         let limit = configuration.maxMessageSize
-        if last, partial.withLock({ $0 == nil }) {
+        if last, partial.withLock({ $0.messages.isEmpty }) {
             guard data.count <= limit else {
                 oversized.add(1, ordering: .relaxed)
                 return
@@ -330,26 +409,12 @@ public final class SctpAssociation: Sendable {
             onEvent(.message(stream: info.rcv_sid, ppid: ppid, data: Array(data)))
             return
         }
-        let whole = partial.withLock { partial -> (UInt16, UInt32, [UInt8])? in
-            var current = partial ?? (info.rcv_sid, ppid, [], false)
-            if !current.oversized, current.bytes.count + data.count <= limit {
-                current.bytes += data
-            } else {
-                current.oversized = true
-                current.bytes = []
-            }
-            guard last else {
-                partial = current
-                return nil
-            }
-            partial = nil
-            if current.oversized {
-                oversized.add(1, ordering: .relaxed)
-                return nil
-            }
-            return (current.stream, current.ppid, current.bytes)
+        let held = limit * Self.maxReassemblyMessages
+        let (whole, dropped) = partial.withLock { partial in
+            partial.add(data, stream: info.rcv_sid, ppid: ppid, last: last, limit: limit, held: held)
         }
-        if let whole { onEvent(.message(stream: whole.0, ppid: whole.1, data: whole.2)) }
+        if dropped { oversized.add(1, ordering: .relaxed) }
+        if let whole { onEvent(.message(stream: info.rcv_sid, ppid: whole.ppid, data: whole.bytes)) }
     }
 
     private func notification(_ data: UnsafeRawBufferPointer) {
@@ -379,6 +444,40 @@ public final class SctpAssociation: Sendable {
         default:
             break
         }
+    }
+}
+
+/// Messages arriving in pieces, by stream (pieces of different streams interleave once
+/// partial deliveries may, RFC 8260), and the bytes they hold together.
+struct Reassembly {
+    var messages: [UInt16: (ppid: UInt32, bytes: [UInt8], dropped: Bool)] = [:]
+    var bytes = 0
+
+    /// Adds a piece of `stream`'s message: the whole message after its last piece, and
+    /// whether the message was dropped (longer than `limit`, or more than `held` bytes of
+    /// unfinished messages), said once, at its last piece.
+    mutating func add(
+        _ piece: UnsafeRawBufferPointer,
+        stream: UInt16,
+        ppid: UInt32,
+        last: Bool,
+        limit: Int,
+        held: Int
+    ) -> (whole: (ppid: UInt32, bytes: [UInt8])?, dropped: Bool) {
+        var message = messages.removeValue(forKey: stream) ?? (ppid, [], false)
+        bytes -= message.bytes.count
+        if !message.dropped, message.bytes.count + piece.count <= limit, bytes + message.bytes.count + piece.count <= held {
+            message.bytes += piece
+        } else {
+            message.dropped = true
+            message.bytes = []
+        }
+        guard last else {
+            messages[stream] = message
+            bytes += message.bytes.count
+            return (nil, false)
+        }
+        return message.dropped ? (nil, true) : ((message.ppid, message.bytes), false)
     }
 }
 
