@@ -195,7 +195,7 @@ let package = Package(
         ),
         .target(
             name: "SwiftRTCCalls",
-            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling"]
+            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel"]
         ),
 
         // MARK: Umbrella
