@@ -290,6 +290,7 @@ let package = Package(
                 "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
                 "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
+                "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp",
             ],
             path: "Fuzz/FuzzTargets"
         ),

@@ -5,6 +5,8 @@ Fixtures/ and a few hand-made ones, in the input format each body in Fuzz/FuzzTa
 Run from the repository root: python3 Fuzz/make-corpus.py. It replaces the corpus folders
 (never regressions/); the media seeds of FileReaderFuzzer and RecorderFuzzer come from
 ffmpeg (./Scripts/bootstrap.sh --tests installs it), so a new run gives other bytes for those.
+SctpFuzzer's seeds are not written here: they are recorded from a live exchange of two
+usrsctp associations (swift run swiftrtc-fuzz record-sctp-seeds Fuzz/SctpFuzzer/corpus).
 """
 import glob
 import json
@@ -328,6 +330,111 @@ seed("STUNFuzzer", "allocate-438-stale-nonce.bin", stun(0x0113, [(0x0009, error_
 seed("STUNFuzzer", "allocate-441-wrong-credentials.bin", stun(0x0113, [(0x0009, error_code(441, b"Wrong Credentials"))]))
 seed("STUNFuzzer", "allocate-success.bin", stun(0x0103, [(0x0016, b"\x00\x01\xe1\x12\x5e\x12\xa4\x43"), (0x0020, b"\x00\x01\xe1\x12\x5e\x12\xa4\x43"),
                                                          (0x000D, b"\x00\x00\x02\x58"), (0x0008, b"\x00" * 20), (0x8028, b"\x00" * 4)]))
+
+# --- DataChannelFuzzer: [setup], then ops (Fuzz/FuzzTargets/DataChannel.swift) -------------
+# setup: bit 0 we are the DTLS client, bits 1-2 the peer's limit (64 KiB, none, 16, 1 KiB),
+# bit 3 connect at op 10, bit 4 the peer answers our resets. PPID selectors: 0 DCEP, 1 text,
+# 2 binary, 3 empty text, 4 empty binary, 5/6 the old partial PPIDs, 7 a u32 follows.
+
+def u16(v):
+    return struct.pack(">H", v)
+
+
+def dcep_open(channel_type, priority, parameter, label, protocol=b""):
+    return bytes([0x03, channel_type]) + struct.pack(">HIHH", priority, parameter, len(label), len(protocol)) + label + protocol
+
+
+def peer_send(stream, selector, data, ppid=None):
+    return bytes([0x00]) + u16(stream) + bytes([selector]) + (struct.pack(">I", ppid) if selector & 7 == 7 else b"") + u16(len(data)) + data
+
+
+def peer_open(stream, channel_type, label, protocol=b"", priority=256, parameter=0):
+    return bytes([0x01]) + u16(stream) + bytes([channel_type]) + struct.pack(">HI", priority, parameter) + u16(len(label)) + label + u16(len(protocol)) + protocol
+
+
+def peer_repeat(count, stream, selector, data):
+    return bytes([0x02]) + u16(count - 1) + u16(stream) + bytes([selector, len(data)]) + data
+
+
+def peer_opens(count, first, label):
+    return bytes([0x03]) + u16(count - 1) + u16(first) + bytes([len(label)]) + label
+
+
+def peer_reset(*streams):
+    return bytes([0x04, len(streams)]) + b"".join(u16(s) for s in streams)
+
+
+def create(label, protocol=b"", flags=0, id=0, parameter=0):
+    return bytes([0x05, flags]) + u16(id) + u16(parameter) + u16(len(label)) + label + u16(len(protocol)) + protocol
+
+
+def send(index, kind, data=b""):
+    return bytes([0x06, index, kind]) + u16(len(data)) + data
+
+
+close_channel = lambda index: bytes([0x07, index])
+read_channels = lambda count=0: bytes([0x08, count])
+read_messages = lambda index, count=0xFFFF: bytes([0x09, index]) + u16(count)
+CONNECT, PEER_ABORT, CLOSE = b"\x0a", b"\x0b", b"\x0c"
+peer_ack = lambda stream: b"\x0d" + u16(stream)
+
+seed("DataChannelFuzzer", "client-every-channel-type-and-message.bin", bytes([0x11]) + b"".join([
+    peer_open(1, 0x00, b"chat"),
+    peer_open(3, 0x81, b"game", b"json", priority=512, parameter=3),
+    peer_open(5, 0x02, b"telemetry", parameter=500),
+    peer_open(7, 0x82, "данные 🎉".encode(), "протокол".encode(), priority=128, parameter=100),
+    peer_open(9, 0x00, b""),
+    read_channels(),
+    peer_send(1, 1, "hello ☃".encode()), peer_send(1, 2, b"\x00\x01\x02"), peer_send(1, 3, b"\x00"), peer_send(1, 4, b"\x00"),
+    peer_send(3, 0x19, b"unordered, no retransmissions"), peer_send(5, 2, bytes(range(256)) * 4),
+    peer_send(9, 1, b"\xff\xfe not utf-8"),
+    read_messages(0), read_messages(1), read_messages(2), read_messages(4),
+    create(b"mine", b"proto"), create(b"unordered", flags=0x06, parameter=2), create(b"timed", flags=0x08, parameter=250),
+    send(5, 0, b"from us"), send(5, 1, b"\x01\x02"), send(5, 2), send(5, 3), send(0, 0, b"answer on theirs"),
+    close_channel(5), peer_reset(1), close_channel(3),
+]))
+seed("DataChannelFuzzer", "server-wrong-parity-and-malformed-dcep.bin", bytes([0x00]) + b"".join([
+    peer_open(1, 0x00, b"our parity: ignored"),
+    peer_send(2, 0, dcep_open(0x00, 256, 0, b"ab")[:11]),  # truncated header
+    peer_send(4, 0, dcep_open(0x00, 256, 0, b"label past the end")[:-3]),
+    peer_send(6, 0, dcep_open(0x03, 256, 0, b"unknown type")),
+    peer_send(8, 0, dcep_open(0x83, 256, 0, b"unknown unordered type")),
+    peer_send(10, 0, dcep_open(0x00, 256, 0, b"\xc3\x28", b"")),  # not UTF-8
+    peer_send(12, 0, dcep_open(0x00, 256, 0, b"ok", b"\xe2\x82")),  # protocol cut inside a character
+    peer_send(14, 0, b"\x04"), peer_send(16, 0, b""), peer_ack(18),
+    peer_send(20, 0, dcep_open(0x00, 256, 7, b"reliable with a parameter")),
+    peer_open(22, 0x00, b"twice"), peer_open(22, 0x01, b"twice again", parameter=1),
+    peer_send(24, 0, dcep_open(0x00, 256, 0, b"trailing") + b"junk"),
+    read_channels(),
+    peer_send(22, 1, b"still the first"), read_messages(0),
+]))
+seed("DataChannelFuzzer", "server-channels-before-connect-limit-16.bin", bytes([0x0C]) + b"".join([
+    create(b"early"), create(b"negotiated", flags=0x01, id=100), create(b"negotiated again", flags=0x01, id=100),
+    send(0, 0, b"too soon"), CONNECT,
+    send(0, 0, b"sixteen bytes ok"), send(0, 1, b"seventeen bytes!!"), send(1, 1, b"n"), send(1, 3),
+    peer_send(100, 1, b"negotiated from the peer"), read_messages(1),
+    peer_open(100, 0x00, b"open on a negotiated id"), read_channels(),
+]))
+seed("DataChannelFuzzer", "client-1100-messages-unread.bin", bytes([0x01]) + b"".join([
+    peer_open(1, 0x00, b"flood"), read_channels(),
+    peer_repeat(1100, 1, 1, b"m"), read_messages(0, 10), peer_repeat(20, 1, 2, b"\x07"), read_messages(0),
+]))
+seed("DataChannelFuzzer", "server-1100-channels-unread.bin", bytes([0x10]) + b"".join([
+    peer_opens(1100, 0, b"many"), read_channels(10), peer_opens(5, 4000, b"more"), read_channels(),
+]))
+seed("DataChannelFuzzer", "client-peer-aborts.bin", bytes([0x01]) + b"".join([
+    peer_open(1, 0x00, b"a"), create(b"b"), read_channels(), peer_send(1, 1, b"before the abort"),
+    PEER_ABORT, send(0, 0, b"after"), create(b"after the abort"), read_messages(0),
+]))
+seed("DataChannelFuzzer", "client-we-close.bin", bytes([0x11]) + b"".join([
+    peer_open(1, 0x00, b"a"), create(b"b"), read_channels(), CLOSE, create(b"after close"), send(2, 0, b"x"),
+]))
+seed("DataChannelFuzzer", "server-unknown-streams-and-ppids.bin", bytes([0x02]) + b"".join([
+    peer_open(0, 0x00, b"known"), read_channels(),
+    peer_send(0, 5, b"old binary partial"), peer_send(0, 6, b"old string partial"),
+    peer_send(0, 7, b"ppid 0", ppid=0), peer_send(0, 7, b"ppid max", ppid=0xFFFFFFFF),
+    peer_send(300, 1, b"no channel here"), peer_send(0, 0, b"\x02"), peer_send(0, 1, b"last"), read_messages(0),
+]))
 
 # --- FileReaderFuzzer and RecorderFuzzer: media from ffmpeg ---------------------------------
 

@@ -48,6 +48,7 @@ from interop_common import (  # noqa: E402
     data_message,
     data_row,
     set_allowed_addresses,
+    unblock_stop_signals,
 )
 
 try:
@@ -568,6 +569,7 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
 
 
 def main() -> int:
+    unblock_stop_signals()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="role", required=True)
     client = sub.add_parser("whip-client", help="dial a WHIP endpoint")

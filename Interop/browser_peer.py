@@ -45,6 +45,7 @@ from interop_common import (  # noqa: E402
     add_data_server_flags,
     check_data_flags,
     set_allowed_addresses,
+    unblock_stop_signals,
 )
 
 CONNECT_TIMEOUT_S = 30.0
@@ -299,6 +300,7 @@ def run_server(browser: Browser, args: argparse.Namespace, stop: threading.Event
 
 
 def main() -> int:
+    unblock_stop_signals()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     browser_help = "the browser to run (default chromium); before or after the role"
     parser.add_argument("--browser", choices=NAMES, default="chromium", help=browser_help)

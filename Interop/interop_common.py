@@ -11,6 +11,7 @@ import http.server
 import json
 import random
 import re
+import signal
 import socket
 import statistics
 import sys
@@ -33,6 +34,14 @@ def die_missing(what: str, install: str) -> None:
     """Exit with EXIT_MISSING_DEPENDENCY and a message naming what to install."""
     print(f"error: {what} is missing; install it with: {install}", file=sys.stderr)
     sys.exit(EXIT_MISSING_DEPENDENCY)
+
+
+def unblock_stop_signals() -> None:
+    """Unblocks SIGINT and SIGTERM, before any thread starts. A child inherits its parent's
+    blocked signals: the Swift test process runs most of its threads with nearly every signal
+    blocked, and Foundation's Process spawns from such a thread, so a peer it started never
+    saw the SIGTERM that should end it (the test waited 30 s, then SIGKILLed it without a report)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def free_port() -> int:

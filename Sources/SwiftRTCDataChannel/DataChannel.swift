@@ -340,4 +340,6 @@ public enum DataChannelError: Error, Sendable, Hashable {
     case refused(errno: Int32)
     /// Every stream id of this side is taken.
     case noStreamLeft
+    /// The label or the protocol is longer than 65535 bytes of UTF-8.
+    case labelTooLong
 }

@@ -137,7 +137,9 @@ final class DataChannelTransportCore: Sendable {
     /// Channels with messages waiting for room, flushed here (never on usrsctp's threads,
     /// which may hold its locks).
     private let flushing = DispatchQueue(label: "swiftrtc.datachannel.flush")
-    private let needRoom = Mutex<[ObjectIdentifier: DataChannel]>([:])
+    /// In the order they began to wait: the longest waiting is flushed first, so a channel
+    /// with megabytes queued does not take every room before a waiting open or small message.
+    private let needRoom = Mutex<(order: [DataChannel], members: Set<ObjectIdentifier>)>(([], []))
 
     init(announce: AsyncStream<DataChannel>.Continuation) {
         self.announce = announce
@@ -204,6 +206,8 @@ final class DataChannelTransportCore: Sendable {
     }
 
     func create(label: String, options: DataChannel.Options) throws(DataChannelError) -> DataChannel {
+        // DCEP carries each in 16 bits of length (RFC 8832 §5.1); W3C refuses longer ones.
+        guard label.utf8.count <= 65535, options.protocol.utf8.count <= 65535 else { throw .labelTooLong }
         let made = state.withLock { state -> (DataChannel, sendNow: Bool)? in
             guard !state.closed, state.channels.count + state.unassigned.count < DataChannelTransport.maxChannels
             else { return nil }
@@ -280,18 +284,23 @@ final class DataChannelTransportCore: Sendable {
     /// `channel` has messages waiting: it is flushed when the association has room again,
     /// and tried once more now (the room may have come before it asked).
     func waitForRoom(_ channel: DataChannel) {
-        needRoom.withLock { $0[ObjectIdentifier(channel)] = channel }
+        needRoom.withLock {
+            if $0.members.insert(ObjectIdentifier(channel)).inserted { $0.order.append(channel) }
+        }
         flushing.async { [self] in flush() }
     }
 
     /// `channel` has nothing waiting any more (called under its queue's lock, as
     /// ``waitForRoom(_:)`` is: a message queued after its flush is never missed).
     func stopWaitingForRoom(_ channel: DataChannel) {
-        needRoom.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        needRoom.withLock {
+            guard $0.members.remove(ObjectIdentifier(channel)) != nil else { return }
+            $0.order.removeAll { $0 === channel }
+        }
     }
 
     private func flush() {
-        for channel in needRoom.withLock({ Array($0.values) }) { channel.flush() }
+        for channel in needRoom.withLock({ $0.order }) { channel.flush() }
     }
 
     func reset(_ id: UInt16) {
@@ -379,9 +388,9 @@ final class DataChannelTransportCore: Sendable {
             return true
         }
         guard isNew else { return }
-        _ = try? DataChannelProtocolMessage.ack.bytes.withUnsafeBytes {
-            try association.withLock { $0 }?.send($0, stream: stream, ppid: PayloadProtocol.dcep.rawValue)
-        }
+        // Through the channel's queue: with the association's buffer full (a peer opening
+        // channels by the hundred) the ack waits for room instead of being lost.
+        channel.sendProtocolMessage(DataChannelProtocolMessage.ack.bytes)
         opened(channel)
         if case .dropped = announce.yield(channel) {
             state.withLock {

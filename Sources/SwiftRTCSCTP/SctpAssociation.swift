@@ -65,7 +65,8 @@ public final class SctpAssociation: Sendable {
 
     /// Why a message was not taken.
     public enum SendError: Error, Sendable, Equatable {
-        /// The send buffer is full: try again when it drains (``Event/sendBufferHasRoom``).
+        /// The send buffer (or usrsctp's queue) is full: try again when it drains
+        /// (``Event/sendBufferHasRoom``).
         case bufferFull
         /// Over ``Configuration/maxMessageSize`` or the association is not up; usrsctp's errno.
         case refused(errno: Int32)
@@ -268,7 +269,9 @@ public final class SctpAssociation: Sendable {
             )
         }
         guard sent < 0 else { return }
-        if errno == EWOULDBLOCK || errno == EAGAIN { throw .bufferFull }
+        // ENOBUFS: usrsctp's own chunk or memory limits for now (many small messages queued
+        // at once, several associations busy); room comes back as for a full buffer.
+        if errno == EWOULDBLOCK || errno == EAGAIN || errno == ENOBUFS { throw .bufferFull }
         throw .refused(errno: errno)
     }
 

@@ -93,6 +93,19 @@ import Testing
         #expect(await Self.first(theirs.messages) == [.text("negotiated")])
     }
 
+    @Test func aLabelOrProtocolOverDCEPsLengthIsRefused() throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        let long = String(repeating: "é", count: 32_768)  // 65536 bytes of UTF-8
+        #expect(throws: DataChannelError.labelTooLong) { try pair.client.createDataChannel(label: long) }
+        #expect(throws: DataChannelError.labelTooLong) {
+            try pair.client.createDataChannel(label: "x", options: .init(protocol: long))
+        }
+        #expect(
+            try pair.client.createDataChannel(label: String(repeating: "é", count: 32_767)).label.utf8.count == 65534
+        )
+    }
+
     @Test func closingOneSideClosesBoth() async throws {
         let pair = try Pair()
         defer { pair.close() }

@@ -8,14 +8,25 @@ import Testing
 /// wrong, and the same connection (and the server) keeps serving.
 @Suite struct HostileInputTests {
     /// What a well-behaved request gets afterwards: the server still answers.
+    /// Replies still on their way from before (a flood's messages that tokens refilled while
+    /// it was read, on a loaded machine, and their refusals) are passed over.
     static func stillServes(_ raw: RawClient) async throws {
         raw.send(.text(#"{"type":"callLogQuery","id":"after"}"#))
-        let reply = try await raw.next()
-        guard case let .callLog(log) = reply.body else {
-            Issue.record("expected callLog, got \(reply)")
-            return
+        for _ in 0..<100 {
+            let reply = try await raw.next()
+            switch reply.body {
+            case .callLog(let log) where log.replyTo == "after":
+                return
+            case .callLog(let log) where log.replyTo?.hasPrefix("f") == true:
+                continue
+            case .error(let error) where error.code == .tooManyMessages:
+                continue
+            default:
+                Issue.record("expected the callLog reply to \"after\", got \(reply)")
+                return
+            }
         }
-        #expect(log.replyTo == "after")
+        Issue.record("no reply to \"after\" within 100 messages")
     }
 
     @Test(arguments: [
