@@ -195,7 +195,7 @@ let package = Package(
         ),
         .target(
             name: "SwiftRTCCalls",
-            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling"]
+            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel"]
         ),
 
         // MARK: Umbrella
@@ -223,13 +223,14 @@ let package = Package(
             ]
         ),
 
-        // MARK: Examples: six bots of a few lines each (Examples/README.md)
+        // MARK: Examples: seven bots of a few lines each (Examples/README.md)
         .executableTarget(name: "recorder-bot", dependencies: ["SwiftRTC"], path: "Examples/recorder-bot"),
         .executableTarget(name: "announcer-bot", dependencies: ["SwiftRTC"], path: "Examples/announcer-bot"),
         .executableTarget(name: "transcriber-tap", dependencies: ["SwiftRTC"], path: "Examples/transcriber-tap"),
         .executableTarget(name: "whip-publisher", dependencies: ["SwiftRTC"], path: "Examples/whip-publisher"),
         .executableTarget(name: "call-responder", dependencies: ["SwiftRTC"], path: "Examples/call-responder"),
         .executableTarget(name: "voice-agent", dependencies: ["SwiftRTC"], path: "Examples/voice-agent"),
+        .executableTarget(name: "chat-bot", dependencies: ["SwiftRTC"], path: "Examples/chat-bot"),
 
         // MARK: Benchmarks
         .executableTarget(
@@ -447,7 +448,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
                 "SocketTestSupport", "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher",
-                "call-responder", "voice-agent",
+                "call-responder", "voice-agent", "chat-bot",
             ]
         ),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),

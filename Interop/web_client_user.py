@@ -6,11 +6,12 @@
 BROWSER is chromium or firefox (headless, fake camera and microphone; browsers.py). The
 script drives the page as a person would, through its form fields and buttons: logs in, calls
 or waits for the phone to ring, accepts (with --user-info) or rejects or lets it ring, mutes,
-sets custom items, hangs up, refreshes the call log. It prints `READY USER` once logged in,
-`EVENT {json}` for every event the page shows, and at the end `REPORT {json}`: the events, the
-ended call's record, the page's getStats figures per other user, the call log rows and what
-went wrong (`errors`). Exit 0 when the script could play its part, 1 otherwise (the report
-says why), 2 when a dependency is missing.
+sets custom items, types lines into the chat box (--chat), hangs up, refreshes the call log.
+It prints `READY USER` once logged in, `EVENT {json}` for every event the page records (chat
+messages received are `chat` events), and at the end `REPORT {json}`: the events, the ended
+call's record, the page's getStats figures per other user, the call log rows, the lines the
+chat box showed (`chat`) and what went wrong (`errors`). Exit 0 when the script could play its
+part, 1 otherwise (the report says why), 2 when a dependency is missing.
 """
 
 from __future__ import annotations
@@ -138,6 +139,9 @@ def run(user: User, args: argparse.Namespace, stop: threading.Event) -> dict:
             user.fill("item-key", key)
             user.fill("item-value", value)
             user.click("item-set")
+        for line in args.chat:
+            user.fill("chat-text", line)
+            user.click("chat-send")
         # In the call: mute after --mute-after, a screenshot before leaving, hang up after --duration.
         in_call = time.monotonic()
         muted = args.mute_after is None
@@ -181,7 +185,9 @@ def run(user: User, args: argparse.Namespace, stop: threading.Event) -> dict:
         time.sleep(0.2)
         user.poll()
     report["stats"] = user.js("return JSON.parse(JSON.stringify(window.callApp.lastStats || {}));")
-    report["call_log"] = user.snapshot()["callLog"]
+    snapshot = user.snapshot()
+    report["call_log"] = snapshot["callLog"]
+    report["chat"] = snapshot["chat"]
     report["events"] = user.events
     return report
 
@@ -200,6 +206,8 @@ def main() -> int:
     parser.add_argument("--audio-only", action="store_true", help="with --call: an audio call")
     parser.add_argument("--user-info", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--item", action="append", default=[], metavar="KEY=VALUE", help="set a custom item once connected")
+    parser.add_argument("--chat", action="append", default=[], metavar="TEXT",
+                        help="once connected, type TEXT into the chat box and send it (to everyone); repeatable")
     parser.add_argument("--mute-after", type=float, metavar="S", help="press Mute S seconds after connecting")
     parser.add_argument("--hang-up-after", type=float, metavar="S", help="press Hang up S seconds after connecting")
     parser.add_argument("--duration", type=float, default=60, metavar="S",

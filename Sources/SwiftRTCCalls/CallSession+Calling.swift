@@ -14,6 +14,8 @@ public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(String)
     /// The recording cannot start (its folder does not exist or is not one).
     case recording(String)
+    /// A chat message was not sent to `to` (a user, or `everyone`), and why.
+    case messageNotSent(to: String, reason: String)
 
     /// The error in one line.
     public var description: String {
@@ -23,6 +25,7 @@ public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
         case .signaling(let reply): "signaling: \(reply)"
         case .timedOut(let what): "timed out: \(what)"
         case .recording(let why): why
+        case let .messageNotSent(user, why): "chat message not sent to \(user): \(why)"
         }
     }
 }
@@ -404,6 +407,7 @@ extension CallSession {
         localVideoTrack?.stop()
         emit(.ended(record))
         eventHub.finish()
+        chatHub.finish()
         await onEnded(self, record)
     }
 }

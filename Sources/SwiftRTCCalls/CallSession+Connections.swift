@@ -7,7 +7,8 @@ import SwiftRTCSignaling
 extension CallSession {
     // MARK: Making connections
 
-    /// A connection with `user`: local tracks added, its states, tracks and stats followed.
+    /// A connection with `user`: local tracks and the chat channel added, its states, tracks,
+    /// chat and stats followed.
     func makeLink(_ user: String, isOfferer: Bool) async throws(PeerConnectionError) -> PeerLink {
         let connection: PeerConnection
         do { connection = try PeerConnection(configuration: configuration.peerConfiguration) } catch {
@@ -15,9 +16,11 @@ extension CallSession {
         }
         _ = try await connection.addTrack(localAudioTrack)
         if let localVideoTrack { _ = try await connection.addTrack(localVideoTrack) }
+        let chat = try await Self.makeChatChannel(on: connection)
         linkSerial += 1
         let serial = linkSerial
         let link = PeerLink(user: user, serial: serial, connection: connection, isOfferer: isOfferer)
+        followChat(chat, of: link)
         links[user] = link
         if userStates[user] == .connecting { startConnectTimer(link) }
         let states = await connection.connectionStates()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SwiftRTCCore
+import SwiftRTCDataChannel
 import SwiftRTCPeer
 import SwiftRTCSignaling
 
@@ -50,6 +51,11 @@ public actor CallSession {
     let onEnded: @Sendable (CallSession, CallRecord) async -> Void
     let isBusyElsewhere: @Sendable (CallSession) async -> Bool
     let eventHub = Broadcast<CallSessionEvent>(replaysLatest: false, buffering: .unbounded)
+    /// The chat messages received (``messages()``), each stream bounded.
+    let chatHub = Broadcast<ChatMessage>(
+        replaysLatest: false,
+        buffering: .bufferingOldest(CallSession.maxUnreadChatMessages)
+    )
 
     /// The session state.
     public private(set) var state: CallSessionState = .new
@@ -190,6 +196,12 @@ final class PeerLink {
     var remoteAudio: MediaStreamTrack?
     var remoteVideo: MediaStreamTrack?
     var receivers: [RTPReceiver] = []
+    /// The chat channel (``CallSession/chatLabel``), made with the connection.
+    var chat: DataChannel?
+    /// Whether the chat channel opened and what waited for it was sent.
+    var chatOpen = false
+    /// Messages sent before the chat channel opened, in order.
+    var chatWaiting: [DataChannel.Message] = []
 
     init(user: String, serial: Int, connection: PeerConnection, isOfferer: Bool) {
         self.user = user

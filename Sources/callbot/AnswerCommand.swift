@@ -3,8 +3,9 @@ import Foundation
 import SwiftRTC
 
 /// `callbot answer --server URL [--server URL...] --token T`: log in and answer incoming calls:
-/// accept (at once or after `--delay`) or reject; send media, print events and statsString,
-/// record, hang up after `--duration` or when the others leave.
+/// accept (at once or after `--delay`) or reject; send media, print events and statsString
+/// (with `--chat`, chat lines both ways), record, hang up after `--duration` or when the
+/// others leave.
 struct AnswerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "answer",
@@ -40,6 +41,7 @@ struct AnswerCommand: AsyncParsableCommand {
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
     @OptionGroup var eventLines: EventsOptions
+    @OptionGroup var chat: ChatOptions
     @Option(
         help: ArgumentHelp(
             "Hang up this many seconds after connecting (default: when the others leave).",
@@ -70,6 +72,7 @@ struct AnswerCommand: AsyncParsableCommand {
         let signalingLines = await SignalingOptions.printStates(of: client)
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
+        let chatInput = chat.input()
         let printer = SessionPrinter(
             prefix: "answer",
             statsInterval: statsInterval,
@@ -105,7 +108,7 @@ struct AnswerCommand: AsyncParsableCommand {
                         printLine("answer: rejected\(mode == .accept ? " (busy)" : "")")
                         if mode == .reject { await taken.add(Task { nil }) }
                     } else {
-                        await taken.add(Task { await answer(session, info: info, printer: printer) })
+                        await taken.add(Task { await answer(session, info: info, printer: printer, chat: chatInput) })
                     }
                     if await taken.count >= calls { signal.yield() }
                 }
@@ -139,8 +142,14 @@ struct AnswerCommand: AsyncParsableCommand {
     }
 
     /// Accepts `session` and follows it to its end; returns how it ended.
-    private func answer(_ session: CallSession, info: [String: String], printer: SessionPrinter) async -> CallRecord? {
+    private func answer(
+        _ session: CallSession,
+        info: [String: String],
+        printer: SessionPrinter,
+        chat: ChatInput?
+    ) async -> CallRecord? {
         let events = await session.events()
+        let chatting = await chat?.follow(session, prefix: "answer", eventsJSON: eventLines.eventsJSON)
         if delay > 0 { try? await Task.sleep(for: Seconds.duration(delay)) }
         let local = CallMedia.make(
             audio: media.noAudio ? nil : media.audio ?? .tone,
@@ -174,6 +183,7 @@ struct AnswerCommand: AsyncParsableCommand {
         } onCancel: {
             Task { await session.hangUp(userInfo: ["reason": "signal"]) }
         }
+        await chatting?.value
         hangUp.cancel()
         mute?.cancel()
         playing.cancel()

@@ -4,7 +4,8 @@ import SwiftRTC
 
 /// `callbot call USER... --server URL [--server URL...] --token T`: log in to a signaling
 /// server, call the users (one: a 1:1 call; two or three: a mesh), send media, print events and
-/// statsString, hang up after `--duration` (or on SIGINT/SIGTERM) and print how the call ended.
+/// statsString (with `--chat`, chat lines both ways), hang up after `--duration` (or on
+/// SIGINT/SIGTERM) and print how the call ended.
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call",
@@ -41,6 +42,7 @@ struct CallCommand: AsyncParsableCommand {
     @OptionGroup var call: CallSessionOptions
     @OptionGroup var record: RecordOptions
     @OptionGroup var eventLines: EventsOptions
+    @OptionGroup var chat: ChatOptions
     @Option(
         help: ArgumentHelp(
             "Hang up this many seconds after connecting (default: when interrupted or everyone left).",
@@ -86,6 +88,7 @@ struct CallCommand: AsyncParsableCommand {
         let playing = await local.start(whenConnected: session)
         if media.noAudio { session.localAudioTrack.isEnabled = false }
         if media.noVideo { session.localVideoTrack?.isEnabled = false }
+        let chatting = await chat.input()?.follow(session, prefix: "call", eventsJSON: eventLines.eventsJSON)
         try await session.startCall(userInfo: try SessionPrinter.userInfo(userInfo))
         printLine("call: calling \(users.joined(separator: ",")) in session \(session.id)")
         let items = try call.items()
@@ -113,6 +116,7 @@ struct CallCommand: AsyncParsableCommand {
         }
         let mute = call.muteLater(session, prefix: "call")
         let result = await following.value
+        await chatting?.value
         hangUp.cancel()
         mute?.cancel()
         playing.cancel()

@@ -4,8 +4,9 @@ import SwiftRTC
 import Synchronization
 
 /// `callbot demo`: two bots in this process make a video call through the call-session API
-/// over a signaling server embedded in the process: live statsString, a custom item, hang
-/// up, the call log, and a summary of what each side decoded.
+/// over a signaling server embedded in the process: live statsString, a few chat lines on the
+/// call's chat channel, a custom item, hang up, the call log, and a summary of what each side
+/// decoded.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
@@ -62,6 +63,11 @@ struct Demo: AsyncParsableCommand {
                     "demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)"
                 )
                 let events = await session.events()
+                // Bob answers a greeting on the chat, quoting it.
+                Self.chat(await session.messages(), in: session, label: "bob") { chat in
+                    guard case .text(let text) = chat.message, text.hasPrefix("hello") else { return nil }
+                    return "hi \(chat.from), got \"\(text)\""
+                }
                 play(into: session, frequency: 660)
                 try? await session.acceptCall(userInfo: ["answer": "hi alice"])
                 return (session, events)
@@ -71,6 +77,7 @@ struct Demo: AsyncParsableCommand {
 
         let call = try await alice.createSession(opponents: ["bob"], conferenceType: .video)
         let aliceEvents = await call.events()
+        Self.chat(await call.messages(), in: call, label: "alice") { _ in nil }
         play(into: call, frequency: 440)
         print("demo: alice calls bob")
         try await call.startCall(userInfo: ["topic": "demo"])
@@ -85,6 +92,7 @@ struct Demo: AsyncParsableCommand {
         let iceTime = await pc?.iceConnectedAfter, dtlsTime = await pc?.dtlsConnectedAfter
         if connected {
             print("demo: connected (ICE \(Self.ms(iceTime)), DTLS \(Self.ms(dtlsTime)) after start)")
+            Self.say("hello bob, this is alice", in: call, label: "alice")
         } else {
             print("demo: not connected: alice \(await call.state.rawValue), bob \(await incoming.state.rawValue)")
         }
@@ -103,7 +111,10 @@ struct Demo: AsyncParsableCommand {
                 print("--- callee (bob) ---")
                 print(await incoming.statsString(for: "alice") ?? "-")
             }
-            if index == prints / 2 { await call.updateCustomItems(["topic": "SwiftRTC demo", "stage": "halfway"]) }
+            if index == prints / 2 {
+                await call.updateCustomItems(["topic": "SwiftRTC demo", "stage": "halfway"])
+                Self.say("halfway: the topic is now SwiftRTC demo", in: call, label: "alice")
+            }
         }
         let rest = duration - Double(prints) * statsInterval
         if connected, rest > 0 { try await Task.sleep(for: Seconds.duration(rest)) }
@@ -143,6 +154,38 @@ struct Demo: AsyncParsableCommand {
     func play(into session: CallSession, frequency: Double) {
         session.localAudioTrack.play(ToneGenerator(frequency: frequency))
         session.localVideoTrack?.play(TestPatternSource(width: width, height: height, framesPerSecond: fps))
+    }
+
+    /// Prints each chat message that arrives, `demo: LABEL gets chat from USER: TEXT`, and
+    /// sends back what `reply` makes of it, if anything.
+    static func chat(
+        _ messages: AsyncStream<ChatMessage>,
+        in session: CallSession,
+        label: String,
+        reply: @escaping @Sendable (ChatMessage) -> String?
+    ) {
+        Task {
+            for await chat in messages {
+                print("demo: \(label) gets chat from \(chat.from): \(ChatInput.text(of: chat.message))")
+                if let answer = reply(chat) { say(answer, in: session, label: label, to: chat.from) }
+            }
+        }
+    }
+
+    /// Says so and sends `text` on the chat channel to `user` (nil: to everyone).
+    static func say(_ text: String, in session: CallSession, label: String, to user: String? = nil) {
+        print("demo: \(label) says on the chat: \(text)")
+        Task {
+            do {
+                if let user {
+                    try await session.send(.text(text), to: user)
+                } else {
+                    try await session.sendToAll(.text(text))
+                }
+            } catch {
+                print("demo: \(label) could not chat: \(error)")
+            }
+        }
     }
 
     /// One call-log line: id, caller -> callees, kind, result, duration, start time.

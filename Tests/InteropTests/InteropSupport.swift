@@ -118,7 +118,8 @@ final class ChildProcess: @unchecked Sendable {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(name: String, executable: String, arguments: [String], folder: URL) throws {
+    /// Starts `executable` in the background; its standard input is the file `stdin`, or empty.
+    init(name: String, executable: String, arguments: [String], folder: URL, stdin: URL? = nil) throws {
         self.name = name
         stdoutURL = folder.appendingPathComponent("\(name).out")
         stderrURL = folder.appendingPathComponent("\(name).err")
@@ -140,8 +141,15 @@ final class ChildProcess: @unchecked Sendable {
         }
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        if let stdin {
+            let input = try FileHandle(forReadingFrom: stdin)
+            defer { try? input.close() }
+            process.standardInput = input
+            try process.run()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

@@ -81,21 +81,25 @@ import Testing
     }
 
     /// A bot: `callbot answer` or `callbot call USERS` as `user` (with `password`: logging in
-    /// as USER:PASSWORD).
+    /// as USER:PASSWORD), with `stdin` as its standard input (its `--chat` lines).
     static func bot(
         _ user: String,
         signaling: String,
         folder: URL,
         password: Bool = false,
+        stdin: String? = nil,
         _ arguments: [String]
     ) throws -> ChildProcess {
-        try ChildProcess(
+        let input = stdin.map { _ in folder.appendingPathComponent("bot-\(user).stdin") }
+        if let stdin, let input { try Data(stdin.utf8).write(to: input) }
+        return try ChildProcess(
             name: "bot-\(user)",
             executable: Interop.callbot.path,
             arguments: arguments + [
                 "--server", signaling, "--token", password ? "\(user):\(Self.password(user))" : tokens[user] ?? "",
             ],
-            folder: folder
+            folder: folder,
+            stdin: input
         )
     }
 
@@ -145,8 +149,9 @@ import Testing
     }
 
     /// A browser user calls a bot: both decode audio and video, the page sets a custom item and
-    /// mutes (the bot sees both) and so does the bot (the page shows the notice), the browser
-    /// hangs up, and both call logs show the call completed.
+    /// mutes (the bot sees both) and so does the bot (the page shows the notice), each sends a
+    /// chat line the other shows (the page in its chat box, with the bot's display name), the
+    /// browser hangs up, and both call logs show the call completed.
     @Test(arguments: ["chromium", "firefox"])
     func browserCallsBot(browser: String) async throws {
         try await Interop.require(browser == "chromium" ? .chromium : .firefox)
@@ -159,9 +164,10 @@ import Testing
             "bob",
             signaling: signaling,
             folder: folder,
+            stdin: "hello from the bot\n",
             [
                 "answer", "--stats-interval", "1", "--report", botReport.path, "--mute-after", "5", "--user-info",
-                "name=Bob the bot",
+                "name=Bob the bot", "--chat",
             ]
         )
         defer { bob.stop() }
@@ -172,8 +178,8 @@ import Testing
             page: page,
             folder: folder,
             [
-                "--call", "bob", "--user-info", "name=Alice", "--item", "topic=web", "--mute-after", "3",
-                "--hang-up-after", "9",
+                "--call", "bob", "--user-info", "name=Alice", "--item", "topic=web", "--chat",
+                "hello from alice in \(browser)", "--mute-after", "3", "--hang-up-after", "9",
                 "--screenshot", screenshot.path,
             ]
         )
@@ -215,12 +221,22 @@ import Testing
         #expect(bob.stdout.contains("answer: alice media audio off"), "\(bob.stdout)")
         #expect(bob.stdout.contains("answer: custom items by alice: {topic=web}"), "\(bob.stdout)")
         #expect(bob.stdout.contains("answer: alice hung up"), "\(bob.stdout)")
+        // The chat, both ways: the page showed the bot's line under its display name.
+        #expect(bob.stdout.contains("answer: chat alice: hello from alice in \(browser)\n"), "\(bob.stdout)")
+        #expect(report.has("chat") { $0.from == "bob" && $0.text == "hello from the bot" }, "\(report.eventNames)")
+        #expect(
+            report.chat.contains("Bob the bot (bob): hello from the bot")
+                && report.chat.contains("alice (you): hello from alice in \(browser)"),
+            "\(report.chat)"
+        )
+        print("web client \(browser) calls bot: the chat box showed \(report.chat); screenshot \(screenshot.path)")
         let record = try await Self.newestLogRecord(of: "bob", signaling: signaling)
         #expect(record["result"] as? String == "completed" && record["caller"] as? String == "alice", "\(record)")
         try Self.expectScreenshot(screenshot)
     }
 
-    /// A bot calls a browser user: the page rings, accepts with user info, and the bot hangs up.
+    /// A bot calls a browser user: the page rings, accepts with user info, each sends a chat
+    /// line the other shows, and the bot hangs up.
     @Test(arguments: ["chromium", "firefox"])
     func botCallsBrowser(browser: String) async throws {
         try await Interop.require(browser == "chromium" ? .chromium : .firefox)
@@ -237,7 +253,8 @@ import Testing
             folder: folder,
             password: true,
             [
-                "--answer", "--user-info", "name=Ada", "--duration", "60", "--screenshot", screenshot.path,
+                "--answer", "--user-info", "name=Ada", "--duration", "60", "--screenshot", screenshot.path, "--chat",
+                "hi bob, Ada here",
             ]
         )
         defer { alice.stop() }
@@ -247,7 +264,8 @@ import Testing
             signaling: signaling,
             folder: folder,
             password: true,
-            ["call", "alice", "--duration", "6", "--stats-interval", "2", "--report", botReport.path]
+            stdin: "ring ring, bob calling\n",
+            ["call", "alice", "--duration", "6", "--stats-interval", "2", "--report", botReport.path, "--chat"]
         )
         defer { bob.stop() }
         let botStatus = try await bob.wait(timeout: .seconds(90))
@@ -268,6 +286,8 @@ import Testing
         #expect(fromBot.video.framesDecoded > 40 && fromBot.audio.packetsReceived > 100, "\(fromBot)")
         #expect((video["frames_decoded"] as? Int ?? 0) > 40 && (audio["rms"] as? Double ?? 0) > 0.001, "\(bot)")
         #expect(report.call_log.first?.contains("completed") == true, "\(report.call_log)")
+        #expect(bob.stdout.contains("call: chat alice: hi bob, Ada here\n"), "\(bob.stdout)")
+        #expect(report.chat.contains("bob: ring ring, bob calling"), "\(report.chat)")
         try Self.expectScreenshot(screenshot)
     }
 
@@ -321,7 +341,8 @@ import Testing
     }
 
     /// Three parties: Chromium alice calls bob (a bot) and carol (Firefox); everyone decodes
-    /// everyone; carol leaves and alice and bob go on until alice hangs up.
+    /// everyone; alice's chat line reaches the bot and Firefox, the bot's reaches alice; carol
+    /// leaves and alice and bob go on until alice hangs up.
     @Test func meshOfABotChromiumAndFirefox() async throws {
         try await Interop.require(.chromium, .firefox)
         let folder = try Interop.workFolder("web-mesh")
@@ -331,7 +352,8 @@ import Testing
             "bob",
             signaling: signaling,
             folder: folder,
-            ["answer", "--stats-interval", "1", "--stats-json"]
+            stdin: "bob to the mesh\n",
+            ["answer", "--stats-interval", "1", "--stats-json", "--chat"]
         )
         defer { bob.stop() }
         let carol = try Self.person(
@@ -353,7 +375,7 @@ import Testing
             page: page,
             folder: folder,
             [
-                "--call", "bob,carol", "--hang-up-after", "18", "--screenshot",
+                "--call", "bob,carol", "--chat", "hi everyone, alice here", "--hang-up-after", "18", "--screenshot",
                 folder.appendingPathComponent("chromium-mesh.png").path,
             ]
         )
@@ -384,6 +406,10 @@ import Testing
         )
         #expect((decoded["carol"]?.last ?? 0) > 30, "\(decoded)")
         #expect(bob.stdout.contains("answer: carol hung up"), "\(bob.stdout)")
+        // The chat channels of the mesh: Chromium to the bot and to Firefox, the bot to Chromium.
+        #expect(bob.stdout.contains("answer: chat alice: hi everyone, alice here\n"), "\(bob.stdout)")
+        #expect(carolReport.chat.contains("alice: hi everyone, alice here"), "\(carolReport.chat)")
+        #expect(aliceReport.chat.contains("bob: bob to the mesh"), "\(aliceReport.chat)")
         let carolLeft = try #require(carolReport.record?.ended), aliceLeft = try #require(aliceReport.record?.ended)
         #expect(aliceLeft - carolLeft > 5, "alice stayed \(aliceLeft - carolLeft) s after carol left")
         let aliceFrames = decoded["alice"] ?? []
@@ -433,6 +459,7 @@ struct PageReport: Decodable {
         var userInfo: [String: String]?
         var audioEnabled: Bool?
         var videoEnabled: Bool?
+        var text: String?
     }
     struct Record: Decodable { var result: String, ended: Double }
 
@@ -442,6 +469,8 @@ struct PageReport: Decodable {
     var record: Record?
     var stats: [String: Figures] = [:]
     var call_log: [[String]] = []
+    /// The lines of the page's chat box, `SENDER: TEXT`.
+    var chat: [String] = []
     var events: [Event] = []
 
     var eventNames: [String] { events.map(\.name) }
@@ -450,7 +479,7 @@ struct PageReport: Decodable {
         events.contains { $0.name == name && matches($0) }
     }
 
-    enum CodingKeys: String, CodingKey { case browser, errors, connected_s, record, stats, call_log, events }
+    enum CodingKeys: String, CodingKey { case browser, errors, connected_s, record, stats, call_log, chat, events }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -460,6 +489,7 @@ struct PageReport: Decodable {
         record = try c.decodeIfPresent(Record.self, forKey: .record)
         stats = try c.decodeIfPresent([String: Figures].self, forKey: .stats) ?? [:]
         call_log = try c.decodeIfPresent([[String]].self, forKey: .call_log) ?? []
+        chat = try c.decodeIfPresent([String].self, forKey: .chat) ?? []
         events = try c.decodeIfPresent([Event].self, forKey: .events) ?? []
     }
 }

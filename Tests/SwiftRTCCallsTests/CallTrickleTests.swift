@@ -62,8 +62,12 @@ import TransportTestSupport
                 default: nil
                 }
             let description = try #require(sdp)
-            let inDescription = description.split(separator: "\r\n").filter { $0.hasPrefix("a=candidate:") }
-                .map { String($0.dropFirst(2)) }
+            // Each section of the bundle (audio, the chat channel's data) repeats the candidates.
+            let inDescription = Set(
+                description.split(separator: "\r\n").filter { $0.hasPrefix("a=candidate:") }.map {
+                    String($0.dropFirst(2))
+                }
+            )
             let trickled = sent.enumerated().compactMap { index, message -> (Int, IceCandidateInit)? in
                 if case .candidate(let candidate) = message.body { (index, candidate) } else { nil }
             }

@@ -14,8 +14,10 @@ import Testing
         let stderr: URL
 
         /// Runs callbot, or another built `executable` (an example bot), in `folder`, its output
-        /// line-buffered (through `stdbuf -oL`, as for a terminal).
-        init(_ arguments: [String], executable: URL = Callbot.executable, folder: URL? = nil) throws {
+        /// line-buffered (through `stdbuf -oL`, as for a terminal); its standard input is `stdin`
+        /// (write lines into it) or empty.
+        init(_ arguments: [String], executable: URL = Callbot.executable, folder: URL? = nil, stdin: Pipe? = nil) throws
+        {
             stdout = ServeCLITests.folder.appendingPathComponent("bot-\(UUID().uuidString.prefix(8)).out")
             stderr = stdout.deletingPathExtension().appendingPathExtension("err")
             _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
@@ -30,7 +32,7 @@ import Testing
             if let folder { process.currentDirectoryURL = folder }
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)
-            process.standardInput = FileHandle.nullDevice
+            process.standardInput = stdin ?? FileHandle.nullDevice
             try process.run()
         }
 

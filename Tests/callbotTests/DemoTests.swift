@@ -2,8 +2,8 @@ import Foundation
 import TestScheduling
 import Testing
 
-/// `callbot demo`: two bots call over the embedded signaling, with live statsString, a
-/// custom item, the hang up, the call log and a summary.
+/// `callbot demo`: two bots call over the embedded signaling, with live statsString, chat lines
+/// both ways, a custom item, the hang up, the call log and a summary.
 @Test(.realTime) func demoMakesACallAndPrintsStatsAndTheCallLog() async throws {
     let demo = try await Callbot.run([
         "demo", "--duration", "3", "--stats-interval", "1", "--width", "160", "--height", "120", "--fps", "15",
@@ -15,6 +15,16 @@ import Testing
     #expect(lines.contains("demo: alice sees bob accept, user info [\"answer\": \"hi alice\"]"))
     #expect(lines.contains("demo: bob sees alice set custom items stage=halfway,topic=SwiftRTC demo"))
     #expect(lines.contains("demo: bob sees alice hang up, user info [\"bye\": \"see you\"]"))
+    // The chat: alice greets, bob replies quoting her, and alice says something half way.
+    for line in [
+        "demo: alice says on the chat: hello bob, this is alice",
+        "demo: bob gets chat from alice: hello bob, this is alice",
+        "demo: bob says on the chat: hi alice, got \"hello bob, this is alice\"",
+        "demo: alice gets chat from bob: hi alice, got \"hello bob, this is alice\"",
+        "demo: bob gets chat from alice: halfway: the topic is now SwiftRTC demo",
+    ] {
+        #expect(lines.contains(line), "\(line)\n\(demo.stdout)")
+    }
     // The call log: one completed video call alice -> bob with the custom items kept.
     #expect(
         lines.contains {

@@ -2,7 +2,7 @@ import Foundation
 import TestScheduling
 import Testing
 
-/// The five example bots of `Examples/`, each run as a process against a real counterpart
+/// The example bots of `Examples/`, each run as a process against a real counterpart
 /// (`callbot serve` with `callbot call` or `callbot answer`, `callbot whip-server`), and what
 /// each produced checked: files played back to their end by ffmpeg, what the other side
 /// received.
@@ -203,5 +203,29 @@ import Testing
             echoed.count == 2 && echoed.allSatisfy { $0 > 20 },
             "the responder sent audio and video back: \(echoed)"
         )
+    }
+    @Test func chatBotAnswersEachParticipantOnTheChatChannel() async throws {
+        let (server, url) = try await CallCLITests.server()
+        defer { Task { _ = try? await server.terminate() } }
+        let bot = try Background([url, Self.bob], executable: Callbot.product("chat-bot"), folder: try Self.folder("chat-bot"))
+        #expect(await bot.wait(for: "READY"), "\(bot.errors)")
+        let input = Pipe()
+        defer { try? input.fileHandleForWriting.close() }
+        let alice = try Background(
+            [
+                "call", "bob", "--server", url, "--token", Self.alice, "--chat", "--audio-only", "--duration", "6",
+                "--stats-interval", "10",
+            ],
+            stdin: input
+        )
+        // Typed before the call connected: sent once it has, in order.
+        input.fileHandleForWriting.write(Data("hello there\nwho\nstats\n".utf8))
+        #expect(await alice.wait(for: "call: chat bob: hello alice, I am a bot: try who or stats\n"), "\(alice.output)")
+        #expect(await alice.wait(for: "call: chat bob: you said: hello there\n"), "\(alice.output)\n\(bot.output)")
+        #expect(await alice.wait(for: "call: chat bob: connected: alice\n"), "\(alice.output)")
+        // Its statsString of the connection with alice: the audio both ways and the open chat channel.
+        #expect(await alice.wait(for: "DC 1 open | (s)"), "\(alice.output)")
+        #expect(await alice.exit() == 0, "\(alice.output)\n\(alice.errors)")
+        #expect(bot.output.contains("alice: hello there\nalice: who\nalice: stats\n"), "\(bot.output)")
     }
 }

@@ -4,7 +4,8 @@
 // and candidates trickled after them (`candidate` messages, an empty one for end of
 // candidates), the initiator re-sending its call (with the candidates gathered so far) every
 // dialing interval until answered or the answer timeout, mesh connections offered by the lower
-// user id.
+// user id, and a chat channel on each connection (negotiated: label "chat", id 0 on both
+// ends, made with the connection so that it is in the first offer and answer).
 
 import { compactStats } from "./stats.js";
 
@@ -20,6 +21,14 @@ export const DISCONNECT_TIMEOUT_MS = 30000;
 export const MAX_QUEUED_CANDIDATES = 64;
 /** A session has at most 4 members (initiator + 1...3 opponents). */
 export const MAX_OPPONENTS = 3;
+/** The chat channel on each connection, as SwiftRTC's `CallSession.chatLabel` and `chatChannelID`. */
+export const CHAT_LABEL = "chat";
+export const CHAT_CHANNEL_ID = 0;
+/**
+ * Chat messages to one user that wait for the channel with them to open, at most (SwiftRTC's
+ * `CallSession.maxWaitingChatMessages`); more are not sent (`sendChat` leaves that user out).
+ */
+export const MAX_WAITING_CHAT_MESSAGES = 256;
 
 /** End results of a call (the server derives the same from what it routed). */
 export const END_RESULTS = ["completed", "canceled", "declined", "busy", "no_answer", "timed_out", "connection_lost", "failed"];
@@ -75,6 +84,19 @@ class PeerLink {
       session.emit("track", { user, kind: event.track.kind, stream: this.stream });
     };
     this.pc.onconnectionstatechange = () => this.connectionStateChanged();
+    // The chat channel: negotiated, so both ends make it and nothing races to open it.
+    this.chat = this.pc.createDataChannel(CHAT_LABEL, { negotiated: true, id: CHAT_CHANNEL_ID });
+    this.chat.binaryType = "arraybuffer";
+    this.chatWaiting = []; // texts sent before it opened, in order
+    this.chat.onopen = () => {
+      const waiting = this.chatWaiting;
+      this.chatWaiting = [];
+      for (const text of waiting) this.sendChat(text);
+    };
+    this.chat.onmessage = (event) => {
+      const text = typeof event.data === "string" ? event.data : null;
+      session.emit("chat", { from: user, text, bytes: text === null ? event.data.byteLength : undefined });
+    };
     // Trickle: each local candidate goes to the other user once the description it belongs to
     // has gone (`descriptionSent`); null (or an empty candidate) is the end of candidates.
     this.unsentCandidates = [];
@@ -199,6 +221,22 @@ class PeerLink {
     }
   }
 
+  /** Sends `text` on the chat channel, or keeps it until the channel opens; false if it cannot. */
+  sendChat(text) {
+    if (this.chat.readyState === "open") {
+      try {
+        this.chat.send(text);
+        return true;
+      } catch (error) {
+        this.session.log(`chat message to ${this.user} not sent: ${error}`);
+        return false;
+      }
+    }
+    if (this.chat.readyState !== "connecting" || this.chatWaiting.length >= MAX_WAITING_CHAT_MESSAGES) return false;
+    this.chatWaiting.push(text);
+    return true;
+  }
+
   async collectStats() {
     if (this.pc.connectionState === "closed") return this.stats;
     try {
@@ -226,7 +264,8 @@ class PeerLink {
  *
  * Events (`onEvent(name, detail)`): state, userState, accepted, rejected, hungUp,
  * didNotRespond, connected, connectionState, reconnecting, reconnected, connectionFailed,
- * track, mediaSettings, customItems, recording, ended (with the record).
+ * track, mediaSettings, customItems, recording, chat (a message on the chat channel: `from`,
+ * `text`, or `bytes` for a binary one), ended (with the record).
  */
 export class CallSession {
   constructor({ id, me, initiator, opponents, conferenceType, signaling, localStream, iceServers = [], loopbackOnly = false, onEvent = () => {}, log = () => {} }) {
@@ -418,6 +457,17 @@ export class CallSession {
       this.send("customItems", this.liveUsers, { updated, deleted });
     }
     this.emit("customItems", { by: this.me, items: { ...this.items } });
+  }
+
+  // MARK: Chat
+
+  /**
+   * Sends `text` on the chat channel to every other participant this side is connected to or
+   * connecting with (it waits for a channel still opening); returns the users it went to.
+   */
+  sendChat(text) {
+    if (this.state === "closed") return [];
+    return [...this.links.values()].filter((link) => link.sendChat(text)).map((link) => link.user);
   }
 
   // MARK: Signaling in

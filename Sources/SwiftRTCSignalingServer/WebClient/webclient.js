@@ -1,5 +1,6 @@
 // The SwiftRTC web client: log in, call one to three users or answer their calls, with the
-// call semantics of SwiftRTC's CallSession (call-session.js), live stats and the call log.
+// call semantics of SwiftRTC's CallSession (call-session.js), a chat with everyone in the call
+// (the call's chat channels), live stats and the call log.
 //
 // `window.callApp` exposes what the page saw (`events`) and the current call's figures
 // (`snapshot()`), for the browser tests and for a look from the developer console.
@@ -9,6 +10,10 @@ import { CallSession, MAX_OPPONENTS, isLoopbackHost } from "./call-session.js";
 
 const $ = (id) => document.getElementById(id);
 const STATS_INTERVAL_MS = 1000;
+/** Chat lines the page shows, at most (the oldest go first). */
+const MAX_CHAT_LINES = 200;
+/** Chat messages kept in `callApp.events`, at most per call (the chat box shows them all). */
+const MAX_RECORDED_CHAT = 1000;
 
 const app = {
   signaling: null,
@@ -18,6 +23,8 @@ const app = {
   events: [],
   statsTimer: null,
   lastRecord: null,
+  names: new Map(), // user → the display name their user info gave (`name`)
+  recordedChat: 0, // chat messages of the current call in `events`
 
   /** Everything the page knows of the current call, for tests and the console. */
   snapshot() {
@@ -35,13 +42,19 @@ const app = {
         width: tile.querySelector("video").videoWidth, height: tile.querySelector("video").videoHeight,
       })),
       callLog: [...document.querySelectorAll("#call-log tbody tr")].map((row) => [...row.cells].map((cell) => cell.textContent)),
+      chat: [...document.querySelectorAll("#chat-lines li")].map((line) => [...line.children].map((part) => part.textContent).join(" ")),
     };
   },
 };
 window.callApp = app;
 
-function note(name, detail = {}) {
+/** An event for the tests and the console (`callApp.events`), not shown in the list. */
+function record(name, detail = {}) {
   app.events.push({ at: Math.round(performance.now()), name, ...detail });
+}
+
+function note(name, detail = {}) {
+  record(name, detail);
   const item = document.createElement("li");
   item.textContent = describe(name, detail);
   const list = $("events");
@@ -208,6 +221,7 @@ function ring(ringing, message) {
   session.receive(message);
   app.session = session;
   const others = message.opponents.filter((user) => user !== app.user);
+  learnName(message.from, message.userInfo);
   $("incoming-text").textContent = `${ringing.conferenceType === "video" ? "Video" : "Audio"} call from ${message.from}` +
     `${others.length ? ` with ${others.join(", ")}` : ""}${text(message.userInfo)}`;
   $("incoming").hidden = false;
@@ -257,6 +271,47 @@ $("items-form").addEventListener("submit", (event) => {
   $("item-key").value = $("item-value").value = "";
 });
 
+// MARK: Chat
+
+/** Keeps the display name a user's info gave (`name=...`). */
+function learnName(user, info) {
+  const name = info && typeof info.name === "string" ? info.name.trim().slice(0, 64) : "";
+  if (user && name) app.names.set(user, name);
+}
+
+/** `Display Name (id)`, or the id alone. */
+function displayName(user) {
+  const name = app.names.get(user);
+  return name && name !== user ? `${name} (${user})` : user;
+}
+
+function addChatLine(from, text, { mine = false, unsent = false } = {}) {
+  const list = $("chat-lines");
+  const item = document.createElement("li");
+  if (mine) item.className = "mine";
+  const sender = document.createElement("span");
+  sender.className = "from";
+  sender.textContent = mine ? `${from} (you):` : `${displayName(from)}:`;
+  const body = document.createElement("span");
+  body.textContent = text;
+  if (unsent) body.className = "unsent";
+  item.append(sender, body);
+  list.append(item);
+  while (list.children.length > MAX_CHAT_LINES) list.firstElementChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("chat-text").value;
+  const session = app.session;
+  if (!text.trim() || !session || session.state === "closed") return;
+  const to = session.sendChat(text);
+  addChatLine(app.user, to.length ? text : `${text} (not sent: nobody is connected)`, { mine: true, unsent: to.length === 0 });
+  record("chatSent", { text, to });
+  $("chat-text").value = "";
+});
+
 function showItems(items) {
   $("items").replaceChildren(...Object.entries(items).sort().map(([key, value]) => {
     const item = document.createElement("li");
@@ -281,6 +336,8 @@ function showCall(session) {
   $("mute-video").textContent = "Stop video";
   $("mute-video").hidden = session.conferenceType !== "video";
   $("tiles").replaceChildren(tile(`${app.user} (you)`, session.localStream, true));
+  $("chat-lines").replaceChildren();
+  app.recordedChat = 0;
   showItems(session.items);
   clearInterval(app.statsTimer);
   app.statsTimer = setInterval(() => showStats(session), STATS_INTERVAL_MS);
@@ -343,11 +400,22 @@ function sessionEvent(name, detail) {
     case "connectionClosed":
       remoteTile(detail.user)?.remove();
       break;
+    case "chat":
+      addChatLine(detail.from, detail.text ?? `[${detail.bytes} bytes]`);
+      if (app.recordedChat < MAX_RECORDED_CHAT) {
+        app.recordedChat += 1;
+        record(name, detail);
+      }
+      break;
+    case "accepted":
+      learnName(detail.user, detail.userInfo);
+      note(name, detail);
+      break;
     case "ended":
       endCall(session, detail.record);
       note(name, detail);
       break;
-    case "accepted": case "rejected": case "hungUp": case "didNotRespond": case "connected": case "connectionFailed": case "reconnecting": case "recording":
+    case "rejected": case "hungUp": case "didNotRespond": case "connected": case "connectionFailed": case "reconnecting": case "recording":
       note(name, detail);
       break;
   }
