@@ -466,7 +466,9 @@ struct Reassembly {
     ) -> (whole: (ppid: UInt32, bytes: [UInt8])?, dropped: Bool) {
         var message = messages.removeValue(forKey: stream) ?? (ppid, [], false)
         bytes -= message.bytes.count
-        if !message.dropped, message.bytes.count + piece.count <= limit, bytes + message.bytes.count + piece.count <= held {
+        if !message.dropped, message.bytes.count + piece.count <= limit,
+            bytes + message.bytes.count + piece.count <= held
+        {
             message.bytes += piece
         } else {
             message.dropped = true

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SwiftRTCSCTP
 import Synchronization
 import Testing
+
+@testable import SwiftRTCSCTP
 
 /// Two associations of usrsctp, back to back in memory (each packet one makes is handed to the
 /// other on a queue of its own, as DTLS would carry it): they come up, carry messages of every
@@ -196,7 +197,9 @@ import Testing
         try [9].withUnsafeBytes { try pair.a.send($0, stream: 2, ppid: 53) }
         #expect(await pair.atB.wait { _ in pair.atB.messages.count == 4 })
         #expect(pair.atB.messages.map(\.stream) == [2, 1, 1, 1])
-        #expect(pair.atB.messages.dropFirst().enumerated().allSatisfy { $1.data == Self.bytes(256 * 1024, seed: UInt8($0)) })
+        #expect(
+            pair.atB.messages.dropFirst().enumerated().allSatisfy { $1.data == Self.bytes(256 * 1024, seed: UInt8($0)) }
+        )
     }
 
     /// Pieces of several streams' messages, interleaved, make each message whole; a message

@@ -207,7 +207,11 @@ import Testing
     @Test func chatBotAnswersEachParticipantOnTheChatChannel() async throws {
         let (server, url) = try await CallCLITests.server()
         defer { Task { _ = try? await server.terminate() } }
-        let bot = try Background([url, Self.bob], executable: Callbot.product("chat-bot"), folder: try Self.folder("chat-bot"))
+        let bot = try Background(
+            [url, Self.bob],
+            executable: Callbot.product("chat-bot"),
+            folder: try Self.folder("chat-bot")
+        )
         #expect(await bot.wait(for: "READY"), "\(bot.errors)")
         let input = Pipe()
         defer { try? input.fileHandleForWriting.close() }
