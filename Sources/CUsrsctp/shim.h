@@ -3,9 +3,3 @@
 #define INET 1
 #define INET6 1
 #include <usrsctp.h>
-
-// Message interleaving (I-DATA, RFC 8260): usrsctp 0.9.5 takes the socket option, its
-// header does not name it (FreeBSD's netinet/sctp.h does).
-#ifndef SCTP_INTERLEAVING_SUPPORTED
-#define SCTP_INTERLEAVING_SUPPORTED 0x00000026
-#endif

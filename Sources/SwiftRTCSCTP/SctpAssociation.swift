@@ -83,9 +83,8 @@ public final class SctpAssociation: Sendable {
     private let users = Mutex<(calls: Int, closed: Bool)>((0, false))
     private let output: @Sendable (UnsafeRawBufferPointer) -> Void
     private let onEvent: @Sendable (Event) -> Void
-    /// Messages that come in pieces (partial delivery), by stream, until their last piece:
-    /// with interleaving, pieces of several streams' messages alternate.
-    private let partial = Mutex<Reassembly>(Reassembly())
+    /// A message that comes in pieces (partial delivery), until its last piece.
+    private let partial = Mutex<(stream: UInt16, ppid: UInt32, bytes: [UInt8], oversized: Bool)?>(nil)
     private let oversized = Atomic<Int>(0)
     private let isClosed = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
@@ -94,28 +93,8 @@ public final class SctpAssociation: Sendable {
     /// Packets held before ``connect()``, at most (more are dropped; the peer resends).
     public static let maxEarlyPackets = 16
 
-    /// Messages dropped for being longer than ``Configuration/maxMessageSize`` (or for
-    /// pieces past what reassembly holds, ``maxReassemblyMessages``).
+    /// Messages dropped for being longer than ``Configuration/maxMessageSize``.
     public var droppedOversizedMessages: Int { oversized.load(ordering: .relaxed) }
-
-    /// Bytes of unfinished messages held for reassembly, at most, as a multiple of
-    /// ``Configuration/maxMessageSize``: pieces past it drop their message (counted in
-    /// ``droppedOversizedMessages``). usrsctp hands over pieces only of messages longer than
-    /// half its receive buffer (twice the limit, so only of messages dropped anyway), but a
-    /// peer decides how many streams have one in progress.
-    public static let maxReassemblyMessages = 4
-
-    /// Whether the association sends and takes I-DATA (RFC 8260): both ends offered message
-    /// interleaving, so a large message does not hold back the other streams' messages. Known
-    /// once ``Event/connected``; false before.
-    public var interleaving: Bool {
-        withSocket { socket -> Bool in
-            var value = sctp_assoc_value()
-            var length = socklen_t(MemoryLayout<sctp_assoc_value>.size)
-            let result = usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SCTP_INTERLEAVING_SUPPORTED, &value, &length)
-            return result == 0 && value.assoc_value != 0
-        } ?? false
-    }
 
     /// Sets up the association (nothing is sent until ``connect()``).
     /// - Parameters:
@@ -185,16 +164,6 @@ public final class SctpAssociation: Sendable {
                 sinit_max_init_timeo: 0
             ),
             "SCTP_INITMSG"
-        )
-        // Message interleaving (RFC 8260), used when the peer offers it too: usrsctp takes it
-        // once partial deliveries of different streams may interleave (level 2), and streams
-        // take turns at sending.
-        try set(Int32(IPPROTO_SCTP), SCTP_FRAGMENT_INTERLEAVE, Int32(2), "SCTP_FRAGMENT_INTERLEAVE")
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_INTERLEAVING_SUPPORTED,
-            sctp_assoc_value(assoc_id: sctp_assoc_t(SCTP_FUTURE_ASSOC), assoc_value: 1),
-            "SCTP_INTERLEAVING_SUPPORTED"
         )
         for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT] {
             try set(
@@ -401,7 +370,7 @@ public final class SctpAssociation: Sendable {
         let ppid = UInt32(bigEndian: info.rcv_ppid)
         let last = flags & Int32(MSG_EOR) != 0
         let limit = configuration.maxMessageSize
-        if last, partial.withLock({ $0.messages.isEmpty }) {
+        if last, partial.withLock({ $0 == nil }) {
             guard data.count <= limit else {
                 oversized.add(1, ordering: .relaxed)
                 return
@@ -409,12 +378,26 @@ public final class SctpAssociation: Sendable {
             onEvent(.message(stream: info.rcv_sid, ppid: ppid, data: Array(data)))
             return
         }
-        let held = limit * Self.maxReassemblyMessages
-        let (whole, dropped) = partial.withLock { partial in
-            partial.add(data, stream: info.rcv_sid, ppid: ppid, last: last, limit: limit, held: held)
+        let whole = partial.withLock { partial -> (UInt16, UInt32, [UInt8])? in
+            var current = partial ?? (info.rcv_sid, ppid, [], false)
+            if !current.oversized, current.bytes.count + data.count <= limit {
+                current.bytes += data
+            } else {
+                current.oversized = true
+                current.bytes = []
+            }
+            guard last else {
+                partial = current
+                return nil
+            }
+            partial = nil
+            if current.oversized {
+                oversized.add(1, ordering: .relaxed)
+                return nil
+            }
+            return (current.stream, current.ppid, current.bytes)
         }
-        if dropped { oversized.add(1, ordering: .relaxed) }
-        if let whole { onEvent(.message(stream: info.rcv_sid, ppid: whole.ppid, data: whole.bytes)) }
+        if let whole { onEvent(.message(stream: whole.0, ppid: whole.1, data: whole.2)) }
     }
 
     private func notification(_ data: UnsafeRawBufferPointer) {
@@ -444,42 +427,6 @@ public final class SctpAssociation: Sendable {
         default:
             break
         }
-    }
-}
-
-/// Messages arriving in pieces, by stream (pieces of different streams interleave once
-/// partial deliveries may, RFC 8260), and the bytes they hold together.
-struct Reassembly {
-    var messages: [UInt16: (ppid: UInt32, bytes: [UInt8], dropped: Bool)] = [:]
-    var bytes = 0
-
-    /// Adds a piece of `stream`'s message: the whole message after its last piece, and
-    /// whether the message was dropped (longer than `limit`, or more than `held` bytes of
-    /// unfinished messages), said once, at its last piece.
-    mutating func add(
-        _ piece: UnsafeRawBufferPointer,
-        stream: UInt16,
-        ppid: UInt32,
-        last: Bool,
-        limit: Int,
-        held: Int
-    ) -> (whole: (ppid: UInt32, bytes: [UInt8])?, dropped: Bool) {
-        var message = messages.removeValue(forKey: stream) ?? (ppid, [], false)
-        bytes -= message.bytes.count
-        if !message.dropped, message.bytes.count + piece.count <= limit,
-            bytes + message.bytes.count + piece.count <= held
-        {
-            message.bytes += piece
-        } else {
-            message.dropped = true
-            message.bytes = []
-        }
-        guard last else {
-            messages[stream] = message
-            bytes += message.bytes.count
-            return (nil, false)
-        }
-        return message.dropped ? (nil, true) : ((message.ppid, message.bytes), false)
     }
 }
 

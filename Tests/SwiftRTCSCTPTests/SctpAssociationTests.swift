@@ -1,8 +1,7 @@
 import Foundation
+import SwiftRTCSCTP
 import Synchronization
 import Testing
-
-@testable import SwiftRTCSCTP
 
 /// Two associations of usrsctp, back to back in memory (each packet one makes is handed to the
 /// other on a queue of its own, as DTLS would carry it): they come up, carry messages of every
@@ -154,7 +153,8 @@ import Testing
             let pair = try Pair()
             defer { pair.close() }
             #expect(await pair.atA.wait { $0.contains(.connected) })
-            let refused = Atomic<Int>(0)
+            let refused = Largest()
+            let counts = Mutex<[Int: Int]>([:])
             DispatchQueue.concurrentPerform(iterations: 3) { index in
                 guard index > 0 else {
                     usleep(2000)
@@ -167,66 +167,20 @@ import Testing
                         }
                         if index == 2, count % 64 == 0 { try pair.a.resetStreams([2]) }
                     } catch let error as SctpAssociation.SendError where error == .refused(errno: EBADF) {
-                        refused.add(1, ordering: .relaxed)
+                        counts.withLock { $0[index] = count }
                         return
                     } catch let error as SctpError where error == .call("SCTP_RESET_STREAMS", EBADF) {
-                        refused.add(1, ordering: .relaxed)
+                        counts.withLock { $0[index] = count }
                         return
                     } catch {}
                 }
             }
-            #expect(refused.load(ordering: .relaxed) == 2)
+            refused.note(counts.withLock { $0.count })
+            #expect(refused.value == 2, "both senders were refused once the association closed")
             #expect(throws: SctpError.call("SCTP_RESET_STREAMS", EBADF)) { try pair.a.resetStreams([1]) }
             #expect(throws: SctpAssociation.SendError.refused(errno: EBADF)) {
                 try [1].withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 53) }
             }
         }
-    }
-    /// Both ends offer message interleaving (RFC 8260), so they send I-DATA: a small message
-    /// sent on another stream after three of 256 KiB arrives before the first of them is
-    /// whole (with DATA it would wait for that message's last piece).
-    @Test func interleavingLetsASmallMessagePassALargeOne() async throws {
-        let pair = try Pair()
-        defer { pair.close() }
-        #expect(await pair.atA.wait { $0.contains(.connected) })
-        #expect(await pair.atB.wait { $0.contains(.connected) })
-        #expect(pair.a.interleaving && pair.b.interleaving)
-        for index in 0..<3 {
-            try Self.bytes(256 * 1024, seed: UInt8(index)).withUnsafeBytes { try pair.a.send($0, stream: 1, ppid: 53) }
-        }
-        try [9].withUnsafeBytes { try pair.a.send($0, stream: 2, ppid: 53) }
-        #expect(await pair.atB.wait { _ in pair.atB.messages.count == 4 })
-        #expect(pair.atB.messages.map(\.stream) == [2, 1, 1, 1])
-        #expect(
-            pair.atB.messages.dropFirst().enumerated().allSatisfy { $1.data == Self.bytes(256 * 1024, seed: UInt8($0)) }
-        )
-    }
-
-    /// Pieces of several streams' messages, interleaved, make each message whole; a message
-    /// longer than the limit, or past what reassembly holds, is dropped and said so once.
-    @Test func reassemblyKeepsEachStreamsPiecesApart() {
-        var reassembly = Reassembly()
-        func add(_ bytes: [UInt8], _ stream: UInt16, last: Bool = false, held: Int = 100) -> ([UInt8]?, Bool) {
-            let (whole, dropped) = bytes.withUnsafeBytes {
-                reassembly.add($0, stream: stream, ppid: 53, last: last, limit: 10, held: held)
-            }
-            return (whole?.bytes, dropped)
-        }
-        #expect(add([1, 2], 1) == (nil, false))
-        #expect(add([7], 2) == (nil, false))
-        #expect(add([3], 1, last: true) == ([1, 2, 3], false))
-        #expect(add([8], 2, last: true) == ([7, 8], false))
-        #expect(reassembly.messages.isEmpty && reassembly.bytes == 0)
-        // Over the limit of 10: dropped, told at its last piece.
-        #expect(add(Array(repeating: 1, count: 8), 3) == (nil, false))
-        #expect(add(Array(repeating: 1, count: 8), 3) == (nil, false))
-        #expect(add([1], 3, last: true) == (nil, true))
-        // Three streams of 8 bytes each with 20 held: the third is dropped, the others whole.
-        for stream: UInt16 in 4...6 { #expect(add(Array(repeating: 2, count: 8), stream, held: 20) == (nil, false)) }
-        #expect(reassembly.bytes == 16)
-        #expect(add([2], 4, last: true, held: 20) == (Array(repeating: 2, count: 9), false))
-        #expect(add([2], 5, last: true, held: 20) == (Array(repeating: 2, count: 9), false))
-        #expect(add([2], 6, last: true, held: 20) == (nil, true))
-        #expect(reassembly.messages.isEmpty && reassembly.bytes == 0)
     }
 }
