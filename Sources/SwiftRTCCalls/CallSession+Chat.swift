@@ -62,7 +62,9 @@ extension CallSession {
             throw .messageNotSent(to: user, reason: "no connection with \(user)")
         }
         guard link.chatOpen else {
-            guard chat.state == .connecting else {
+            // An open channel this session has not heard of yet (``chatOpened(_:_:)`` is on
+            // its way) takes the message in turn too: what waits goes first.
+            guard chat.state == .connecting || chat.state == .open else {
                 throw .messageNotSent(to: user, reason: "the chat channel is \(chat.state.rawValue)")
             }
             guard link.chatWaiting.count < Self.maxWaitingChatMessages else {
