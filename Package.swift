@@ -307,8 +307,9 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
 
-        // swiftrtc-bench: throughput, concurrent calls, setup time and memory against the limits
-        // (Benchmarks/README.md); the limits' C loop runs as its own process, on stock libsrtp.
+        // swiftrtc-bench: throughput, data channels, concurrent calls, setup time and memory against
+        // the limits (Benchmarks/README.md); the limits' C loop runs as its own process, on stock
+        // libsrtp (and usrsctp over GnuTLS for data channels).
         .target(
             name: "SwiftRTCBenchReport",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -318,16 +319,19 @@ let package = Package(
             name: "swiftrtc-bench",
             dependencies: [
                 "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCICE",
-                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP",
+                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP", "SwiftRTCDataChannel",
                 "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/swiftrtc-bench"
         ),
+        // Its datachannel loop: usrsctp over GnuTLS DTLS (the module map's `link` reaches Swift
+        // importers only, hence linkedLibrary for this C target).
         .executableTarget(
             name: "swiftrtc-bench-limit",
-            dependencies: ["CSRTP", "CSRTPNettle"],
-            path: "Benchmarks/swiftrtc-bench-limit"
+            dependencies: ["CSRTP", "CSRTPNettle", "CGnuTLS", "CUsrsctp"],
+            path: "Benchmarks/swiftrtc-bench-limit",
+            linkerSettings: [.linkedLibrary("usrsctp")]
         ),
 
         // MARK: Tests

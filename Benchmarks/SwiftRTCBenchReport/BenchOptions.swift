@@ -34,6 +34,10 @@ public struct BenchOptions: ParsableArguments, Sendable {
     @Option(help: "Seconds the connect/close cycles may take at most (fewer cycles run if the budget is up).")
     public var cycleBudget: Double = 120
 
+    /// Data channels opened on one connection for the datachannel scenario's memory figure.
+    @Option(help: "Data channels opened on one connection to measure memory per channel.")
+    public var channels: Int = 1000
+
     /// SwiftRTC's own log (ICE pairs, DTLS handshakes...) on standard error; off by default.
     @Flag(help: "Print SwiftRTC's log (connection events) on standard error.")
     public var log = false
@@ -47,6 +51,7 @@ public struct BenchOptions: ParsableArguments, Sendable {
             throw ValidationError("--calls takes counts in 1...5000")
         }
         guard setupCalls >= 1 else { throw ValidationError("--setup-calls must be at least 1") }
+        guard (1...30_000).contains(channels) else { throw ValidationError("--channels takes 1...30000") }
         guard cycles >= 1, cycleBudget > 0 else {
             throw ValidationError("--cycles and --cycle-budget must be positive")
         }

@@ -41,6 +41,19 @@ public struct BenchResult: Sendable, Equatable {
         }
     }
 
+    /// The bench's name of a DTLS cipher suite given its name as GnuTLS gives it (the
+    /// transport stats' `dtlsCipher`, e.g. `TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256` gives
+    /// `dtls-aes128gcm`): the profile of data channel rows, which no SRTP protects; `unknown`
+    /// for any other cipher or none.
+    public static func profile(dtlsCipher: String?) -> String {
+        guard let dtlsCipher else { return "unknown" }
+        let ciphers = [
+            ("_AES_128_GCM_", "aes128gcm"), ("_AES_256_GCM_", "aes256gcm"), ("_CHACHA20_POLY1305", "chacha20"),
+            ("_AES_128_CBC_", "aes128cbc"), ("_AES_256_CBC_", "aes256cbc"),
+        ]
+        return ciphers.first { dtlsCipher.contains($0.0) }.map { "dtls-" + $0.1 } ?? "unknown"
+    }
+
     /// Creates a result.
     public init(
         impl: String,

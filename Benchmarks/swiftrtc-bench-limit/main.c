@@ -6,6 +6,7 @@
 //
 //     swiftrtc-bench-limit udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]
 //     swiftrtc-bench-limit calls SECONDS PAYLOAD CALLS [stock|nettle]
+//     swiftrtc-bench-limit datachannel SECONDS MESSAGE_BYTES
 //
 // THREADS 1 (the default) does it all on one thread, one packet at a time. THREADS 2 uses
 // the machine as SwiftRTC does: a sender thread (build, protect, sendto) and a receiver
@@ -27,6 +28,10 @@
 // Prints one line: packets_sent packets_received seconds cpu_user_s cpu_sys_s max_rss_kb
 // (max_rss_kb is VmHWM of this process: ru_maxrss would report the spawning parent's), and in
 // mode `calls` a seventh field: the sender's late ticks (more than 20 ms behind its clock).
+//
+// Mode `datachannel` (datachannel.c) is the limit of swiftrtc-bench's datachannel rows: one
+// reliable ordered SCTP stream (usrsctp, AF_CONN) over GnuTLS DTLS between two endpoints that
+// exchange their datagrams through UDP sockets on loopback; it counts messages, not packets.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -43,19 +48,20 @@
 #include <unistd.h>
 #include <srtp2/srtp.h>
 #include "CSRTPNettle.h"
+#include "limit.h"
 
 // The two-thread loop: how far the sender may run ahead of the receiver, well within the
 // socket buffers (4 MiB when SO_RCVBUFFORCE is allowed, else net.core.rmem_max, 208 KiB by
 // default: a datagram takes some 2.3 KiB of it), so that the kernel does not drop.
 enum { WINDOW = 64 };
 
-static double now_seconds(void) {
+double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int bound_socket(struct sockaddr_in *address) {
+int bound_socket(struct sockaddr_in *address) {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) { perror("socket"); exit(2); }
     int size = 4 << 20;
@@ -74,7 +80,7 @@ static int bound_socket(struct sockaddr_in *address) {
     return fd;
 }
 
-static long peak_resident_kb(void) {
+long peak_resident_kb(void) {
     FILE *status = fopen("/proc/self/status", "r");
     if (!status) return 0;
     char line[256];
@@ -336,8 +342,12 @@ int main(int argc, char **argv) {
         const char *crypto = argc > 5 ? argv[5] : "stock";
         return calls_main(atof(argv[2]), atoi(argv[3]), atoi(argv[4]), strcmp(crypto, "nettle") == 0);
     }
+    if (argc >= 4 && strcmp(argv[1], "datachannel") == 0) return datachannel_main(atof(argv[2]), atoi(argv[3]));
     if (argc < 3) {
-        fprintf(stderr, "usage: %s udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]\n       %s calls SECONDS PAYLOAD CALLS [stock|nettle]\n", argv[0], argv[0]);
+        fprintf(stderr,
+                "usage: %s udp|cm80|gcm SECONDS [PAYLOAD [THREADS [stock|nettle]]]\n       %s calls SECONDS PAYLOAD CALLS [stock|nettle]\n"
+                "       %s datachannel SECONDS MESSAGE_BYTES\n",
+                argv[0], argv[0], argv[0]);
         return 2;
     }
     const char *mode = argv[1];

@@ -117,11 +117,50 @@ enum Limits {
         )
     }
 
+    /// The limit of a `datachannel-<size>` row: one reliable ordered SCTP stream (usrsctp,
+    /// AF_CONN, SctpAssociation's settings) over GnuTLS DTLS (our priorities: ECDHE-ECDSA
+    /// AES-128-GCM, P-256; 1200-byte datagrams, an SCTP packet per record) between two
+    /// endpoints whose datagrams cross UDP sockets on loopback, `messageBytes` messages for
+    /// `seconds`: the application's thread sends (usrsctp encrypts and sends each packet on it)
+    /// and waits for usrsctp's send callback when its buffer is full; a receiver thread per
+    /// endpoint decrypts and hands packets to usrsctp, which delivers (counted) on it.
+    static func dataChannel(messageBytes: Int, seconds: Double) throws -> BenchResult {
+        let figures = try execute(["datachannel", String(seconds), String(messageBytes)])
+        // Second line: cipher suite, record data size, largest SCTP packet and datagram, records
+        // refused, waits for room and those that timed out (no send callback within 100 ms).
+        let details = figures.details.split(separator: " ")
+        let numbers = details.dropFirst().compactMap { Double($0) }
+        guard details.count == 7, numbers.count == 6 else {
+            throw BenchError("\(executable.path) datachannel: unexpected details \(figures.details)")
+        }
+        let suite = String(details[0])
+        let megabytes = Double(figures.received) * Double(messageBytes) / 1e6
+        let cpu = figures.user + figures.system
+        return figures.result(
+            impl: "usrsctp-c",
+            profile: BenchResult.profile(dtlsCipher: suite),
+            scenario: "limit-datachannel-\(DataChannelScenario.sizeName(messageBytes))",
+            payload: messageBytes,
+            extra: [
+                ("message_bytes", Double(messageBytes)),
+                ("mb_per_s", figures.seconds > 0 ? megabytes / figures.seconds : nil),
+                ("cpu_ms_per_mb", megabytes > 0 ? cpu / megabytes * 1000 : nil),
+                ("cpu_cores_used", figures.seconds > 0 ? cpu / figures.seconds : nil),
+                ("record_bytes", numbers[0]), ("largest_packet", numbers[1]), ("largest_datagram", numbers[2]),
+                ("records_refused", numbers[3]), ("waits_for_room", numbers[4]), ("waits_timed_out", numbers[5]),
+            ],
+            note:
+                "C, usrsctp over GnuTLS DTLS \(suite), UDP on loopback; a sending thread, a receiving thread per end; separate process"
+        )
+    }
+
     /// What one run of the C executable printed.
     struct Figures {
         var sent: Int, received: Int, seconds: Double, user: Double, system: Double, residentKB: Double
         /// Mode `calls` only.
         var lateTicks: Int?
+        /// The lines after the first (mode `datachannel`: what the connection negotiated).
+        var details = ""
         var cpuMicrosecondsPerPacket: Double? { received > 0 ? (user + system) / Double(received) * 1e6 : nil }
 
         /// The row these figures make.
@@ -159,7 +198,8 @@ enum Limits {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        let fields = (lines.first ?? "").split(separator: " ")
         guard process.terminationStatus == 0, fields.count == 6 || fields.count == 7,
             let sent = Int(fields[0]), let received = Int(fields[1]), let elapsed = Double(fields[2]),
             let user = Double(fields[3]), let system = Double(fields[4]), let rss = Double(fields[5])
@@ -175,7 +215,8 @@ enum Limits {
             user: user,
             system: system,
             residentKB: rss,
-            lateTicks: fields.count == 7 ? Int(fields[6]) : nil
+            lateTicks: fields.count == 7 ? Int(fields[6]) : nil,
+            details: lines.dropFirst().joined(separator: "\n")
         )
     }
 }

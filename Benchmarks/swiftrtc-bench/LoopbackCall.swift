@@ -105,6 +105,12 @@ struct LoopbackCall: Sendable {
         BenchResult.profile(srtpCipher: await offerer.stats().first(.transport)?.string("srtpCipher"))
     }
 
+    /// The DTLS cipher suite the call negotiated, as the bench names it (`dtls-aes128gcm`...),
+    /// from the transport stats: the profile of data channel rows.
+    func dtlsProfile() async -> String {
+        BenchResult.profile(dtlsCipher: await offerer.stats().first(.transport)?.string("dtlsCipher"))
+    }
+
     /// Closes both sides.
     func close() async {
         await offerer.close()

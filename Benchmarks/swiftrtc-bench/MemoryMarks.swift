@@ -14,11 +14,18 @@ struct MemoryMarks {
         marks.append((name, ProcessUsage.residentBytes(), ProcessUsage.heapInUseBytes()))
     }
 
-    /// The row: `<step>_rss_kb` and `<step>_heap_kb` per connection for every step.
-    func result(scenario: String, profile: String, connections: Int, note: String) -> BenchResult {
+    /// The row: `<step>_rss_kb` and `<step>_heap_kb` per connection (or per `unit`: the
+    /// figure named first, e.g. `channels`) for every step.
+    func result(
+        scenario: String,
+        profile: String,
+        connections: Int,
+        unit: String = "connections",
+        note: String
+    ) -> BenchResult {
         let cpu = ProcessUsage.now().since(usage)
         let count = Double(connections)
-        var extra: [(name: String, value: Double?)] = [("connections", count)]
+        var extra: [(name: String, value: Double?)] = [(unit, count)]
         for (previous, current) in zip(marks, marks.dropFirst()) {
             extra.append(("\(current.name)_rss_kb", Double(current.rss - previous.rss) / 1024 / count))
             extra.append(("\(current.name)_heap_kb", Double(current.heap - previous.heap) / 1024 / count))

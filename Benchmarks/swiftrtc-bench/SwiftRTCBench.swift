@@ -14,7 +14,9 @@ struct SwiftRTCBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swiftrtc-bench",
         abstract: "SwiftRTC throughput, connections, setup time and memory, against the limits.",
-        subcommands: [All.self, Throughput.self, Connections.self, Setup.self, Memory.self, Soak.self],
+        subcommands: [
+            All.self, Throughput.self, DataChannels.self, Connections.self, Setup.self, Memory.self, Soak.self,
+        ],
         defaultSubcommand: All.self
     )
 
@@ -69,8 +71,9 @@ struct SwiftRTCBench: AsyncParsableCommand {
 
 /// What `swiftrtc-bench` measures.
 enum Scenario: String, CaseIterable {
-    // Memory before connections: a thousand calls leave the heap large (malloc keeps some).
-    case limits, throughput, throughputVP8 = "throughput-vp8", setup, memory, connections
+    // Memory (and the data channels' memory per channel) before connections: a thousand calls
+    // leave the heap large (malloc keeps some).
+    case limits, throughput, throughputVP8 = "throughput-vp8", setup, memory, datachannel, connections
 
     func run(_ options: BenchOptions) async throws -> [BenchResult] {
         switch self {
@@ -87,6 +90,7 @@ enum Scenario: String, CaseIterable {
             }.flatMap { $0 }
         case .setup: [try await SetupScenario.run(calls: options.setupCalls)]
         case .memory: try await MemoryScenario.run(cycles: options.cycles, budget: options.cycleBudget)
+        case .datachannel: try await DataChannelScenario.run(seconds: options.seconds, channels: options.channels)
         }
     }
 }
@@ -115,6 +119,16 @@ extension SwiftRTCBench {
         func run() async throws {
             try await SwiftRTCBench.run([.limits, .throughput, .throughputVP8], options: options)
         }
+    }
+
+    struct DataChannels: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "datachannel",
+            abstract:
+                "One reliable ordered data channel (1, 16, 256 KiB messages) beside usrsctp over DTLS in C; memory per open channel (--channels)."
+        )
+        @OptionGroup var options: BenchOptions
+        func run() async throws { try await SwiftRTCBench.run([.datachannel], options: options) }
     }
 
     struct Connections: AsyncParsableCommand {

@@ -77,6 +77,19 @@ import Testing
         #expect(BenchResult.profile(srtpCipher: nil) == "unknown")
     }
 
+    /// Data channel rows name the DTLS cipher suite the connection negotiated (GnuTLS's name,
+    /// as the transport stats' `dtlsCipher` and the C loop give it): no SRTP protects them.
+    @Test(arguments: [
+        ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "dtls-aes128gcm"),
+        ("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "dtls-aes256gcm"),
+        ("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "dtls-chacha20"),
+        ("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA1", "dtls-aes128cbc"), ("TLS_NULL_WITH_NULL_NULL", "unknown"),
+    ])
+    func profileFromTheNegotiatedDtlsCipher(dtlsCipher: String, profile: String) {
+        #expect(BenchResult.profile(dtlsCipher: dtlsCipher) == profile)
+        #expect(BenchResult.profile(dtlsCipher: nil) == "unknown")
+    }
+
     @Test func jsonStringsAreEscaped() throws {
         var result = Self.sample()
         result.note = "a\\b\n\t\u{01}é"
@@ -110,20 +123,23 @@ import Testing
 
     @Test func optionsParse() throws {
         let options = try BenchOptions.parse([
-            "--seconds", "2", "--json", "--calls", "10", "100", "--setup-calls", "20",
+            "--seconds", "2", "--json", "--calls", "10", "100", "--setup-calls", "20", "--channels", "50",
         ])
         #expect(options.seconds == 2)
         #expect(options.json)
         #expect(options.calls == [10, 100])
         #expect(options.setupCalls == 20)
+        #expect(options.channels == 50)
         let defaults = try BenchOptions.parse([])
         #expect(defaults.json == false)
         #expect(defaults.calls == [10, 100, 500, 1000])
         #expect(defaults.cycles == 10_000)
+        #expect(defaults.channels == 1000)
     }
 
     @Test(arguments: [
         ["--seconds", "0"], ["--calls", "0"], ["--setup-calls", "0"], ["--seconds", "x"], ["--bogus"],
+        ["--channels", "0"], ["--channels", "30001"],
     ])
     func badOptionsAreRefused(arguments: [String]) {
         #expect(throws: (any Error).self) { try BenchOptions.parse(arguments) }
