@@ -40,6 +40,9 @@ public final class DataChannelTransport: Sendable {
         public var earlyPacketsDropped = 0
         /// Messages longer than the limit we announced, dropped.
         public var oversizedMessagesDropped = 0
+        /// The peer's SCTP packets dropped for a malformed parameter list
+        /// (``SctpAssociation/droppedMalformedPackets``).
+        public var malformedPacketsDropped = 0
     }
 
     /// Channels the peer opened, as they open. One consumer; at most
@@ -101,7 +104,9 @@ public final class DataChannelTransport: Sendable {
     /// What the transport counted.
     public var statistics: Statistics {
         var statistics = core.state.withLock { $0.statistics }
-        statistics.oversizedMessagesDropped = core.association.withLock { $0 }?.droppedOversizedMessages ?? 0
+        let association = core.association.withLock { $0 }
+        statistics.oversizedMessagesDropped = association?.droppedOversizedMessages ?? 0
+        statistics.malformedPacketsDropped = association?.droppedMalformedPackets ?? 0
         return statistics
     }
 

@@ -86,6 +86,7 @@ public final class SctpAssociation: Sendable {
     /// A message that comes in pieces (partial delivery), until its last piece.
     private let partial = Mutex<(stream: UInt16, ppid: UInt32, bytes: [UInt8], oversized: Bool)?>(nil)
     private let oversized = Atomic<Int>(0)
+    private let malformed = Atomic<Int>(0)
     private let isClosed = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
     /// first): usrsctp would abort an association it has not asked for, so they wait.
@@ -95,6 +96,11 @@ public final class SctpAssociation: Sendable {
 
     /// Messages dropped for being longer than ``Configuration/maxMessageSize``.
     public var droppedOversizedMessages: Int { oversized.load(ordering: .relaxed) }
+
+    /// The peer's packets dropped before usrsctp saw them: a parameter list of a chunk was
+    /// malformed (a parameter shorter than its header or past its chunk, which usrsctp 0.9.5
+    /// would loop on forever).
+    public var droppedMalformedPackets: Int { malformed.load(ordering: .relaxed) }
 
     /// Sets up the association (nothing is sent until ``connect()``).
     /// - Parameters:
@@ -235,6 +241,10 @@ public final class SctpAssociation: Sendable {
     /// An SCTP packet from the peer (DTLS application data).
     public func receive(_ packet: UnsafeRawBufferPointer) {
         guard let base = packet.baseAddress, !isClosed.load(ordering: .relaxed) else { return }
+        guard SctpParameterCheck.isWellFormed(packet) else {
+            malformed.add(1, ordering: .relaxed)
+            return
+        }
         let held = early.withLock { early in
             guard !early.connecting else { return false }
             if early.packets.count < Self.maxEarlyPackets { early.packets.append(Array(packet)) }

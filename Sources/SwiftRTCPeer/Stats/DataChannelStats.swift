@@ -42,6 +42,7 @@ struct PeerConnectionStats: W3CStats {
         stats["dataChannelsRefused"] = .int(Int64(transport.remoteChannelsRefused))
         stats["sctpEarlyPacketsDropped"] = .int(Int64(transport.earlyPacketsDropped))
         stats["dataMessagesOversized"] = .int(Int64(transport.oversizedMessagesDropped))
+        stats["sctpMalformedPacketsDropped"] = .int(Int64(transport.malformedPacketsDropped))
         return stats
     }
 }
