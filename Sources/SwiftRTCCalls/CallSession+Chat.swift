@@ -49,6 +49,10 @@ extension CallSession {
     /// ```
     public func messages() -> AsyncStream<ChatMessage> { chatHub.subscribe() }
 
+    /// Chat messages dropped because a ``messages()`` stream held ``maxUnreadChatMessages``
+    /// unread (counted once per stream that dropped one).
+    public nonisolated var chatMessagesDropped: Int { chatHub.dropped }
+
     /// Sends `message` to `user` on the chat channel with them. While the connection with
     /// them is being made the message waits (at most ``maxWaitingChatMessages``) and goes,
     /// in order, once the channel opens; a message over the peer's size limit is then logged

@@ -29,6 +29,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// The subscribers' count, read without a lock: a value nobody follows and nobody will be
     /// replayed (a track's frames when no task takes them) costs one load.
     private let subscriberCount = Atomic<Int>(0)
+    private let droppedCount = Atomic<Int>(0)
     private let replaysLatest: Bool
     private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
@@ -44,6 +45,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
         self.buffering = buffering
         state.withLock { $0.latest = initial }
     }
+
+    /// Values a subscriber's full buffer dropped (each subscriber's drops counted), so far.
+    package var dropped: Int { droppedCount.load(ordering: .relaxed) }
 
     /// Whether anyone follows the values now.
     package var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
@@ -93,7 +97,9 @@ package final class Broadcast<Element: Sendable>: Sendable {
                 if replaysLatest { state.latest = value }
                 return state.subscribers
             }
-            for continuation in continuations ?? [] { continuation.yield(value) }
+            for continuation in continuations ?? [] {
+                if case .dropped = continuation.yield(value) { droppedCount.add(1, ordering: .relaxed) }
+            }
         }
     }
 

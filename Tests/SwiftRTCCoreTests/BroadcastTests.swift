@@ -96,4 +96,18 @@ import Testing
         #expect(yielded.load(ordering: .relaxed) > 0)
         #expect(received > 0, "no consumer received a value")
     }
+
+    /// A subscriber that does not read keeps its buffer's worth; what its full buffer refused
+    /// is counted, once per subscriber that dropped it.
+    @Test func whatAFullBufferDropsIsCounted() async {
+        let broadcast = Broadcast<Int>(replaysLatest: false, buffering: .bufferingOldest(2))
+        let slow = broadcast.subscribe(), alsoSlow = broadcast.subscribe()
+        for value in 0..<5 { broadcast.yield(value) }
+        #expect(broadcast.dropped == 6)
+        broadcast.finish()
+        var kept: [Int] = []
+        for await value in slow { kept.append(value) }
+        #expect(kept == [0, 1])
+        _ = alsoSlow
+    }
 }
