@@ -145,6 +145,12 @@ final class DataChannelTransportCore: Sendable {
     /// In the order they began to wait: the longest waiting is flushed first, so a channel
     /// with megabytes queued does not take every room before a waiting open or small message.
     private let needRoom = Mutex<(order: [DataChannel], members: Set<ObjectIdentifier>)>(([], []))
+    /// Whether a flush is scheduled for ``retryInterval`` from now.
+    private let retryScheduled = Atomic<Bool>(false)
+    /// How soon channels still waiting after a flush are tried again. usrsctp tells of room
+    /// only when a SACK frees some; a send it refused for want of memory (ENOBUFS) while
+    /// nothing of ours was in flight would wait forever for that.
+    static let retryInterval = DispatchTimeInterval.milliseconds(10)
 
     init(announce: AsyncStream<DataChannel>.Continuation) {
         self.announce = announce
@@ -306,6 +312,14 @@ final class DataChannelTransportCore: Sendable {
 
     private func flush() {
         for channel in needRoom.withLock({ $0.order }) { channel.flush() }
+        guard needRoom.withLock({ !$0.order.isEmpty }),
+            retryScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else { return }
+        flushing.asyncAfter(deadline: .now() + Self.retryInterval) { [weak self] in
+            guard let self else { return }
+            retryScheduled.store(false, ordering: .relaxed)
+            flush()
+        }
     }
 
     func reset(_ id: UInt16) {
