@@ -165,7 +165,10 @@ public final class Coturn {
     private let directory: URL
 
     public init() throws {
-        port = try freeUDPPort()
+        // Below the ephemeral range and free for TCP too (coturn also listens on TCP and TLS
+        // there): a port from a bind to 0 could be taken by any busy test before coturn binds it.
+        guard let chosen = unusedLoopbackPort() else { throw POSIXError(.EADDRINUSE) }
+        port = chosen
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("coturn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let relayBase = Int(port % 1000) * 20 + 40000
