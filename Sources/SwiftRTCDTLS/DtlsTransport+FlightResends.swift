@@ -71,15 +71,16 @@ extension DtlsTransport {
         return handshakeFlightSentAt + Self.handshakeResendInterval
     }
 
-    /// Keeps what the completing handshake call sent, if anything, and schedules its resend.
-    func keepLastFlight() {
+    /// Keeps what the completing handshake call sent (`flight`), if anything, and schedules
+    /// its resend.
+    func keepLastFlight(_ flight: [[UInt8]]) {
         handshakeFlight = []
         if handshakeFlightResendCount > 0 {
             logger.info(
                 "DTLS \(configuration.role.rawValue): resent its flights \(handshakeFlightResendCount) times while connecting"
             )
         }
-        lastFlight = flightCapture ?? []
+        lastFlight = flight
         guard !lastFlight.isEmpty else { return }
         setTimer(at: .now() + Self.lastFlightResendInterval)
     }

@@ -34,9 +34,11 @@ extension DtlsTransport {
             noteHandshakeFlight(flightCapture ?? [])
             rounds += 1
         } while result < 0 && gnutls_error_is_fatal(result) == 0 && !inbox.isEmpty && rounds <= Self.inboxLimit
-        defer { flightCapture = nil }
+        // Cleared before the session is opened to other threads' sends (their pushes read it).
+        let lastSent = flightCapture ?? []
+        flightCapture = nil
         if result == 0 {
-            completeHandshake()
+            completeHandshake(lastSent: lastSent)
         } else if gnutls_error_is_fatal(result) == 0 {
             // AGAIN, INTERRUPTED or a warning alert: wait for data, GnuTLS's retransmission
             // time or our own resend of the last flight, whichever comes first.
@@ -69,7 +71,7 @@ extension DtlsTransport {
     }
 
     /// Reads the negotiated profile, exports the SRTP keys and reports `connected`.
-    private func completeHandshake() {
+    private func completeHandshake(lastSent: [[UInt8]]) {
         var selected = gnutls_srtp_profile_t(0)
         guard gnutls_srtp_get_selected_profile(session, &selected) == 0,
             let profile = SrtpProfile(rawValue: UInt16(truncatingIfNeeded: selected.rawValue)),
@@ -124,7 +126,7 @@ extension DtlsTransport {
         // No more retransmissions by GnuTLS: a lost last flight is answered when the peer
         // resends its own, and resent by ours until the peer shows it has the keys.
         cancelTimer()
-        keepLastFlight()
+        keepLastFlight(lastSent)
         logger.info("DTLS \(configuration.role.rawValue) connected in \(duration): \(cipherSuite) \(group) \(profile)")
         transition(to: .connected)
         readRecords()
@@ -137,7 +139,10 @@ extension DtlsTransport {
         var rounds = 0
         while !inbox.isEmpty, rounds <= Self.inboxLimit {
             rounds += 1
-            let result = recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
+            // With the session lock: senders of application data use the session from their threads.
+            let result = sessionLock.withLock { _ in
+                recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
+            }
             if result > 0 {
                 recordBuffer.withUnsafeBytes {
                     applicationDataHandler?(UnsafeRawBufferPointer(rebasing: $0[..<result]))

@@ -31,7 +31,9 @@ import Synchronization
 public final class DtlsTransport: @unchecked Sendable {
     // @unchecked: every mutable field below is touched only on `queue` (the GnuTLS
     // callbacks run inside GnuTLS calls made on it); `configuration`, `sender`, `queue`,
-    // `stateStream` and `stateContinuation` are immutable and Sendable.
+    // `stateStream` and `stateContinuation` are immutable and Sendable. Once connected,
+    // senders of application data also call GnuTLS on `session` (set once, in `init`), always
+    // under `sessionLock`; its push function then reads `flightCapture`, nil by then.
 
     /// How to run one DTLS association.
     public struct Configuration: Sendable {
@@ -65,6 +67,15 @@ public final class DtlsTransport: @unchecked Sendable {
     let sender: any DatagramSender
     /// Serialises the GnuTLS session, timers and state.
     let queue: DispatchQueue
+    /// Once connected, application data is encrypted and sent on the sender's thread (SCTP's:
+    /// no copy, no hop to `queue` per packet), so the session then has users besides the
+    /// queue; this lock makes them one at a time. It guards whether senders may use the
+    /// session (true from `connected` until the transport closes or fails), and is held
+    /// around every GnuTLS call made on the connected session: those senders'
+    /// `gnutls_record_send`, and the queue's `gnutls_record_recv`, `gnutls_bye` and MTU
+    /// query. Nothing runs under it but GnuTLS and its push function (the datagram sender):
+    /// a record handed to the application is handed on after the lock is released.
+    let sessionLock = Mutex(false)
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let logger = SwiftRTCLogging.logger("dtls")
 
@@ -195,14 +206,29 @@ public final class DtlsTransport: @unchecked Sendable {
     /// Sends `data` as one application data record, once connected, after whatever was asked
     /// to be sent before it. Data longer than ``maxApplicationDataSize``, or sent before the
     /// handshake or after the close, is dropped and counted (``droppedApplicationData``).
+    ///
+    /// Connected, the record is encrypted and sent before this returns, on the caller's thread
+    /// (under ``sessionLock``); before, the bytes are copied and judged on the queue, after
+    /// what it has to do first.
     public func sendApplicationData(_ data: UnsafeRawBufferPointer) {
-        let bytes = [UInt8](data)
-        queue.async { [self] in
-            guard case .connected = currentState, let session,
-                bytes.withUnsafeBytes({ gnutls_record_send(session, $0.baseAddress, $0.count) }) == bytes.count
-            else {
-                droppedApplicationDataCount.add(1, ordering: .relaxed)
-                return
+        let sent = sessionLock.withLock { open -> Bool? in
+            guard open, let session else { return nil }
+            return gnutls_record_send(session, data.baseAddress, data.count) == data.count
+        }
+        switch sent {
+        case true?: return
+        case false?: droppedApplicationDataCount.add(1, ordering: .relaxed)
+        case nil:
+            let bytes = [UInt8](data)
+            queue.async { [self] in
+                guard case .connected = currentState, let session,
+                    sessionLock.withLock({ _ in
+                        bytes.withUnsafeBytes { gnutls_record_send(session, $0.baseAddress, $0.count) }
+                    }) == bytes.count
+                else {
+                    droppedApplicationDataCount.add(1, ordering: .relaxed)
+                    return
+                }
             }
         }
     }
@@ -213,7 +239,7 @@ public final class DtlsTransport: @unchecked Sendable {
     public var maxApplicationDataSize: Int {
         onQueue {
             guard case .connected = currentState, let session else { return configuration.mtu - 64 }
-            return Int(gnutls_dtls_get_data_mtu(session))
+            return Int(sessionLock.withLock { _ in gnutls_dtls_get_data_mtu(session) })
         }
     }
 
@@ -226,8 +252,12 @@ public final class DtlsTransport: @unchecked Sendable {
         onQueue {
             guard !currentState.isFinal else { return }
             if case .connected = currentState {
-                // Non-blocking: sends the close_notify alert and does not wait for the peer's.
-                _ = gnutls_bye(session, GNUTLS_SHUT_WR)
+                // Non-blocking: sends the close_notify alert and does not wait for the peer's;
+                // no application data after it.
+                sessionLock.withLock { open in
+                    open = false
+                    _ = gnutls_bye(session, GNUTLS_SHUT_WR)
+                }
             }
             transition(to: .closed)
         }
@@ -249,6 +279,8 @@ public final class DtlsTransport: @unchecked Sendable {
     func transition(to newState: DtlsState) {
         guard !currentState.isFinal, currentState != newState else { return }
         currentState = newState
+        // Senders may use the session while connected, not after.
+        sessionLock.withLock { $0 = newState == .connected }
         stateContinuation.yield(newState)
         switch newState {
         case .connected:
