@@ -240,7 +240,10 @@ public final class DataChannel: Sendable {
         let low = pending.withLock { pending in
             var sent = 0
             var taken = 0
-            let id = inner.withLock { $0.state == .open ? $0.id : nil }
+            // A channel still connecting has its own open (or the ack of the peer's) waiting
+            // here: a flush may come between that send being refused for room and the
+            // channel becoming open. Only a closing or closed channel's messages are dropped.
+            let id = inner.withLock { $0.state == .open || $0.state == .connecting ? $0.id : nil }
             while taken < pending.count, let id {
                 let next = pending[taken]
                 guard
