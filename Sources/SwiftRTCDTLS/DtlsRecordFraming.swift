@@ -19,21 +19,35 @@ import SwiftRTCCore
 /// ```
 enum DtlsRecordFraming {
     static let headerLength = 13
+    static let applicationDataType: UInt8 = 23
+
+    /// What a datagram is.
+    enum Framing: Equatable {
+        /// Not whole records: dropped.
+        case malformed
+        /// Application data records only.
+        case applicationData
+        /// Whole records, some of another type (handshake, alert, change_cipher_spec).
+        case other
+    }
 
     /// Whether `datagram` is one or more complete DTLS 1.0/1.2 records of a known content
     /// type (change_cipher_spec 20, alert 21, handshake 22, application_data 23), back to back,
-    /// filling it exactly.
-    static func isWellFramed(_ datagram: UnsafeRawBufferPointer) -> Bool {
+    /// filling it exactly, and whether they are all application data.
+    static func classify(_ datagram: UnsafeRawBufferPointer) -> Framing {
         var offset = 0
+        var onlyApplicationData = true
         while offset < datagram.count {
-            guard datagram.count - offset >= headerLength else { return false }
+            guard datagram.count - offset >= headerLength else { return .malformed }
             let contentType = datagram[offset]
-            guard (20...23).contains(contentType), datagram[offset + 1] == 0xFE else { return false }
+            guard (20...23).contains(contentType), datagram[offset + 1] == 0xFE else { return .malformed }
+            if contentType != applicationDataType { onlyApplicationData = false }
             let length = Int(datagram.u16(offset + 11))
             offset += headerLength
-            guard length <= datagram.count - offset else { return false }
+            guard length <= datagram.count - offset else { return .malformed }
             offset += length
         }
-        return offset > 0
+        guard offset > 0 else { return .malformed }
+        return onlyApplicationData ? .applicationData : .other
     }
 }

@@ -27,7 +27,9 @@ extension DtlsTransport {
         gnutls_transport_set_pull_timeout_function(session) { context, _ in
             // Non-blocking: never wait; say whether a datagram is ready.
             guard let context else { return -1 }
-            return Unmanaged<DtlsTransport>.fromOpaque(context).takeUnretainedValue().inbox.isEmpty ? 0 : 1
+            let transport = Unmanaged<DtlsTransport>.fromOpaque(context).takeUnretainedValue()
+            if transport.readingInline { return transport.inlineDatagram == nil ? 0 : 1 }
+            return transport.inbox.isEmpty ? 0 : 1
         }
         gnutls_session_set_verify_function(session) { session in
             guard let context = gnutls_session_get_ptr(session) else { return GNUTLS_E_CERTIFICATE_ERROR }
@@ -35,8 +37,19 @@ extension DtlsTransport {
         }
     }
 
-    /// GnuTLS's pull function: the next received datagram, or EAGAIN when there is none.
+    /// GnuTLS's pull function: the next received datagram, or EAGAIN when there is none. A
+    /// receiver decrypting on its own thread offers its one datagram (``inlineDatagram``).
     func pull(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if readingInline {
+            guard let datagram = inlineDatagram else {
+                gnutls_transport_set_errno(session, EAGAIN)
+                return -1
+            }
+            inlineDatagram = nil
+            let count = min(datagram.count, buffer.count)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: datagram.prefix(count)))
+            return count
+        }
         guard !inbox.isEmpty else {
             gnutls_transport_set_errno(session, EAGAIN)
             return -1

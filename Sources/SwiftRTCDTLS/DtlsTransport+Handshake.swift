@@ -139,14 +139,15 @@ extension DtlsTransport {
         var rounds = 0
         while !inbox.isEmpty, rounds <= Self.inboxLimit {
             rounds += 1
-            // With the session lock: senders of application data use the session from their threads.
-            let result = sessionLock.withLock { _ in
-                recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
+            // With the session lock: other threads send and receive application data on it.
+            let (result, handler) = sessionLock.withLock { access in
+                (
+                    recordBuffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) },
+                    access.applicationData
+                )
             }
             if result > 0 {
-                recordBuffer.withUnsafeBytes {
-                    applicationDataHandler?(UnsafeRawBufferPointer(rebasing: $0[..<result]))
-                }
+                recordBuffer.withUnsafeBytes { handler?(UnsafeRawBufferPointer(rebasing: $0[..<result])) }
                 continue
             }
             if result == 0 {

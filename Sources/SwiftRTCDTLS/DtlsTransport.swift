@@ -32,8 +32,10 @@ public final class DtlsTransport: @unchecked Sendable {
     // @unchecked: every mutable field below is touched only on `queue` (the GnuTLS
     // callbacks run inside GnuTLS calls made on it); `configuration`, `sender`, `queue`,
     // `stateStream` and `stateContinuation` are immutable and Sendable. Once connected,
-    // senders of application data also call GnuTLS on `session` (set once, in `init`), always
-    // under `sessionLock`; its push function then reads `flightCapture`, nil by then.
+    // senders and receivers of application data also call GnuTLS on `session` (set once, in
+    // `init`) from their threads, always under `sessionLock`; its push function then reads
+    // `flightCapture`, nil by then, and its pull function `inlineDatagram`, which only they
+    // set, under the lock.
 
     /// How to run one DTLS association.
     public struct Configuration: Sendable {
@@ -67,15 +69,30 @@ public final class DtlsTransport: @unchecked Sendable {
     let sender: any DatagramSender
     /// Serialises the GnuTLS session, timers and state.
     let queue: DispatchQueue
-    /// Once connected, application data is encrypted and sent on the sender's thread (SCTP's:
-    /// no copy, no hop to `queue` per packet), so the session then has users besides the
-    /// queue; this lock makes them one at a time. It guards whether senders may use the
-    /// session (true from `connected` until the transport closes or fails), and is held
-    /// around every GnuTLS call made on the connected session: those senders'
-    /// `gnutls_record_send`, and the queue's `gnutls_record_recv`, `gnutls_bye` and MTU
-    /// query. Nothing runs under it but GnuTLS and its push function (the datagram sender):
-    /// a record handed to the application is handed on after the lock is released.
-    let sessionLock = Mutex(false)
+    /// Once connected, application data is encrypted and sent on the sender's thread, and
+    /// decrypted on the thread that received it (the transport thread) and handed on there:
+    /// no copy and no hop to `queue` per packet, as the C loop of `swiftrtc-bench-limit
+    /// datachannel` does. The session then has users besides the queue; this lock makes them
+    /// one at a time. It guards whether they may use the session (``SessionAccess/open``:
+    /// from `connected` until the transport closes or fails) and the application data
+    /// handler, and is held around every GnuTLS call made on the connected session: senders'
+    /// `gnutls_record_send`, receivers' and the queue's `gnutls_record_recv`, `gnutls_bye`
+    /// and the MTU query. Nothing runs under it but GnuTLS and its push and pull functions: a
+    /// record handed to the application is handed on after the lock is released (the
+    /// application may send in turn, as SCTP answers data with a SACK).
+    let sessionLock = Mutex(SessionAccess())
+
+    struct SessionAccess {
+        /// Whether threads other than the queue's may use the session (connected, not closed).
+        var open = false
+        /// Takes each application data record; nil: they are dropped.
+        var applicationData: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    }
+
+    /// The datagram a receiver's `gnutls_record_recv` reads (the pull function's source while
+    /// set, instead of ``inbox``), and whether one is being read; under ``sessionLock``.
+    var inlineDatagram: UnsafeRawBufferPointer?
+    var readingInline = false
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let logger = SwiftRTCLogging.logger("dtls")
 
@@ -104,11 +121,11 @@ public final class DtlsTransport: @unchecked Sendable {
     var info: DtlsConnectionInfo?
     var waiters: [CheckedContinuation<Result<DtlsConnectionInfo, DtlsError>, Never>] = []
     var startedAt: ContinuousClock.Instant?
-    /// Receives application data after the handshake (SCTP packets of data channels; a record
-    /// larger than this is dropped by GnuTLS's check).
-    var recordBuffer = [UInt8](repeating: 0, count: 2048)
-    /// Takes each application data record (on the transport's queue); nil: they are dropped.
-    var applicationDataHandler: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    /// The largest application data record read (SCTP packets of data channels; a larger
+    /// record is dropped by GnuTLS's check).
+    static let recordCapacity = 2048
+    /// Receives application data after the handshake, on the queue.
+    var recordBuffer = [UInt8](repeating: 0, count: recordCapacity)
     /// What the current `gnutls_handshake` call sent, while one runs (nil otherwise).
     var flightCapture: [[UInt8]]?
     /// While connecting: the last flight this end sent and when it last went out
@@ -163,13 +180,20 @@ public final class DtlsTransport: @unchecked Sendable {
         }
     }
 
-    /// Hands in one DTLS datagram from the network. Safe from any thread; the bytes are copied
-    /// and processed on the transport's queue. Datagrams that are not whole DTLS records are
-    /// dropped here (RFC 6347 §4.1.2.7).
+    /// Hands in one DTLS datagram from the network. Safe from any thread. Connected, a
+    /// datagram of application data records only is decrypted on the caller's thread and its
+    /// records handed to the application data handler before this returns; any other is
+    /// copied and processed on the transport's queue. Datagrams that are not whole DTLS
+    /// records are dropped here (RFC 6347 §4.1.2.7).
     public func receive(_ datagram: UnsafeRawBufferPointer) {
-        guard DtlsRecordFraming.isWellFramed(datagram) else {
+        switch DtlsRecordFraming.classify(datagram) {
+        case .malformed:
             droppedCount.wrappingAdd(1, ordering: .relaxed)
             return
+        case .applicationData:
+            if receiveApplicationData(datagram) { return }
+        case .other:
+            break
         }
         let bytes = [UInt8](datagram)
         queue.async { [self] in
@@ -197,10 +221,47 @@ public final class DtlsTransport: @unchecked Sendable {
     }
 
     /// Hands each application data record the peer sends from now on to `handler` (SCTP
-    /// packets, RFC 8261), on the transport's serial queue, in order. Before a handler is set
-    /// they are dropped (DTLS-SRTP media sends none).
+    /// packets, RFC 8261): once connected on the thread that hands in the datagram (the
+    /// transport thread), before that on the transport's queue; one record at a time. Before a
+    /// handler is set they are dropped (DTLS-SRTP media sends none).
     public func onApplicationData(_ handler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
-        queue.async { [self] in applicationDataHandler = handler }
+        sessionLock.withLock { $0.applicationData = handler }
+    }
+
+    /// Decrypts a datagram of application data records on this thread and hands each record
+    /// to the handler; false (nothing done) when the session is not open to other threads or
+    /// there is no handler, and the datagram goes to the queue.
+    private func receiveApplicationData(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: Self.recordCapacity, alignment: 16) { record in
+            var first = true
+            while true {
+                // GnuTLS pulls the datagram on the first call and keeps the records after the
+                // first for the next calls (gnutls_record_check_pending).
+                let read = sessionLock.withLock {
+                    access -> (Int, more: Bool, handler: ((UnsafeRawBufferPointer) -> Void)?)? in
+                    guard access.open, let handler = access.applicationData, let session else { return nil }
+                    readingInline = true
+                    inlineDatagram = first ? datagram : nil
+                    defer {
+                        readingInline = false
+                        inlineDatagram = nil
+                    }
+                    let result = gnutls_record_recv(session, record.baseAddress, record.count)
+                    return (result, result > 0 && gnutls_record_check_pending(session) > 0, handler)
+                }
+                guard let (result, more, handler) = read else { return !first }
+                first = false
+                if result > 0 {
+                    handler?(UnsafeRawBufferPointer(rebasing: record[..<result]))
+                } else if result < 0, gnutls_error_is_fatal(Int32(truncatingIfNeeded: result)) != 0 {
+                    // Records that fail authentication are dropped by GnuTLS (AGAIN); a fatal
+                    // error ends the association, on the queue that owns its state.
+                    let code = Int32(truncatingIfNeeded: result)
+                    queue.async { [self] in transition(to: .failed(.gnutls("gnutls_record_recv", code))) }
+                }
+                guard more else { return true }
+            }
+        }
     }
 
     /// Sends `data` as one application data record, once connected, after whatever was asked
@@ -211,8 +272,8 @@ public final class DtlsTransport: @unchecked Sendable {
     /// (under ``sessionLock``); before, the bytes are copied and judged on the queue, after
     /// what it has to do first.
     public func sendApplicationData(_ data: UnsafeRawBufferPointer) {
-        let sent = sessionLock.withLock { open -> Bool? in
-            guard open, let session else { return nil }
+        let sent = sessionLock.withLock { access -> Bool? in
+            guard access.open, let session else { return nil }
             return gnutls_record_send(session, data.baseAddress, data.count) == data.count
         }
         switch sent {
@@ -254,8 +315,8 @@ public final class DtlsTransport: @unchecked Sendable {
             if case .connected = currentState {
                 // Non-blocking: sends the close_notify alert and does not wait for the peer's;
                 // no application data after it.
-                sessionLock.withLock { open in
-                    open = false
+                sessionLock.withLock { access in
+                    access.open = false
                     _ = gnutls_bye(session, GNUTLS_SHUT_WR)
                 }
             }
@@ -280,7 +341,7 @@ public final class DtlsTransport: @unchecked Sendable {
         guard !currentState.isFinal, currentState != newState else { return }
         currentState = newState
         // Senders may use the session while connected, not after.
-        sessionLock.withLock { $0 = newState == .connected }
+        sessionLock.withLock { $0.open = newState == .connected }
         stateContinuation.yield(newState)
         switch newState {
         case .connected:
