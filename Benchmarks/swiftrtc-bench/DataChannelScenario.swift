@@ -1,5 +1,6 @@
 import SwiftRTCBenchReport
 import SwiftRTCDataChannel
+import SwiftRTCICE
 import SwiftRTCPeer
 import Synchronization
 
@@ -54,10 +55,16 @@ enum DataChannelScenario {
     }
 
     /// A connected data-only pair with one channel open on both sides (the offerer's, and the
-    /// answerer's announced copy).
-    static func connectedChannel(label: String) async throws -> (LoopbackCall, DataChannel, DataChannel) {
+    /// answerer's announced copy), each end on a transport thread of its own (`threads`, two):
+    /// a bot's connection to a browser has the process's transport thread for its end, as
+    /// each endpoint of the C loop has a receiving thread of its own. (On the process's pool,
+    /// one thread on two cores, both ends would share one.)
+    static func connectedChannel(
+        label: String,
+        threads: TransportThreadPool
+    ) async throws -> (LoopbackCall, DataChannel, DataChannel) {
         var made: DataChannel?
-        let call = try await LoopbackCall.connect { offerer, _ in
+        let call = try await LoopbackCall.connect(transportThreads: threads) { offerer, _ in
             made = try await offerer.createDataChannel(label: label)
         }
         guard let local = made, await local.opened() else {
@@ -73,7 +80,9 @@ enum DataChannelScenario {
     }
 
     static func throughput(messageBytes: Int, seconds: Double, limit: BenchResult) async throws -> BenchResult {
-        let (call, channel, remote) = try await connectedChannel(label: "bulk")
+        let threads = TransportThreadPool(threadCount: 2, name: "swiftrtc-dc")
+        defer { threads.shutdown() }
+        let (call, channel, remote) = try await connectedChannel(label: "bulk", threads: threads)
         let counter = Counter()
         let counting = Task {
             for await message in remote.messages { counter.count(message.count) }
@@ -138,7 +147,9 @@ enum DataChannelScenario {
     }
 
     static func memory(channels: Int) async throws -> BenchResult {
-        let (call, first, firstRemote) = try await connectedChannel(label: "first")
+        let threads = TransportThreadPool(threadCount: 2, name: "swiftrtc-dc")
+        defer { threads.shutdown() }
+        let (call, first, firstRemote) = try await connectedChannel(label: "first", threads: threads)
         // The peer's channels, kept as an application would keep them.
         let remotes = Mutex<[DataChannel]>([])
         let collecting = Task {

@@ -1,5 +1,6 @@
 import SwiftRTCBenchReport
 import SwiftRTCDTLS
+import SwiftRTCICE
 import SwiftRTCPeer
 import SwiftRTCSDP
 
@@ -20,18 +21,31 @@ struct LoopbackCall: Sendable {
         }
     }()
 
-    static func configuration(_ certificate: DtlsCertificate) -> PeerConnection.Configuration {
-        PeerConnection.Configuration(certificate: certificate, gatherAddresses: ["127.0.0.1"])
+    static func configuration(
+        _ certificate: DtlsCertificate,
+        transportThreads: TransportThreadPool = .shared
+    ) -> PeerConnection.Configuration {
+        PeerConnection.Configuration(
+            certificate: certificate,
+            gatherAddresses: ["127.0.0.1"],
+            transportThreads: transportThreads
+        )
     }
 
-    /// Makes both connections; `prepare` adds tracks or transceivers to each (offerer first)
-    /// before the offer; then connects them.
+    /// Makes both connections, on `transportThreads` (the process's pool unless told);
+    /// `prepare` adds tracks or transceivers to each (offerer first) before the offer; then
+    /// connects them.
     static func connect(
         timeout: Duration = .seconds(30),
+        transportThreads: TransportThreadPool = .shared,
         prepare: (PeerConnection, PeerConnection) async throws -> Void
     ) async throws -> LoopbackCall {
-        let offerer = try PeerConnection(configuration: configuration(certificates.0))
-        let answerer = try PeerConnection(configuration: configuration(certificates.1))
+        let offerer = try PeerConnection(
+            configuration: configuration(certificates.0, transportThreads: transportThreads)
+        )
+        let answerer = try PeerConnection(
+            configuration: configuration(certificates.1, transportThreads: transportThreads)
+        )
         try await prepare(offerer, answerer)
         let offererStates = await offerer.connectionStates(), answererStates = await answerer.connectionStates()
         let offererCandidates = await offerer.localCandidates(), answererCandidates = await answerer.localCandidates()
