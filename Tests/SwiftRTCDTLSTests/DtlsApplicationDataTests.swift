@@ -24,11 +24,12 @@ import Testing
         var all: [(bytes: [UInt8], thread: UInt)] { records.withLock { $0 } }
     }
 
-    @Test func recordsAreHandedOverOnTheReceivingThreadBeforeReceiveReturns() async throws {
+    /// A connected client and server whose link keeps the client's application data
+    /// datagrams back (in `captured`), for the test to hand in itself.
+    static func connectedPair() async throws -> (DtlsTransport, DtlsTransport, Captured) {
         let captured = Captured()
         let link = MemoryDatagramLink(
             dropFromA: { _, bytes in
-                // The client's application data stays here, for the test to hand in itself.
                 guard bytes.first == DtlsRecordFraming.applicationDataType else { return false }
                 captured.keep(bytes)
                 return true
@@ -40,6 +41,11 @@ import Testing
         let (c, s) = await handshake(client, server)
         _ = try c.get()
         _ = try s.get()
+        return (client, server, captured)
+    }
+
+    @Test func recordsAreHandedOverOnTheReceivingThreadBeforeReceiveReturns() async throws {
+        let (client, server, captured) = try await Self.connectedPair()
         let handed = Handed()
         server.onApplicationData { handed.take($0) }
         let messages: [[UInt8]] = [[1, 2, 3], Array(repeating: 0xAB, count: 1100), [9]]
@@ -69,20 +75,7 @@ import Testing
     }
 
     @Test func recordsThatArriveBeforeAHandlerIsSetAreDropped() async throws {
-        let captured = Captured()
-        let link = MemoryDatagramLink(
-            dropFromA: { _, bytes in
-                guard bytes.first == DtlsRecordFraming.applicationDataType else { return false }
-                captured.keep(bytes)
-                return true
-            },
-            dropFromB: { _, _ in false }
-        )
-        let (clientConfiguration, serverConfiguration) = try pairConfigurations()
-        let (client, server) = try link.makePair(client: clientConfiguration, server: serverConfiguration)
-        let (c, s) = await handshake(client, server)
-        _ = try c.get()
-        _ = try s.get()
+        let (client, server, captured) = try await Self.connectedPair()
         [UInt8]([7, 7]).withUnsafeBytes { client.sendApplicationData($0) }
         [UInt8]([8, 8]).withUnsafeBytes { client.sendApplicationData($0) }
         // No handler: the first goes to the queue, where it is read and dropped.
