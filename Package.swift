@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .target(name: "SwiftRTCSCTP", dependencies: ["CUsrsctp"]),
-        .target(name: "SwiftRTCDataChannel", dependencies: ["SwiftRTCSCTP"]),
+        .target(name: "SwiftRTCDataChannel", dependencies: ["SwiftRTCCore", "SwiftRTCSCTP"]),
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),

@@ -85,8 +85,10 @@ public final class DtlsTransport: @unchecked Sendable {
     struct SessionAccess {
         /// Whether threads other than the queue's may use the session (connected, not closed).
         var open = false
-        /// Takes each application data record; nil: they are dropped.
-        var applicationData: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+        /// Takes each application data record; nil: they are dropped. (A `Callback`: a
+        /// function handed out of a lock bare is re-wrapped in a thunk each time, an
+        /// allocation per record.)
+        var applicationData: Callback<UnsafeRawBufferPointer, Void>?
     }
 
     /// The datagram a receiver's `gnutls_record_recv` reads (the pull function's source while
@@ -225,7 +227,7 @@ public final class DtlsTransport: @unchecked Sendable {
     /// transport thread), before that on the transport's queue; one record at a time. Before a
     /// handler is set they are dropped (DTLS-SRTP media sends none).
     public func onApplicationData(_ handler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
-        sessionLock.withLock { $0.applicationData = handler }
+        sessionLock.withLock { $0.applicationData = Callback(handler) }
     }
 
     /// Decrypts a datagram of application data records on this thread and hands each record
@@ -238,7 +240,7 @@ public final class DtlsTransport: @unchecked Sendable {
                 // GnuTLS pulls the datagram on the first call and keeps the records after the
                 // first for the next calls (gnutls_record_check_pending).
                 let read = sessionLock.withLock {
-                    access -> (Int, more: Bool, handler: ((UnsafeRawBufferPointer) -> Void)?)? in
+                    access -> (Int, more: Bool, handler: Callback<UnsafeRawBufferPointer, Void>)? in
                     guard access.open, let handler = access.applicationData, let session else { return nil }
                     readingInline = true
                     inlineDatagram = first ? datagram : nil
@@ -252,7 +254,7 @@ public final class DtlsTransport: @unchecked Sendable {
                 guard let (result, more, handler) = read else { return !first }
                 first = false
                 if result > 0 {
-                    handler?(UnsafeRawBufferPointer(rebasing: record[..<result]))
+                    handler(UnsafeRawBufferPointer(rebasing: record[..<result]))
                 } else if result < 0, gnutls_error_is_fatal(Int32(truncatingIfNeeded: result)) != 0 {
                     // Records that fail authentication are dropped by GnuTLS (AGAIN); a fatal
                     // error ends the association, on the queue that owns its state.

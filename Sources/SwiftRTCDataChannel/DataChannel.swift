@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import Synchronization
 
 /// One data channel (RFC 8831): a label, a stream of its SCTP association, and messages of
@@ -98,6 +99,10 @@ public final class DataChannel: Sendable {
     /// length, 0 for an empty one sent as one byte).
     let pending = Mutex<[(bytes: [UInt8], ppid: PayloadProtocol, count: Int)]>([])
     private let inbox: AsyncStream<Message>.Continuation
+    /// Messages received in the current burst of the transport thread, handed to
+    /// ``messages`` at its end (``EndOfBurst``): the reader is woken once per burst, not once
+    /// per message. At most ``maxQueuedMessages`` wait here; the next one hands them over.
+    private let arrived = Mutex<(messages: [Message], scheduled: Bool)>(([], false))
     /// What the peer sent, in order (per the channel's kind), until the channel closes. One
     /// consumer.
     public let messages: AsyncStream<Message>
@@ -309,7 +314,27 @@ public final class DataChannel: Sendable {
             $0.statistics.messagesReceived += 1
             $0.statistics.bytesReceived += message.count
         }
-        if case .dropped = inbox.yield(message) { inner.withLock { $0.statistics.messagesDropped += 1 } }
+        let now = arrived.withLock { arrived -> Bool in
+            arrived.messages.append(message)
+            if arrived.scheduled { return arrived.messages.count >= Self.maxQueuedMessages }
+            arrived.scheduled = EndOfBurst.schedule(self)
+            return !arrived.scheduled
+        }
+        if now { handOver() }
+    }
+
+    /// Hands what arrived to ``messages``, in order; counts what its full buffer drops.
+    private func handOver(endingBurst: Bool = false) {
+        let dropped = arrived.withLock { arrived -> Int in
+            if endingBurst { arrived.scheduled = false }
+            var dropped = 0
+            for message in arrived.messages {
+                if case .dropped = inbox.yield(message) { dropped += 1 }
+            }
+            arrived.messages.removeAll(keepingCapacity: true)
+            return dropped
+        }
+        if dropped > 0 { inner.withLock { $0.statistics.messagesDropped += dropped } }
     }
 
     func closed() {
@@ -326,8 +351,14 @@ public final class DataChannel: Sendable {
         for waiter in low { waiter.resume() }
         // What waited to be sent goes at the next flush (not here: usrsctp's threads call this).
         transport.waitForRoom(self)
+        handOver()
         inbox.finish()
     }
+}
+
+extension DataChannel: EndOfBurst.Flushing {
+    /// The transport thread's burst ended: what arrived in it goes to the reader.
+    package func endOfBurst() { handOver(endingBurst: true) }
 }
 
 /// Why a data channel could not send.

@@ -1,4 +1,5 @@
 import CNice
+import SwiftRTCCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -56,6 +57,11 @@ final class TransportThread: @unchecked Sendable {
     init(name: String) {
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
+        // Before each wait for sockets: the work put off during the last turn's burst.
+        let burstEnd = g_source_new(Self.burstEndFunctions, guint(MemoryLayout<GSource>.size))
+        g_source_set_priority(burstEnd, G_PRIORITY_HIGH)
+        g_source_attach(burstEnd, context)
+        g_source_unref(burstEnd)
         let start = Unmanaged.passRetained(StartBox(context: context, loop: loop)).toOpaque()
         // g_thread_new names the thread (visible in top -H, gdb) and aborts if it cannot start one.
         let thread = g_thread_new(
@@ -63,7 +69,7 @@ final class TransportThread: @unchecked Sendable {
             { argument in
                 let box = Unmanaged<StartBox>.fromOpaque(argument!).takeRetainedValue()
                 g_main_context_push_thread_default(box.context)
-                g_main_loop_run(box.loop)
+                EndOfBurst.run { g_main_loop_run(box.loop) }
                 g_main_context_pop_thread_default(box.context)
                 return nil
             },
@@ -71,6 +77,28 @@ final class TransportThread: @unchecked Sendable {
         )
         handle.withLock { $0 = thread.map(ThreadHandle.init) }
     }
+
+    /// A source that is never ready: its `prepare`, which GLib calls at the start of every
+    /// turn of the loop (after the last turn's sources were dispatched, before it polls),
+    /// ends the burst (``EndOfBurst/finishBurst()``). Allocated once: GLib keeps the pointer.
+    nonisolated(unsafe) private static let burstEndFunctions: UnsafeMutablePointer<GSourceFuncs> = {
+        let functions = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
+        functions.initialize(
+            to: GSourceFuncs(
+                prepare: { _, timeout in
+                    EndOfBurst.finishBurst()
+                    timeout?.pointee = -1
+                    return 0
+                },
+                check: { _ in 0 },
+                dispatch: { _, _, _ in 1 },
+                finalize: nil,
+                closure_callback: nil,
+                closure_marshal: nil
+            )
+        )
+        return functions
+    }()
 
     /// Runs `body` on this thread, soon (or now, if called on it).
     func invoke(_ body: @escaping @Sendable () -> Void) {
