@@ -28,8 +28,10 @@ extension DtlsTransport {
             // Non-blocking: never wait; say whether a datagram is ready.
             guard let context else { return -1 }
             let transport = Unmanaged<DtlsTransport>.fromOpaque(context).takeUnretainedValue()
-            if transport.readingInline { return transport.inlineDatagram == nil ? 0 : 1 }
-            return transport.inbox.isEmpty ? 0 : 1
+            switch transport.pullSource {
+            case .inbox: return transport.inbox.isEmpty ? 0 : 1
+            case .offered(let datagram): return datagram == nil ? 0 : 1
+            }
         }
         gnutls_session_set_verify_function(session) { session in
             guard let context = gnutls_session_get_ptr(session) else { return GNUTLS_E_CERTIFICATE_ERROR }
@@ -38,14 +40,14 @@ extension DtlsTransport {
     }
 
     /// GnuTLS's pull function: the next received datagram, or EAGAIN when there is none. A
-    /// receiver decrypting on its own thread offers its one datagram (``inlineDatagram``).
+    /// receiver decrypting on its own thread offers its one datagram (``pullSource``).
     func pull(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if readingInline {
-            guard let datagram = inlineDatagram else {
+        if case .offered(let offered) = pullSource {
+            guard let datagram = offered else {
                 gnutls_transport_set_errno(session, EAGAIN)
                 return -1
             }
-            inlineDatagram = nil
+            pullSource = .offered(nil)
             let count = min(datagram.count, buffer.count)
             buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: datagram.prefix(count)))
             return count

@@ -34,8 +34,8 @@ public final class DtlsTransport: @unchecked Sendable {
     // `stateStream` and `stateContinuation` are immutable and Sendable. Once connected,
     // senders and receivers of application data also call GnuTLS on `session` (set once, in
     // `init`) from their threads, always under `sessionLock`; its push function then reads
-    // `flightCapture`, nil by then, and its pull function `inlineDatagram`, which only they
-    // set, under the lock.
+    // `flightCapture`, nil by then, and its pull function `pullSource`, which only they set,
+    // under the lock.
 
     /// How to run one DTLS association.
     public struct Configuration: Sendable {
@@ -91,10 +91,14 @@ public final class DtlsTransport: @unchecked Sendable {
         var applicationData: Callback<UnsafeRawBufferPointer, Void>?
     }
 
-    /// The datagram a receiver's `gnutls_record_recv` reads (the pull function's source while
-    /// set, instead of ``inbox``), and whether one is being read; under ``sessionLock``.
-    var inlineDatagram: UnsafeRawBufferPointer?
-    var readingInline = false
+    /// Where GnuTLS's pull function reads: ``inbox`` (the queue's reads), or the one datagram a
+    /// receiver on its own thread offers (nil once taken); set by that receiver under
+    /// ``sessionLock``.
+    enum PullSource {
+        case inbox
+        case offered(UnsafeRawBufferPointer?)
+    }
+    var pullSource = PullSource.inbox
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let logger = SwiftRTCLogging.logger("dtls")
 
@@ -242,12 +246,8 @@ public final class DtlsTransport: @unchecked Sendable {
                 let read = sessionLock.withLock {
                     access -> (Int, more: Bool, handler: Callback<UnsafeRawBufferPointer, Void>)? in
                     guard access.open, let handler = access.applicationData, let session else { return nil }
-                    readingInline = true
-                    inlineDatagram = first ? datagram : nil
-                    defer {
-                        readingInline = false
-                        inlineDatagram = nil
-                    }
+                    pullSource = .offered(first ? datagram : nil)
+                    defer { pullSource = .inbox }
                     let result = gnutls_record_recv(session, record.baseAddress, record.count)
                     return (result, result > 0 && gnutls_record_check_pending(session) > 0, handler)
                 }
