@@ -54,6 +54,8 @@ let package = Package(
         // with NIOSSL for https://. Both were in the graph already (hummingbird-websocket's
         // client builds NIOSSL and its BoringSSL).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // Deque: a data channel's received messages (already in the graph through swift-nio).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Many signaling server instances on one PostgreSQL: shared state, LISTEN/NOTIFY routing.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -143,7 +145,12 @@ let package = Package(
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
         .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
         .target(name: "SwiftRTCSCTP", dependencies: ["CUsrsctp"]),
-        .target(name: "SwiftRTCDataChannel", dependencies: ["SwiftRTCCore", "SwiftRTCSCTP"]),
+        .target(
+            name: "SwiftRTCDataChannel",
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSCTP", .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),

@@ -114,7 +114,7 @@ enum DataChannelScenario {
         let cpu = ProcessUsage.now().since(usage)
         let elapsed = max((counter.last - start).seconds, 1e-3)
         let received = counter.messages
-        let dropped = remote.statistics.messagesDropped
+        let held = await call.answerer.stats().first(.peerConnection)?.number("dataUnreadLimitReached") ?? 0
         let profile = await call.dtlsProfile()
         counting.cancel()
         await call.close()
@@ -134,7 +134,7 @@ enum DataChannelScenario {
             payloadBytes: messageBytes,
             extra: [
                 ("message_bytes", Double(messageBytes)), ("mb_per_s", ours), ("cpu_ms_per_mb", cpuPerMB),
-                ("cpu_cores_used", (cpu.user + cpu.system) / elapsed), ("messages_dropped", Double(dropped)),
+                ("cpu_cores_used", (cpu.user + cpu.system) / elapsed), ("unread_limit_reached", held),
                 ("ratio_limit", limit[extra: "mb_per_s"].map { $0 > 0 ? ours / $0 : nil } ?? nil),
                 (
                     "ratio_limit_cpu",

@@ -31,16 +31,14 @@ extension CallSession {
     /// Messages to one participant that wait for the chat channel with them to open, at most:
     /// a further ``send(_:to:)`` to them throws until it has opened.
     public static let maxWaitingChatMessages = 256
-    /// Messages received and not yet read by one ``messages()`` stream, at most: as many as
-    /// the chat channels of a full mesh hold unread (``DataChannel/maxQueuedMessages`` each).
-    /// Past it the newest are dropped for that stream.
-    public static let maxUnreadChatMessages = DataChannel.maxQueuedMessages * (SignalingLimits.maxParticipants - 1)
+    /// Messages received and not yet read by one ``messages()`` stream, at most: 1024 for each
+    /// other participant of a full mesh. Past it the newest are dropped for that stream.
+    public static let maxUnreadChatMessages = 1024 * (SignalingLimits.maxParticipants - 1)
 
     /// The chat messages the other participants send, from now on, with who sent each
     /// (``ChatMessage/from``); the stream finishes when the session ends. Subscribe before
     /// ``startCall(userInfo:)`` or ``acceptCall(userInfo:)`` to miss none. Each stream holds
-    /// at most ``maxUnreadChatMessages`` unread messages (and each participant's channel
-    /// ``DataChannel/maxQueuedMessages`` that this session has not taken yet): read them.
+    /// at most ``maxUnreadChatMessages`` unread messages: read them.
     ///
     /// ```swift
     /// for await chat in await session.messages() {

@@ -68,13 +68,7 @@ public final class DataChannel: Sendable {
         public var bytesSent = 0
         public var messagesReceived = 0
         public var bytesReceived = 0
-        /// Messages dropped because ``DataChannel/maxQueuedMessages`` were waiting to be read.
-        public var messagesDropped = 0
     }
-
-    /// Messages received and not yet read, at most; more are dropped and counted
-    /// (``Statistics/messagesDropped``).
-    public static let maxQueuedMessages = 1024
     /// The most bytes ``bufferedAmount`` may reach: a send beyond it is refused
     /// (``DataChannelError/bufferFull``), as browsers refuse past 16 MiB.
     public static let maxBufferedAmount = 16 << 20
@@ -98,21 +92,22 @@ public final class DataChannel: Sendable {
     /// Messages the association had no room for yet, in order (`count`: the message's own
     /// length, 0 for an empty one sent as one byte).
     let pending = Mutex<[(bytes: [UInt8], ppid: PayloadProtocol, count: Int)]>([])
-    private let inbox: AsyncStream<Message>.Continuation
-    /// Messages received in the current burst of the transport thread, handed to
-    /// ``messages`` at its end (``EndOfBurst``): the reader is woken once per burst, not once
-    /// per message. At most ``maxQueuedMessages`` wait here; the next one hands them over.
-    private let arrived = Mutex<(messages: [Message], scheduled: Bool)>(([], false))
-    /// What the peer sent, in order (per the channel's kind), until the channel closes. One
-    /// consumer.
-    public let messages: AsyncStream<Message>
+    /// Messages received and not yet read, and the reader waiting for one
+    /// (`DataChannel+Messages.swift`); counted in the transport's
+    /// ``DataChannelTransport/maxUnreadBytes``.
+    let inbox = Mutex(Inbox())
 
     init(label: String, id: UInt16?, options: Options, transport: DataChannelTransportCore) {
         self.label = label
         self.options = options
         self.transport = transport
         inner = Mutex(Inner(id: id))
-        (messages, inbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.maxQueuedMessages))
+    }
+
+    deinit {
+        // What was never read no longer holds the association's reading.
+        let unread = inbox.withLock { ($0.messages.count, $0.bytes) }
+        if unread.0 > 0 { transport.unreadTaken(messages: unread.0, bytes: unread.1) }
     }
 
     /// The state now.
@@ -300,43 +295,6 @@ public final class DataChannel: Sendable {
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    func received(_ data: [UInt8], ppid: UInt32) {
-        let message: Message
-        switch PayloadProtocol(rawValue: ppid) {
-        case .string: message = .text(String(decoding: data, as: UTF8.self))
-        case .binary: message = .binary(data)
-        case .stringEmpty: message = .text("")
-        case .binaryEmpty: message = .binary([])
-        case .dcep, nil: return
-        }
-        // Counted before it is handed over: a reader that has it sees it counted.
-        inner.withLock {
-            $0.statistics.messagesReceived += 1
-            $0.statistics.bytesReceived += message.count
-        }
-        let now = arrived.withLock { arrived -> Bool in
-            arrived.messages.append(message)
-            if arrived.scheduled { return arrived.messages.count >= Self.maxQueuedMessages }
-            arrived.scheduled = EndOfBurst.schedule(self)
-            return !arrived.scheduled
-        }
-        if now { handOver() }
-    }
-
-    /// Hands what arrived to ``messages``, in order; counts what its full buffer drops.
-    private func handOver(endingBurst: Bool = false) {
-        let dropped = arrived.withLock { arrived -> Int in
-            if endingBurst { arrived.scheduled = false }
-            var dropped = 0
-            for message in arrived.messages {
-                if case .dropped = inbox.yield(message) { dropped += 1 }
-            }
-            arrived.messages.removeAll(keepingCapacity: true)
-            return dropped
-        }
-        if dropped > 0 { inner.withLock { $0.statistics.messagesDropped += dropped } }
-    }
-
     func closed() {
         let (opening, low) = inner.withLock { inner in
             inner.state = .closed
@@ -351,14 +309,8 @@ public final class DataChannel: Sendable {
         for waiter in low { waiter.resume() }
         // What waited to be sent goes at the next flush (not here: usrsctp's threads call this).
         transport.waitForRoom(self)
-        handOver()
-        inbox.finish()
+        finishMessages()
     }
-}
-
-extension DataChannel: EndOfBurst.Flushing {
-    /// The transport thread's burst ended: what arrived in it goes to the reader.
-    package func endOfBurst() { handOver(endingBurst: true) }
 }
 
 /// Why a data channel could not send.

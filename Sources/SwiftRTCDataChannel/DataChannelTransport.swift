@@ -43,6 +43,10 @@ public final class DataChannelTransport: Sendable {
         /// The peer's SCTP packets dropped for a malformed parameter list
         /// (``SctpAssociation/droppedMalformedPackets``).
         public var malformedPacketsDropped = 0
+        /// Times the channels' unread messages reached ``DataChannelTransport/maxUnreadBytes``
+        /// or ``DataChannelTransport/maxUnreadMessages``: the association stopped reading (the
+        /// peer waited) until half had been read.
+        public var unreadLimitReached = 0
     }
 
     /// Channels the peer opened, as they open. One consumer; at most
@@ -55,6 +59,13 @@ public final class DataChannelTransport: Sendable {
     public static let maxChannels = 65535
     /// Packets from the peer held until ``start(_:send:)`` (its INIT may come first).
     public static let maxEarlyPackets = 16
+    /// Bytes of messages received on all the channels and not yet read, at most: there the
+    /// association stops reading (its window closes and the peer waits, every channel's
+    /// messages with it) until half of them have been read. Nothing a reliable channel
+    /// receives is dropped; read every channel, or close it and let it go.
+    public static let maxUnreadBytes = 4 << 20
+    /// Messages received on all the channels and not yet read, at most (as ``maxUnreadBytes``).
+    public static let maxUnreadMessages = 4096
 
     let core: DataChannelTransportCore
 
@@ -138,6 +149,9 @@ final class DataChannelTransportCore: Sendable {
 
     let state = Mutex(State())
     let association = Mutex<SctpAssociation?>(nil)
+    /// Messages received on every channel and not yet read, and whether they hold the
+    /// association's reading.
+    private let unread = Mutex<(messages: Int, bytes: Int, holding: Bool)>((0, 0, false))
     private let announce: AsyncStream<DataChannel>.Continuation
     /// Channels with messages waiting for room, flushed here (never on usrsctp's threads,
     /// which may hold its locks).
@@ -320,6 +334,39 @@ final class DataChannelTransportCore: Sendable {
             retryScheduled.store(false, ordering: .relaxed)
             flush()
         }
+    }
+
+    /// A channel kept a message for its reader (on the thread reading the association): at
+    /// the limit, the association stops reading (``SctpAssociation/holdReading()``).
+    func unreadArrived(bytes: Int) {
+        let hold = unread.withLock { unread in
+            unread.messages += 1
+            unread.bytes += bytes
+            guard !unread.holding,
+                unread.messages >= DataChannelTransport.maxUnreadMessages
+                    || unread.bytes >= DataChannelTransport.maxUnreadBytes
+            else { return false }
+            unread.holding = true
+            return true
+        }
+        guard hold else { return }
+        state.withLock { $0.statistics.unreadLimitReached += 1 }
+        association.withLock { $0 }?.holdReading()
+    }
+
+    /// A reader took messages (or a channel went with them unread): at half the limit, the
+    /// association reads again.
+    func unreadTaken(messages: Int, bytes: Int) {
+        let lift = unread.withLock { unread in
+            unread.messages -= messages
+            unread.bytes -= bytes
+            guard unread.holding, unread.messages <= DataChannelTransport.maxUnreadMessages / 2,
+                unread.bytes <= DataChannelTransport.maxUnreadBytes / 2
+            else { return false }
+            unread.holding = false
+            return true
+        }
+        if lift { association.withLock { $0 }?.liftReadingHold() }
     }
 
     func reset(_ id: UInt16) {

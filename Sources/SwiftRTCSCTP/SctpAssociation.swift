@@ -8,9 +8,13 @@ import Synchronization
 /// simultaneous open), on port 5000 unless told otherwise (`a=sctp-port`, RFC 8841).
 ///
 /// What the association delivers (it is up, a message, streams reset, it ended) goes to
-/// `onEvent`, on usrsctp's threads: the layer above keeps what it needs (the data channels),
-/// so nothing is queued here. Messages are reassembled up to ``Configuration/maxMessageSize``;
-/// a longer one is dropped and counted (``droppedOversizedMessages``).
+/// `onEvent`, read from usrsctp on the thread that made it readable (the one that handed it
+/// the peer's packet) or that lifted the last ``holdReading()``: the layer above keeps what it
+/// needs (the data channels), so nothing is queued here. While a hold stands, what the peer
+/// sends stays in usrsctp's receive buffer: its window closes and the peer waits (RFC 9260
+/// §6.2), as a socket's peer waits for a slow reader. Messages are reassembled up to
+/// ``Configuration/maxMessageSize``; a longer one is dropped and counted
+/// (``droppedOversizedMessages``).
 public final class SctpAssociation: Sendable {
     /// Ports and sizes.
     public struct Configuration: Sendable, Hashable {
@@ -40,7 +44,8 @@ public final class SctpAssociation: Sendable {
         case message(stream: UInt16, ppid: UInt32, data: [UInt8])
         /// The peer reset these incoming streams (its channels on them are closed).
         case streamsReset([UInt16])
-        /// Half the send buffer is free again after a send was refused as ``SendError/bufferFull``.
+        /// Half the send buffer is free again after a send was refused as ``SendError/bufferFull``
+        /// (told on the thread that handed the association the peer's acknowledgement).
         case sendBufferHasRoom
         /// The association ended (shut down, aborted, or it could not be set up).
         case closed(String)
@@ -88,6 +93,20 @@ public final class SctpAssociation: Sendable {
     private let oversized = Atomic<Int>(0)
     private let malformed = Atomic<Int>(0)
     private let isClosed = Atomic<Bool>(false)
+    /// Holds on reading that stand (``holdReading()``): while any does, nothing is read.
+    private let holds = Atomic<Int>(0)
+    /// Whether a thread is reading now (one at a time, so messages are delivered in order),
+    /// and whether more became readable, or a hold was lifted, while it read.
+    private let reading = Mutex<(active: Bool, again: Bool)>((false, false))
+    /// Where a message (or a piece of a longer one) is read into, by the one thread reading.
+    nonisolated(unsafe) private let readBuffer = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: readBufferSize,
+        alignment: 16
+    )
+    /// Bytes read at once; a longer message comes in pieces.
+    static let readBufferSize = 64 * 1024
+    /// A send was refused for room: the next time half the send buffer is free is told.
+    private let wantsRoom = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
     /// first): usrsctp would abort an association it has not asked for, so they wait.
     private let early = Mutex<(connecting: Bool, packets: [[UInt8]])>((false, []))
@@ -121,10 +140,10 @@ public final class SctpAssociation: Sendable {
                 AF_CONN,
                 Int32(SOCK_STREAM.rawValue),
                 Int32(IPPROTO_SCTP),
-                Usrsctp.receive,
-                Usrsctp.sendSpace,
-                UInt32(clamping: Self.sendBuffer(configuration) / 2),
-                UnsafeMutableRawPointer(bitPattern: id)
+                nil,
+                nil,
+                0,
+                nil
             )
         else { throw .call("usrsctp_socket", errno) }
         self.socket = socket
@@ -132,6 +151,11 @@ public final class SctpAssociation: Sendable {
         Usrsctp.associations.withLock { $0[id] = self }
         do throws(SctpError) {
             try Self.setOptions(socket, configuration)
+            // Told when readable or writable (after usrsctp handled a packet, its locks
+            // released): we read then, and only while nothing holds reading.
+            guard usrsctp_set_upcall(socket, Usrsctp.upcall, UnsafeMutableRawPointer(bitPattern: id)) == 0 else {
+                throw .call("usrsctp_set_upcall", errno)
+            }
         } catch {
             close()
             throw error
@@ -296,8 +320,23 @@ public final class SctpAssociation: Sendable {
         guard failure != 0 else { return }
         // ENOBUFS: usrsctp's own chunk or memory limits for now (many small messages queued
         // at once, several associations busy); room comes back as for a full buffer.
-        if failure == EWOULDBLOCK || failure == EAGAIN || failure == ENOBUFS { throw .bufferFull }
+        if failure == EWOULDBLOCK || failure == EAGAIN || failure == ENOBUFS {
+            wantsRoom.store(true, ordering: .relaxed)
+            throw .bufferFull
+        }
         throw .refused(errno: failure)
+    }
+
+    /// Stops reading until the matching ``liftReadingHold()``: what the peer sends waits in
+    /// usrsctp's receive buffer (at most its size, then the peer's window is closed). The layer
+    /// above holds while a reader of its own is full. Holds count: reading goes on once every
+    /// one is lifted.
+    public func holdReading() { holds.add(1, ordering: .sequentiallyConsistent) }
+
+    /// Lifts a hold of ``holdReading()``; the last one reads what waited, on this thread.
+    public func liftReadingHold() {
+        guard holds.subtract(1, ordering: .sequentiallyConsistent).newValue <= 0 else { return }
+        readAvailable()
     }
 
     /// Resets our outgoing `streams` (closing the channels on them, RFC 8831 §6.7).
@@ -361,11 +400,82 @@ public final class SctpAssociation: Sendable {
         Usrsctp.associations.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        readBuffer.deallocate()
+    }
 
     // MARK: From usrsctp (its threads)
 
-    fileprivate func roomToSend() { onEvent(.sendBufferHasRoom) }
+    /// usrsctp says the socket is readable or writable (`SCTP_EVENT_*`).
+    fileprivate func ready(_ events: Int32) {
+        if events & SCTP_EVENT_READ != 0 { readAvailable() }
+        if events & SCTP_EVENT_WRITE != 0, wantsRoom.load(ordering: .relaxed), hasRoom() {
+            wantsRoom.store(false, ordering: .relaxed)
+            onEvent(.sendBufferHasRoom)
+        }
+    }
+
+    /// Whether half the send buffer is free (`SCTP_GET_SNDBUF_USE`: the bytes queued to send).
+    private func hasRoom() -> Bool {
+        var use = SendBufferUse()
+        var size = socklen_t(MemoryLayout<SendBufferUse>.size)
+        let queued = withSocket { socket in
+            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SendBufferUse.option, &use, &size) == 0
+                ? Int(use.queuedToSend) : 0
+        }
+        return (queued ?? 0) <= Self.sendBuffer(configuration) / 2
+    }
+
+    /// Reads what usrsctp holds while nothing holds reading, and delivers it. One thread
+    /// reads at a time; one that finds another reading leaves the rest to it.
+    private func readAvailable() {
+        let claimed = reading.withLock { reading in
+            guard !reading.active else {
+                reading.again = true
+                return false
+            }
+            reading.active = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            while holds.load(ordering: .sequentiallyConsistent) <= 0, readOne() {}
+            let done = reading.withLock { reading in
+                guard !reading.again else {
+                    reading.again = false
+                    return false
+                }
+                reading.active = false
+                return true
+            }
+            if done { return }
+        }
+    }
+
+    /// Reads one message (or piece) or notification and delivers it: false when there was none.
+    private func readOne() -> Bool {
+        var info = sctp_rcvinfo()
+        var infoSize = socklen_t(MemoryLayout<sctp_rcvinfo>.size)
+        var infoType: UInt32 = 0
+        var flags: Int32 = 0
+        let count = withSocket { socket in
+            usrsctp_recvv(
+                socket,
+                readBuffer.baseAddress,
+                readBuffer.count,
+                nil,
+                nil,
+                &info,
+                &infoSize,
+                &infoType,
+                &flags
+            )
+        }
+        guard let count, count > 0 else { return false }
+        deliver(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]), info: info, flags: flags)
+        return true
+    }
 
     fileprivate func transmit(_ packet: UnsafeRawBufferPointer) {
         output(packet)
@@ -478,30 +588,25 @@ enum Usrsctp {
             return 0
         }
 
-    /// Half the send buffer of the association of `socket` is free again. The association is
-    /// found from the socket (`usrsctp_get_ulpinfo`): usrsctp's own sources call this with the
-    /// socket and the free space only, whatever the declaration's third argument says.
-    static let sendSpace: @convention(c) (OpaquePointer?, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
+    /// The socket whose association's id is `arg` is readable or writable: after usrsctp
+    /// handled a packet of the peer's (on the thread that handed it over) or a timer, with
+    /// its own locks released, so the association may read and send from here.
+    static let upcall: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {
         socket,
-        _,
+        arg,
         _ in
-        var ulpInfo: UnsafeMutableRawPointer?
-        guard let socket else { return 0 }
-        _ = usrsctp_get_ulpinfo(socket, &ulpInfo)
-        association(ulpInfo)?.roomToSend()
-        return 0
+        guard let socket, let association = association(arg) else { return }
+        association.ready(usrsctp_get_events(socket))
     }
+}
 
-    /// usrsctp delivers data or a notification to the association whose id is `ulpInfo`.
-    static let receive:
-        @convention(c) (
-            OpaquePointer?, sctp_sockstore, UnsafeMutableRawPointer?, Int, sctp_rcvinfo, Int32, UnsafeMutableRawPointer?
-        ) -> Int32 = { _, _, data, length, info, flags, ulpInfo in
-            defer { free(data) }
-            guard let data, let association = association(ulpInfo) else { return 1 }
-            association.deliver(UnsafeRawBufferPointer(start: data, count: length), info: info, flags: flags)
-            return 1
-        }
+/// `SCTP_GET_SNDBUF_USE` (usrsctp's `struct sctp_sockstat`, not in its public header): the
+/// bytes the association has queued to send, and those it holds received.
+struct SendBufferUse {
+    static let option: Int32 = 0x1101
+    var associationID: sctp_assoc_t = 0
+    var queuedToSend: UInt32 = 0
+    var heldReceived: UInt32 = 0
 }
 
 /// A usrsctp call failed.

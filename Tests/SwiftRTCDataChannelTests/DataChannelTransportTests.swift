@@ -32,7 +32,7 @@ import Testing
         }
     }
 
-    static func first<T: Sendable>(_ stream: AsyncStream<T>, count: Int = 1) async -> [T] {
+    static func first<T: Sendable>(_ stream: some AsyncSequence<T, Never> & Sendable, count: Int = 1) async -> [T] {
         await withTaskGroup(of: [T].self) { group in
             group.addTask {
                 var items: [T] = []

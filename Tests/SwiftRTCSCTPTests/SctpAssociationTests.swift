@@ -145,6 +145,48 @@ import Testing
         try pair.a.resetStreams([7])
         #expect(await pair.atB.wait { $0.contains(.streamsReset([7])) })
     }
+
+    /// While B holds reading, A's messages wait in B's receive buffer until its window closes
+    /// and A's sends are refused for room; lifted, everything arrives in order and A is told
+    /// of room again.
+    @Test func aHoldOnReadingStopsTheSenderAndItsLiftDeliversEverything() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        #expect(await pair.atB.wait { $0.contains(.connected) })
+        pair.b.holdReading()
+        var sent = 0
+        var refused = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        // B's 1 MiB receive buffer and A's 1 MiB send buffer fill: A is refused.
+        while !refused, ContinuousClock.now < deadline {
+            do {
+                try Self.bytes(16 * 1024, seed: UInt8(truncatingIfNeeded: sent)).withUnsafeBytes {
+                    try pair.a.send($0, stream: 1, ppid: 53)
+                }
+                sent += 1
+            } catch SctpAssociation.SendError.bufferFull {
+                // Room may come back once what was in flight is acknowledged: try a while.
+                try await Task.sleep(for: .milliseconds(50))
+                refused =
+                    (try? Self.bytes(16 * 1024, seed: 0).withUnsafeBytes {
+                        try pair.a.send($0, stream: 2, ppid: 53)
+                    }) == nil
+            }
+        }
+        #expect(refused)
+        #expect(sent * 16 * 1024 > 1 << 20, "more than B's receive buffer was taken: \(sent) messages")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(pair.atB.messages.isEmpty)
+        pair.b.liftReadingHold()
+        #expect(await pair.atB.wait { _ in pair.atB.messages.count >= sent })
+        let received = pair.atB.messages.filter { $0.stream == 1 }
+        #expect(received.count == sent)
+        #expect(
+            received.enumerated().allSatisfy { $1.data == Self.bytes(16 * 1024, seed: UInt8(truncatingIfNeeded: $0)) }
+        )
+        #expect(await pair.atA.wait { $0.contains(.sendBufferHasRoom) })
+    }
     /// Sends and stream resets racing the association's close (an ABORT closes it on whatever
     /// thread hears it) never touch the freed socket: each call works or is refused (EBADF),
     /// and every call after the close is refused.

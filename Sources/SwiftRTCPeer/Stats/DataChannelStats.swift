@@ -20,9 +20,8 @@ struct DataChannelStats: W3CStats {
         stats["bytesSent"] = .int(Int64(statistics.bytesSent))
         stats["messagesReceived"] = .int(Int64(statistics.messagesReceived))
         stats["bytesReceived"] = .int(Int64(statistics.bytesReceived))
-        // Not W3C: what waits to be sent, and what was dropped unread (the 1024-message limit).
+        // Not W3C: what waits to be sent.
         stats["bufferedAmount"] = .int(bufferedAmount)
-        stats["messagesDropped"] = .int(Int64(statistics.messagesDropped))
         return stats
     }
 }
@@ -43,6 +42,8 @@ struct PeerConnectionStats: W3CStats {
         stats["sctpEarlyPacketsDropped"] = .int(Int64(transport.earlyPacketsDropped))
         stats["dataMessagesOversized"] = .int(Int64(transport.oversizedMessagesDropped))
         stats["sctpMalformedPacketsDropped"] = .int(Int64(transport.malformedPacketsDropped))
+        // The channels' unread messages reached their limit: the association stopped reading.
+        stats["dataUnreadLimitReached"] = .int(Int64(transport.unreadLimitReached))
         return stats
     }
 }
