@@ -493,7 +493,7 @@ final class DataChannelFuzzPair: @unchecked Sendable {
     func readMessages(of index: Int, _ count: Int) {
         guard let channel = channel(index) else { return }
         let statistics = channel.statistics
-        // Nothing is dropped: a full channel holds the association's reading instead.
+        // Nothing is dropped: the unread messages' limit holds the association's reading instead.
         let waiting = statistics.messagesReceived - read[ObjectIdentifier(channel), default: 0]
         guard waiting >= 0 else {
             fatalError(
@@ -501,6 +501,9 @@ final class DataChannelFuzzPair: @unchecked Sendable {
             )
         }
         readMessages(of: channel, min(count, waiting))
+        // Reading may have lifted that hold: the transport read on here, and what it answered
+        // (acks of the peer's opens) reaches the peer before anything else happens.
+        pump()
     }
 
     private func readMessages(of channel: DataChannel, _ count: Int) {
