@@ -250,7 +250,8 @@ final class DataChannelFuzzPair: @unchecked Sendable {
             drain()
             let connected = transport.isConnected && !transportClosed
             let opening = connected && created.contains { $0.id != nil && $0.state == .connecting }
-            let buffered = connected && created.contains { $0.state == .open && $0.bufferedAmount > 0 }
+            // Ours, or an ack of the peer's open, waiting for room in the association.
+            let buffered = connected && transport.isWaitingForRoom
             let waited = ContinuousClock.now - started
             guard opening || (buffered && waited < .milliseconds(200)) else { return }
             if opening, waited > .seconds(8) {

@@ -107,6 +107,9 @@ public final class DataChannelTransport: Sendable {
     /// Whether the association is up.
     public var isConnected: Bool { core.state.withLock { $0.connected } }
 
+    /// Whether a channel has messages (its own, or DCEP) waiting for room in the association.
+    package var isWaitingForRoom: Bool { core.isWaitingForRoom }
+
     /// The channels open or opening now, either side's.
     public var channels: [DataChannel] {
         core.state.withLock { Array($0.channels.values) + $0.unassigned }.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
@@ -314,6 +317,8 @@ final class DataChannelTransportCore: Sendable {
         }
         flushing.async { [self] in flush() }
     }
+
+    var isWaitingForRoom: Bool { needRoom.withLock { !$0.order.isEmpty } }
 
     /// `channel` has nothing waiting any more (called under its queue's lock, as
     /// ``waitForRoom(_:)`` is: a message queued after its flush is never missed).
