@@ -310,12 +310,16 @@ final class DataChannelTransportCore: Sendable {
     }
 
     /// `channel` has messages waiting: it is flushed when the association has room again,
-    /// and tried once more now (the room may have come before it asked).
+    /// and, when it begins to wait, tried once more now (the room may have come before it
+    /// asked). A channel waiting already is flushed at the next room or retry, so a message
+    /// queued behind others costs no hop.
     func waitForRoom(_ channel: DataChannel) {
-        needRoom.withLock {
-            if $0.members.insert(ObjectIdentifier(channel)).inserted { $0.order.append(channel) }
+        let began = needRoom.withLock {
+            guard $0.members.insert(ObjectIdentifier(channel)).inserted else { return false }
+            $0.order.append(channel)
+            return true
         }
-        flushing.async { [self] in flush() }
+        if began { flushing.async { [self] in flush() } }
     }
 
     var isWaitingForRoom: Bool { needRoom.withLock { !$0.order.isEmpty } }

@@ -98,13 +98,10 @@ public final class SctpAssociation: Sendable {
     /// Whether a thread is reading now (one at a time, so messages are delivered in order),
     /// and whether more became readable, or a hold was lifted, while it read.
     private let reading = Mutex<(active: Bool, again: Bool)>((false, false))
-    /// Where a message (or a piece of a longer one) is read into, by the one thread reading.
-    nonisolated(unsafe) private let readBuffer = UnsafeMutableRawBufferPointer.allocate(
-        byteCount: readBufferSize,
-        alignment: 16
-    )
-    /// Bytes read at once; a longer message comes in pieces.
-    static let readBufferSize = 64 * 1024
+    /// Where a message is read into, by the one thread reading: room for the largest message
+    /// taken (at least 64 KiB, at most 1 MiB; a longer one comes in pieces, as does one that
+    /// usrsctp hands over before its end). Its pages are touched only as messages need them.
+    nonisolated(unsafe) private let readBuffer: UnsafeMutableRawBufferPointer
     /// A send was refused for room: the next time half the send buffer is free is told.
     private let wantsRoom = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
@@ -147,6 +144,7 @@ public final class SctpAssociation: Sendable {
             )
         else { throw .call("usrsctp_socket", errno) }
         self.socket = socket
+        readBuffer = .allocate(byteCount: min(max(configuration.maxMessageSize, 64 << 10), 1 << 20), alignment: 16)
         usrsctp_register_address(UnsafeMutableRawPointer(bitPattern: id))
         Usrsctp.associations.withLock { $0[id] = self }
         do throws(SctpError) {
