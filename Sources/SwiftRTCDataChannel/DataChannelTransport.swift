@@ -173,7 +173,10 @@ final class DataChannelTransportCore: Sendable {
         self.announce = announce
     }
 
-    var remoteMaxMessageSize: Int { state.withLock { $0.parameters?.remoteMaxMessageSize ?? 65536 } }
+    /// The peer's `a=max-message-size` (64 KiB until negotiation said): read by every send,
+    /// so kept apart from the state's lock.
+    private let remoteLimit = Atomic<Int>(65536)
+    var remoteMaxMessageSize: Int { remoteLimit.load(ordering: .relaxed) }
 
     func start(
         _ parameters: DataChannelTransport.Parameters,
@@ -182,6 +185,7 @@ final class DataChannelTransportCore: Sendable {
         let unassigned = state.withLock { state -> [DataChannel]? in
             guard state.parameters == nil, !state.closed else { return nil }
             state.parameters = parameters
+            remoteLimit.store(parameters.remoteMaxMessageSize, ordering: .relaxed)
             state.nextID = parameters.isDTLSClient ? 0 : 1
             defer { state.unassigned = [] }
             return state.unassigned

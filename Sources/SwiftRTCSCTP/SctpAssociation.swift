@@ -82,10 +82,11 @@ public final class SctpAssociation: Sendable {
     /// usrsctp's socket: usrsctp locks it itself, so any thread may use it, through
     /// ``withSocket(_:)`` only.
     nonisolated(unsafe) private let socket: OpaquePointer
-    /// Calls on ``socket`` in progress, and whether ``close()`` was called. usrsctp frees a
-    /// socket when it is closed, so the last call to leave closes it: a send racing the close
-    /// of an aborted association never uses freed memory.
-    private let users = Mutex<(calls: Int, closed: Bool)>((0, false))
+    /// Calls on ``socket`` in progress (twice their number), and whether ``close()`` was
+    /// called (the low bit). usrsctp frees a socket when it is closed, so the last call to
+    /// leave closes it: a send racing the close of an aborted association never uses freed
+    /// memory. One atomic word: a send takes no lock of ours for it.
+    private let users = Atomic<Int>(0)
     private let output: @Sendable (UnsafeRawBufferPointer) -> Void
     private let onEvent: @Sendable (Event) -> Void
     /// A message that comes in pieces (partial delivery), until its last piece.
@@ -146,7 +147,7 @@ public final class SctpAssociation: Sendable {
         self.socket = socket
         readBuffer = .allocate(byteCount: min(max(configuration.maxMessageSize, 64 << 10), 1 << 20), alignment: 16)
         usrsctp_register_address(UnsafeMutableRawPointer(bitPattern: id))
-        Usrsctp.associations.withLock { $0[id] = self }
+        Usrsctp.register(self, id: id)
         do throws(SctpError) {
             try Self.setOptions(socket, configuration)
             // Told when readable or writable (after usrsctp handled a packet, its locks
@@ -364,30 +365,29 @@ public final class SctpAssociation: Sendable {
     /// The socket is closed once no call uses it any more (at once, or by the last to leave).
     public func close() {
         isClosed.store(true, ordering: .relaxed)
-        let now = users.withLock { users in
-            guard !users.closed else { return false }
-            users.closed = true
-            return users.calls == 0
-        }
-        if now { release() }
+        let before = users.bitwiseOr(1, ordering: .acquiringAndReleasing).oldValue
+        // Closed now by this call, with no call in progress: released here.
+        if before == 0 { release() }
     }
 
     /// `body` on the socket, or nil when the association is closed.
     private func withSocket<Result, Failure: Error>(
         _ body: (OpaquePointer) throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        let open = users.withLock { users in
-            guard !users.closed else { return false }
-            users.calls += 1
-            return true
+        var current = users.load(ordering: .relaxed)
+        while true {
+            guard current & 1 == 0 else { return nil }
+            let (exchanged, original) = users.weakCompareExchange(
+                expected: current,
+                desired: current + 2,
+                ordering: .acquiring
+            )
+            if exchanged { break }
+            current = original
         }
-        guard open else { return nil }
         defer {
-            let last = users.withLock { users in
-                users.calls -= 1
-                return users.closed && users.calls == 0
-            }
-            if last { release() }
+            // The last call to leave a closed socket (only the closed bit left) releases it.
+            if users.subtract(2, ordering: .acquiringAndReleasing).newValue == 1 { release() }
         }
         return try body(socket)
     }
@@ -395,7 +395,7 @@ public final class SctpAssociation: Sendable {
     private func release() {
         usrsctp_close(socket)
         usrsctp_deregister_address(UnsafeMutableRawPointer(bitPattern: id))
-        Usrsctp.associations.withLock { _ = $0.removeValue(forKey: id) }
+        Usrsctp.forget(id)
     }
 
     deinit {
@@ -552,7 +552,13 @@ public final class SctpAssociation: Sendable {
 /// `AF_CONN` address each registered): a packet or a callback for an association already
 /// closed finds nothing and is dropped.
 enum Usrsctp {
-    static let associations = Mutex<[Int: SctpAssociation]>([:])
+    /// The associations by id, in shards (by id) so that packets of different associations
+    /// on different threads do not wait for one lock: every packet out and every upcall
+    /// looks its association up.
+    private static let shards = (0..<16).map { _ in Shard() }
+    private final class Shard: Sendable {
+        let associations = Mutex<[Int: SctpAssociation]>([:])
+    }
     static let nextID = Atomic<Int>(0)
     private static let started = Mutex(false)
 
@@ -567,10 +573,18 @@ enum Usrsctp {
         }
     }
 
+    static func register(_ association: SctpAssociation, id: Int) {
+        shards[id & 15].associations.withLock { $0[id] = association }
+    }
+
+    static func forget(_ id: Int) {
+        shards[id & 15].associations.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
     private static func association(_ pointer: UnsafeMutableRawPointer?) -> SctpAssociation? {
         guard let pointer else { return nil }
         let id = Int(bitPattern: pointer)
-        return associations.withLock { $0[id] }
+        return shards[id & 15].associations.withLock { $0[id] }
     }
 
     /// usrsctp has a packet for the association whose address is `address`.
