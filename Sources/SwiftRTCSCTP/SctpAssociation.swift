@@ -89,8 +89,15 @@ public final class SctpAssociation: Sendable {
     private let users = Atomic<Int>(0)
     private let output: @Sendable (UnsafeRawBufferPointer) -> Void
     private let onEvent: @Sendable (Event) -> Void
-    /// A message that comes in pieces (partial delivery), until its last piece.
-    private let partial = Mutex<(stream: UInt16, ppid: UInt32, bytes: [UInt8], oversized: Bool)?>(nil)
+    /// Messages coming in pieces, dropped until their last piece: a message within the limit
+    /// is always read whole (the read buffer fits it, and usrsctp hands a message over before
+    /// its end only past half its receive buffer, twice the limit), so a piece without its end
+    /// is of a longer one. By stream, order and number (with I-DATA, RFC 8260, pieces of
+    /// several messages may come interleaved). At most ``maxMessagesInPieces``.
+    private let inPieces = Mutex<Set<UInt64>>([])
+    /// Messages over the limit that may come in pieces at once, at most: a peer that starts
+    /// more has its association aborted.
+    public static let maxMessagesInPieces = 64
     private let oversized = Atomic<Int>(0)
     private let malformed = Atomic<Int>(0)
     private let isClosed = Atomic<Bool>(false)
@@ -100,8 +107,8 @@ public final class SctpAssociation: Sendable {
     /// and whether more became readable, or a hold was lifted, while it read.
     private let reading = Mutex<(active: Bool, again: Bool)>((false, false))
     /// Where a message is read into, by the one thread reading: room for the largest message
-    /// taken (at least 64 KiB, at most 1 MiB; a longer one comes in pieces, as does one that
-    /// usrsctp hands over before its end). Its pages are touched only as messages need them.
+    /// taken (at least 64 KiB), so one within the limit is read whole. Its pages are touched
+    /// only as messages need them.
     nonisolated(unsafe) private let readBuffer: UnsafeMutableRawBufferPointer
     /// A send was refused for room: the next time half the send buffer is free is told.
     private let wantsRoom = Atomic<Bool>(false)
@@ -145,7 +152,7 @@ public final class SctpAssociation: Sendable {
             )
         else { throw .call("usrsctp_socket", errno) }
         self.socket = socket
-        readBuffer = .allocate(byteCount: min(max(configuration.maxMessageSize, 64 << 10), 1 << 20), alignment: 16)
+        readBuffer = .allocate(byteCount: max(configuration.maxMessageSize, 64 << 10), alignment: 16)
         usrsctp_register_address(UnsafeMutableRawPointer(bitPattern: id))
         Usrsctp.register(self, id: id)
         do throws(SctpError) {
@@ -175,8 +182,34 @@ public final class SctpAssociation: Sendable {
         let buffer = Int32(clamping: sendBuffer(configuration))
         try set(Int32(SOL_SOCKET), Int32(SO_SNDBUF), buffer, "SO_SNDBUF")
         try set(Int32(SOL_SOCKET), Int32(SO_RCVBUF), buffer, "SO_RCVBUF")
+        // A message is handed over before its end only past half the receive buffer (twice
+        // the limit): one within the limit is always read whole. (usrsctp's own point was
+        // fixed from the default buffer when the socket was made.)
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_PARTIAL_DELIVERY_POINT,
+            UInt32(clamping: buffer / 2),
+            "SCTP_PARTIAL_DELIVERY_POINT"
+        )
         try set(Int32(IPPROTO_SCTP), SCTP_NODELAY, Int32(1), "SCTP_NODELAY")
         try set(Int32(IPPROTO_SCTP), SCTP_RECVRCVINFO, Int32(1), "SCTP_RECVRCVINFO")
+        // Message interleaving (RFC 8260) with a peer that offers it too: I-DATA (which usrsctp
+        // takes only with fragment interleave level 2), and streams served round robin, so a
+        // message waiting on one stream goes between the pieces of a long one on another.
+        try set(Int32(IPPROTO_SCTP), SCTP_FRAGMENT_INTERLEAVE, Int32(2), "SCTP_FRAGMENT_INTERLEAVE")
+        let future = sctp_assoc_t(SCTP_FUTURE_ASSOC)
+        try set(
+            Int32(IPPROTO_SCTP),
+            interleavingSupported,
+            sctp_assoc_value(assoc_id: future, assoc_value: 1),
+            "SCTP_INTERLEAVING_SUPPORTED"
+        )
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_PLUGGABLE_SS,
+            sctp_assoc_value(assoc_id: future, assoc_value: UInt32(SCTP_SS_ROUND_ROBIN)),
+            "SCTP_PLUGGABLE_SS"
+        )
         try set(
             Int32(IPPROTO_SCTP),
             SCTP_ENABLE_STREAM_RESET,
@@ -203,6 +236,9 @@ public final class SctpAssociation: Sendable {
             )
         }
     }
+
+    /// `SCTP_INTERLEAVING_SUPPORTED` (usrsctp 0.9.5 takes it; its public header lacks it).
+    static let interleavingSupported: Int32 = 0x1206
 
     /// The send buffer's size: a whole message must fit, so room for four of the largest.
     static func sendBuffer(_ configuration: Configuration) -> Int { max(1 << 20, 4 * configuration.maxMessageSize) }
@@ -324,6 +360,17 @@ public final class SctpAssociation: Sendable {
             throw .bufferFull
         }
         throw .refused(errno: failure)
+    }
+
+    /// Whether the association interleaves messages (RFC 8260: both ends offered I-DATA); false
+    /// until it is up.
+    public var isInterleaving: Bool {
+        var value = sctp_assoc_value()
+        var size = socklen_t(MemoryLayout<sctp_assoc_value>.size)
+        let result = withSocket { socket in
+            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), Self.interleavingSupported, &value, &size)
+        }
+        return result == 0 && value.assoc_value != 0
     }
 
     /// Stops reading until the matching ``liftReadingHold()``: what the peer sends waits in
@@ -485,37 +532,34 @@ public final class SctpAssociation: Sendable {
             notification(data)
             return
         }
-        let ppid = UInt32(bigEndian: info.rcv_ppid)
         let last = flags & Int32(MSG_EOR) != 0
-        let limit = configuration.maxMessageSize
-        if last, partial.withLock({ $0 == nil }) {
-            guard data.count <= limit else {
-                oversized.add(1, ordering: .relaxed)
-                return
-            }
-            onEvent(.message(stream: info.rcv_sid, ppid: ppid, data: Array(data)))
-            return
+        let unordered: UInt64 = info.rcv_flags & UInt16(SCTP_UNORDERED) != 0 ? 1 << 16 : 0
+        let key = UInt64(info.rcv_sid) << 17 | unordered | UInt64(info.rcv_ssn)
+        let piece = inPieces.withLock { inPieces -> Piece in
+            if last { return inPieces.remove(key) == nil ? .whole : .end }
+            if inPieces.contains(key) { return .more }
+            guard inPieces.count < Self.maxMessagesInPieces else { return .tooMany }
+            inPieces.insert(key)
+            return .more
         }
-        let whole = partial.withLock { partial -> (UInt16, UInt32, [UInt8])? in
-            var current = partial ?? (info.rcv_sid, ppid, [], false)
-            if !current.oversized, current.bytes.count + data.count <= limit {
-                current.bytes += data
-            } else {
-                current.oversized = true
-                current.bytes = []
-            }
-            guard last else {
-                partial = current
-                return nil
-            }
-            partial = nil
-            if current.oversized {
-                oversized.add(1, ordering: .relaxed)
-                return nil
-            }
-            return (current.stream, current.ppid, current.bytes)
+        switch piece {
+        case .whole where data.count <= configuration.maxMessageSize:
+            onEvent(.message(stream: info.rcv_sid, ppid: UInt32(bigEndian: info.rcv_ppid), data: Array(data)))
+        case .whole, .end:
+            oversized.add(1, ordering: .relaxed)
+        case .more:
+            break
+        case .tooMany:
+            onEvent(.closed("the peer sent more than \(Self.maxMessagesInPieces) messages over the limit at once"))
         }
-        if let whole { onEvent(.message(stream: whole.0, ppid: whole.1, data: whole.2)) }
+    }
+
+    /// Where a read falls in its message.
+    private enum Piece {
+        /// All of it; its end; a piece before the end (of a message over the limit).
+        case whole, end, more
+        /// A piece of one more message over the limit than ``maxMessagesInPieces``.
+        case tooMany
     }
 
     private func notification(_ data: UnsafeRawBufferPointer) {

@@ -187,6 +187,42 @@ import Testing
         )
         #expect(await pair.atA.wait { $0.contains(.sendBufferHasRoom) })
     }
+    /// Both ends offer I-DATA (RFC 8260), so a short message on one stream goes between the
+    /// pieces of a long one waiting on another: B holds reading while A queues long messages
+    /// on stream 1 (more than B's window and A's buffer take at once) and then a short one on
+    /// stream 2. Once B reads again, the short one arrives before the long one that was being
+    /// sent when it was queued; without interleaving it would wait for that one's last piece.
+    @Test func aShortMessageGoesBetweenThePiecesOfALongOne() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        #expect(await pair.atB.wait { $0.contains(.connected) })
+        #expect(pair.a.isInterleaving && pair.b.isInterleaving)
+        pair.b.holdReading()
+        var long = 0
+        while long < 12 {
+            let sent =
+                (try? Self.bytes(256 * 1024, seed: UInt8(long)).withUnsafeBytes {
+                    try pair.a.send($0, stream: 1, ppid: 53)
+                }) != nil
+            guard sent else { break }
+            long += 1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        try [7].withUnsafeBytes { try pair.a.send($0, stream: 2, ppid: 53) }
+        try await Task.sleep(for: .milliseconds(100))
+        pair.b.liftReadingHold()
+        #expect(await pair.atB.wait { _ in pair.atB.messages.count == long + 1 })
+        let order = pair.atB.messages.map(\.stream)
+        let short = try #require(order.firstIndex(of: 2))
+        // B's 1 MiB window (less usrsctp's own overhead) held three long messages and part of
+        // the fourth, which was being sent when the short one was queued: it goes before that
+        // one's end (measured: after 3 long ones; with I-DATA off, after 4).
+        #expect(long > 4, "\(long) long messages taken")
+        #expect(short < 4, "the short message came after \(short) long ones of \(long): \(order)")
+    }
+
     /// Sends and stream resets racing the association's close (an ABORT closes it on whatever
     /// thread hears it) never touch the freed socket: each call works or is refused (EBADF),
     /// and every call after the close is refused.
