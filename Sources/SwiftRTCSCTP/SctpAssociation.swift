@@ -216,6 +216,21 @@ public final class SctpAssociation: Sendable {
             sctp_assoc_value(assoc_id: sctp_assoc_t(SCTP_ALL_ASSOC), assoc_value: UInt32(SCTP_ENABLE_RESET_STREAM_REQ)),
             "SCTP_ENABLE_STREAM_RESET"
         )
+        // Retransmission timeouts of a WebRTC stack, not RFC 4960's defaults (3 s initial,
+        // 60 s at most): a lost INIT, COOKIE or first message costs a second, not three, and
+        // backing off stops at ten. Loss while the association starts is common: the DTLS
+        // server's first SCTP packet is lost whenever its last flight was.
+        try set(
+            Int32(IPPROTO_SCTP),
+            SCTP_RTOINFO,
+            sctp_rtoinfo(
+                srto_assoc_id: future,
+                srto_initial: Self.retransmissionTimeout.initial,
+                srto_max: Self.retransmissionTimeout.max,
+                srto_min: Self.retransmissionTimeout.min
+            ),
+            "SCTP_RTOINFO"
+        )
         try set(
             Int32(IPPROTO_SCTP),
             SCTP_INITMSG,
@@ -223,7 +238,7 @@ public final class SctpAssociation: Sendable {
                 sinit_num_ostreams: configuration.streams,
                 sinit_max_instreams: configuration.streams,
                 sinit_max_attempts: 0,
-                sinit_max_init_timeo: 0
+                sinit_max_init_timeo: UInt16(Self.retransmissionTimeout.max)
             ),
             "SCTP_INITMSG"
         )
@@ -235,6 +250,23 @@ public final class SctpAssociation: Sendable {
                 "SCTP_EVENT \(event)"
             )
         }
+    }
+
+    /// The retransmission timeout's bounds in milliseconds, as libdatachannel and GStreamer
+    /// set them for usrsctp: 1 s to start (RFC 6298's initial value for TCP), at least 1 s
+    /// (RFC 4960), at most 10 s, for INIT too.
+    static let retransmissionTimeout: (initial: UInt32, min: UInt32, max: UInt32) = (1000, 1000, 10_000)
+
+    /// The association's retransmission timeout bounds as usrsctp holds them (milliseconds),
+    /// nil when closed.
+    package var retransmissionTimeoutBounds: (initial: UInt32, min: UInt32, max: UInt32)? {
+        var info = sctp_rtoinfo()
+        var size = socklen_t(MemoryLayout<sctp_rtoinfo>.size)
+        let result = withSocket { socket in
+            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RTOINFO, &info, &size)
+        }
+        guard result == 0 else { return nil }
+        return (info.srto_initial, info.srto_min, info.srto_max)
     }
 
     /// `SCTP_INTERLEAVING_SUPPORTED` (usrsctp 0.9.5 takes it; its public header lacks it).

@@ -187,6 +187,20 @@ import Testing
         )
         #expect(await pair.atA.wait { $0.contains(.sendBufferHasRoom) })
     }
+    /// A lost INIT, COOKIE or first message is sent again after a second, not RFC 4960's
+    /// three, and backing off stops at ten seconds: the bounds WebRTC stacks give usrsctp.
+    @Test func retransmissionStartsAtOneSecondAndBacksOffToTen() async throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        #expect(await pair.atA.wait { $0.contains(.connected) })
+        for association in [pair.a, pair.b] {
+            let bounds = try #require(association.retransmissionTimeoutBounds)
+            #expect(bounds.initial == 1000 && bounds.min == 1000 && bounds.max == 10_000, "\(bounds)")
+        }
+        pair.close()
+        #expect(pair.a.retransmissionTimeoutBounds == nil)
+    }
+
     /// Both ends offer I-DATA (RFC 8260), so a short message on one stream goes between the
     /// pieces of a long one waiting on another: B holds reading while A queues long messages
     /// on stream 1 (more than B's window and A's buffer take at once) and then a short one on
