@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "SwiftRTCSignaling", targets: ["SwiftRTCSignaling"]),
         .library(name: "SwiftRTCCalls", targets: ["SwiftRTCCalls"]),
         .library(name: "SwiftRTCSignalingServer", targets: ["SwiftRTCSignalingServer"]),
+        .library(name: "SwiftRTCJanus", targets: ["SwiftRTCJanus"]),
         .executable(name: "callbot", targets: ["callbot"]),
     ],
     dependencies: [
@@ -65,6 +66,9 @@ let package = Package(
         // Graceful shutdown: the servers are services of a ServiceGroup that SIGTERM drains
         // (already in the graph through Hummingbird).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // HTTPFields: the Janus client asks for the `janus-protocol` WebSocket subprotocol
+        // (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C shims: system libraries found with pkg-config, a shim.h each, no logic.
@@ -177,6 +181,17 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // The Janus WebSocket API (sessions, plugin handles, events, reconnection with claim):
+        // signaling only, nothing of the media layers.
+        .target(
+            name: "SwiftRTCJanus",
+            dependencies: [
+                "SwiftRTCSignaling",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
@@ -298,7 +313,7 @@ let package = Package(
                 "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
                 "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
-                "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp",
+                "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp", "SwiftRTCJanus",
             ],
             path: "Fuzz/FuzzTargets"
         ),
@@ -434,6 +449,14 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiftRTCJanusTests",
+            dependencies: [
+                "SwiftRTCJanus", "TestScheduling",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(

@@ -518,6 +518,36 @@ seed("RecorderFuzzer", "trimming-stereo-jumps.bin", bytes([0x0E | 0x10]) + size 
 seed("RecorderFuzzer", "video-at-times.bin", bytes([0x20]) + size + b"".join(
     frame(0x07 if f[0] & 1 == 0 else 0x05, 3000 * i, f, at=40 * i) for i, f in enumerate(vp8_frames)))
 
+# --- JanusFuzzer: lines of Janus's JSON messages to session 1, handle 2 (Janus 1.1.2's shapes) ---
+
+def janus(**fields):
+    return json.dumps(fields, separators=(",", ":")).encode()
+
+room = {"plugin": "janus.plugin.videoroom"}
+seed("JanusFuzzer", "videoroom-join-and-events.jsonl", b"\n".join([
+    janus(janus="ack", session_id=1, transaction="t"),
+    janus(janus="event", session_id=1, sender=2, transaction="t", plugindata=dict(room, data={
+        "videoroom": "joined", "room": 1234, "id": 5, "private_id": 6, "publishers": [
+            {"id": 7, "display": "bob", "streams": [{"type": "audio", "mindex": 0, "mid": "0", "codec": "opus"}]}]})),
+    janus(janus="event", session_id=1, sender=2, plugindata=dict(room, data={"videoroom": "event", "room": 1234, "joining": {"id": 8, "display": "carol"}})),
+    janus(janus="event", session_id=1, sender=2, plugindata=dict(room, data={"videoroom": "event", "room": 1234, "leaving": 7})),
+    janus(janus="event", session_id=1, sender=2, plugindata=dict(room, data={"videoroom": "attached", "room": 1234}),
+          jsep={"type": "offer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"}),
+    janus(janus="trickle", session_id=1, sender=2, candidate={"sdpMid": "0", "sdpMLineIndex": 0, "candidate": "candidate:1 1 udp 2015363327 10.0.0.1 40000 typ host"}),
+    janus(janus="trickle", session_id=1, sender=2, candidate={"completed": True}),
+    janus(janus="webrtcup", session_id=1, sender=2),
+    janus(janus="media", session_id=1, sender=2, mid="0", type="audio", receiving=True),
+    janus(janus="slowlink", session_id=1, sender=2, mid="1", media="video", uplink=False, lost=42),
+    janus(janus="hangup", session_id=1, sender=2, reason="DTLS alert"),
+    janus(janus="detached", session_id=1, sender=2),
+]))
+seed("JanusFuzzer", "errors-and-timeout.jsonl", b"\n".join([
+    janus(janus="error", session_id=1, transaction="t", error={"code": 458, "reason": "No such session 1"}),
+    janus(janus="event", session_id=1, sender=2, transaction="u", plugindata=dict(room, data={"videoroom": "event", "error_code": 426, "error": "No such room (1234)"})),
+    janus(janus="success", transaction="v", data={"id": 9007199254740991}),
+    janus(janus="timeout", session_id=1),
+]))
+
 # --- write ------------------------------------------------------------------------------------
 
 for target, files in sorted(corpora.items()):

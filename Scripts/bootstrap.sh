@@ -57,6 +57,8 @@ if $tests; then
     # Interop peers and TURN relay (openssl: s_server/s_client for the DTLS interop tests;
     # firefox-esr is driven over Marionette by marionette_driver, below: Debian has no geckodriver).
     coturn chromium chromium-driver firefox-esr openssl
+    # The SFU of the conference rooms (Janus 1.1.2: its VideoRoom plugin, WebSocket transport).
+    janus
     # Debian's Python and its venv module: the interop peers run in .venv/, made below.
     python3 python3-venv
     # systemd-analyze verifies the operator's unit, Deploy/systemd/callbot-serve.service.

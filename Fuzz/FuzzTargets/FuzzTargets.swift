@@ -22,6 +22,7 @@ public var fuzzTargets: [(name: String, body: FuzzTarget)] {
         ("FileReaderFuzzer", fuzzFileReaders),
         ("DataChannelFuzzer", fuzzDataChannel),
         ("SctpFuzzer", fuzzSCTP),
+        ("JanusFuzzer", fuzzJanus),
     ]
 }
 

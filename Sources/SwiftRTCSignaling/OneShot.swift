@@ -1,12 +1,14 @@
 import Synchronization
 
 /// A value set once (later ones are ignored) and awaited by one waiter.
-final class OneShot<Value: Sendable>: Sendable {
+package final class OneShot<Value: Sendable>: Sendable {
     private let state = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    package init() {}
 
     /// Sets the value; false when it was already set.
     @discardableResult
-    func resolve(_ value: Value) -> Bool {
+    package func resolve(_ value: Value) -> Bool {
         let (set, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Value, Never>?) in
             guard state.value == nil else { return (false, nil) }
             state.value = value
@@ -18,7 +20,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// The value, once set.
-    var value: Value {
+    package var value: Value {
         get async {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Value? in

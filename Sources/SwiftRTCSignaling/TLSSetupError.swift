@@ -36,9 +36,9 @@ public struct TLSSetupError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// Sentences for the ways a TLS client connection fails.
-enum TLSFailure {
+package enum TLSFailure {
     /// Why the TLS connection to `host` failed, in words; nil when `error` is not a TLS error.
-    static func describe(_ error: any Error, host: String) -> String? {
+    package static func describe(_ error: any Error, host: String) -> String? {
         let text = String(describing: error)
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "TLS: the server's certificate is not for \(host) (none of its names or addresses is \(host))"

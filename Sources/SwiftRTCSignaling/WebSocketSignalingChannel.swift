@@ -165,7 +165,7 @@ public final class WebSocketSignalingChannel: SignalingChannel {
     }
 
     /// Whether `host` is an IPv4 or IPv6 address (not a name).
-    static func isIPAddress(_ host: String) -> Bool {
+    package static func isIPAddress(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return (try? SocketAddress(ipAddress: bare, port: 0)) != nil
     }

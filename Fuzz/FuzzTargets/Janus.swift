@@ -1,0 +1,28 @@
+import Foundation
+import SwiftRTCJanus
+
+/// What a Janus server, or anything that answers in its place, sends a `JanusSession`: each line
+/// of the input is one WebSocket text message, given to a session with no connection (id 1)
+/// that has handle 2 attached, as the session's link gives it what arrives.
+///
+/// Checks: every line that is JSON encodes again and reads back as the same value (requests
+/// carry plugin bodies and ids from replies); the handle's events are read to the end once the
+/// session closes, never more than its buffer holds; nothing traps.
+public func fuzzJanus(_ bytes: UnsafeRawBufferPointer) {
+    let session = JanusSession.offline(id: 1)
+    let events = session.attachOffline(handle: 2)
+    for line in bytes.split(separator: UInt8(ascii: "\n")) {
+        let data = Data(line)
+        if let value = JanusJSON(json: data) {
+            guard JanusJSON(json: value.jsonData) == value else { fatalError("JanusJSON does not read back: \(value)") }
+        }
+        session.receive(String(decoding: data, as: UTF8.self))
+    }
+    session.closeOffline()
+    let count = runBlocking {
+        var count = 0
+        for await _ in events { count += 1 }
+        return count
+    }
+    guard count <= JanusSession.maxBufferedEvents else { fatalError("more events than the buffer holds: \(count)") }
+}
