@@ -226,7 +226,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
-                "SwiftRTCSignaling", "SwiftRTCCalls", "SwiftRTCSCTP", "SwiftRTCDataChannel",
+                "SwiftRTCSignaling", "SwiftRTCCalls", "SwiftRTCSCTP", "SwiftRTCDataChannel", "SwiftRTCJanus",
             ]
         ),
 

@@ -7,6 +7,7 @@
 @_exported import SwiftRTCDTLS
 @_exported import SwiftRTCDataChannel
 @_exported import SwiftRTCICE
+@_exported import SwiftRTCJanus
 @_exported import SwiftRTCMedia
 @_exported import SwiftRTCPeer
 @_exported import SwiftRTCRTP
