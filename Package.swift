@@ -454,9 +454,7 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCJanusTests",
             dependencies: [
-                "SwiftRTCJanus", "TestScheduling",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                "SwiftRTCJanus", "SwiftRTCCore", "TestScheduling", "SocketTestSupport",
             ]
         ),
         .testTarget(

@@ -285,7 +285,8 @@ public final class JanusSession: Sendable {
         state.withLock { $0.link }?.finish()
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
+    /// Whether the session ended (destroyed, timed out, or not claimed back).
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Calls `keepalive` every `interval` until `link` ends (or it says the session is gone);
     /// why the link ended.

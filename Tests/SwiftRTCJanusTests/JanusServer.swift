@@ -1,4 +1,5 @@
 import Foundation
+import SocketTestSupport
 import TestScheduling
 
 /// A real Janus (Debian's `janus` 1.1.2) for a test: a config folder of the test's own (only the
@@ -24,7 +25,10 @@ final class JanusServer: @unchecked Sendable {
     /// a `claim`) and starts Janus.
     init(sessionTimeout: Int = 60, reclaimTimeout: Int = 10) async throws {
         folder = try ScratchFolder.make("janus")
-        port = try Self.freePort()
+        // Below the ephemeral range and free on loopback (a port from a bind to 0 could be
+        // taken by any busy test before Janus binds it).
+        guard let port = unusedLoopbackPort() else { throw JanusServerError(reason: "no unused port") }
+        self.port = Int(port)
         let disabledPlugins = [
             "audiobridge", "echotest", "recordplay", "sip", "nosip", "streaming", "textroom", "videocall",
             "voicemail", "duktape", "lua",
@@ -126,23 +130,6 @@ final class JanusServer: @unchecked Sendable {
     struct JanusServerError: Error, CustomStringConvertible {
         let reason: String
         var description: String { reason }
-    }
-
-    /// A TCP port nothing listens on now (bound to port 0, then let go).
-    static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard bound else { throw JanusServerError(reason: "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
