@@ -176,6 +176,8 @@ extension PeerConnection {
             throw .invalidDescription(error.description)
         }
         let remote = localIsOfferer ? answer : offer
+        let reducedSize = remote.media.allSatisfy { !$0.isRTP || $0.isRejected || remote.resolved($0).rtcpReducedSize }
+        transport.sendCompoundFeedback(cname: reducedSize ? nil : cname)
         for media in negotiation.media where media.kind == .audio || media.kind == .video {
             guard let transceiver = transceiverList.first(where: { $0.mid == media.mid }) else { continue }
             guard media.accepted else {

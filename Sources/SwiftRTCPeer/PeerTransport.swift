@@ -57,6 +57,9 @@ final class PeerTransport: @unchecked Sendable {
         /// Every routed receiver once, for the feedback ticks.
         var receivers = UnretainedArray<RTPReceiver>()
         var midExtensionID: UInt8?
+        /// The CNAME for compound feedback packets when the peer did not offer reduced-size
+        /// RTCP (RFC 5506); nil: reduced-size feedback.
+        var compoundFeedbackCNAME: String?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
         var ignored: Set<UInt32> = []
@@ -167,6 +170,12 @@ final class PeerTransport: @unchecked Sendable {
         }
     }
 
+    /// Feedback in compound packets with `cname` (the peer's description has no
+    /// `a=rtcp-rsize`), or reduced-size ones (nil).
+    func sendCompoundFeedback(cname: String?) {
+        routes.withLock { $0.compoundFeedbackCNAME = cname }
+    }
+
     /// Lets RTCP feedback about `sender`'s SSRC reach it.
     func route(_ sender: RTPSender) {
         routes.withLock { $0.senders[sender.ssrc] = sender }
@@ -189,18 +198,18 @@ final class PeerTransport: @unchecked Sendable {
 
     /// On a feedback tick once SRTP is keyed: each receiver releases the frames due for
     /// playout and says what feedback is due (NACKs for missing packets, PLI or FIR when its
-    /// decoder needs a keyframe), sent as one reduced-size RTCP packet (RFC 5506) per
-    /// receiver, on every tick with video and every `audioTick` with audio only; on a
+    /// decoder needs a keyframe), sent as one RTCP packet per receiver (reduced-size, RFC
+    /// 5506, when the peer offered it, else compound), on every tick with video and every `audioTick` with audio only; on a
     /// `congestionTick`, the congestion controller's feedback (transport-cc or REMB) when its
     /// ``FeedbackInterval`` says.
     func tickFeedback(now: Double, audioTick: Bool, congestionTick: Bool) {
         guard keyed.load(ordering: .relaxed) else { return }
         if audioTick || receivesVideo.load(ordering: .relaxed) {
-            let receivers = routes.withLock { $0.receivers }
+            let (receivers, cname) = routes.withLock { ($0.receivers, $0.compoundFeedbackCNAME) }
             let roundTripTime = counters.withLock { $0.lastRoundTripTime }
             receivers.forEach { receiver in
                 guard receiver.needsTick(now: now) else { return }
-                let packets = receiver.feedback(now: now, roundTripTime: roundTripTime)
+                let packets = receiver.feedback(now: now, roundTripTime: roundTripTime, compoundCNAME: cname)
                 guard !packets.isEmpty, let length = try? RTCPPacket.writeCompound(packets, into: feedbackBuffer) else {
                     return
                 }

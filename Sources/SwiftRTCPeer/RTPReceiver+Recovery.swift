@@ -174,11 +174,36 @@ final class PacketBuffer {
 
 extension RTPReceiver {
     /// Called on the feedback timer: releases frames due for playout, and returns the RTCP
-    /// feedback to send now (NACK, PLI/FIR).
-    func feedback(now: Double, roundTripTime: Double?) -> [RTCPPacket] {
+    /// feedback to send now (NACK, PLI/FIR). With `compoundCNAME` (the peer did not offer
+    /// `a=rtcp-rsize`), feedback goes in a compound packet (RFC 4585 §3.1): an RR from the
+    /// feedback's SSRC with this stream's report block first, an SDES CNAME last. Without it
+    /// a peer such as Janus cannot tell which stream a PLI is about and drops it.
+    func feedback(now: Double, roundTripTime: Double?, compoundCNAME: String?) -> [RTCPPacket] {
         var packets: [RTCPPacket] = []
         path.withLock { path in
             guard path.parameters != nil else { return }
+            defer {
+                if let compoundCNAME, !packets.isEmpty {
+                    let ssrc = path.recovery.parameters.localSSRC
+                    let block = path.receptionReport(now: now, startsInterval: false)
+                    packets.insert(
+                        .receiverReport(ReceiverReport(ssrc: ssrc, reports: block.map { [$0] } ?? [])),
+                        at: 0
+                    )
+                    packets.append(
+                        .sourceDescription(
+                            SourceDescription(chunks: [
+                                SourceDescription.Chunk(
+                                    source: ssrc,
+                                    items: [
+                                        SourceDescription.Item(type: SourceDescription.Item.cname, text: compoundCNAME)
+                                    ]
+                                )
+                            ])
+                        )
+                    )
+                }
+            }
             release(now: now, path: &path)
             guard kind == .video else {
                 _ = path.recovery.feedback(

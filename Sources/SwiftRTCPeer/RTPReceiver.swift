@@ -282,14 +282,23 @@ public final class RTPReceiver: Sendable {
 
     /// The report block for the next RR/SR, if anything was received.
     func makeReceptionReport(now: Double) -> ReceptionReport? {
-        path.withLock { path in
-            guard path.statistics != nil else { return nil }
-            var lsr: UInt32 = 0, dlsr: UInt32 = 0
-            if let last = path.lastSenderReport {
-                lsr = last.middle
-                dlsr = UInt32(clamping: Int64((now - last.arrival) * 65536))
-            }
-            return path.statistics?.makeReport(lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
+        path.withLock { $0.receptionReport(now: now, startsInterval: true) }
+    }
+}
+
+extension RTPReceiver.Path {
+    /// The stream's report block (nil before anything was received), with the last sender
+    /// report's time and the delay since; `startsInterval`: a regular report, which starts a
+    /// new fraction-lost interval (a compound feedback packet's does not).
+    mutating func receptionReport(now: Double, startsInterval: Bool) -> ReceptionReport? {
+        var lsr: UInt32 = 0
+        var dlsr: UInt32 = 0
+        if let last = lastSenderReport {
+            lsr = last.middle
+            dlsr = UInt32(clamping: Int64((now - last.arrival) * 65536))
         }
+        return startsInterval
+            ? statistics?.makeReport(lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
+            : statistics?.currentReport(lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
     }
 }

@@ -124,10 +124,22 @@ public struct ReceiveStatistics: Sendable {
         lastSenderReport: UInt32 = 0,
         delaySinceLastSenderReport: UInt32 = 0
     ) -> ReceptionReport {
+        defer {
+            expectedPrior = expected
+            receivedPrior = received
+        }
+        return currentReport(lastSenderReport: lastSenderReport, delaySinceLastSenderReport: delaySinceLastSenderReport)
+    }
+
+    /// The report block for this source as ``makeReport(lastSenderReport:delaySinceLastSenderReport:)``
+    /// writes it, without starting a new interval: for a compound feedback packet between two
+    /// regular reports (RFC 4585 §3.1).
+    public func currentReport(
+        lastSenderReport: UInt32 = 0,
+        delaySinceLastSenderReport: UInt32 = 0
+    ) -> ReceptionReport {
         let expectedInterval = expected - expectedPrior
         let receivedInterval = received - receivedPrior
-        expectedPrior = expected
-        receivedPrior = received
         let lostInterval = expectedInterval - receivedInterval
         let fraction: UInt8 =
             expectedInterval <= 0 || lostInterval <= 0

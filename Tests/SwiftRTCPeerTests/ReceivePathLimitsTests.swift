@@ -132,7 +132,7 @@ import Testing
                 }
                 for bytes in packets { try Self.receive(receiver, bytes, at: now) }
             }
-            let feedback = receiver.feedback(now: now, roundTripTime: nil)
+            let feedback = receiver.feedback(now: now, roundTripTime: nil, compoundCNAME: nil)
             requests += feedback.filter { if case .pictureLossIndication = $0 { true } else { false } }.count
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -58,7 +58,7 @@ import Testing
             try ReceivePathLimitsTests.receive(receiver, packet, at: 1.0)
         }
         #expect(receiver.path.withLock { $0.assembler?.startsWithoutKeyframe } == true)
-        #expect(Self.requestsKeyframe(receiver.feedback(now: 1.01, roundTripTime: 0.001)))
+        #expect(Self.requestsKeyframe(receiver.feedback(now: 1.01, roundTripTime: 0.001, compoundCNAME: nil)))
     }
 
     /// Only reordered: the first packet comes within the wait, after the second. The frame is
