@@ -217,7 +217,10 @@ let package = Package(
         ),
         .target(
             name: "SwiftRTCCalls",
-            dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel"]
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel",
+                "SwiftRTCJanus",
+            ]
         ),
 
         // MARK: Umbrella
@@ -453,9 +456,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftRTCJanusTests",
-            dependencies: [
-                "SwiftRTCJanus", "SwiftRTCCore", "TestScheduling", "SocketTestSupport",
-            ]
+            dependencies: ["SwiftRTCJanus", "SwiftRTCCore", "JanusTestSupport"]
+        ),
+        // A real Janus (Debian's janus 1.1.2) started by the tests with a config of their own,
+        // on loopback or inside a network namespace of the test's.
+        .target(
+            name: "JanusTestSupport",
+            dependencies: ["TestScheduling", "SocketTestSupport"],
+            path: "Tests/JanusTestSupport"
         ),
         .testTarget(
             name: "SwiftRTCSignalingServerTests",
@@ -472,6 +480,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
                 "SwiftRTCSDP", "TransportTestSupport", "SocketTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
+                "SwiftRTCJanus", "JanusTestSupport",
             ]
         ),
         // The example bots run as processes too (ExampleBotsTests): listed so that they are built.
@@ -494,7 +503,7 @@ let package = Package(
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
         .testTarget(
             name: "NetworkFaultTests",
-            dependencies: ["TestScheduling", "swiftrtc-impair"],
+            dependencies: ["TestScheduling", "JanusTestSupport", "swiftrtc-impair"],
             exclude: ["README.md"]
         ),
         // Replays every fuzzer's corpus and regressions through its body.

@@ -3,30 +3,48 @@ import SocketTestSupport
 import TestScheduling
 
 /// A real Janus (Debian's `janus` 1.1.2) for a test: a config folder of the test's own (only the
-/// VideoRoom plugin and the WebSocket transport, on 127.0.0.1 and a free port), started and
-/// waited for until its WebSocket port answers; `stop()` kills it. Signaling only: Janus skips
-/// loopback interfaces when it gathers candidates, so media tests run it in a namespace.
-final class JanusServer: @unchecked Sendable {
+/// VideoRoom plugin and the WebSocket transport, on one address and a free port), started and
+/// waited for until its WebSocket transport runs; `stop()` kills it.
+///
+/// On 127.0.0.1 it serves signaling only: Janus skips loopback interfaces when it gathers
+/// candidates. For media, it runs inside a network namespace of the test's (`namespace`,
+/// started with `ip netns exec`), listening on `host` there and gathering only on `interface`
+/// (`nat: ice_enforce_list`).
+public final class JanusServer: @unchecked Sendable {
     static let executable = "/usr/bin/janus"
     /// Where Debian installs Janus's modules.
     static let modules = "/usr/lib/x86_64-linux-gnu/janus"
+    /// What Janus's WebSocket transport logs once it listens.
+    static let readyLine = "WebSockets thread started"
 
     /// Whether Janus is installed (Scripts/bootstrap.sh --tests installs it).
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    let port: Int
-    let folder: URL
+    public let port: Int
+    public let host: String
+    public let folder: URL
+    private let namespace: String?
     private var process: Process?
 
-    var url: URL { URL(string: "ws://127.0.0.1:\(port)")! }
+    /// Janus's WebSocket API.
+    public var url: URL { URL(string: "ws://\(host):\(port)")! }
 
     /// Writes the configuration (`sessionTimeout`: Janus ends a session that sent nothing for
     /// that long; `reclaimTimeout`: it keeps a session whose connection dropped that long for
-    /// a `claim`) and starts Janus.
-    init(sessionTimeout: Int = 60, reclaimTimeout: Int = 10) async throws {
+    /// a `claim`) and starts
+    /// Janus, on 127.0.0.1 or in `namespace` on `host`, gathering on `interface`.
+    public init(
+        sessionTimeout: Int = 60,
+        reclaimTimeout: Int = 10,
+        namespace: String? = nil,
+        host: String = "127.0.0.1",
+        interface: String? = nil
+    ) async throws {
         folder = try ScratchFolder.make("janus")
+        self.namespace = namespace
+        self.host = host
         // Below the ephemeral range and free on loopback (a port from a bind to 0 could be
-        // taken by any busy test before Janus binds it).
+        // taken by any busy test before Janus binds it; in a namespace of its own any port is).
         guard let port = unusedLoopbackPort() else { throw JanusServerError(reason: "no unused port") }
         self.port = Int(port)
         let disabledPlugins = [
@@ -51,7 +69,7 @@ final class JanusServer: @unchecked Sendable {
             certificates: {}
             media: {}
             nat: {
-                ignore_mdns = true
+                ignore_mdns = true\(interface.map { "\n    ice_enforce_list = \"\($0)\"" } ?? "")
             }
             plugins: {
                 disable = "\(disabledPlugins)"
@@ -71,7 +89,7 @@ final class JanusServer: @unchecked Sendable {
                 json = "compact"
                 ws = true
                 ws_port = \(port)
-                ws_ip = "127.0.0.1"
+                ws_ip = "\(host)"
                 wss = false
             }
             admin: {
@@ -87,23 +105,31 @@ final class JanusServer: @unchecked Sendable {
         try await start()
     }
 
-    /// Starts Janus on the configuration and waits (at most 20 s) until its port answers.
-    func start() async throws {
+    /// Starts Janus on the configuration and waits (at most 20 s) until its WebSocket
+    /// transport runs.
+    public func start() async throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["--configs-folder=\(folder.path)", "--config=\(folder.path)/janus.jcfg"]
-        let log = folder.appendingPathComponent("janus.log")
-        if !FileManager.default.fileExists(atPath: log.path) {
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let arguments = ["--configs-folder=\(folder.path)", "--config=\(folder.path)/janus.jcfg"]
+        if let namespace {
+            // `ip netns exec` execs Janus: the pid stays Janus's own.
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", namespace, Self.executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = arguments
         }
-        let handle = try FileHandle(forWritingTo: log)
-        handle.seekToEndOfFile()
+        let logFile = folder.appendingPathComponent("janus.log")
+        if !FileManager.default.fileExists(atPath: logFile.path) {
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        }
+        let handle = try FileHandle(forWritingTo: logFile)
+        let startOffset = Int(handle.seekToEndOfFile())
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
-        while !Self.accepts(port: port) {
+        while !log(from: startOffset).contains(Self.readyLine) || (namespace == nil && !Self.accepts(port: port)) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 stop()
                 throw JanusServerError(reason: "Janus did not listen on \(port): \(logTail())")
@@ -113,7 +139,7 @@ final class JanusServer: @unchecked Sendable {
     }
 
     /// Kills Janus (SIGKILL: a crash, nothing said to its clients) and waits for it.
-    func stop() {
+    public func stop() {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -121,15 +147,21 @@ final class JanusServer: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Janus's log from byte `offset` on (what a start wrote).
+    func log(from offset: Int) -> String {
+        let data = (try? Data(contentsOf: folder.appendingPathComponent("janus.log"))) ?? Data()
+        return String(decoding: data.dropFirst(offset), as: UTF8.self)
+    }
+
     /// The end of Janus's log.
-    func logTail() -> String {
+    public func logTail() -> String {
         let text = (try? String(contentsOf: folder.appendingPathComponent("janus.log"), encoding: .utf8)) ?? ""
         return String(text.suffix(2000))
     }
 
     struct JanusServerError: Error, CustomStringConvertible {
         let reason: String
-        var description: String { reason }
+        public var description: String { reason }
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted.

@@ -1,4 +1,5 @@
 import Foundation
+import JanusTestSupport
 import SwiftRTCCore
 import Testing
 

@@ -1,0 +1,19 @@
+import SwiftRTCJanus
+
+/// Why joining, publishing or subscribing in a conference room failed.
+public enum ConferenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Janus refused or did not answer (its error).
+    case janus(JanusError)
+    /// Janus answered something the VideoRoom protocol does not (what).
+    case unexpectedReply(String)
+    /// A connection with Janus could not be made or negotiated (why).
+    case connection(String)
+
+    public var description: String {
+        switch self {
+        case .janus(let error): "\(error)"
+        case .unexpectedReply(let what): "unexpected answer from Janus: \(what)"
+        case .connection(let why): "connection with Janus: \(why)"
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import SwiftRTCJanus
+import SwiftRTCPeer
+import SwiftRTCSDP
+
+/// The subscription: one connection from Janus carrying every subscribed publisher's streams
+/// (VideoRoom multistream). Each change (subscribe, unsubscribe, an offer Janus makes on its
+/// own when a publisher leaves) is done whole, one at a time: Janus answers `subscribe` with a
+/// new offer, which must be answered (`start`) before the next change.
+extension ConferenceSession {
+    func apply(_ change: SubscriptionChange) async {
+        switch change {
+        case .subscribe(let ids):
+            do throws(ConferenceError) {
+                try await requestSubscription(to: ids)
+            } catch {
+                subscribed.subtract(ids)
+                for id in ids { emit(.subscriptionFailed(publisher: id, reason: error.description)) }
+            }
+        case .unsubscribe(let ids):
+            guard let subscriberHandle else { return }
+            do {
+                let reply = try await subscriberHandle.message(["request": "unsubscribe", "streams": Self.feeds(ids)])
+                try await answer(reply.jsep, streams: reply.data["streams"])
+            } catch {
+                logger.warning("unsubscribing from \(ids) failed: \(error)")
+            }
+        case .answer(let offer, let streams):
+            do throws(ConferenceError) { try await answer(offer, streams: streams) } catch {
+                logger.warning("answering Janus's subscription offer failed: \(error)")
+            }
+        }
+    }
+
+    static func feeds(_ ids: [Int64]) -> JanusJSON {
+        .array(ids.map { ["feed": .number(Double($0))] })
+    }
+
+    /// The first subscription joins as a subscriber (Janus offers the streams); later ones
+    /// `subscribe` on the same handle (Janus offers the grown subscription).
+    func requestSubscription(to ids: [Int64]) async throws(ConferenceError) {
+        let reply: JanusHandle.Reply
+        do {
+            if let subscriberHandle {
+                reply = try await subscriberHandle.message(["request": "subscribe", "streams": Self.feeds(ids)])
+            } else {
+                let handle = try await janus.attach(plugin: Self.videoroom)
+                subscriberHandle = handle
+                let events = handle.events
+                tasks.append(
+                    Task { [weak self] in
+                        for await event in events { await self?.subscriberHandleEvent(event) }
+                    }
+                )
+                var body: [String: JanusJSON] = [
+                    "request": "join", "ptype": "subscriber", "room": .number(Double(room)), "streams": Self.feeds(ids),
+                ]
+                if let privateID { body["private_id"] = .number(Double(privateID)) }
+                reply = try await handle.message(.object(body))
+            }
+        } catch {
+            throw .janus(error)
+        }
+        try await answer(reply.jsep, streams: reply.data["streams"])
+    }
+
+    /// Takes Janus's offer for the subscription (its `streams` say which publisher each `mid`
+    /// carries) and answers it with `start`.
+    func answer(_ offer: JanusJSEP?, streams list: JanusJSON?) async throws(ConferenceError) {
+        await learnStreams(list)
+        guard let offer, offer.type == "offer", let subscriberHandle else { return }
+        let connection: PeerConnection
+        if let subscriptionConnection {
+            connection = subscriptionConnection
+        } else {
+            do { connection = try PeerConnection(configuration: options.connection) } catch {
+                throw .connection("\(error)")
+            }
+            subscriptionConnection = connection
+            follow(candidatesOf: connection, to: subscriberHandle)
+            let tracks = await connection.remoteTracks()
+            tasks.append(
+                Task { [weak self] in
+                    for await event in tracks { await self?.trackArrived(event) }
+                }
+            )
+        }
+        do {
+            try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer.sdp))
+            try await connection.setLocalDescription(try await connection.createAnswer())
+            let answer = try await gathered(connection)
+            _ = try await subscriberHandle.message(
+                ["request": "start", "room": .number(Double(room))],
+                jsep: JanusJSEP(type: "answer", sdp: answer)
+            )
+        } catch let error as ConferenceError {
+            throw error
+        } catch let error as JanusError {
+            throw .janus(error)
+        } catch {
+            throw .connection("\(error)")
+        }
+    }
+
+    /// Each subscription stream's publisher (`mid` to `feed_id`), from `attached` or `updated`.
+    /// Janus reuses the `mid` of a stream that ended for the next one, so a stream that
+    /// changes hands leaves what it delivered so far with its old publisher (``delivered``).
+    func learnStreams(_ list: JanusJSON?) async {
+        guard let list = list?.array else { return }
+        let report = await subscriptionConnection?.stats()
+        for stream in list.prefix(2 * Self.maxPublishers + 1) {
+            guard let mid = stream["mid"]?.string, mid.utf8.count <= 32 else { continue }
+            let publisher = stream["active"]?.bool == false ? nil : stream["feed_id"]?.integer
+            if let display = stream["feed_display"]?.string, let publisher, displays[publisher] == nil,
+                displays.count < Self.maxRememberedPublishers
+            {
+                displays[publisher] = String(display.prefix(256))
+            }
+            let old = streams[mid]
+            guard old?.publisher != publisher else { continue }
+            let current = report.map { StreamCounters(mid: mid, in: $0) } ?? StreamCounters()
+            if let old { addDelivered(current - old.baseline, to: old.publisher) }
+            streams[mid] = publisher.map { (publisher: $0, baseline: current) }
+            if streams.count > 2 * Self.maxPublishers + 1 { streams[mid] = nil }
+        }
+    }
+
+    /// Adds what a stream delivered to its publisher's total (for at most
+    /// ``maxRememberedPublishers`` publishers; later ones are counted as dropped).
+    func addDelivered(_ counters: StreamCounters, to publisher: Int64) {
+        guard delivered[publisher] != nil || delivered.count < Self.maxRememberedPublishers else {
+            publishersDropped += 1
+            return
+        }
+        delivered[publisher, default: StreamCounters()] += counters
+    }
+
+    func trackArrived(_ event: TrackEvent) {
+        guard let mid = event.transceiver.mid, let publisher = streams[mid]?.publisher else { return }
+        emit(.remoteTrack(publisher: publisher, track: event.track))
+    }
+}
+
+/// What one subscription stream delivered: the counters of its inbound-rtp stats.
+struct StreamCounters: Sendable {
+    var audioFrames = 0
+    var videoFrames = 0
+    var packetsLost = 0
+
+    init() {}
+
+    /// The counters of the stream of `mid` in `report` (zero when it has none yet).
+    init(mid: String, in report: StatsReport) {
+        guard let inbound = report.all(.inboundRTP).first(where: { $0.string("mid") == mid }) else { return }
+        let frames = Int(clamping: Int64(exactly: (inbound.number("framesDecoded") ?? 0).rounded()) ?? 0)
+        if inbound.string("kind") == "audio" { audioFrames = frames } else { videoFrames = frames }
+        packetsLost = Int(clamping: Int64(exactly: (inbound.number("packetsLost") ?? 0).rounded()) ?? 0)
+    }
+
+    static func - (left: StreamCounters, right: StreamCounters) -> StreamCounters {
+        var result = StreamCounters()
+        result.audioFrames = max(0, left.audioFrames &- right.audioFrames)
+        result.videoFrames = max(0, left.videoFrames &- right.videoFrames)
+        result.packetsLost = left.packetsLost &- right.packetsLost
+        return result
+    }
+
+    static func += (total: inout StreamCounters, more: StreamCounters) {
+        total.audioFrames &+= more.audioFrames
+        total.videoFrames &+= more.videoFrames
+        total.packetsLost &+= more.packetsLost
+    }
+}

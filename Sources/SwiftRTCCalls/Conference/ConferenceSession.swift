@@ -1,0 +1,483 @@
+import Foundation
+import Logging
+import SwiftRTCJanus
+import SwiftRTCPeer
+import SwiftRTCSDP
+
+/// A bot in a conference room of Janus's VideoRoom plugin, shaped like the call SDKs'
+/// conference API (`joinDialog`, `onPublishersReceived`, `onPublisherLeft`, `leave`): it joins
+/// as a publisher or a listener, hears of the room's publishers as they come and go, and
+/// receives every publisher it subscribes to on one subscription connection (Janus
+/// multistream: one stream per publisher's audio and video).
+///
+/// A publisher sends ``localAudioTrack`` and ``localVideoTrack`` on a connection of its own; a
+/// listener joins the room only to hear of its publishers and never publishes.
+///
+/// ```swift
+/// let janus = try await JanusSession.connect(.init(url: URL(string: "ws://127.0.0.1:8188")!))
+/// let room = try await ConferenceSession.join(janus, room: 1234, display: "recorder", role: .listener)
+/// for await event in room.events {
+///     if case .remoteTrack(let publisher, let track) = event { record(track, as: publisher) }
+/// }
+/// ```
+public actor ConferenceSession {
+    /// How to join.
+    public struct Options: Sendable {
+        /// The name the room shows for this bot.
+        public var display: String?
+        /// Publisher or listener.
+        public var role: ConferenceRole = .publisher
+        /// Whether a publisher sends audio.
+        public var audio = true
+        /// Whether a publisher sends video.
+        public var video = true
+        /// Subscribes to every publisher as it arrives (as a participant does); without it,
+        /// ``subscribe(to:)`` chooses.
+        public var subscribesToAll = true
+        /// Creates the room when it does not exist.
+        public var createsRoom = false
+        /// The connections' configuration (ICE servers, addresses to gather...).
+        public var connection = PeerConnection.Configuration()
+        /// How long ICE gathering may take before an offer or answer leaves without the rest.
+        public var gatheringTimeout: Duration = .seconds(10)
+        /// Where the session's steps and failures are logged.
+        public var logger = Logger(label: "swiftrtc.conference")
+
+        /// The defaults: a publisher of audio and video that subscribes to everyone.
+        public init() {}
+    }
+
+    /// Publishers tracked in one room, at most (Janus's own default is 3; rooms of hundreds
+    /// are rare): a larger list is cut, and the cut counted in ``publishersDropped``.
+    public static let maxPublishers = 256
+    /// Events kept for a reader that is behind; older ones are dropped and counted
+    /// (``eventsDropped``).
+    public static let maxBufferedEvents = 1024
+    /// Publishers remembered for the report (what their streams delivered, their names),
+    /// gone ones included, at most.
+    static let maxRememberedPublishers = 4 * maxPublishers
+    /// Subscription changes waiting for their turn (each waits for Janus), at most.
+    static let maxQueuedChanges = 256
+    static let videoroom = "janus.plugin.videoroom"
+
+    /// The room's number.
+    public nonisolated let room: Int64
+    /// Publisher or listener.
+    public nonisolated let role: ConferenceRole
+    /// Janus's id of this bot in the room.
+    public nonisolated let id: Int64
+    /// What happens in the room, in order; ends after ``ConferenceSessionEvent/ended(reason:)``.
+    public nonisolated let events: AsyncStream<ConferenceSessionEvent>
+    /// The audio a publisher sends: play any audio source into it. Nil for a listener or
+    /// without ``Options/audio``.
+    public nonisolated let localAudioTrack: MediaStreamTrack?
+    /// The video a publisher sends. Nil for a listener or without ``Options/video``.
+    public nonisolated let localVideoTrack: MediaStreamTrack?
+    /// The Janus session the room runs on.
+    public nonisolated let janus: JanusSession
+
+    let options: Options
+    let privateID: Int64?
+    let publisherHandle: JanusHandle
+    let eventSink: AsyncStream<ConferenceSessionEvent>.Continuation
+    /// Subscription changes, done one at a time (each waits for Janus).
+    let changes: AsyncStream<SubscriptionChange>.Continuation
+    let changeStream: AsyncStream<SubscriptionChange>
+    var logger: Logger { options.logger }
+
+    /// The publishers in the room now, by id (not this bot).
+    public private(set) var publishers: [Int64: ConferencePublisher] = [:]
+    /// The connection that sends this bot's media (a publisher, once published).
+    public private(set) var publishingConnection: PeerConnection?
+    /// The connection that receives the subscribed publishers (once the first subscription).
+    public internal(set) var subscriptionConnection: PeerConnection?
+    var subscriberHandle: JanusHandle?
+    /// The subscription's streams: each `mid` of the subscription connection, its publisher
+    /// and the stream's counters when it became theirs.
+    var streams: [String: (publisher: Int64, baseline: StreamCounters)] = [:]
+    /// What streams that ended (or changed hands) delivered, per publisher.
+    var delivered: [Int64: StreamCounters] = [:]
+    /// The display names of every publisher subscribed to, gone or not.
+    var displays: [Int64: String] = [:]
+    /// Publishers subscribed to (asked for, and not since left).
+    var subscribed: Set<Int64> = []
+    var tasks: [Task<Void, Never>] = []
+    var ended = false
+    /// Publishers cut from lists longer than ``maxPublishers``.
+    public internal(set) var publishersDropped = 0
+    /// Events dropped because the reader was behind.
+    public private(set) var eventsDropped = 0
+
+    enum SubscriptionChange: Sendable {
+        case subscribe([Int64])
+        case unsubscribe([Int64])
+        /// An offer Janus sent on its own (a subscribed publisher left): answer it.
+        case answer(JanusJSEP, streams: JanusJSON?)
+    }
+
+    init(
+        janus: JanusSession,
+        room: Int64,
+        id: Int64,
+        privateID: Int64?,
+        handle: JanusHandle,
+        options: Options
+    ) {
+        self.janus = janus
+        self.room = room
+        self.id = id
+        self.privateID = privateID
+        self.role = options.role
+        self.options = options
+        self.publisherHandle = handle
+        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.maxBufferedEvents))
+        (changeStream, changes) = AsyncStream.makeStream(
+            of: SubscriptionChange.self,
+            bufferingPolicy: .bufferingOldest(Self.maxQueuedChanges)
+        )
+        if options.role == .publisher {
+            localAudioTrack = options.audio ? MediaStreamTrack(kind: .audio) : nil
+            localVideoTrack = options.video ? MediaStreamTrack(kind: .video) : nil
+        } else {
+            localAudioTrack = nil
+            localVideoTrack = nil
+        }
+    }
+
+    /// Joins `room` on `janus`: as a publisher it publishes ``localAudioTrack`` (and
+    /// ``localVideoTrack``) before it returns; with ``Options/subscribesToAll`` it subscribes to
+    /// the room's publishers (each announced by ``events``).
+    public static func join(
+        _ janus: JanusSession,
+        room: Int64,
+        options: Options = Options()
+    ) async throws(ConferenceError) -> ConferenceSession {
+        let handle: JanusHandle
+        do { handle = try await janus.attach(plugin: videoroom) } catch { throw .janus(error) }
+        do {
+            if options.createsRoom { try await create(room: room, on: handle) }
+            var body: [String: JanusJSON] = ["request": "join", "ptype": "publisher", "room": .number(Double(room))]
+            if let display = options.display { body["display"] = .string(display) }
+            let joined = try await handle.message(.object(body)).data
+            guard joined["videoroom"]?.string == "joined", let id = joined["id"]?.integer else {
+                throw ConferenceError.unexpectedReply("join answered \(joined)")
+            }
+            let session = ConferenceSession(
+                janus: janus,
+                room: room,
+                id: id,
+                privateID: joined["private_id"]?.integer,
+                handle: handle,
+                options: options
+            )
+            await session.start(joined: joined)
+            do { try await session.publish() } catch {
+                await session.leave()
+                throw error
+            }
+            return session
+        } catch let error as JanusError {
+            try? await handle.detach()
+            throw .janus(error)
+        } catch let error as ConferenceError {
+            try? await handle.detach()
+            throw error
+        } catch {
+            try? await handle.detach()
+            throw .unexpectedReply("\(error)")
+        }
+    }
+
+    /// VideoRoom's error for a room that exists already.
+    static let roomExists = 427
+
+    /// Creates `room` unless it exists (a VP8 and Opus room for up to ``maxPublishers``); a
+    /// room another bot created meanwhile is as good.
+    static func create(room: Int64, on handle: JanusHandle) async throws(JanusError) {
+        let exists = try await handle.request(["request": "exists", "room": .number(Double(room))])
+        guard exists["exists"]?.bool != true else { return }
+        do {
+            _ = try await handle.request([
+                "request": "create", "room": .number(Double(room)), "publishers": .number(Double(maxPublishers)),
+                "audiocodec": "opus", "videocodec": "vp8", "permanent": false,
+            ])
+        } catch .plugin(code: roomExists, _) {
+            return
+        }
+    }
+
+    /// After the join: follows the publisher handle and the session, takes the room's
+    /// publishers, and publishes.
+    func start(joined: JanusJSON) async {
+        let changeStream = changeStream
+        tasks.append(
+            Task { [weak self] in
+                for await change in changeStream {
+                    guard let self else { return }
+                    await self.apply(change)
+                }
+            }
+        )
+        let handleEvents = publisherHandle.events
+        tasks.append(
+            Task { [weak self] in
+                for await event in handleEvents {
+                    guard let self else { return }
+                    await self.publisherHandleEvent(event)
+                }
+                await self?.end(reason: "the room's handle was detached")
+            }
+        )
+        let sessionEvents = janus.events
+        tasks.append(
+            Task { [weak self] in
+                for await event in sessionEvents {
+                    guard case .closed(let reason) = event else { continue }
+                    await self?.end(reason: "the Janus session closed: \(reason)")
+                    return
+                }
+            }
+        )
+        arrived(joined["publishers"])
+    }
+
+    /// Sends a publisher's media into the room: offer, Janus's answer. Call once, after
+    /// ``join(_:room:options:)`` (which does it for a publisher).
+    func publish() async throws(ConferenceError) {
+        guard role == .publisher, publishingConnection == nil else { return }
+        let connection: PeerConnection
+        do { connection = try PeerConnection(configuration: options.connection) } catch {
+            throw .connection("\(error)")
+        }
+        publishingConnection = connection
+        follow(candidatesOf: connection, to: publisherHandle)
+        do {
+            if let localAudioTrack { _ = try await connection.addTrack(localAudioTrack) }
+            if let localVideoTrack { _ = try await connection.addTrack(localVideoTrack) }
+            try await connection.setLocalDescription(try await connection.createOffer())
+            let offer = try await gathered(connection)
+            let reply = try await publisherHandle.message(
+                ["request": "publish"],
+                jsep: JanusJSEP(type: "offer", sdp: offer)
+            )
+            guard let answer = reply.jsep, answer.type == "answer" else {
+                throw ConferenceError.unexpectedReply("publish answered \(reply.data) without an SDP answer")
+            }
+            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
+        } catch let error as ConferenceError {
+            throw error
+        } catch let error as JanusError {
+            throw .janus(error)
+        } catch {
+            throw .connection("\(error)")
+        }
+    }
+
+    /// Subscribes to `publishers` (ids from ``ConferenceSessionEvent/publishersReceived(_:)``):
+    /// their streams arrive as ``ConferenceSessionEvent/remoteTrack(publisher:track:)``, or a
+    /// ``ConferenceSessionEvent/subscriptionFailed(publisher:reason:)`` says why not.
+    public func subscribe(to publishers: [Int64]) {
+        let new = publishers.filter { $0 != id && !subscribed.contains($0) }
+        guard !new.isEmpty, !ended else { return }
+        subscribed.formUnion(new)
+        changes.yield(.subscribe(new))
+    }
+
+    /// Stops receiving `publishers`.
+    public func unsubscribe(from publishers: [Int64]) {
+        let old = publishers.filter { subscribed.contains($0) }
+        guard !old.isEmpty, !ended else { return }
+        subscribed.subtract(old)
+        changes.yield(.unsubscribe(old))
+    }
+
+    /// Leaves the room: tells Janus, closes the connections and detaches the handles (the
+    /// Janus session stays open for the caller). ``events`` ends.
+    public func leave() async {
+        guard !ended else { return }
+        _ = try? await publisherHandle.request(["request": "leave"])
+        await end(reason: "left")
+    }
+
+    /// What each publisher subscribed to delivered so far, gone ones included.
+    public func publisherStats() async -> [ConferencePublisherStats] {
+        var totals = delivered
+        if let report = await subscriptionConnection?.stats() {
+            for (mid, stream) in streams {
+                totals[stream.publisher, default: StreamCounters()] +=
+                    StreamCounters(mid: mid, in: report) - stream.baseline
+            }
+        }
+        return totals.map { publisher, counters in
+            ConferencePublisherStats(
+                id: publisher,
+                display: displays[publisher] ?? publishers[publisher]?.display,
+                audioFramesDecoded: counters.audioFrames,
+                videoFramesDecoded: counters.videoFrames,
+                packetsLost: counters.packetsLost
+            )
+        }
+        .sorted { $0.id < $1.id }
+    }
+
+    /// Both connections' statsString, each under a heading.
+    public func statsString() async -> String {
+        var parts: [String] = []
+        if let publishingConnection { parts.append("publishing\n" + (await publishingConnection.statsString())) }
+        if let subscriptionConnection { parts.append("subscription\n" + (await subscriptionConnection.statsString())) }
+        return parts.joined(separator: "\n")
+    }
+
+    // MARK: Events
+
+    func emit(_ event: ConferenceSessionEvent) {
+        if case .dropped = eventSink.yield(event) { eventsDropped += 1 }
+    }
+
+    /// Publishers that began publishing (from `joined` or a `publishers` event).
+    func arrived(_ list: JanusJSON?) {
+        guard let list = list?.array, !list.isEmpty else { return }
+        var new: [ConferencePublisher] = []
+        for entry in list {
+            guard let publisher = Self.publisher(entry), publisher.id != id else { continue }
+            guard publishers[publisher.id] != nil || publishers.count < Self.maxPublishers else {
+                publishersDropped += 1
+                continue
+            }
+            publishers[publisher.id] = publisher
+            if let display = publisher.display, displays.count < Self.maxRememberedPublishers {
+                displays[publisher.id] = display
+            }
+            new.append(publisher)
+        }
+        guard !new.isEmpty else { return }
+        emit(.publishersReceived(new))
+        if options.subscribesToAll { subscribe(to: new.map(\.id)) }
+    }
+
+    /// A publisher as Janus lists it: a positive id, a display name and streams cut to size.
+    static func publisher(_ entry: JanusJSON) -> ConferencePublisher? {
+        guard let id = entry["id"]?.integer, id > 0 else { return nil }
+        let kinds = (entry["streams"]?.array ?? []).prefix(16).compactMap { stream -> String? in
+            guard stream["disabled"]?.bool != true else { return nil }
+            return stream["type"]?.string.map { String($0.prefix(16)) }
+        }
+        return ConferencePublisher(
+            id: id,
+            display: entry["display"]?.string.map { String($0.prefix(256)) },
+            streamKinds: kinds
+        )
+    }
+
+    /// A publisher left or stopped publishing: Janus takes its streams out of the subscription
+    /// (with a new offer, answered when it comes).
+    func left(_ publisher: Int64) {
+        guard publishers.removeValue(forKey: publisher) != nil else { return }
+        subscribed.remove(publisher)
+        emit(.publisherLeft(id: publisher))
+    }
+
+    func publisherHandleEvent(_ event: JanusHandleEvent) async {
+        switch event {
+        case .plugin(let data, _):
+            arrived(data["publishers"])
+            for key in ["leaving", "unpublished"] {
+                if let publisher = data[key]?.integer { left(publisher) }
+            }
+        case .trickle(let candidate):
+            await add(candidate, to: publishingConnection)
+        case .slowLink(_, let uplink, let lost):
+            emit(.slowLink(publisher: nil, uplink: uplink, lost: lost))
+        case .hangup(let reason):
+            logger.warning("Janus hung up the publishing connection: \(reason)")
+        case .webRTCUp, .media, .detached:
+            break
+        }
+    }
+
+    func subscriberHandleEvent(_ event: JanusHandleEvent) async {
+        switch event {
+        case .plugin(let data, let jsep):
+            if let jsep, jsep.type == "offer" { changes.yield(.answer(jsep, streams: data["streams"])) }
+        case .trickle(let candidate):
+            await add(candidate, to: subscriptionConnection)
+        case .slowLink(let mid, let uplink, let lost):
+            emit(.slowLink(publisher: mid.flatMap { streams[$0]?.publisher }, uplink: uplink, lost: lost))
+        case .hangup(let reason):
+            logger.warning("Janus hung up the subscription connection: \(reason)")
+        case .webRTCUp, .media, .detached:
+            break
+        }
+    }
+
+    /// Ends the session once: the event, the connections closed, the handles detached.
+    func end(reason: String) async {
+        guard !ended else { return }
+        ended = true
+        changes.finish()
+        for task in tasks { task.cancel() }
+        tasks = []
+        await publishingConnection?.close()
+        await subscriptionConnection?.close()
+        try? await subscriberHandle?.detach()
+        try? await publisherHandle.detach()
+        emit(.ended(reason: reason))
+        eventSink.finish()
+    }
+
+    // MARK: Connections
+
+    /// Trickles `connection`'s candidates to `handle` as they are gathered, then says it has
+    /// no more.
+    func follow(candidatesOf connection: PeerConnection, to handle: JanusHandle) {
+        tasks.append(
+            Task {
+                let candidates = await connection.localCandidates()
+                for await candidate in candidates {
+                    try? await handle.trickle(
+                        JanusCandidate(
+                            candidate: candidate.candidate,
+                            sdpMid: candidate.sdpMid,
+                            sdpMLineIndex: candidate.sdpMLineIndex
+                        )
+                    )
+                }
+            }
+        )
+        tasks.append(
+            Task {
+                await connection.gatheringComplete()
+                try? await handle.trickleCompleted()
+            }
+        )
+    }
+
+    /// The local description once gathering completed (or after ``Options/gatheringTimeout``,
+    /// the rest then trickled).
+    func gathered(_ connection: PeerConnection) async throws(ConferenceError) -> String {
+        let timeout = options.gatheringTimeout
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await connection.gatheringComplete() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        guard let description = await connection.localDescription else { throw .connection("no local description") }
+        return description.sdp
+    }
+
+    func add(_ candidate: JanusCandidate?, to connection: PeerConnection?) async {
+        guard let candidate, let connection else { return }
+        do {
+            try await connection.addIceCandidate(
+                IceCandidateInit(
+                    candidate: candidate.candidate,
+                    sdpMid: candidate.sdpMid,
+                    sdpMLineIndex: candidate.sdpMLineIndex
+                )
+            )
+        } catch {
+            logger.debug("a candidate from Janus was refused: \(error)")
+        }
+    }
+}

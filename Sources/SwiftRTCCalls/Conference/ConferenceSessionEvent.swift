@@ -1,0 +1,19 @@
+import SwiftRTCPeer
+
+/// What happens in a conference room, in order (the SDKs' conference callbacks).
+public enum ConferenceSessionEvent: Sendable {
+    /// Publishers were in the room on joining, or have begun publishing since
+    /// (`onPublishersReceived`).
+    case publishersReceived([ConferencePublisher])
+    /// A publisher stopped publishing or left the room (`onPublisherLeft`).
+    case publisherLeft(id: Int64)
+    /// A subscribed publisher's stream arrived: play or record its track.
+    case remoteTrack(publisher: Int64, track: MediaStreamTrack)
+    /// Janus saw loss on a connection (`onSlowLink`): `uplink` true means on what it receives
+    /// from us; the publisher whose stream it was, when it said which.
+    case slowLink(publisher: Int64?, uplink: Bool, lost: Int)
+    /// Subscribing to a publisher failed (it left meanwhile, or Janus refused): the reason.
+    case subscriptionFailed(publisher: Int64, reason: String)
+    /// The session ended: ``ConferenceSession/leave()``, or Janus ended it (the reason).
+    case ended(reason: String)
+}

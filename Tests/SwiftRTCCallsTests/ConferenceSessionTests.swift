@@ -1,0 +1,120 @@
+import Foundation
+import JanusTestSupport
+import SwiftRTCJanus
+import Testing
+
+@testable import SwiftRTCCalls
+
+/// The conference session's reading of Janus's lists (hostile values clamped where they
+/// enter), and joining, creating and leaving rooms on a real Janus 1.1.2 (signaling only, on
+/// loopback; the media of a room: NetworkFaultTests/ConferenceRoomTests).
+@Suite(.serialized) struct ConferenceSessionTests {
+    /// A publisher entry of Janus's, the id read (nil: refused) and the streams kept.
+    struct Entry: Sendable, CustomTestStringConvertible {
+        var json: JanusJSON
+        var id: Int64?
+        var streams: Int
+        var testDescription: String { json.description }
+    }
+
+    static let entries: [Entry] = [
+        Entry(
+            json: ["id": 42, "display": "ann", "streams": [["type": "audio"], ["type": "video"]]],
+            id: 42,
+            streams: 2
+        ),
+        Entry(json: ["id": -3, "display": "neg"], id: nil, streams: 0),
+        Entry(json: ["id": 0], id: nil, streams: 0),
+        Entry(json: ["id": 1.5], id: nil, streams: 0),
+        Entry(json: ["id": "7"], id: nil, streams: 0),
+        Entry(
+            json: ["id": 9, "streams": [["type": "audio", "disabled": true], ["type": "video"]]],
+            id: 9,
+            streams: 1
+        ),
+        Entry(json: ["id": 5, "streams": .array(Array(repeating: ["type": "video"], count: 40))], id: 5, streams: 16),
+    ]
+
+    @Test(arguments: entries)
+    func aPublisherIsReadDefensively(entry: Entry) {
+        let publisher = ConferenceSession.publisher(entry.json)
+        #expect(publisher?.id == entry.id)
+        #expect((publisher?.streamKinds.count ?? 0) == entry.streams)
+    }
+
+    @Test func aLongDisplayNameIsCut() {
+        let entry: JanusJSON = ["id": 1, "display": .string(String(repeating: "x", count: 10_000))]
+        #expect(ConferenceSession.publisher(entry)?.display?.count == 256)
+    }
+
+    /// Counters from stats a peer's packets drive never trap, whatever their size.
+    @Test func streamCountersNeverTrap() {
+        var big = StreamCounters()
+        big.audioFrames = .max
+        big.packetsLost = .min
+        var total = big
+        total += big
+        #expect((StreamCounters() - big).audioFrames == 0, "a counter that went back counts as none")
+        _ = big - total
+    }
+
+    static func janus() async throws -> (JanusServer, JanusSession) {
+        try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
+        let server = try await JanusServer()
+        var configuration = JanusSession.Configuration(url: server.url)
+        configuration.requestTimeout = .seconds(5)
+        return (server, try await JanusSession.connect(configuration))
+    }
+
+    static var listener: ConferenceSession.Options {
+        var options = ConferenceSession.Options()
+        options.role = .listener
+        options.display = "listener"
+        return options
+    }
+
+    /// The error of a join that should fail (nil: it joined).
+    static func joinError(
+        _ janus: JanusSession,
+        room: Int64,
+        options: ConferenceSession.Options
+    ) async -> ConferenceError? {
+        do {
+            let session = try await ConferenceSession.join(janus, room: room, options: options)
+            await session.leave()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A room that does not exist is refused with VideoRoom's 426; with `createsRoom` the
+    /// first bot makes it and the next finds it; leaving ends the events.
+    @Test func roomsAreCreatedJoinedAndLeft() async throws {
+        let (server, janus) = try await Self.janus()
+        defer { server.stop() }
+        let refusal = await Self.joinError(janus, room: 4711, options: Self.listener)
+        guard case .janus(.plugin(let code, _)) = refusal else {
+            Issue.record("joining a room that does not exist: \(String(describing: refusal))")
+            return
+        }
+        #expect(code == 426, "no such room")
+        var creating = Self.listener
+        creating.createsRoom = true
+        let first = try await ConferenceSession.join(janus, room: 4711, options: creating)
+        let second = try await ConferenceSession.join(janus, room: 4711, options: creating)
+        #expect(first.id != second.id)
+        #expect(first.role == .listener && first.localAudioTrack == nil && first.localVideoTrack == nil)
+        #expect(await first.publishingConnection == nil, "a listener never publishes")
+        await first.leave()
+        var last: ConferenceSessionEvent?
+        for await event in first.events { last = event }
+        guard case .ended(let reason) = last else {
+            Issue.record("the events ended with \(String(describing: last))")
+            return
+        }
+        #expect(reason == "left")
+        await second.leave()
+        await janus.destroy()
+    }
+}
