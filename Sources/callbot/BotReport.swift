@@ -139,6 +139,39 @@ struct BotReport: Codable, Sendable, Equatable {
     /// The data channels: those `whip --data-channel` opened, those a peer opened to
     /// `whip-server --echo-data`.
     var dataChannels: [DataChannelRow]?
+    /// For `conference`: one row per publisher it subscribed to.
+    var publishers: [PublisherRow]?
+
+    /// What one room publisher's streams delivered to a `conference` bot; `layer` is the
+    /// simulcast layer received (null: the publisher sends one).
+    struct PublisherRow: Codable, Sendable, Equatable {
+        var id: Int64
+        var display: String?
+        var audioFramesDecoded = 0
+        var videoFramesDecoded = 0
+        var packetsLost = 0
+        var layer: Int?
+
+        init(id: Int64, display: String?) {
+            self.id = id
+            self.display = display
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, display, audioFramesDecoded = "audio_frames_decoded", videoFramesDecoded = "video_frames_decoded"
+            case packetsLost = "packets_lost", layer
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(display, forKey: .display)
+            try c.encode(audioFramesDecoded, forKey: .audioFramesDecoded)
+            try c.encode(videoFramesDecoded, forKey: .videoFramesDecoded)
+            try c.encode(packetsLost, forKey: .packetsLost)
+            try c.encode(layer, forKey: .layer)
+        }
+    }
 
     /// One data channel: what went each way, how long it took to open (from its creation, or
     /// for a channel the peer opened from the start of the session), the median echo round trip.
@@ -182,7 +215,7 @@ struct BotReport: Codable, Sendable, Equatable {
         case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
         case whipEndpoint = "whip_endpoint"
         case callId = "call_id", callUsers = "call_users", callResult = "call_result"
-        case dataChannels = "data_channels"
+        case dataChannels = "data_channels", publishers
     }
 
     /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
@@ -229,6 +262,7 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(callUsers, forKey: .callUsers)
         try c.encode(callResult, forKey: .callResult)
         try c.encodeIfPresent(dataChannels, forKey: .dataChannels)
+        try c.encodeIfPresent(publishers, forKey: .publishers)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

@@ -12,7 +12,7 @@ struct Callbot: AsyncParsableCommand {
         version: "callbot \(SwiftRTCInfo.version)",
         subcommands: [
             Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self,
-            AnswerCommand.self, LogCommand.self, LoadCommand.self,
+            AnswerCommand.self, LogCommand.self, LoadCommand.self, Conference.self,
         ]
     )
 

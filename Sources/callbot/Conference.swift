@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `callbot conference --janus URL --room N`: join a room of Janus's VideoRoom as a publisher
+/// (send audio and video, receive every other publisher) or a listener (receive only), print
+/// the stats every `--stats-interval`, and report what each publisher's streams delivered.
+struct Conference: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join a conference room on Janus (VideoRoom): publish and receive every publisher.",
+        discussion: """
+            Joins room N of the Janus at --janus (its WebSocket API, ws:// or wss://) with \
+            --display NAME. --publish (the default) sends audio and video and subscribes to every \
+            other publisher, as a participant does; --listen only subscribes. Runs until --duration \
+            ends or SIGINT/SIGTERM arrives, then leaves the room. The report has one row per \
+            publisher subscribed to ("publishers": id, display, audio and video frames decoded, \
+            packets lost). Exits 0 when the bot joined and its connections connected without \
+            errors, 1 when not, 69 when Janus could not be reached.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Janus's WebSocket URL.", valueName: "ws://HOST:8188"))
+    var janus: String
+
+    @Option(help: ArgumentHelp("The room's number.", valueName: "N"))
+    var room: Int64
+
+    @Option(help: ArgumentHelp("The name the room shows for the bot.", valueName: "NAME"))
+    var display: String = "callbot"
+
+    @Flag(help: "Publish audio and video and receive the others (the default), or only receive.")
+    var mode: Mode = .publish
+
+    enum Mode: String, EnumerableFlag {
+        case publish, listen
+    }
+
+    var role: ConferenceRole { mode == .publish ? .publisher : .listener }
+
+    @Flag(help: "Create the room when it does not exist.")
+    var createRoom = false
+
+    @OptionGroup var media: MediaOptions
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var options: RunOptions
+    @OptionGroup var tls: TLSClientOptions
+
+    /// How long joining and connecting may take.
+    static let connectTimeout = Duration.seconds(30)
+
+    func validate() throws {
+        guard let url = URL(string: janus), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+            let host = url.host, !host.isEmpty
+        else {
+            throw ValidationError("'\(janus)' is not a Janus WebSocket URL (expected ws://HOST:PORT)")
+        }
+        guard room > 0 else { throw ValidationError("--room must be a positive number") }
+        if role == .publisher && media.noAudio && media.noVideo {
+            throw ValidationError("--no-audio and --no-video leave a publisher nothing to send (use --listen)")
+        }
+        if role == .listener && (media.audio != nil || media.video != nil) {
+            throw ValidationError("--listen sends nothing: --audio and --video need --publish")
+        }
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        guard let url = URL(string: janus) else { throw ExitCode.validationFailure }
+        let started = ContinuousClock.now
+        var report = BotReport(role: "conference-\(role.rawValue)")
+        var janusConfiguration = JanusSession.Configuration(url: url)
+        janusConfiguration.trust = try tls.trust()
+        let janusSession: JanusSession
+        do { janusSession = try await JanusSession.connect(janusConfiguration) } catch {
+            log("error: \(error)\(tls.hint)")
+            report.errors.append("\(error)")
+            try report.finish(writingTo: options.report, failure: CallbotExit.unreachable)
+            return
+        }
+        var joinOptions = ConferenceSession.Options()
+        joinOptions.display = display
+        joinOptions.role = role
+        joinOptions.audio = !media.noAudio
+        joinOptions.video = !media.noVideo
+        joinOptions.createsRoom = createRoom
+        joinOptions.connection = PeerConnection.Configuration(
+            iceServers: try ice.servers(),
+            iceTransportPolicy: ice.relayOnly ? .relay : .all,
+            gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: url.host ?? "")
+        )
+        let session: ConferenceSession
+        do { session = try await ConferenceSession.join(janusSession, room: room, options: joinOptions) } catch {
+            log("error: \(error)")
+            report.errors.append("\(error)")
+            await janusSession.destroy()
+            try report.finish(writingTo: options.report)
+            return
+        }
+        log("joined room \(room) as \(session.id) (\(role.rawValue))")
+        let monitor = ConferenceMonitor(session: session, statsInterval: .seconds(options.statsInterval))
+        let local = CallMedia.make(
+            audio: session.localAudioTrack == nil ? nil : media.audio ?? .tone,
+            video: session.localVideoTrack == nil ? nil : media.video ?? .pattern,
+            audioTrack: session.localAudioTrack,
+            videoTrack: session.localVideoTrack
+        )
+        defer { local.stop() }
+        if let connection = await session.publishingConnection {
+            if await Self.connected(connection, timeout: Self.connectTimeout) {
+                local.start()
+                log("publishing in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms")
+            } else {
+                report.errors.append("the publishing connection did not connect within \(Self.connectTimeout)")
+            }
+        }
+        let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
+        await signals.wait(upTo: limit.map { max(.zero, $0) })
+        await monitor.finish(into: &report)
+        await session.leave()
+        await janusSession.destroy()
+        report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
+        try report.finish(writingTo: options.report)
+    }
+
+    /// Waits for `connection` to connect (true), fail, or `timeout` (false).
+    static func connected(_ connection: PeerConnection, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            switch await connection.connectionState {
+            case .connected: return true
+            case .failed, .closed: return false
+            default: try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        return false
+    }
+}
