@@ -28,10 +28,6 @@ public final class PCMSource: Sendable {
         var resampler: AudioResampler?
         var chunker = AudioChunker()
         var finished = false
-        /// Frames of writes not yet in the queue (a write waiting for room holds the rest).
-        var pending = 0
-        /// Counts ``clear()`` calls: a write's frames after one are dropped.
-        var epoch = 0
     }
 
     private let state: Mutex<State>
@@ -57,26 +53,25 @@ public final class PCMSource: Sendable {
         guard samples.count % format.channels == 0 else {
             throw .partialSampleFrame(count: samples.count, channels: format.channels)
         }
-        let (frames, epoch, generation) = try state.withLock {
-            (state) throws(PCMSourceError) -> ([AudioFrame], Int, Int) in
+        let (frames, generation) = try state.withLock {
+            (state) throws(PCMSourceError) -> ([AudioFrame], Int) in
             guard !state.finished else { throw .finished }
             let converted = state.resampler?.convert(samples) ?? samples
             var frames: [AudioFrame] = []
             converted.withUnsafeBufferPointer { pcm in
                 state.chunker.append(pcm, channels: format.channels) { frames.append($0) }
             }
-            state.pending += frames.count
-            return (frames, state.epoch, queue.generation)
+            // Announced with the clear() count read in the same step: a clear() drops them.
+            let generation = queue.generation
+            queue.reserve(frames.count, generation: generation)
+            return (frames, generation)
         }
-        try await send(frames, epoch: epoch, generation: generation)
+        try await send(frames, generation: generation)
     }
 
     /// How much written audio has not been played yet: what the queue holds and the rest of
     /// writes waiting for room (the current partial 20 ms frame not counted).
-    public var queuedDuration: Duration {
-        let frames = state.withLock { $0.pending } + queue.bufferedFrames
-        return .milliseconds(20 * frames)
-    }
+    public var queuedDuration: Duration { .milliseconds(20 * queue.queuedFrames) }
 
     /// Drops every written frame not played yet, at once (a voice agent's barge-in): the
     /// queue, the rest of writes waiting for room (those writes return, without an error) and
@@ -85,9 +80,6 @@ public final class PCMSource: Sendable {
     @discardableResult
     public func clear() -> Duration {
         let frames = state.withLock { state in
-            let frames = state.pending + queue.bufferedFrames
-            state.epoch += 1
-            state.pending = 0
             state.chunker.discardPartialFrame()
             if state.resampler != nil {
                 // A new resampler: none of the old speech's samples in its filter comes out.
@@ -96,8 +88,7 @@ public final class PCMSource: Sendable {
                     to: PCMFormat(sampleRate: AudioFrame.sampleRate, channels: format.channels)
                 )
             }
-            queue.removeAll()
-            return frames
+            return queue.removeAll()
         }
         return .milliseconds(20 * frames)
     }
@@ -105,8 +96,8 @@ public final class PCMSource: Sendable {
     /// Plays out what is held (the resampler's tail, the last partial frame padded with
     /// silence), then ends the source.
     public func finish() async {
-        let frames = state.withLock { state -> [AudioFrame] in
-            guard !state.finished else { return [] }
+        let (frames, generation) = state.withLock { state -> ([AudioFrame], Int) in
+            guard !state.finished else { return ([], 0) }
             state.finished = true
             var frames: [AudioFrame] = []
             if let tail = state.resampler?.flush(), !tail.isEmpty {
@@ -115,28 +106,20 @@ public final class PCMSource: Sendable {
                 }
             }
             state.chunker.flush { frames.append($0) }
-            return frames
+            let generation = queue.generation
+            queue.reserve(frames.count, generation: generation)
+            return (frames, generation)
         }
-        let (epoch, generation) = state.withLock { state in
-            state.pending += frames.count
-            return (state.epoch, queue.generation)
-        }
-        try? await send(frames, epoch: epoch, generation: generation)
+        try? await send(frames, generation: generation)
         queue.finish()
     }
 
-    /// Queues `frames` of a write made before the `epoch`-th ``clear()`` (the queue's
-    /// `generation`); stops at the first frame a ``clear()`` dropped.
-    private func send(_ frames: [AudioFrame], epoch: Int, generation: Int) async throws(PCMSourceError) {
+    /// Queues `frames` of a write made when the queue's `generation` was current; stops at
+    /// the first frame a ``clear()`` dropped.
+    private func send(_ frames: [AudioFrame], generation: Int) async throws(PCMSourceError) {
         for frame in frames {
-            let outcome = await queue.send(frame, generation: generation)
-            let current = state.withLock { state in
-                guard state.epoch == epoch else { return false }
-                if outcome == .taken { state.pending -= 1 }
-                return true
-            }
-            switch outcome {
-            case .taken: if !current { return }
+            switch await queue.send(frame, generation: generation) {
+            case .taken: continue
             case .removed: return
             case .finished: throw .finished
             }

@@ -60,6 +60,8 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
         var dropped = 0
         var consumer: CheckedContinuation<(frame: Frame, start: PacingStart)?, Never>?
         var producers: [(frame: Frame, resume: CheckedContinuation<SendOutcome, Never>)] = []
+        /// Frames senders announced (``reserve(_:generation:)``) and have not given yet.
+        var reserved = 0
         /// Counts ``removeAll()`` calls.
         var generation = 0
         /// Set by ``removeAll()``: the consumer's next frame starts the pacing over.
@@ -81,6 +83,21 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
     /// Frames in the buffer, waiting for the consumer (not counting those of senders waiting
     /// for room).
     public var bufferedFrames: Int { state.withLock { $0.buffer.count } }
+
+    /// Frames not played yet, counted in one step: buffered, of senders waiting for room, and
+    /// announced by ``reserve(_:generation:)`` and not given yet. A frame being handed over
+    /// counts once, never twice or not at all.
+    package var queuedFrames: Int { state.withLock { $0.buffer.count + $0.producers.count + $0.reserved } }
+
+    /// Announces `count` frames a sender will give with ``send(_:generation:)`` (each one's
+    /// announcement ends when it is given); ignored when ``removeAll()`` was called since
+    /// ``generation`` was `generation`.
+    package func reserve(_ count: Int, generation: Int) {
+        state.withLock { state in
+            guard !state.finished, generation == state.generation else { return }
+            state.reserved += count
+        }
+    }
 
     /// How many times ``removeAll()`` was called: a sender passes the value it read to
     /// ``send(_:generation:)`` so that none of its frames gets in after a later removal.
@@ -122,7 +139,11 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<SendOutcome, Never>) in
             let outcome: SendOutcome? = state.withLock { state in
                 guard !state.finished else { return .finished }
-                if let generation, generation != state.generation { return .removed }
+                if let generation {
+                    guard generation == state.generation else { return .removed }
+                    // Given now: from here the frame counts as buffered, taken or waiting.
+                    state.reserved = max(0, state.reserved - 1)
+                }
                 if let consumer = state.consumer {
                     state.consumer = nil
                     defer { state.restartPacing = false }
@@ -146,8 +167,8 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
         }
     }
 
-    /// Drops every frame waiting for the consumer, at once: the buffered ones and those of
-    /// senders waiting for room (their ``send(_:)`` returns). The consumer's next frame starts
+    /// Drops every frame waiting for the consumer, at once: the buffered ones, those of
+    /// senders waiting for room (their ``send(_:)`` returns) and those announced. The consumer's next frame starts
     /// the real-time pacing over. Returns how many frames were dropped.
     @discardableResult
     public func removeAll() -> Int {
@@ -157,8 +178,9 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
             defer {
                 state.buffer = []
                 state.producers = []
+                state.reserved = 0
             }
-            return (state.buffer.count + state.producers.count, state.producers)
+            return (state.buffer.count + state.producers.count + state.reserved, state.producers)
         }
         for producer in producers { producer.resume.resume(returning: .removed) }
         return count
@@ -169,6 +191,7 @@ public final class PushSource<Frame: TimedFrame>: Sendable {
     public func finish() {
         let (consumer, producers) = state.withLock { state in
             state.finished = true
+            state.reserved = 0
             defer {
                 state.consumer = nil
                 state.producers = []
