@@ -31,10 +31,17 @@ import TransportTestSupport
         )
     }
 
+    /// coturn answers through a relay that delays each datagram by 200 ms: the relayed
+    /// candidate then always comes after the description. (coturn straight on loopback
+    /// allocates in about a millisecond; on a busy machine that sometimes fell between
+    /// setting the description and sending it, which then rightly carried the relayed
+    /// candidate, and nothing was left to trickle.)
     @Test func candidatesTrickleAfterTheDescriptionsEndOfCandidatesLastAndTheCallConnects() async throws {
         let coturn = try await CallReconnectionTests.startCoturn()
         defer { coturn.stop() }
-        let configuration = try Self.configuration(turnPort: coturn.port, coturn)
+        let relay = try DelayingUDPRelay(to: coturn.port, delay: .milliseconds(200))
+        defer { relay.stop() }
+        let configuration = try Self.configuration(turnPort: relay.port, coturn)
         let hub = InProcessSignalingHub()
         let aliceChannel = RecordingChannel(hub.connect(user: "alice"))
         let bobChannel = RecordingChannel(hub.connect(user: "bob"))
@@ -49,8 +56,16 @@ import TransportTestSupport
         try await incoming.acceptCall()
         #expect(await alice.wait(outgoing, "connected") { $0.contains(connectedTo: "bob") })
         #expect(await bob.wait(incoming, "connected") { $0.contains(connectedTo: "alice") })
-        // Gathering ends (the relayed candidate, then the marker) soon after.
-        try await Task.sleep(for: .milliseconds(500))
+        // Gathering ends (the relayed candidate, then the marker) once the TURN allocation is
+        // done, a few delayed round trips later.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let ended = [aliceChannel, bobChannel].allSatisfy { channel in
+                channel.sent.contains { if case .candidate(let c) = $0.body { c.isEndOfCandidates } else { false } }
+            }
+            if ended { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
 
         for (channel, peer, first) in [(aliceChannel, "bob", "call"), (bobChannel, "alice", "accept")] {
             let sent = channel.sent.filter { $0.session == outgoing.id && $0.to == [peer] }
