@@ -280,7 +280,12 @@ public actor ConferenceSession {
         let new = publishers.filter { $0 != id && !subscribed.contains($0) }
         guard !new.isEmpty, !ended else { return }
         subscribed.formUnion(new)
-        changes.yield(.subscribe(new))
+        if case .dropped = changes.yield(.subscribe(new)) {
+            subscribed.subtract(new)
+            for publisher in new {
+                emit(.subscriptionFailed(publisher: publisher, reason: "too many subscription changes waiting"))
+            }
+        }
     }
 
     /// Stops receiving `publishers`.
@@ -288,7 +293,9 @@ public actor ConferenceSession {
         let old = publishers.filter { subscribed.contains($0) }
         guard !old.isEmpty, !ended else { return }
         subscribed.subtract(old)
-        changes.yield(.unsubscribe(old))
+        if case .dropped = changes.yield(.unsubscribe(old)) {
+            logger.warning("unsubscribing from \(old) dropped: too many subscription changes waiting")
+        }
     }
 
     /// Leaves the room: tells Janus, closes the connections and detaches the handles (the
@@ -398,7 +405,9 @@ public actor ConferenceSession {
     func subscriberHandleEvent(_ event: JanusHandleEvent) async {
         switch event {
         case .plugin(let data, let jsep):
-            if let jsep, jsep.type == "offer" { changes.yield(.answer(jsep, streams: data["streams"])) }
+            if let jsep, jsep.type == "offer", case .dropped = changes.yield(.answer(jsep, streams: data["streams"])) {
+                logger.warning("Janus's subscription offer dropped: too many subscription changes waiting")
+            }
         case .trickle(let candidate):
             await add(candidate, to: subscriptionConnection)
         case .slowLink(let mid, let uplink, let lost):
