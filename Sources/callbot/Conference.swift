@@ -12,7 +12,8 @@ struct Conference: AsyncParsableCommand {
             Joins room N of the Janus at --janus (its WebSocket API, ws:// or wss://) with \
             --display NAME. --publish (the default) sends audio and video and subscribes to every \
             other publisher, as a participant does; --listen only subscribes. Runs until --duration \
-            ends or SIGINT/SIGTERM arrives, then leaves the room. The report has one row per \
+            ends or SIGINT/SIGTERM arrives, then leaves the room. With --record DIR each publisher \
+            received is recorded into a WebM file of its own. The report has one row per \
             publisher subscribed to ("publishers": id, display, audio and video frames decoded, \
             packets lost). Exits 0 when the bot joined and its connections connected without \
             errors, 1 when not, 69 when Janus could not be reached.
@@ -42,6 +43,14 @@ struct Conference: AsyncParsableCommand {
     @Flag(help: "Create the room when it does not exist.")
     var createRoom = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record each publisher received into a WebM file of its own in DIR (<display>-<id>.webm).",
+            valueName: "DIR"
+        )
+    )
+    var record: String?
+
     @OptionGroup var media: MediaOptions
     @OptionGroup var ice: IceOptions
     @OptionGroup var options: RunOptions
@@ -59,6 +68,13 @@ struct Conference: AsyncParsableCommand {
         guard room > 0 else { throw ValidationError("--room must be a positive number") }
         if role == .publisher && media.noAudio && media.noVideo {
             throw ValidationError("--no-audio and --no-video leave a publisher nothing to send (use --listen)")
+        }
+        if let record {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw ValidationError("--record \(record): no such folder")
+            }
         }
         if role == .listener && (media.audio != nil || media.video != nil) {
             throw ValidationError("--listen sends nothing: --audio and --video need --publish")
@@ -86,6 +102,7 @@ struct Conference: AsyncParsableCommand {
         joinOptions.audio = !media.noAudio
         joinOptions.video = !media.noVideo
         joinOptions.createsRoom = createRoom
+        joinOptions.recording = try record.map { try RecordingFolder(URL(fileURLWithPath: $0)) }
         joinOptions.connection = PeerConnection.Configuration(
             iceServers: try ice.servers(),
             iceTransportPolicy: ice.relayOnly ? .relay : .all,
@@ -119,7 +136,6 @@ struct Conference: AsyncParsableCommand {
         let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
         await signals.wait(upTo: limit.map { max(.zero, $0) })
         await monitor.finish(into: &report)
-        await session.leave()
         await janusSession.destroy()
         report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
         try report.finish(writingTo: options.report)

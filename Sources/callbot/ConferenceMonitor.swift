@@ -13,7 +13,8 @@ final class ConferenceMonitor: Sendable {
         var audioMeter = AudioLevelMeter()
         var decodedPCM = false
         var publishersSeen = 0
-        var tasks: [Task<Void, Never>] = []
+        var events: Task<Void, Never>?
+        var stats: Task<Void, Never>?
     }
     private let state = Mutex(State())
 
@@ -33,7 +34,10 @@ final class ConferenceMonitor: Sendable {
                 if !text.isEmpty { printLine(text) }
             }
         }
-        state.withLock { $0.tasks = [events, stats] }
+        state.withLock {
+            $0.events = events
+            $0.stats = stats
+        }
     }
 
     private func handle(_ event: ConferenceSessionEvent) {
@@ -58,13 +62,18 @@ final class ConferenceMonitor: Sendable {
             )
         case .subscriptionFailed(let publisher, let reason):
             state.withLock { $0.errors.append("subscribing to publisher \(publisher) failed: \(reason)") }
+        case .recordingFinished(_, let files):
+            for file in files { log("recorded \(file.path)") }
+        case .recordingFailed(let publisher, let reason):
+            state.withLock { $0.errors.append("recording publisher \(publisher): \(reason)") }
         case .ended(let reason):
             log("left the room: \(reason)")
         }
     }
 
-    /// The report: connected when every connection made connected, the sent counters of the
-    /// publishing connection, the received ones of the subscription, one row per publisher.
+    /// Leaves the room and makes the report: connected when every connection made connected,
+    /// the sent counters of the publishing connection, the received ones of the subscription,
+    /// one row per publisher, the recordings' failures among the errors.
     func finish(into report: inout BotReport) async {
         let publishing = await session.publishingConnection
         let subscription = await session.subscriptionConnection
@@ -87,10 +96,14 @@ final class ConferenceMonitor: Sendable {
             let state = await subscription.connectionState
             connected = connected && state == .connected
         }
-        let (errors, rms, seen, tasks) = state.withLock {
-            ($0.errors, $0.decodedPCM ? $0.audioMeter.rms : 0, $0.publishersSeen, $0.tasks)
+        // Leaving ends the recordings; the events say how each ended, then end.
+        await session.leave()
+        let (events, stats) = state.withLock { ($0.events, $0.stats) }
+        stats?.cancel()
+        await events?.value
+        let (errors, rms, seen) = state.withLock {
+            ($0.errors, $0.decodedPCM ? $0.audioMeter.rms : 0, $0.publishersSeen)
         }
-        for task in tasks { task.cancel() }
         if seen > 0 && subscription == nil { report.errors.append("publishers were announced but none was received") }
         report.connected = connected && (publishing != nil || subscription != nil)
         report.audio.rms = subscription == nil ? nil : rms

@@ -86,6 +86,11 @@ extension ConferenceSession {
         }
         do {
             try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer.sdp))
+            // A stream Janus gave a `mid` that carried another publisher before comes on that
+            // transceiver, with no new track event: announced here.
+            for transceiver in await connection.transceivers {
+                if let mid = transceiver.mid { announce(transceiver.receiver.track, mid: mid) }
+            }
             try await connection.setLocalDescription(try await connection.createAnswer())
             let answer = try await gathered(connection)
             _ = try await subscriberHandle.message(
@@ -120,6 +125,7 @@ extension ConferenceSession {
             let current = report.map { StreamCounters(mid: mid, in: $0) } ?? StreamCounters()
             if let old { addDelivered(current - old.baseline, to: old.publisher) }
             streams[mid] = publisher.map { (publisher: $0, baseline: current) }
+            announcedTracks[mid] = nil
             if streams.count > 2 * Self.maxPublishers + 1 { streams[mid] = nil }
         }
     }
@@ -135,8 +141,16 @@ extension ConferenceSession {
     }
 
     func trackArrived(_ event: TrackEvent) {
-        guard let mid = event.transceiver.mid, let publisher = streams[mid]?.publisher else { return }
-        emit(.remoteTrack(publisher: publisher, track: event.track))
+        guard let mid = event.transceiver.mid else { return }
+        announce(event.track, mid: mid)
+    }
+
+    /// Tells of the track of the stream `mid` once for each publisher it carries.
+    func announce(_ track: MediaStreamTrack, mid: String) {
+        guard let publisher = streams[mid]?.publisher, announcedTracks[mid] != publisher else { return }
+        announcedTracks[mid] = publisher
+        emit(.remoteTrack(publisher: publisher, track: track))
+        keepForRecording(track, of: publisher)
     }
 }
 

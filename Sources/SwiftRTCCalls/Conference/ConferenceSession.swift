@@ -36,6 +36,10 @@ public actor ConferenceSession {
         public var subscribesToAll = true
         /// Creates the room when it does not exist.
         public var createsRoom = false
+        /// Records each subscribed publisher's audio and video into a WebM file of its own in
+        /// this folder (`<display>-<id>.webm`), from its arrival until it leaves or the session
+        /// ends (``ConferenceSessionEvent/recordingFinished(publisher:files:)``).
+        public var recording: RecordingFolder?
         /// The connections' configuration (ICE servers, addresses to gather...).
         public var connection = PeerConnection.Configuration()
         /// How long ICE gathering may take before an offer or answer leaves without the rest.
@@ -95,6 +99,8 @@ public actor ConferenceSession {
     /// The subscription's streams: each `mid` of the subscription connection, its publisher
     /// and the stream's counters when it became theirs.
     var streams: [String: (publisher: Int64, baseline: StreamCounters)] = [:]
+    /// The publisher each stream's track was announced for (``ConferenceSessionEvent/remoteTrack(publisher:track:)``).
+    var announcedTracks: [String: Int64] = [:]
     /// What streams that ended (or changed hands) delivered, per publisher.
     var delivered: [Int64: StreamCounters] = [:]
     /// The display names of every publisher subscribed to, gone or not.
@@ -103,6 +109,12 @@ public actor ConferenceSession {
     var subscribed: Set<Int64> = []
     var tasks: [Task<Void, Never>] = []
     var ended = false
+    /// Tracks of publishers whose recording waits for their other kind.
+    var arrivedTracks: [Int64: [MediaStreamTrack]] = [:]
+    /// The recording of each publisher being recorded.
+    var recorders: [Int64: MediaRecorder] = [:]
+    /// The files of recordings that ended (``Options/recording``).
+    public internal(set) var recordings: [URL] = []
     /// Publishers cut from lists longer than ``maxPublishers``.
     public internal(set) var publishersDropped = 0
     /// Events dropped because the reader was behind.
@@ -389,7 +401,9 @@ public actor ConferenceSession {
         case .plugin(let data, _):
             arrived(data["publishers"])
             for key in ["leaving", "unpublished"] {
-                if let publisher = data[key]?.integer { left(publisher) }
+                guard let publisher = data[key]?.integer else { continue }
+                left(publisher)
+                await stopRecording(publisher)
             }
         case .trickle(let candidate):
             await add(candidate, to: publishingConnection)
@@ -426,6 +440,7 @@ public actor ConferenceSession {
         changes.finish()
         for task in tasks { task.cancel() }
         tasks = []
+        await stopAllRecordings()
         await publishingConnection?.close()
         await subscriptionConnection?.close()
         try? await subscriberHandle?.detach()

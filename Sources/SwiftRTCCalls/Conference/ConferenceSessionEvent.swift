@@ -1,3 +1,4 @@
+import Foundation
 import SwiftRTCPeer
 
 /// What happens in a conference room, in order (the SDKs' conference callbacks).
@@ -14,6 +15,10 @@ public enum ConferenceSessionEvent: Sendable {
     case slowLink(publisher: Int64?, uplink: Bool, lost: Int)
     /// Subscribing to a publisher failed (it left meanwhile, or Janus refused): the reason.
     case subscriptionFailed(publisher: Int64, reason: String)
+    /// A publisher's recording ended (it left, or the session did): its complete files.
+    case recordingFinished(publisher: Int64, files: [URL])
+    /// A publisher's recording could not be made or finished (why; files already written stay).
+    case recordingFailed(publisher: Int64, reason: String)
     /// The session ended: ``ConferenceSession/leave()``, or Janus ended it (the reason).
     case ended(reason: String)
 }

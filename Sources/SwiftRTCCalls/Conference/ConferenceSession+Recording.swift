@@ -1,0 +1,49 @@
+import Foundation
+import SwiftRTCPeer
+
+/// Recording each subscribed publisher into a WebM file of its own (``ConferenceSession/Options/recording``):
+/// a publisher's recording starts once a track of each kind it publishes has arrived, and
+/// ends when it leaves or the session does.
+extension ConferenceSession {
+    /// A subscribed publisher's track arrived: kept for its recording, which starts once
+    /// every kind it publishes is here.
+    func keepForRecording(_ track: MediaStreamTrack, of publisher: Int64) {
+        guard options.recording != nil, recorders[publisher] == nil else { return }
+        var tracks = arrivedTracks[publisher, default: []]
+        guard !tracks.contains(where: { $0.kind == track.kind }) else { return }
+        tracks.append(track)
+        arrivedTracks[publisher] = tracks
+        let kinds = Set(publishers[publisher]?.streamKinds.filter { $0 == "audio" || $0 == "video" } ?? [])
+        if tracks.count >= max(1, kinds.count) { startRecording(publisher) }
+    }
+
+    func startRecording(_ publisher: Int64) {
+        guard let folder = options.recording, let tracks = arrivedTracks.removeValue(forKey: publisher) else { return }
+        do {
+            let base = RecordingFolder.safeName(displays[publisher] ?? "publisher") + "-\(publisher)"
+            let file = try folder.createFile(base: base, extension: "webm")
+            recorders[publisher] = try MediaRecorder(tracks: tracks, reservedFile: file)
+        } catch {
+            emit(.recordingFailed(publisher: publisher, reason: "\(error)"))
+        }
+    }
+
+    /// Ends a publisher's recording (it left, or the session ends): its files are complete.
+    func stopRecording(_ publisher: Int64) async {
+        arrivedTracks[publisher] = nil
+        guard let recorder = recorders.removeValue(forKey: publisher) else { return }
+        do {
+            let files = try await recorder.stop()
+            recordings += files
+            emit(.recordingFinished(publisher: publisher, files: files))
+        } catch {
+            recordings += recorder.files.filter { FileManager.default.fileExists(atPath: $0.path) }
+            emit(.recordingFailed(publisher: publisher, reason: "\(error)"))
+        }
+    }
+
+    func stopAllRecordings() async {
+        for publisher in recorders.keys.sorted() { await stopRecording(publisher) }
+        arrivedTracks = [:]
+    }
+}
