@@ -36,6 +36,14 @@ struct LoadCommand: AsyncParsableCommand {
             (getrusage, whole process); peak_rss_mb (VmHWM), baseline_rss_mb, rss_mb_per_call; \
             peak_open_files, open_file_limit; call_duration_s, ramp_s, wall_s. Exits 0 only when \
             every call connected and every member decoded audio from every other, 1 otherwise.
+
+            With --janus URL --room N --bots K it fills a conference room of Janus instead: K \
+            publishers, each on a Janus session of its own, send a tone (and with --video a \
+            160x120 pattern at 15 fps) and receive every other; after --ramp and --duration one \
+            JSON line (and --report FILE): room, bots, joined, join_ms, failures, streams_expected, \
+            streams_decoding, audio_frames_decoded, video_frames_decoded, packets_lost, \
+            cpu_seconds, peak_rss_mb, rss_mb_per_bot, wall_s. Exits 0 only when every bot joined \
+            and decoded every other.
             """
     )
 
@@ -67,6 +75,19 @@ struct LoadCommand: AsyncParsableCommand {
         )
     )
     var servers: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Fill a conference room of this Janus (its WebSocket API) instead: --room N, --bots K publishers that each receive every other; one JSON line.",
+            valueName: "URL"
+        )
+    )
+    var janus: String?
+
+    @Option(
+        help: ArgumentHelp("The Janus room the bots fill (with --janus; made if it does not exist).", valueName: "N")
+    )
+    var room: Int64?
 
     @Option(
         help: ArgumentHelp(
@@ -158,6 +179,23 @@ struct LoadCommand: AsyncParsableCommand {
     var logLevel: LogLevel = .nothing
 
     func validate() throws {
+        if let janus {
+            guard Self.url(janus) != nil else {
+                throw ValidationError("--janus '\(janus)' is not a WebSocket URL (expected ws://HOST:8188)")
+            }
+            guard servers.isEmpty, tokensFile == nil, usersFile == nil, tokens.isEmpty else {
+                throw ValidationError("--janus fills a Janus room: no --server and no logins")
+            }
+            guard let room, room > 0 else { throw ValidationError("--janus needs the room: --room N (positive)") }
+            guard let bots, (2...ConferenceLoad.maxBots).contains(bots) else {
+                throw ValidationError("--janus needs --bots 2 to \(ConferenceLoad.maxBots)")
+            }
+            try Seconds.check(duration, "--duration")
+            try Seconds.check(ramp, "--ramp", above: 0, orEqual: true)
+            try ReportPath.check(report)
+            return
+        }
+        if room != nil { throw ValidationError("--room is a Janus room: add --janus URL") }
         guard !servers.isEmpty else { throw ValidationError("give the signaling server: --server URL (repeatable)") }
         guard servers.count <= Self.maxServers else {
             throw ValidationError("at most \(Self.maxServers) --server URLs, not \(servers.count)")
@@ -221,6 +259,10 @@ struct LoadCommand: AsyncParsableCommand {
         SwiftRTCLogging.level = logLevel
         let metricsServer = try await prometheus.start()
         defer { metricsServer?.cancel() }
+        if let janus, let url = Self.url(janus), let room, let bots {
+            try await fill(room: room, of: url, bots: bots)
+            return
+        }
         let logins = try logins()
         let urls = servers.compactMap(Self.url)
         CleartextWarning.check(urls, sending: "the bots' login tokens")
@@ -337,6 +379,29 @@ struct LoadCommand: AsyncParsableCommand {
         printLine(report.summary)
         if let path = self.report {
             do { try report.json().write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+                log("error: cannot write the report to \(path): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        guard report.passed else { throw ExitCode.failure }
+    }
+
+    /// `--janus`: fills `room` with `bots` publishers, prints the report's line and writes it.
+    func fill(room: Int64, of url: URL, bots: Int) async throws {
+        let load = ConferenceLoad(
+            url: url,
+            room: room,
+            bots: bots,
+            video: media == .video,
+            duration: Seconds.duration(duration),
+            ramp: Seconds.duration(ramp),
+            trust: try tls.trust()
+        )
+        let report = await load.run()
+        let line = try report.line()
+        printLine(line)
+        if let path = self.report {
+            do { try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
                 log("error: cannot write the report to \(path): \(error.localizedDescription)")
                 throw ExitCode.failure
             }
