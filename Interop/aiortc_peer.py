@@ -5,11 +5,14 @@
                  [--data-channel LABEL [--data-messages N] [--data-size BYTES] [--data-unordered]
                   [--data-max-retransmits K] [--data-binary]]
   aiortc_peer.py whip-server --port P [--once] [--duration S] [--report FILE] [ICE flags] [--echo-data]
+  aiortc_peer.py janus-publisher URL --room N [--display NAME] [--duration S] [--report FILE] [ICE flags]
 
 Both roles send a 440 Hz tone (Opus) and a moving 640x480 colour-bar pattern (VP8), and
 report what they received and decoded as the bot report JSON of DESIGN.md. The client can
 also open a data channel and count the echoes of numbered messages; the server echoes the
-messages of every channel the peer opens (--echo-data). See README.md.
+messages of every channel the peer opens (--echo-data). The Janus publisher joins room N of a
+Janus VideoRoom through Janus's HTTP API (URL: http://HOST:PORT/janus) and publishes the tone
+and the pattern into it. See README.md.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fractions
+import json
 import os
 import signal
 import socket
 import sys
+import threading
 import time
+import urllib.request
 import uuid
 from typing import Optional
 
@@ -568,6 +574,107 @@ async def run_server(args: argparse.Namespace, stop: asyncio.Event) -> dict:
     return report
 
 
+class JanusHTTP:
+    """A Janus session over its HTTP API: requests by POST, events by long-poll GET."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+        self.session: Optional[int] = None
+        self.events: asyncio.Queue = asyncio.Queue()
+        self.closed = threading.Event()
+
+    def _post(self, path: str, body: dict) -> dict:
+        body = dict(body, transaction=uuid.uuid4().hex)
+        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=15) as response:
+            reply = json.loads(response.read())
+        if reply.get("janus") == "error":
+            raise RuntimeError(f"Janus error: {reply.get('error')}")
+        return dict(reply, transaction=body["transaction"])
+
+    async def post(self, path: str, body: dict) -> dict:
+        return await asyncio.to_thread(self._post, path, body)
+
+    def _poll(self) -> list:
+        with urllib.request.urlopen(f"{self.url}/{self.session}?maxev=10", timeout=40) as response:
+            reply = json.loads(response.read())
+        return reply if isinstance(reply, list) else [reply]
+
+    def poll(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Long-polls on a daemon thread of its own: Janus holds a poll up to 30 s, which must
+        not keep the process from exiting once the session is destroyed."""
+        while not self.closed.is_set():
+            try:
+                events = self._poll()
+            except OSError:
+                if self.closed.is_set():
+                    return
+                time.sleep(0.5)
+                continue
+            for event in events:
+                if event.get("janus") != "keepalive":
+                    loop.call_soon_threadsafe(self.events.put_nowait, event)
+
+    async def create(self) -> None:
+        self.session = (await self.post("", {"janus": "create"}))["data"]["id"]
+        threading.Thread(target=self.poll, args=(asyncio.get_running_loop(),), daemon=True).start()
+
+    async def attach(self, plugin: str) -> int:
+        return (await self.post(f"/{self.session}", {"janus": "attach", "plugin": plugin}))["data"]["id"]
+
+    async def message(self, handle: int, body: dict, jsep: Optional[dict] = None) -> dict:
+        """An asynchronous plugin request: Janus acknowledges it, then answers with an event."""
+        request = {"janus": "message", "body": body}
+        if jsep is not None:
+            request["jsep"] = jsep
+        transaction = (await self.post(f"/{self.session}/{handle}", request))["transaction"]
+        while True:
+            event = await asyncio.wait_for(self.events.get(), 15)
+            if event.get("transaction") == transaction:
+                data = event.get("plugindata", {}).get("data", {})
+                if "error" in data:
+                    raise RuntimeError(f"VideoRoom error {data.get('error_code')}: {data['error']}")
+                return event
+
+    async def destroy(self) -> None:
+        self.closed.set()
+        if self.session is not None:
+            await self.post(f"/{self.session}", {"janus": "destroy"})
+
+
+async def run_janus_publisher(args: argparse.Namespace, stop: asyncio.Event) -> dict:
+    call = Call(make_config(args), "janus-publisher")
+    janus = JanusHTTP(args.url)
+    try:
+        await janus.create()
+        handle = await janus.attach("janus.plugin.videoroom")
+        joined = await janus.message(handle, {"request": "join", "ptype": "publisher", "room": args.room,
+                                              "display": args.display})
+        log(f"joined room {args.room} as {joined['plugindata']['data'].get('id')}")
+        await call.pc.setLocalDescription(await call.pc.createOffer())  # gathers all candidates
+        offer = keep_allowed_candidates(call.pc.localDescription.sdp)
+        call.check_candidates(offer, "local")
+        published = await janus.message(handle, {"request": "publish"}, {"type": "offer", "sdp": offer})
+        answer = keep_allowed_candidates(published["jsep"]["sdp"])
+        call.check_candidates(answer, "remote (answer)")
+        await call.pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+        if await call.wait_connected(CONNECT_TIMEOUT_S):
+            log(f"publishing: ICE {call.report['ice_connected_ms']} ms, DTLS {call.report['dtls_connected_ms']} ms")
+            try:
+                await asyncio.wait_for(stop.wait(), args.duration)
+            except asyncio.TimeoutError:
+                pass
+    except Exception as e:
+        call.error(f"{type(e).__name__}: {e}")
+    report = await call.finish()
+    try:
+        await janus.destroy()
+    except Exception as e:
+        call.error(f"destroying the Janus session: {e}")
+    return report
+
+
 def main() -> int:
     unblock_stop_signals()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -578,12 +685,17 @@ def main() -> int:
     server.add_argument("--port", type=int, required=True)
     server.add_argument("--host", default="127.0.0.1")
     server.add_argument("--once", action="store_true", help="exit when the first session ends")
+    janus = sub.add_parser("janus-publisher", help="publish into a room of Janus's VideoRoom")
+    janus.add_argument("url", help="Janus's HTTP API, http://HOST:PORT/janus")
+    janus.add_argument("--room", type=int, required=True)
+    janus.add_argument("--display", default="aiortc")
     add_data_client_flags(client)
     add_data_server_flags(server)
-    for p, default_duration in ((client, None), (server, 60.0)):
+    for p, default_duration in ((client, None), (server, 60.0), (janus, 20.0)):
         p.add_argument("--duration", type=float, default=default_duration,
                        help="client: seconds of media after connecting (default 5; with --data-channel, "
-                            "until the echoes are back); server: seconds to run at most (default 60)")
+                            "until the echoes are back); server: seconds to run at most (default 60); "
+                            "janus-publisher: seconds of publishing after connecting (default 20)")
         p.add_argument("--report", help="write the bot report JSON here")
         p.add_argument("--ice-server", action="append", default=[], metavar="URL",
                        help="stun:/turn: URL (aiortc uses the first TURN server)")
@@ -604,6 +716,8 @@ def main() -> int:
             asyncio.get_running_loop().add_signal_handler(sig, stop.set)
         if args.role == "whip-client":
             return await run_client(args, stop)
+        if args.role == "janus-publisher":
+            return await run_janus_publisher(args, stop)
         return await run_server(args, stop)
 
     report = asyncio.run(run())

@@ -3,8 +3,8 @@ import SocketTestSupport
 import TestScheduling
 
 /// A real Janus (Debian's `janus` 1.1.2) for a test: a config folder of the test's own (only the
-/// VideoRoom plugin and the WebSocket transport, on one address and a free port), started and
-/// waited for until its WebSocket transport runs; `stop()` kills it.
+/// VideoRoom plugin, the WebSocket and HTTP transports, on one address and free ports), started
+/// and waited for until its transports run; `stop()` kills it.
 ///
 /// On 127.0.0.1 it serves signaling only: Janus skips loopback interfaces when it gathers
 /// candidates. For media, it runs inside a network namespace of the test's (`namespace`,
@@ -14,13 +14,15 @@ public final class JanusServer: @unchecked Sendable {
     static let executable = "/usr/bin/janus"
     /// Where Debian installs Janus's modules.
     static let modules = "/usr/lib/x86_64-linux-gnu/janus"
-    /// What Janus's WebSocket transport logs once it listens.
-    static let readyLine = "WebSockets thread started"
+    /// What Janus's WebSocket and HTTP transports log once they listen.
+    static let readyLines = ["WebSockets thread started", "HTTP webserver started"]
 
     /// Whether Janus is installed (Scripts/bootstrap.sh --tests installs it).
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
     public let port: Int
+    /// The port of Janus's HTTP API (`/janus`), for peers that speak it (aiortc's).
+    public let httpPort: Int
     public let host: String
     public let folder: URL
     private let namespace: String?
@@ -28,6 +30,8 @@ public final class JanusServer: @unchecked Sendable {
 
     /// Janus's WebSocket API.
     public var url: URL { URL(string: "ws://\(host):\(port)")! }
+    /// Janus's HTTP API.
+    public var httpURL: URL { URL(string: "http://\(host):\(httpPort)/janus")! }
 
     /// Writes the configuration (`sessionTimeout`: Janus ends a session that sent nothing for
     /// that long; `reclaimTimeout`: it keeps a session whose connection dropped that long for
@@ -45,13 +49,20 @@ public final class JanusServer: @unchecked Sendable {
         self.host = host
         // Below the ephemeral range and free on loopback (a port from a bind to 0 could be
         // taken by any busy test before Janus binds it; in a namespace of its own any port is).
-        guard let port = unusedLoopbackPort() else { throw JanusServerError(reason: "no unused port") }
+        guard let port = unusedLoopbackPort(), var httpPort = unusedLoopbackPort() else {
+            throw JanusServerError(reason: "no unused port")
+        }
+        while httpPort == port {
+            guard let another = unusedLoopbackPort() else { throw JanusServerError(reason: "no unused port") }
+            httpPort = another
+        }
         self.port = Int(port)
+        self.httpPort = Int(httpPort)
         let disabledPlugins = [
             "audiobridge", "echotest", "recordplay", "sip", "nosip", "streaming", "textroom", "videocall",
             "voicemail", "duktape", "lua",
         ].map { "libjanus_\($0).so" }.joined(separator: ",")
-        let disabledTransports = ["http", "rabbitmq", "mqtt", "pfunix", "nanomsg"].map { "libjanus_\($0).so" }
+        let disabledTransports = ["rabbitmq", "mqtt", "pfunix", "nanomsg"].map { "libjanus_\($0).so" }
             .joined(separator: ",")
         let files = [
             "janus.jcfg": """
@@ -97,6 +108,20 @@ public final class JanusServer: @unchecked Sendable {
                 admin_wss = false
             }
             """,
+            "janus.transport.http.jcfg": """
+            general: {
+                json = "compact"
+                base_path = "/janus"
+                http = true
+                port = \(httpPort)
+                ip = "\(host)"
+                https = false
+            }
+            admin: {
+                admin_http = false
+                admin_https = false
+            }
+            """,
             "janus.plugin.videoroom.jcfg": "general: {\n}\n",
         ]
         for (name, text) in files {
@@ -129,7 +154,9 @@ public final class JanusServer: @unchecked Sendable {
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
-        while !log(from: startOffset).contains(Self.readyLine) || (namespace == nil && !Self.accepts(port: port)) {
+        while !Self.readyLines.allSatisfy(log(from: startOffset).contains)
+            || (namespace == nil && !Self.accepts(port: port))
+        {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 stop()
                 throw JanusServerError(reason: "Janus did not listen on \(port): \(logTail())")
