@@ -316,7 +316,7 @@ let package = Package(
                 "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
                 "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
-                "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp", "SwiftRTCJanus",
+                "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp", "SwiftRTCJanus", "SwiftRTCCalls",
             ],
             path: "Fuzz/FuzzTargets"
         ),

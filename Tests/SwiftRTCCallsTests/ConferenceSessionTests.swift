@@ -42,6 +42,24 @@ import Testing
         #expect((publisher?.streamKinds.count ?? 0) == entry.streams)
     }
 
+    /// Subscription streams: a `mid` of at most 32 bytes; a publisher only while the stream is
+    /// active, and only a positive id.
+    @Test func subscriptionStreamsAreReadDefensively() {
+        let list: JanusJSON = [
+            ["mid": "0", "active": true, "feed_id": 42, "feed_display": "ann"],
+            ["mid": "1", "active": false, "feed_id": 42],
+            ["mid": "2", "feed_id": -9],
+            ["mid": .string(String(repeating: "m", count: 33)), "feed_id": 5],
+            ["feed_id": 6],
+        ]
+        let streams = ConferenceSession.subscriptionStreams(list)
+        #expect(streams.map(\.mid) == ["0", "1", "2"])
+        #expect(streams.map(\.publisher) == [42, nil, nil])
+        #expect(streams.first?.display == "ann")
+        let long = JanusJSON.array(Array(repeating: ["mid": "0", "feed_id": 1], count: 10_000))
+        #expect(ConferenceSession.subscriptionStreams(long).count == 2 * ConferenceSession.maxPublishers + 1)
+    }
+
     @Test func aLongDisplayNameIsCut() {
         let entry: JanusJSON = ["id": 1, "display": .string(String(repeating: "x", count: 10_000))]
         #expect(ConferenceSession.publisher(entry)?.display?.count == 256)

@@ -110,15 +110,15 @@ extension ConferenceSession {
     /// Janus reuses the `mid` of a stream that ended for the next one, so a stream that
     /// changes hands leaves what it delivered so far with its old publisher (``delivered``).
     func learnStreams(_ list: JanusJSON?) async {
-        guard let list = list?.array else { return }
+        let listed = Self.subscriptionStreams(list)
+        guard !listed.isEmpty else { return }
         let report = await subscriptionConnection?.stats()
-        for stream in list.prefix(2 * Self.maxPublishers + 1) {
-            guard let mid = stream["mid"]?.string, mid.utf8.count <= 32 else { continue }
-            let publisher = stream["active"]?.bool == false ? nil : stream["feed_id"]?.integer
-            if let display = stream["feed_display"]?.string, let publisher, displays[publisher] == nil,
+        for stream in listed {
+            let mid = stream.mid, publisher = stream.publisher
+            if let display = stream.display, let publisher, displays[publisher] == nil,
                 displays.count < Self.maxRememberedPublishers
             {
-                displays[publisher] = String(display.prefix(256))
+                displays[publisher] = display
             }
             let old = streams[mid]
             guard old?.publisher != publisher else { continue }
@@ -127,6 +127,30 @@ extension ConferenceSession {
             streams[mid] = publisher.map { (publisher: $0, baseline: current) }
             announcedTracks[mid] = nil
             if streams.count > 2 * Self.maxPublishers + 1 { streams[mid] = nil }
+        }
+    }
+
+    /// A subscription stream as Janus lists it (`attached`, `updated`).
+    package struct SubscriptionStream: Sendable, Equatable {
+        /// Its `mid` in the subscription (at most 32 bytes).
+        package var mid: String
+        /// The publisher it carries now; nil when it carries none (it ended).
+        package var publisher: Int64?
+        /// That publisher's name (at most 256 characters).
+        package var display: String?
+    }
+
+    /// The streams of a subscription list, read defensively: at most `2 ×`
+    /// ``maxPublishers`` `+ 1`, each with a `mid`, a positive publisher id or none.
+    package static func subscriptionStreams(_ list: JanusJSON?) -> [SubscriptionStream] {
+        (list?.array ?? []).prefix(2 * maxPublishers + 1).compactMap { stream in
+            guard let mid = stream["mid"]?.string, mid.utf8.count <= 32 else { return nil }
+            let feed = stream["feed_id"]?.integer.flatMap { $0 > 0 ? $0 : nil }
+            return SubscriptionStream(
+                mid: mid,
+                publisher: stream["active"]?.bool == false ? nil : feed,
+                display: stream["feed_display"]?.string.map { String($0.prefix(256)) }
+            )
         }
     }
 

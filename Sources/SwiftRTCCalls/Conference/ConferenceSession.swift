@@ -375,7 +375,7 @@ public actor ConferenceSession {
     }
 
     /// A publisher as Janus lists it: a positive id, a display name and streams cut to size.
-    static func publisher(_ entry: JanusJSON) -> ConferencePublisher? {
+    package static func publisher(_ entry: JanusJSON) -> ConferencePublisher? {
         guard let id = entry["id"]?.integer, id > 0 else { return nil }
         let kinds = (entry["streams"]?.array ?? []).prefix(16).compactMap { stream -> String? in
             guard stream["disabled"]?.bool != true else { return nil }
