@@ -139,8 +139,10 @@ struct BotReport: Codable, Sendable, Equatable {
     /// The data channels: those `whip --data-channel` opened, those a peer opened to
     /// `whip-server --echo-data`.
     var dataChannels: [DataChannelRow]?
-    /// For `conference`: one row per publisher it subscribed to.
+    /// For `conference`: one row per publisher it subscribed to (a publisher that joined again
+    /// has a row per stay), and how often it joined the room again after Janus ended its session.
     var publishers: [PublisherRow]?
+    var rejoins: Int?
 
     /// What one room publisher's streams delivered to a `conference` bot; `layer` is the
     /// simulcast layer received (null: the publisher sends one).
@@ -215,7 +217,7 @@ struct BotReport: Codable, Sendable, Equatable {
         case srtpCipher = "srtp_cipher", dtlsCipher = "dtls_cipher"
         case whipEndpoint = "whip_endpoint"
         case callId = "call_id", callUsers = "call_users", callResult = "call_result"
-        case dataChannels = "data_channels", publishers
+        case dataChannels = "data_channels", publishers, rejoins
     }
 
     /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
@@ -263,6 +265,7 @@ struct BotReport: Codable, Sendable, Equatable {
         try c.encode(callResult, forKey: .callResult)
         try c.encodeIfPresent(dataChannels, forKey: .dataChannels)
         try c.encodeIfPresent(publishers, forKey: .publishers)
+        try c.encodeIfPresent(rejoins, forKey: .rejoins)
     }
 
     /// The report as pretty-printed JSON with sorted keys.

@@ -12,7 +12,8 @@ struct Conference: AsyncParsableCommand {
             Joins room N of the Janus at --janus (its WebSocket API, ws:// or wss://) with \
             --display NAME. --publish (the default) sends audio and video and subscribes to every \
             other publisher, as a participant does; --listen only subscribes. Runs until --duration \
-            ends or SIGINT/SIGTERM arrives, then leaves the room. With --record DIR each publisher \
+            ends or SIGINT/SIGTERM arrives, then leaves the room; when Janus ends the session (a \
+            restart) it joins again while time is left ("rejoins" in the report). With --record DIR each publisher \
             received is recorded into a WebM file of its own. The report has one row per \
             publisher subscribed to ("publishers": id, display, audio and video frames decoded, \
             packets lost). Exits 0 when the bot joined and its connections connected without \
@@ -86,16 +87,9 @@ struct Conference: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let url = URL(string: janus) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
-        var report = BotReport(role: "conference-\(role.rawValue)")
-        var janusConfiguration = JanusSession.Configuration(url: url)
-        janusConfiguration.trust = try tls.trust()
-        let janusSession: JanusSession
-        do { janusSession = try await JanusSession.connect(janusConfiguration) } catch {
-            log("error: \(error)\(tls.hint)")
-            report.errors.append("\(error)")
-            try report.finish(writingTo: options.report, failure: CallbotExit.unreachable)
-            return
-        }
+        let end = options.duration.map { started + .seconds($0) }
+        var configuration = JanusSession.Configuration(url: url)
+        configuration.trust = try tls.trust()
         var joinOptions = ConferenceSession.Options()
         joinOptions.display = display
         joinOptions.role = role
@@ -108,13 +102,59 @@ struct Conference: AsyncParsableCommand {
             iceTransportPolicy: ice.relayOnly ? .relay : .all,
             gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: url.host ?? "")
         )
+        var report: BotReport?
+        var rejoins = 0
+        while true {
+            let stay = await attend(
+                configuration,
+                joinOptions,
+                started: started,
+                end: end,
+                signals: signals,
+                retrying: report != nil
+            )
+            guard report != nil || stay.reachable else {
+                try stay.report.finish(writingTo: options.report, failure: CallbotExit.unreachable)
+                return
+            }
+            report = report.map { $0.adding(stay.report) } ?? stay.report
+            // Janus ended the session (a restart, a timeout): join again while time is left.
+            guard let reason = stay.endedByJanus, signals.signal == nil, end.map({ ContinuousClock.now < $0 }) ?? true
+            else { break }
+            rejoins += 1
+            log("joining room \(room) again after: \(reason)")
+        }
+        guard var report else { return }
+        report.rejoins = rejoins
+        report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
+        try report.finish(writingTo: options.report)
+    }
+
+    /// One stay in the room: connect (`retrying` every half second until `end`, while Janus
+    /// restarts), join, publish, and run until `end`, a signal, or Janus ending the session.
+    func attend(
+        _ configuration: JanusSession.Configuration,
+        _ joinOptions: ConferenceSession.Options,
+        started: ContinuousClock.Instant,
+        end: ContinuousClock.Instant?,
+        signals: TerminationSignals,
+        retrying: Bool
+    ) async -> (report: BotReport, reachable: Bool, endedByJanus: String?) {
+        var report = BotReport(role: "conference-\(role.rawValue)")
+        let janusSession: JanusSession
+        do {
+            janusSession = try await Self.connect(configuration, retryingUntil: retrying ? end : nil, signals: signals)
+        } catch {
+            log("error: \(error)\(tls.hint)")
+            report.errors.append("\(error)")
+            return (report, false, nil)
+        }
         let session: ConferenceSession
         do { session = try await ConferenceSession.join(janusSession, room: room, options: joinOptions) } catch {
             log("error: \(error)")
             report.errors.append("\(error)")
             await janusSession.destroy()
-            try report.finish(writingTo: options.report)
-            return
+            return (report, true, nil)
         }
         log("joined room \(room) as \(session.id) (\(role.rawValue))")
         let monitor = ConferenceMonitor(session: session, statsInterval: .seconds(options.statsInterval))
@@ -133,12 +173,30 @@ struct Conference: AsyncParsableCommand {
                 report.errors.append("the publishing connection did not connect within \(Self.connectTimeout)")
             }
         }
-        let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
-        await signals.wait(upTo: limit.map { max(.zero, $0) })
+        while signals.signal == nil, monitor.endedByJanus == nil {
+            let left = end.map { $0 - ContinuousClock.now }
+            if let left, left <= .zero { break }
+            await signals.wait(upTo: min(left ?? .milliseconds(200), .milliseconds(200)))
+        }
+        let endedByJanus = monitor.endedByJanus
         await monitor.finish(into: &report)
         await janusSession.destroy()
-        report.durationMs = CallMonitor.milliseconds(ContinuousClock.now - started)
-        try report.finish(writingTo: options.report)
+        return (report, true, endedByJanus)
+    }
+
+    /// A session with Janus; with `retryingUntil`, failures are tried again every half second
+    /// until then (Janus restarting).
+    static func connect(
+        _ configuration: JanusSession.Configuration,
+        retryingUntil deadline: ContinuousClock.Instant?,
+        signals: TerminationSignals
+    ) async throws(JanusError) -> JanusSession {
+        while true {
+            do { return try await JanusSession.connect(configuration) } catch {
+                guard let deadline, ContinuousClock.now < deadline, signals.signal == nil else { throw error }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
     }
 
     /// Waits for `connection` to connect (true), fail, or `timeout` (false).

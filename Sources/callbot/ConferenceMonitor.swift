@@ -15,6 +15,12 @@ final class ConferenceMonitor: Sendable {
         var publishersSeen = 0
         var events: Task<Void, Never>?
         var stats: Task<Void, Never>?
+        var watcher: Task<Void, Never>?
+        /// Whether each connection reached `connected` (a session Janus ended has them closed).
+        var publishingConnected = false
+        var subscriptionConnected = false
+        /// Why the session ended, once it has.
+        var ended: String?
     }
     private let state = Mutex(State())
 
@@ -34,11 +40,28 @@ final class ConferenceMonitor: Sendable {
                 if !text.isEmpty { printLine(text) }
             }
         }
+        let watcher = Task { [weak self] in
+            while !Task.isCancelled {
+                let publishing = await session.publishingConnection, subscription = await session.subscriptionConnection
+                let published = await publishing?.connectionState == .connected
+                let subscribed = await subscription?.connectionState == .connected
+                self?.state.withLock {
+                    $0.publishingConnected = $0.publishingConnected || published
+                    $0.subscriptionConnected = $0.subscriptionConnected || subscribed
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
         state.withLock {
             $0.events = events
             $0.stats = stats
+            $0.watcher = watcher
         }
     }
+
+    /// Why the room ended without this bot leaving (Janus restarted, the session timed out);
+    /// nil while it goes on.
+    var endedByJanus: String? { state.withLock { $0.ended } }
 
     private func handle(_ event: ConferenceSessionEvent) {
         switch event {
@@ -68,22 +91,18 @@ final class ConferenceMonitor: Sendable {
             state.withLock { $0.errors.append("recording publisher \(publisher): \(reason)") }
         case .ended(let reason):
             log("left the room: \(reason)")
+            if reason != "left" { state.withLock { $0.ended = reason } }
         }
     }
 
-    /// Leaves the room and makes the report: connected when every connection made connected,
+    /// Leaves the room and makes the report: connected when every connection made reached `connected`,
     /// the sent counters of the publishing connection, the received ones of the subscription,
     /// one row per publisher, the recordings' failures among the errors.
     func finish(into report: inout BotReport) async {
         let publishing = await session.publishingConnection
         let subscription = await session.subscriptionConnection
         let rows = await session.publisherStats()
-        var connected = true
-        if let publishing {
-            CallMonitor.fill(&report, from: await publishing.stats())
-            let state = await publishing.connectionState
-            connected = connected && state == .connected
-        }
+        if let publishing { CallMonitor.fill(&report, from: await publishing.stats()) }
         if let subscription {
             let stats = await subscription.stats()
             var received = BotReport(role: report.role)
@@ -93,19 +112,23 @@ final class ConferenceMonitor: Sendable {
             report.video.rtpPacketsReceived = Self.sum(stats, .inboundRTP, kind: "video", "packetsReceived")
             report.video.framesDecoded = Self.sum(stats, .inboundRTP, kind: "video", "framesDecoded")
             report.remoteCandidateType = report.remoteCandidateType ?? received.remoteCandidateType
-            let state = await subscription.connectionState
-            connected = connected && state == .connected
         }
         // Leaving ends the recordings; the events say how each ended, then end.
         await session.leave()
-        let (events, stats) = state.withLock { ($0.events, $0.stats) }
+        let (events, stats, watcher) = state.withLock { ($0.events, $0.stats, $0.watcher) }
         stats?.cancel()
+        watcher?.cancel()
         await events?.value
-        let (errors, rms, seen) = state.withLock {
-            ($0.errors, $0.decodedPCM ? $0.audioMeter.rms : 0, $0.publishersSeen)
+        let (errors, rms, seen, published, subscribed) = state.withLock {
+            (
+                $0.errors, $0.decodedPCM ? $0.audioMeter.rms : 0, $0.publishersSeen, $0.publishingConnected,
+                $0.subscriptionConnected
+            )
         }
         if seen > 0 && subscription == nil { report.errors.append("publishers were announced but none was received") }
-        report.connected = connected && (publishing != nil || subscription != nil)
+        report.connected =
+            (publishing != nil || subscription != nil) && (publishing == nil || published)
+            && (subscription == nil || subscribed)
         report.audio.rms = subscription == nil ? nil : rms
         report.errors += errors
         report.publishers = rows.map { row in
@@ -122,5 +145,26 @@ final class ConferenceMonitor: Sendable {
         let streams = stats.all(type).filter { $0.string("kind") == kind }
         guard !streams.isEmpty else { return nil }
         return streams.reduce(0) { $0 + Int($1.number(name) ?? 0) }
+    }
+}
+
+extension BotReport {
+    /// This report and a later stay's in the same room (`conference` after joining again):
+    /// connected only if both were, errors and rows of both, counters summed.
+    func adding(_ later: BotReport) -> BotReport {
+        func sum(_ a: Int?, _ b: Int?) -> Int? { a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0) }
+        var total = later
+        total.connected = connected && later.connected
+        total.errors = errors + later.errors
+        total.publishers = (publishers ?? []) + (later.publishers ?? [])
+        total.audio.rtpPacketsSent = sum(audio.rtpPacketsSent, later.audio.rtpPacketsSent)
+        total.audio.rtpPacketsReceived = sum(audio.rtpPacketsReceived, later.audio.rtpPacketsReceived)
+        total.audio.framesDecoded = sum(audio.framesDecoded, later.audio.framesDecoded)
+        total.video.rtpPacketsSent = sum(video.rtpPacketsSent, later.video.rtpPacketsSent)
+        total.video.rtpPacketsReceived = sum(video.rtpPacketsReceived, later.video.rtpPacketsReceived)
+        total.video.framesDecoded = sum(video.framesDecoded, later.video.framesDecoded)
+        total.iceConnectedMs = iceConnectedMs ?? later.iceConnectedMs
+        total.dtlsConnectedMs = dtlsConnectedMs ?? later.dtlsConnectedMs
+        return total
     }
 }

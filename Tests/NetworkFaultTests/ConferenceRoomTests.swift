@@ -114,6 +114,80 @@ import Testing
         }
     }
 
+    /// Janus is killed 7 s into a room of three publishers and started again a second later:
+    /// each bot's session ends (the claim of its Janus session fails), and it joins again
+    /// (making the room again) and goes on. Each report says one rejoin, and has rows for the
+    /// two others from both stays (new ids after the restart), each with its share of frames.
+    @Test func aRestartedJanusIsJoinedAgain() async throws {
+        try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
+        let folder = try FaultPaths.workFolder("conference-restart")
+        try await CallSlots.shared.with(weight: 1) {
+            try await FaultNetwork.with(.direct) { network in
+                let janus = try await JanusServer(
+                    namespace: network.a,
+                    host: network.addressA,
+                    interface: network.interfaceA
+                )
+                defer { janus.stop() }
+                let started = ContinuousClock.now
+                let names = ["bot-1", "bot-2", "bot-3"]
+                var bots: [FaultProcess] = []
+                for name in names {
+                    bots.append(
+                        try network.spawn(
+                            in: network.b,
+                            name: name,
+                            FaultPaths.callbot.path,
+                            [
+                                "conference", "--janus", janus.url.absoluteString, "--room", "\(Self.room)",
+                                "--create-room", "--display", name, "--duration", "20", "--stats-interval", "5",
+                                "--report", folder.appendingPathComponent("\(name).json").path,
+                            ],
+                            folder: folder
+                        )
+                    )
+                }
+                try await Task.sleep(until: started + .seconds(7))
+                janus.stop()
+                try await Task.sleep(until: started + .seconds(8))
+                try await janus.start()
+                for bot in bots {
+                    let status = try await bot.wait(timeout: .seconds(60))
+                    #expect(status == 0, "\(bot.name) exited \(status): \(bot.stderrTail())\nJanus: \(janus.logTail())")
+                }
+                for name in names {
+                    let data = try Data(contentsOf: folder.appendingPathComponent("\(name).json"))
+                    let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                    #expect(report["connected"] as? Bool == true, "\(name): \(report)")
+                    #expect((report["errors"] as? [String])?.isEmpty == true, "\(name): \(report["errors"] ?? "")")
+                    #expect(report["rejoins"] as? Int == 1, "\(name): \(report["rejoins"] ?? "none")")
+                    let rows = report["publishers"] as? [[String: Any]] ?? []
+                    for other in names where other != name {
+                        let stays = rows.filter { $0["display"] as? String == other }
+                        #expect(
+                            Set(stays.compactMap { ($0["id"] as? NSNumber)?.int64Value }).count == 2,
+                            "\(name): \(rows)"
+                        )
+                        // The stays are in order: about 7 s before the restart, about 10 after.
+                        for (row, shared) in zip(stays, [7, 10]) {
+                            let range = Self.frameRange(overlap: shared)
+                            let audio = row["audio_frames_decoded"] as? Int ?? 0
+                            let video = row["video_frames_decoded"] as? Int ?? 0
+                            #expect(
+                                audio >= range.audio.lowerBound,
+                                "\(name) decoded \(audio) audio frames of \(other)"
+                            )
+                            #expect(
+                                video >= range.video.lowerBound,
+                                "\(name) decoded \(video) video frames of \(other)"
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs `schedule` in a room and checks every report and recording.
     static func run(_ name: String, _ schedule: [Bot]) async throws {
         try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")

@@ -318,7 +318,8 @@ public actor ConferenceSession {
         await end(reason: "left")
     }
 
-    /// What each publisher subscribed to delivered so far, gone ones included.
+    /// What each publisher subscribed to delivered so far, gone ones included (after the
+    /// session ended: in all).
     public func publisherStats() async -> [ConferencePublisherStats] {
         var totals = delivered
         if let report = await subscriptionConnection?.stats() {
@@ -441,6 +442,13 @@ public actor ConferenceSession {
         for task in tasks { task.cancel() }
         tasks = []
         await stopAllRecordings()
+        // What the streams delivered, kept: a closed connection has no stats.
+        if let report = await subscriptionConnection?.stats() {
+            for (mid, stream) in streams {
+                addDelivered(StreamCounters(mid: mid, in: report) - stream.baseline, to: stream.publisher)
+            }
+        }
+        streams = [:]
         await publishingConnection?.close()
         await subscriptionConnection?.close()
         try? await subscriberHandle?.detach()
