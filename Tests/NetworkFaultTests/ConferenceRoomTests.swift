@@ -78,39 +78,29 @@ import Testing
     /// `callbot load --janus`: four publishers in one process fill a room, each on its own Janus
     /// session; the JSON line says all four joined and each decoded the three others.
     @Test func aLoadFillsARoom() async throws {
-        try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
-        let folder = try FaultPaths.workFolder("conference-load")
-        try await CallSlots.shared.with(weight: 1) {
-            try await FaultNetwork.with(.direct) { network in
-                let janus = try await JanusServer(
-                    namespace: network.a,
-                    host: network.addressA,
-                    interface: network.interfaceA
-                )
-                defer { janus.stop() }
-                let report = folder.appendingPathComponent("load.json")
-                let load = try network.spawn(
-                    in: network.b,
-                    name: "load",
-                    FaultPaths.callbot.path,
-                    [
-                        "load", "--janus", janus.url.absoluteString, "--room", "\(Self.room)", "--bots", "4",
-                        "--duration",
-                        "6", "--ramp", "1", "--video", "--report", report.path,
-                    ],
-                    folder: folder
-                )
-                let status = try await load.wait(timeout: .seconds(60))
-                #expect(status == 0, "load exited \(status): \(load.stdout)\n\(load.stderrTail())")
-                let line = try #require(load.stdout.split(separator: "\n").last.map(String.init))
-                let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-                #expect(json["joined"] as? Int == 4, "\(line)")
-                #expect(json["streams_expected"] as? Int == 24 && json["streams_decoding"] as? Int == 24, "\(line)")
-                // 4 bots × 3 others × about 6 s at 50 audio and 15 video frames a second.
-                #expect((json["audio_frames_decoded"] as? Int ?? 0) >= 12 * 150, "\(line)")
-                #expect((json["video_frames_decoded"] as? Int ?? 0) >= 12 * 20, "\(line)")
-                #expect(try String(contentsOf: report, encoding: .utf8) == line + "\n", "--report holds the same line")
-            }
+        try await Self.withJanus("conference-load") { network, janus, folder in
+            let report = folder.appendingPathComponent("load.json")
+            let load = try network.spawn(
+                in: network.b,
+                name: "load",
+                FaultPaths.callbot.path,
+                [
+                    "load", "--janus", janus.url.absoluteString, "--room", "\(Self.room)", "--bots", "4",
+                    "--duration",
+                    "6", "--ramp", "1", "--video", "--report", report.path,
+                ],
+                folder: folder
+            )
+            let status = try await load.wait(timeout: .seconds(60))
+            #expect(status == 0, "load exited \(status): \(load.stdout)\n\(load.stderrTail())")
+            let line = try #require(load.stdout.split(separator: "\n").last.map(String.init))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(json["joined"] as? Int == 4, "\(line)")
+            #expect(json["streams_expected"] as? Int == 24 && json["streams_decoding"] as? Int == 24, "\(line)")
+            // 4 bots × 3 others × about 6 s at 50 audio and 15 video frames a second.
+            #expect((json["audio_frames_decoded"] as? Int ?? 0) >= 12 * 150, "\(line)")
+            #expect((json["video_frames_decoded"] as? Int ?? 0) >= 12 * 20, "\(line)")
+            #expect(try String(contentsOf: report, encoding: .utf8) == line + "\n", "--report holds the same line")
         }
     }
 
@@ -119,77 +109,68 @@ import Testing
     /// (making the room again) and goes on. Each report says one rejoin, and has rows for the
     /// two others from both stays (new ids after the restart), each with its share of frames.
     @Test func aRestartedJanusIsJoinedAgain() async throws {
-        try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
-        let folder = try FaultPaths.workFolder("conference-restart")
-        try await CallSlots.shared.with(weight: 1) {
-            try await FaultNetwork.with(.direct) { network in
-                let janus = try await JanusServer(
-                    namespace: network.a,
-                    host: network.addressA,
-                    interface: network.interfaceA
-                )
-                defer { janus.stop() }
-                let started = ContinuousClock.now
-                let names = ["bot-1", "bot-2", "bot-3"]
-                var bots: [FaultProcess] = []
-                for name in names {
-                    bots.append(
-                        try network.spawn(
-                            in: network.b,
-                            name: name,
-                            FaultPaths.callbot.path,
-                            [
-                                "conference", "--janus", janus.url.absoluteString, "--room", "\(Self.room)",
-                                "--create-room", "--display", name, "--duration", "20", "--stats-interval", "5",
-                                "--report", folder.appendingPathComponent("\(name).json").path,
-                            ],
-                            folder: folder
-                        )
+        try await Self.withJanus("conference-restart") { network, janus, folder in
+            let started = ContinuousClock.now
+            let names = ["bot-1", "bot-2", "bot-3"]
+            var bots: [FaultProcess] = []
+            for name in names {
+                bots.append(
+                    try network.spawn(
+                        in: network.b,
+                        name: name,
+                        FaultPaths.callbot.path,
+                        [
+                            "conference", "--janus", janus.url.absoluteString, "--room", "\(Self.room)",
+                            "--create-room", "--display", name, "--duration", "20", "--stats-interval", "5",
+                            "--report", folder.appendingPathComponent("\(name).json").path,
+                        ],
+                        folder: folder
                     )
-                }
-                try await Task.sleep(until: started + .seconds(7))
-                janus.stop()
-                try await Task.sleep(until: started + .seconds(8))
-                try await janus.start()
-                for bot in bots {
-                    let status = try await bot.wait(timeout: .seconds(60))
-                    #expect(status == 0, "\(bot.name) exited \(status): \(bot.stderrTail())\nJanus: \(janus.logTail())")
-                }
-                for name in names {
-                    let data = try Data(contentsOf: folder.appendingPathComponent("\(name).json"))
-                    let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-                    #expect(report["connected"] as? Bool == true, "\(name): \(report)")
-                    #expect((report["errors"] as? [String])?.isEmpty == true, "\(name): \(report["errors"] ?? "")")
-                    #expect(report["rejoins"] as? Int == 1, "\(name): \(report["rejoins"] ?? "none")")
-                    let rows = report["publishers"] as? [[String: Any]] ?? []
-                    for other in names where other != name {
-                        let stays = rows.filter { $0["display"] as? String == other }
+                )
+            }
+            try await Task.sleep(until: started + .seconds(7))
+            janus.stop()
+            try await Task.sleep(until: started + .seconds(8))
+            try await janus.start()
+            for bot in bots {
+                let status = try await bot.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(bot.name) exited \(status): \(bot.stderrTail())\nJanus: \(janus.logTail())")
+            }
+            for name in names {
+                let data = try Data(contentsOf: folder.appendingPathComponent("\(name).json"))
+                let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                #expect(report["connected"] as? Bool == true, "\(name): \(report)")
+                #expect((report["errors"] as? [String])?.isEmpty == true, "\(name): \(report["errors"] ?? "")")
+                #expect(report["rejoins"] as? Int == 1, "\(name): \(report["rejoins"] ?? "none")")
+                let rows = report["publishers"] as? [[String: Any]] ?? []
+                for other in names where other != name {
+                    let stays = rows.filter { $0["display"] as? String == other }
+                    #expect(
+                        Set(stays.compactMap { ($0["id"] as? NSNumber)?.int64Value }).count == 2,
+                        "\(name): \(rows)"
+                    )
+                    // The stays are in order: about 7 s before the restart, about 10 after.
+                    for (row, shared) in zip(stays, [7, 10]) {
+                        let range = Self.frameRange(overlap: shared)
+                        let audio = row["audio_frames_decoded"] as? Int ?? 0
+                        let video = row["video_frames_decoded"] as? Int ?? 0
                         #expect(
-                            Set(stays.compactMap { ($0["id"] as? NSNumber)?.int64Value }).count == 2,
-                            "\(name): \(rows)"
+                            audio >= range.audio.lowerBound,
+                            "\(name) decoded \(audio) audio frames of \(other)"
                         )
-                        // The stays are in order: about 7 s before the restart, about 10 after.
-                        for (row, shared) in zip(stays, [7, 10]) {
-                            let range = Self.frameRange(overlap: shared)
-                            let audio = row["audio_frames_decoded"] as? Int ?? 0
-                            let video = row["video_frames_decoded"] as? Int ?? 0
-                            #expect(
-                                audio >= range.audio.lowerBound,
-                                "\(name) decoded \(audio) audio frames of \(other)"
-                            )
-                            #expect(
-                                video >= range.video.lowerBound,
-                                "\(name) decoded \(video) video frames of \(other)"
-                            )
-                        }
+                        #expect(
+                            video >= range.video.lowerBound,
+                            "\(name) decoded \(video) video frames of \(other)"
+                        )
                     }
                 }
             }
         }
     }
 
-    /// Runs `schedule` in a room and checks every report and recording.
-    static func run(_ name: String, _ schedule: [Bot]) async throws {
+    /// Janus in namespace `a` of a network of its own (gathering on its veth link), for `body`,
+    /// with the work folder `name` for logs and reports.
+    static func withJanus(_ name: String, _ body: (FaultNetwork, JanusServer, URL) async throws -> Void) async throws {
         try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
         let folder = try FaultPaths.workFolder(name)
         try await CallSlots.shared.with(weight: 1) {
@@ -200,48 +181,55 @@ import Testing
                     interface: network.interfaceA
                 )
                 defer { janus.stop() }
-                let recordings = folder.appendingPathComponent("recordings")
-                try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
-                let started = ContinuousClock.now
-                var processes: [FaultProcess] = []
-                for bot in schedule.sorted(by: { $0.start < $1.start }) {
-                    try await Task.sleep(until: started + .seconds(bot.start))
-                    let report = folder.appendingPathComponent("\(bot.name).json").path
-                    let (executable, arguments) =
-                        bot.kind == .aiortc
-                        ? (
-                            ProjectPython.path,
-                            [
-                                FaultPaths.scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
-                                janus.httpURL.absoluteString, "--room", "\(room)", "--display", bot.name,
-                                "--duration", "\(bot.seconds)", "--allow-address", network.addressB, "--allow-address",
-                                network.addressA, "--report", report,
-                            ]
-                        )
-                        : (
-                            FaultPaths.callbot.path,
-                            [
-                                "conference", "--janus", janus.url.absoluteString, "--room", "\(room)",
-                                "--create-room", "--display", bot.name, "--duration", "\(bot.seconds)",
-                                "--stats-interval", "5", "--report", report,
-                            ] + (bot.kind == .listener ? ["--listen", "--record", recordings.path] : ["--publish"])
-                        )
-                    processes.append(
-                        try network.spawn(in: network.b, name: bot.name, executable, arguments, folder: folder)
+                try await body(network, janus, folder)
+            }
+        }
+    }
+
+    /// Runs `schedule` in a room and checks every report and recording.
+    static func run(_ name: String, _ schedule: [Bot]) async throws {
+        try await Self.withJanus(name) { network, janus, folder in
+            let recordings = folder.appendingPathComponent("recordings")
+            try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+            let started = ContinuousClock.now
+            var processes: [FaultProcess] = []
+            for bot in schedule.sorted(by: { $0.start < $1.start }) {
+                try await Task.sleep(until: started + .seconds(bot.start))
+                let report = folder.appendingPathComponent("\(bot.name).json").path
+                let (executable, arguments) =
+                    bot.kind == .aiortc
+                    ? (
+                        ProjectPython.path,
+                        [
+                            FaultPaths.scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
+                            janus.httpURL.absoluteString, "--room", "\(room)", "--display", bot.name,
+                            "--duration", "\(bot.seconds)", "--allow-address", network.addressB, "--allow-address",
+                            network.addressA, "--report", report,
+                        ]
                     )
-                }
-                for process in processes {
-                    let status = try await process.wait(timeout: .seconds(60))
-                    #expect(
-                        status == 0,
-                        "\(process.name) exited \(status): \(process.stderrTail())\nJanus: \(janus.logTail())"
+                    : (
+                        FaultPaths.callbot.path,
+                        [
+                            "conference", "--janus", janus.url.absoluteString, "--room", "\(room)",
+                            "--create-room", "--display", bot.name, "--duration", "\(bot.seconds)",
+                            "--stats-interval", "5", "--report", report,
+                        ] + (bot.kind == .listener ? ["--listen", "--record", recordings.path] : ["--publish"])
                     )
-                }
-                let ids = try check(schedule, reportsIn: folder)
-                #expect(Set(ids.values).count == schedule.count { $0.publishes }, "publisher ids: \(ids)")
-                if let listener = schedule.first(where: { $0.kind == .listener }) {
-                    try await checkRecordings(in: recordings, of: schedule, listener: listener, ids: ids)
-                }
+                processes.append(
+                    try network.spawn(in: network.b, name: bot.name, executable, arguments, folder: folder)
+                )
+            }
+            for process in processes {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(
+                    status == 0,
+                    "\(process.name) exited \(status): \(process.stderrTail())\nJanus: \(janus.logTail())"
+                )
+            }
+            let ids = try check(schedule, reportsIn: folder)
+            #expect(Set(ids.values).count == schedule.count { $0.publishes }, "publisher ids: \(ids)")
+            if let listener = schedule.first(where: { $0.kind == .listener }) {
+                try await checkRecordings(in: recordings, of: schedule, listener: listener, ids: ids)
             }
         }
     }

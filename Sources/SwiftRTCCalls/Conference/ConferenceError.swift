@@ -16,4 +16,14 @@ public enum ConferenceError: Error, Sendable, Equatable, CustomStringConvertible
         case .connection(let why): "connection with Janus: \(why)"
         }
     }
+
+    /// `error` as a conference error: Janus's as ``janus(_:)``, anything else (a connection's)
+    /// as ``connection(_:)``.
+    init(_ error: any Error) {
+        switch error {
+        case let error as ConferenceError: self = error
+        case let error as JanusError: self = .janus(error)
+        default: self = .connection("\(error)")
+        }
+    }
 }

@@ -97,12 +97,8 @@ extension ConferenceSession {
                 ["request": "start", "room": .number(Double(room))],
                 jsep: JanusJSEP(type: "answer", sdp: answer)
             )
-        } catch let error as ConferenceError {
-            throw error
-        } catch let error as JanusError {
-            throw .janus(error)
         } catch {
-            throw .connection("\(error)")
+            throw ConferenceError(error)
         }
     }
 

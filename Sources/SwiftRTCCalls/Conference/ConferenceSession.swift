@@ -188,15 +188,9 @@ public actor ConferenceSession {
                 throw error
             }
             return session
-        } catch let error as JanusError {
-            try? await handle.detach()
-            throw .janus(error)
-        } catch let error as ConferenceError {
-            try? await handle.detach()
-            throw error
         } catch {
             try? await handle.detach()
-            throw .unexpectedReply("\(error)")
+            throw ConferenceError(error)
         }
     }
 
@@ -276,12 +270,8 @@ public actor ConferenceSession {
                 throw ConferenceError.unexpectedReply("publish answered \(reply.data) without an SDP answer")
             }
             try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
-        } catch let error as ConferenceError {
-            throw error
-        } catch let error as JanusError {
-            throw .janus(error)
         } catch {
-            throw .connection("\(error)")
+            throw ConferenceError(error)
         }
     }
 
