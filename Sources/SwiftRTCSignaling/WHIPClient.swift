@@ -27,6 +27,10 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     /// Whom an `https://` endpoint's certificate must chain to.
     public var trust: TLSTrust
 
+    /// Redirects of the offer followed at most (RFC 9725 §4.5: an endpoint may send the POST
+    /// elsewhere with `307` or `308`); a loop ends here with ``WHIPError/tooManyRedirects(url:count:)``.
+    public static let maxRedirects = 5
+
     /// How much of an error response's body a ``WHIPError`` keeps.
     static let bodyExcerptLength = 200
 
@@ -42,14 +46,45 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
 
     /// POSTs `offer` as `application/sdp` and returns the answer and the session URL.
     ///
-    /// Requires `201 Created`, a `Location` header and an `application/sdp` body.
+    /// Follows `307`/`308` redirects (at most ``maxRedirects``; never from `https://` to
+    /// `http://`; the bearer token goes only to the endpoint's origin). Requires `201 Created`,
+    /// a `Location` header and an `application/sdp` body.
     public func publish(offer: String) async throws(WHIPError) -> WHIPSession {
-        let response = try await send(
+        var url = endpoint
+        var response = try await post(offer, to: url)
+        var redirects = 0
+        while response.status == 307 || response.status == 308 {
+            guard redirects < Self.maxRedirects else { throw .tooManyRedirects(url: endpoint, count: redirects) }
+            url = try Self.follow(response.headers.first(name: "Location"), from: url)
+            redirects += 1
+            response = try await post(offer, to: url)
+        }
+        return try session(from: response, of: url)
+    }
+
+    private func post(_ offer: String, to url: URL) async throws(WHIPError) -> WHIPHTTPExchange.Response {
+        try await send(
             .POST,
-            url: endpoint,
+            url: url,
             headers: [("Content-Type", "application/sdp"), ("Accept", "application/sdp")],
             body: Data(offer.utf8)
         )
+    }
+
+    /// Where a redirect from `url` leads: an http(s) URL, https when `url` was.
+    static func follow(_ location: String?, from url: URL) throws(WHIPError) -> URL {
+        guard let location, let next = URL(string: location, relativeTo: url)?.absoluteURL,
+            let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { throw .invalidLocation(url: url, location: location ?? "") }
+        if url.scheme?.lowercased() == "https", scheme != "https" {
+            throw .insecureLocation(url: url, location: location)
+        }
+        return next
+    }
+
+    /// The session of the `201 Created` that `endpoint` (after redirects: the URL that
+    /// answered) gave.
+    private func session(from response: WHIPHTTPExchange.Response, of endpoint: URL) throws(WHIPError) -> WHIPSession {
         let body = response.body
         guard response.status == 201 else {
             throw .unexpectedStatus(

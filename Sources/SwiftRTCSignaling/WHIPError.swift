@@ -8,15 +8,18 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     case unexpectedStatus(method: String, url: URL, status: Int, expected: String, body: String)
     /// A `201 Created` without a `Location` header (RFC 9725 §4.2 requires it).
     case missingLocation(url: URL)
-    /// A `Location` header that is not a URL, even relative to the endpoint.
+    /// A `Location` header that is not an http(s) URL, even relative to the endpoint (of a
+    /// session, or of a redirect).
     case invalidLocation(url: URL, location: String)
-    /// The `Location` of an `https://` endpoint's session is not `https://` (its `DELETE`
-    /// would go in the clear).
+    /// The `Location` of an `https://` endpoint's session or redirect is not `https://` (its
+    /// `DELETE`, or the offer, would go in the clear).
     case insecureLocation(url: URL, location: String)
     /// The answer's `Content-Type` is not `application/sdp`.
     case wrongContentType(url: URL, contentType: String?)
     /// The answer body is empty or not UTF-8.
     case invalidAnswer(url: URL, reason: String)
+    /// The offer was redirected (`307`/`308`) more than ``WHIPClient/maxRedirects`` times.
+    case tooManyRedirects(url: URL, count: Int)
     /// No complete response within the client's timeout.
     case timedOut(method: String, url: URL, seconds: Double)
     /// The request did not get a response (connection refused, reset, bad URL...).
@@ -43,6 +46,8 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
                 "WHIP POST \(url.absoluteString): answer Content-Type is '\(contentType ?? "none")', expected application/sdp"
         case let .invalidAnswer(url, reason):
             return "WHIP POST \(url.absoluteString): \(reason)"
+        case let .tooManyRedirects(url, count):
+            return "WHIP POST \(url.absoluteString): redirected more than \(count) times"
         case let .timedOut(method, url, seconds):
             return "WHIP \(method) \(url.absoluteString): no response within \(seconds) s"
         case let .transport(method, url, message), let .tls(method, url, message):

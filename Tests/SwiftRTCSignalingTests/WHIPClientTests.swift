@@ -39,6 +39,50 @@ import Testing
         }
     }
 
+    /// RFC 9725 §4.5: a `307` or `308` sends the offer elsewhere; the client follows (relative
+    /// locations resolve against the URL that redirected, the session's against the one that
+    /// answered), stops a loop after `maxRedirects`, and refuses a redirect that is not http(s).
+    @Test func redirectsAreFollowedAndLoopsEnd() async throws {
+        let posts = Mutex<[String]>([])
+        let router = Router()
+        router.post("old") { request, _ in
+            posts.withLock { $0.append("old") }
+            return Self.answer(.temporaryRedirect, headers: [.location: "new/whip"])
+        }
+        router.post("new/whip") { request, _ in
+            posts.withLock { $0.append("new \(request.headers[.contentType] ?? "")") }
+            return Self.answer(.permanentRedirect, headers: [.location: "/final/whip"])
+        }
+        router.post("final/whip") { request, _ in
+            let offer = try await String(buffer: request.body.collect(upTo: 1 << 16))
+            posts.withLock { $0.append("final \(offer)") }
+            return Self.answer(.created, headers: [.location: "sessions/1", .contentType: "application/sdp"])
+        }
+        router.post("loop") { _, _ in Self.answer(.temporaryRedirect, headers: [.location: "loop"]) }
+        router.post("ftp") { _, _ in Self.answer(.temporaryRedirect, headers: [.location: "ftp://127.0.0.1/whip"]) }
+        try await withServer(router) { url in
+            let session = try await WHIPClient(endpoint: URL(string: "/old", relativeTo: url)!.absoluteURL)
+                .publish(offer: "v=0\r\n")
+            #expect(posts.withLock { $0 } == ["old", "new application/sdp", "final v=0\r\n"])
+            #expect(session.location.absoluteString == "http://127.0.0.1:\(url.port!)/final/sessions/1")
+            await #expect(
+                throws: WHIPError.tooManyRedirects(url: URL(string: "/loop", relativeTo: url)!.absoluteURL, count: 5)
+            ) {
+                _ = try await WHIPClient(endpoint: URL(string: "/loop", relativeTo: url)!.absoluteURL).publish(
+                    offer: "v=0\r\n"
+                )
+            }
+            await #expect(throws: WHIPError.self) {
+                _ = try await WHIPClient(endpoint: URL(string: "/ftp", relativeTo: url)!.absoluteURL).publish(
+                    offer: "v=0\r\n"
+                )
+            }
+        }
+        #expect(throws: WHIPError.self) {
+            _ = try WHIPClient.follow("http://127.0.0.1/whip", from: URL(string: "https://example.test/whip")!)
+        }
+    }
+
     /// The bearer token goes to the endpoint's origin only: a session `Location` on another
     /// host or port gets its `DELETE` without it.
     @Test func theTokenGoesToTheEndpointsOriginOnly() async throws {
