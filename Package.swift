@@ -248,7 +248,7 @@ let package = Package(
             ]
         ),
 
-        // MARK: Examples: seven bots of a few lines each (Examples/README.md)
+        // MARK: Examples: eight bots of a few lines each (Examples/README.md)
         .executableTarget(name: "recorder-bot", dependencies: ["SwiftRTC"], path: "Examples/recorder-bot"),
         .executableTarget(name: "announcer-bot", dependencies: ["SwiftRTC"], path: "Examples/announcer-bot"),
         .executableTarget(name: "transcriber-tap", dependencies: ["SwiftRTC"], path: "Examples/transcriber-tap"),
@@ -256,6 +256,7 @@ let package = Package(
         .executableTarget(name: "call-responder", dependencies: ["SwiftRTC"], path: "Examples/call-responder"),
         .executableTarget(name: "voice-agent", dependencies: ["SwiftRTC"], path: "Examples/voice-agent"),
         .executableTarget(name: "chat-bot", dependencies: ["SwiftRTC"], path: "Examples/chat-bot"),
+        .executableTarget(name: "room-recorder", dependencies: ["SwiftRTC"], path: "Examples/room-recorder"),
 
         // MARK: Benchmarks
         .executableTarget(
@@ -489,7 +490,7 @@ let package = Package(
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCSignaling", "TestScheduling", "TransportTestSupport", "PostgresTestSupport",
                 "SocketTestSupport", "recorder-bot", "announcer-bot", "transcriber-tap", "whip-publisher",
-                "call-responder", "voice-agent", "chat-bot",
+                "call-responder", "voice-agent", "chat-bot", "room-recorder",
             ]
         ),
         .testTarget(name: "SwiftRTCBenchReportTests", dependencies: ["SwiftRTCBenchReport"]),
@@ -503,7 +504,7 @@ let package = Package(
         // swiftrtc-impair; and the 10% loss call with headless Chromium as the peer.
         .testTarget(
             name: "NetworkFaultTests",
-            dependencies: ["TestScheduling", "JanusTestSupport", "swiftrtc-impair"],
+            dependencies: ["TestScheduling", "JanusTestSupport", "swiftrtc-impair", "room-recorder"],
             exclude: ["README.md"]
         ),
         // Replays every fuzzer's corpus and regressions through its body.

@@ -26,13 +26,16 @@ import Testing
             /// aiortc (`Interop/aiortc_peer.py janus-publisher`, through Janus's HTTP API): it
             /// publishes and subscribes to nobody.
             case aiortc
+            /// The example bot `Examples/room-recorder`: a listener that records, in a folder
+            /// of its own; it writes no report.
+            case roomRecorder
         }
         var name: String
         var kind = Kind.publisher
         var start = 0
         var seconds = 20
         var end: Int { start + seconds }
-        var publishes: Bool { kind != .listener }
+        var publishes: Bool { kind == .publisher || kind == .aiortc }
         var subscribes: Bool { kind != .aiortc }
 
         /// Seconds both were in the room.
@@ -63,7 +66,9 @@ import Testing
     }
 
     /// aiortc publishes into the same room as our bots: a publisher of ours and the listener
-    /// decode its Opus and VP8 as Janus relays them, and it connects to Janus as we do.
+    /// decode its Opus and VP8 as Janus relays them, and it connects to Janus as we do. The
+    /// example room-recorder joins the meeting 2 s later (it does not make rooms) and records
+    /// both publishers too.
     @Test func anAiortcPublisherInTheRoom() async throws {
         try #require(ProjectPython.exists, Comment(rawValue: ProjectPython.missing("aiortc")))
         try await Self.run(
@@ -71,6 +76,7 @@ import Testing
             [
                 Bot(name: "aiortc", kind: .aiortc, seconds: 15), Bot(name: "bot-1", seconds: 15),
                 Bot(name: "listener", kind: .listener, seconds: 15),
+                Bot(name: "room-recorder", kind: .roomRecorder, start: 2, seconds: 13),
             ]
         )
     }
@@ -196,25 +202,37 @@ import Testing
             for bot in schedule.sorted(by: { $0.start < $1.start }) {
                 try await Task.sleep(until: started + .seconds(bot.start))
                 let report = folder.appendingPathComponent("\(bot.name).json").path
+                let example = folder.appendingPathComponent(bot.name)
+                if bot.kind == .roomRecorder {
+                    try FileManager.default.createDirectory(at: example, withIntermediateDirectories: true)
+                }
                 let (executable, arguments) =
-                    bot.kind == .aiortc
+                    bot.kind == .roomRecorder
                     ? (
-                        ProjectPython.path,
+                        "/bin/sh",
                         [
-                            FaultPaths.scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
-                            janus.httpURL.absoluteString, "--room", "\(room)", "--display", bot.name,
-                            "--duration", "\(bot.seconds)", "--allow-address", network.addressB, "--allow-address",
-                            network.addressA, "--report", report,
+                            "-c", "cd \"$0\" && exec \"$@\"", example.path, FaultPaths.built("room-recorder").path,
+                            janus.url.absoluteString, "\(room)", "\(bot.seconds)",
                         ]
                     )
-                    : (
-                        FaultPaths.callbot.path,
-                        [
-                            "conference", "--janus", janus.url.absoluteString, "--room", "\(room)",
-                            "--create-room", "--display", bot.name, "--duration", "\(bot.seconds)",
-                            "--stats-interval", "5", "--report", report,
-                        ] + (bot.kind == .listener ? ["--listen", "--record", recordings.path] : ["--publish"])
-                    )
+                    : bot.kind == .aiortc
+                        ? (
+                            ProjectPython.path,
+                            [
+                                FaultPaths.scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
+                                janus.httpURL.absoluteString, "--room", "\(room)", "--display", bot.name,
+                                "--duration", "\(bot.seconds)", "--allow-address", network.addressB, "--allow-address",
+                                network.addressA, "--report", report,
+                            ]
+                        )
+                        : (
+                            FaultPaths.callbot.path,
+                            [
+                                "conference", "--janus", janus.url.absoluteString, "--room", "\(room)",
+                                "--create-room", "--display", bot.name, "--duration", "\(bot.seconds)",
+                                "--stats-interval", "5", "--report", report,
+                            ] + (bot.kind == .listener ? ["--listen", "--record", recordings.path] : ["--publish"])
+                        )
                 processes.append(
                     try network.spawn(in: network.b, name: bot.name, executable, arguments, folder: folder)
                 )
@@ -231,6 +249,16 @@ import Testing
             if let listener = schedule.first(where: { $0.kind == .listener }) {
                 try await checkRecordings(in: recordings, of: schedule, listener: listener, ids: ids)
             }
+            for recorder in schedule where recorder.kind == .roomRecorder {
+                let printed = processes.first { $0.name == recorder.name }?.stdout ?? ""
+                #expect(printed.hasPrefix("READY\n") && printed.contains("recorded "), "\(recorder.name): \(printed)")
+                try await checkRecordings(
+                    in: folder.appendingPathComponent(recorder.name),
+                    of: schedule,
+                    listener: recorder,
+                    ids: ids
+                )
+            }
         }
     }
 
@@ -239,7 +267,7 @@ import Testing
     /// id in the room, by name.
     static func check(_ schedule: [Bot], reportsIn folder: URL) throws -> [String: Int64] {
         var ids: [String: Int64] = [:]
-        for bot in schedule {
+        for bot in schedule where bot.kind != .roomRecorder {
             let data = try Data(contentsOf: folder.appendingPathComponent("\(bot.name).json"))
             let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(report["connected"] as? Bool == true, "\(bot.name): \(report)")

@@ -213,6 +213,7 @@ import Testing
         ("whip-publisher", ["http://127.0.0.1:1/whip", "/nonexistent/clip.webm"]),
         ("voice-agent", ["ws://127.0.0.1:1/signaling", "token", "/nonexistent/reply.wav"]),
         ("chat-bot", ["ws://127.0.0.1:1/signaling"]),
+        ("room-recorder", ["ws://127.0.0.1:1", "0", "10"]),
     ])
     func everyExamplePrintsItsUsageOnBadArguments(_ name: String, _ arguments: [String]) async throws {
         let run = try await runToEnd(Callbot.product(name), arguments)
