@@ -309,12 +309,15 @@ import Testing
             )
             let seconds = Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             #expect(seconds >= Double(bot.overlap(listener)) / 2, "\(file) holds \(seconds) s")
-            // Played to the end: every packet decodes.
+            // Played to the end: every packet decodes (-xerror stops at the first decoding error).
+            // Not stderr: under load the publisher's frames come unevenly and ffmpeg's null
+            // output then complains of equal timestamps of its own making (the file's are
+            // strictly increasing).
             let result = try await FaultProcess.run(
                 FaultPaths.which("ffmpeg") ?? "ffmpeg",
                 ["-v", "error", "-xerror", "-i", file, "-f", "null", "-"]
             )
-            #expect(result.status == 0 && result.stderr.isEmpty, "\(file): \(result.stderr)")
+            #expect(result.status == 0, "\(file): \(result.stderr)")
         }
     }
 }

@@ -26,9 +26,22 @@ public enum StrangerLoad {
         return nil
     }
 
+    /// The lowest descriptor a stranger's socket takes. Foundation's `Process` watches its
+    /// children through a CFSocket whose manager thread `select()`s with an `fd_set`, which
+    /// overflows (heap corruption, "double free or corruption") for a descriptor past 1023: a
+    /// thousand strangers' sockets in the low descriptors pushed the pipes of a process that
+    /// any other test spawned meanwhile past it, and the test process crashed. Up here they
+    /// leave the low descriptors to everyone else (the tests raise the open-file limit; where
+    /// it stays lower, a socket keeps the descriptor it got).
+    public static let firstDescriptor: Int32 = 4096
+
     private static func connectOnce(from source: String, port: Int, receiveBuffer: Int32?) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        let low = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard low >= 0 else { return nil }
+        // Where the open-file limit does not reach that far, the socket stays where it is.
+        let high = fcntl(low, F_DUPFD_CLOEXEC, firstDescriptor)
+        let fd = high >= 0 ? high : low
+        if high >= 0 { Glibc.close(low) }
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
