@@ -17,8 +17,9 @@ import Hummingbird
 struct WHIPCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Whether the endpoint requires a bearer token (CORS is off without one).
     let requiresToken: Bool
-    /// The endpoint's path: CORS covers it and its session URLs only.
-    let path: String
+    /// The endpoint's paths (WHIP's, and WHEP's when served): CORS covers them and their
+    /// session URLs only.
+    let paths: [String]
 
     static var allowedMethods: String { "POST, DELETE, PATCH, OPTIONS" }
     static var allowedHeaders: String { "Authorization, Content-Type, If-Match" }
@@ -32,7 +33,7 @@ struct WHIPCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard requiresToken, request.headers[.origin] != nil,
-            request.uri.path == path || request.uri.path.hasPrefix(path + "/")
+            paths.contains(where: { request.uri.path == $0 || request.uri.path.hasPrefix($0 + "/") })
         else { return try await next(request, context) }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             return Response(

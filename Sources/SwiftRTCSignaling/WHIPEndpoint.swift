@@ -32,6 +32,11 @@ import Synchronization
 ///
 /// Each refusal and each session the endpoint ends itself is counted in ``stats``.
 ///
+/// Given a WHEP answerer too, it also serves WHEP (the WebRTC-HTTP Egress Protocol,
+/// draft-ietf-wish-whep) at ``Configuration/whepPath``: a viewer POSTs a receive-only offer
+/// in the same exchange, gets the answer of a session that sends it media, and `DELETE`s
+/// `<whepPath>/<id>` to end it. Viewers count against the same limits as publishers.
+///
 /// The endpoint knows nothing of SDP or peer connections: the answerer does the offer/answer
 /// (non-trickle WHIP: the answer must carry all candidates) and returns the session to end later.
 public final class WHIPEndpoint: Sendable {
@@ -59,6 +64,9 @@ public final class WHIPEndpoint: Sendable {
         public var port: Int
         /// The endpoint's path; session URLs are `<path>/<id>`.
         public var path: String
+        /// The WHEP endpoint's path (served when the endpoint has a WHEP answerer); its session
+        /// URLs are `<whepPath>/<id>`.
+        public var whepPath = "/whep"
         /// The largest offer accepted (`413` above).
         public var maxOfferBytes: Int
         /// When set, every request must carry `Authorization: Bearer <token>`.
@@ -117,8 +125,10 @@ public final class WHIPEndpoint: Sendable {
 
     /// What the endpoint did since it was created: sessions, and the requests it refused.
     public struct Stats: Sendable, Hashable, CustomStringConvertible {
-        /// Sessions created (`201`).
+        /// Sessions created (`201`), publishers' and viewers'.
         public var sessionsCreated = 0
+        /// Of ``sessionsCreated``, the WHEP viewers' sessions.
+        public var viewerSessionsCreated = 0
         /// Sessions ended by the client's `DELETE`.
         public var endedByClient = 0
         /// Sessions ended because they did not connect within the connect timeout.
@@ -144,7 +154,7 @@ public final class WHIPEndpoint: Sendable {
 
         /// The counters on one line, `name=value` each.
         public var description: String {
-            "created=\(sessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) expired=\(expired) "
+            "created=\(sessionsCreated) viewers_created=\(viewerSessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) expired=\(expired) "
                 + "rejected_session_limit=\(rejectedSessionLimit) rejected_address_limit=\(rejectedAddressLimit) "
                 + "unauthorized=\(unauthorized) bad_requests=\(badRequests) answerer_errors=\(answererErrors)"
         }
@@ -164,6 +174,8 @@ public final class WHIPEndpoint: Sendable {
     /// when it does not connect in time or fails.
     private struct Entry {
         let session: any WHIPEndpointSession
+        /// The path of the endpoint that created it (``Configuration/path`` or ``Configuration/whepPath``).
+        let path: String
         let address: String
         let watcher: Task<Void, Never>
     }
@@ -183,17 +195,27 @@ public final class WHIPEndpoint: Sendable {
     }
 
     private let answerer: Answerer
+    private let whepAnswerer: Answerer?
     private let state = Mutex(State())
     private let logger = SwiftRTCLogging.logger("whip")
 
-    /// An endpoint that answers each POSTed offer with `answerer`.
-    public init(configuration: Configuration = Configuration(), answerer: @escaping Answerer) {
+    /// An endpoint that answers each offer POSTed to ``Configuration/path`` with `answerer`
+    /// and, when `whepAnswerer` is given, each one POSTed to ``Configuration/whepPath`` with it.
+    public init(
+        configuration: Configuration = Configuration(),
+        answerer: @escaping Answerer,
+        whepAnswerer: Answerer? = nil
+    ) {
         var configuration = configuration
         // One leading slash, no trailing one.
-        let trimmed = configuration.path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
-        configuration.path = "/" + trimmed
+        func normalized(_ path: String) -> String {
+            "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        }
+        configuration.path = normalized(configuration.path)
+        configuration.whepPath = normalized(configuration.whepPath)
         self.configuration = configuration
         self.answerer = answerer
+        self.whepAnswerer = whepAnswerer
         door = ServerDoor(configuration: configuration.door, name: "whip")
     }
 
@@ -217,7 +239,10 @@ public final class WHIPEndpoint: Sendable {
     public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
         let router = Router(context: WHIPRequestContext.self)
         router.add(
-            middleware: WHIPCORSMiddleware(requiresToken: configuration.bearerToken != nil, path: configuration.path)
+            middleware: WHIPCORSMiddleware(
+                requiresToken: configuration.bearerToken != nil,
+                paths: [configuration.path] + (whepAnswerer == nil ? [] : [configuration.whepPath])
+            )
         )
         addRoutes(to: router)
         OperationsRoutes.add(to: router) { true }
@@ -282,9 +307,21 @@ public final class WHIPEndpoint: Sendable {
     // MARK: - Routes
 
     private func addRoutes(to router: Router<WHIPRequestContext>) {
-        let path = RouterPath(configuration.path)
-        let sessionPath = RouterPath(configuration.path + "/:id")
-        router.post(path) { [self] request, context in try await self.post(request, from: context.clientAddress) }
+        addRoutes(to: router, path: configuration.path, answerer: answerer)
+        if let whepAnswerer { addRoutes(to: router, path: configuration.whepPath, answerer: whepAnswerer) }
+    }
+
+    /// The routes of the endpoint at `path` whose offers `answerer` answers.
+    private func addRoutes(
+        to router: Router<WHIPRequestContext>,
+        path endpointPath: String,
+        answerer: @escaping Answerer
+    ) {
+        let path = RouterPath(endpointPath)
+        let sessionPath = RouterPath(endpointPath + "/:id")
+        router.post(path) { [self] request, context in
+            try await self.post(request, from: context.clientAddress, to: endpointPath, answerer: answerer)
+        }
         router.on(path, method: .options) { [self] request, _ in
             if let denied = self.unauthorized(request) { return denied }
             return Response(status: .noContent, headers: [.allow: "POST, OPTIONS", Self.acceptPost: "application/sdp"])
@@ -292,7 +329,7 @@ public final class WHIPEndpoint: Sendable {
         router.delete(sessionPath) { [self] request, context in
             if let denied = self.unauthorized(request) { return denied }
             let id = context.parameters.get("id") ?? ""
-            return await self.endSession(id: id)
+            return await self.endSession(id: id, at: endpointPath)
         }
         router.post(sessionPath) { [self] _, _ in
             self.refused(
@@ -310,7 +347,12 @@ public final class WHIPEndpoint: Sendable {
         }
     }
 
-    private func post(_ request: Request, from address: String) async throws -> Response {
+    private func post(
+        _ request: Request,
+        from address: String,
+        to endpointPath: String,
+        answerer: Answerer
+    ) async throws -> Response {
         if let denied = unauthorized(request) { return denied }
         guard let contentType = request.headers[.contentType], WHIPClient.isSDP(contentType) else {
             return refused(
@@ -377,14 +419,18 @@ public final class WHIPEndpoint: Sendable {
             let watcher = Task { [weak self] in
                 _ = await self?.watch(id, session, timeout: timeout, lifetime: lifetime)
             }
-            state.sessions[id] = Entry(session: session, address: address, watcher: watcher)
+            state.sessions[id] = Entry(session: session, path: endpointPath, address: address, watcher: watcher)
             state.stats.sessionsCreated += 1
+            if endpointPath != configuration.path { state.stats.viewerSessionsCreated += 1 }
             return state.sessions.count
         }
-        logger.info("WHIP session created (\(open) open)", metadata: ["session": "\(id)"])
+        logger.info(
+            "\(endpointPath == configuration.path ? "WHIP" : "WHEP") session created (\(open) open)",
+            metadata: ["session": "\(id)"]
+        )
         return Response(
             status: .created,
-            headers: [.contentType: "application/sdp", .location: "\(configuration.path)/\(id)", .eTag: "\"\(id)\""],
+            headers: [.contentType: "application/sdp", .location: "\(endpointPath)/\(id)", .eTag: "\"\(id)\""],
             body: ResponseBody(byteBuffer: ByteBuffer(string: answer))
         )
     }
@@ -492,20 +538,26 @@ public final class WHIPEndpoint: Sendable {
         var isSet: Bool { value.withLock { $0 } }
     }
 
-    private func endSession(id: String) async -> Response {
+    /// Ends session `id` of the endpoint at `path`.
+    private func endSession(id: String, at path: String) async -> Response {
         guard
             let entry = state.withLock({ state -> Entry? in
-                guard let entry = state.sessions.removeValue(forKey: id) else { return nil }
+                guard state.sessions[id]?.path == path, let entry = state.sessions.removeValue(forKey: id) else {
+                    return nil
+                }
                 state.release(entry.address)
                 state.stats.endedByClient += 1
                 return entry
             })
         else {
-            return Self.text(.notFound, "no WHIP session \(id)")
+            return Self.text(.notFound, "no \(path == configuration.path ? "WHIP" : "WHEP") session \(id)")
         }
         entry.watcher.cancel()
         await entry.session.end()
-        logger.info("WHIP session ended by DELETE", metadata: ["session": "\(id)"])
+        logger.info(
+            "\(path == configuration.path ? "WHIP" : "WHEP") session ended by DELETE",
+            metadata: ["session": "\(id)"]
+        )
         return Response(status: .ok)
     }
 

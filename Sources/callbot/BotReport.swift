@@ -223,6 +223,7 @@ struct BotReport: Codable, Sendable, Equatable {
     /// What `whip-server`'s endpoint counted (`WHIPEndpoint.Stats`).
     struct WhipEndpoint: Codable, Sendable, Equatable {
         var sessionsCreated: Int
+        var viewerSessionsCreated: Int
         var endedByClient: Int
         var timedOut: Int
         var failed: Int
@@ -233,7 +234,8 @@ struct BotReport: Codable, Sendable, Equatable {
         var answererErrors: Int
 
         enum CodingKeys: String, CodingKey {
-            case sessionsCreated = "sessions_created", endedByClient = "ended_by_client", timedOut = "timed_out", failed
+            case sessionsCreated = "sessions_created", viewerSessionsCreated = "viewer_sessions_created"
+            case endedByClient = "ended_by_client", timedOut = "timed_out", failed
             case rejectedSessionLimit = "rejected_session_limit", rejectedAddressLimit = "rejected_address_limit"
             case unauthorized, badRequests = "bad_requests", answererErrors = "answerer_errors"
         }

@@ -8,11 +8,11 @@ import SwiftRTC
 struct Callbot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callbot",
-        abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP, plays and records media.",
+        abstract: "A headless WebRTC call bot: dials and answers calls, speaks WHIP and WHEP, plays and records media.",
         version: "callbot \(SwiftRTCInfo.version)",
         subcommands: [
-            Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, WhipServer.self, Serve.self, CallCommand.self,
-            AnswerCommand.self, LogCommand.self, LoadCommand.self, Conference.self,
+            Info.self, Sdp.self, Rtp.self, Demo.self, Whip.self, Whep.self, WhipServer.self, Serve.self,
+            CallCommand.self, AnswerCommand.self, LogCommand.self, LoadCommand.self, Conference.self,
         ]
     )
 

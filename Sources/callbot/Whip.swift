@@ -101,12 +101,7 @@ struct Whip: AsyncParsableCommand {
             if let plan = data.exercise {
                 channel = try await connection.createDataChannel(label: plan.label, options: plan.options)
             }
-            try await connection.setLocalDescription(try await connection.createOffer())
-            guard await Self.gather(connection, timeout: Self.gatheringTimeout) else {
-                throw CallbotError("ICE gathering did not complete within \(Self.gatheringTimeout)")
-            }
-            guard let offer = await connection.localDescription else { throw CallbotError("no local description") }
-            let published = try await client.publish(offer: offer.sdp)
+            let published = try await client.publish(offer: try await Self.completeOffer(connection))
             session = published
             log("WHIP session \(published.location.absoluteString)")
             event(["event": "published", "session": published.location.absoluteString])
@@ -163,6 +158,17 @@ struct Whip: AsyncParsableCommand {
     /// An `EVENT` line, with `--events-json`.
     private func event(_ fields: [String: any Sendable]) {
         if eventLines.eventsJSON { EventLine.print(fields) }
+    }
+
+    /// Sets an offer as the local description and waits for every candidate: the offer to
+    /// POST (WHIP and WHEP here are non-trickle).
+    static func completeOffer(_ connection: PeerConnection) async throws -> String {
+        try await connection.setLocalDescription(try await connection.createOffer())
+        guard await gather(connection, timeout: gatheringTimeout) else {
+            throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
+        }
+        guard let offer = await connection.localDescription else { throw CallbotError("no local description") }
+        return offer.sdp
     }
 
     /// Adds each local track; a kind that is not sent is still received (`recvonly`).

@@ -6,7 +6,8 @@ import Synchronization
 /// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at
 /// `http://ADDRESS:P/whip` (`https://` with `--tls-cert`/`--tls-key`; an address that is not
 /// loopback needs them, or `--insecure`). Each POSTed offer gets a complete answer (all candidates); the
-/// received media is echoed back, or the `--audio`/`--video` sources are sent instead.
+/// received media is echoed back, or the `--audio`/`--video` sources are sent instead. It is
+/// a WHEP endpoint too, at `/whep`: each viewer is sent what the newest WHIP session receives.
 /// `DELETE` on a session's Location ends that session; so does not connecting within
 /// `--connect-timeout`, or failing. With a token (`--token`, `--token-file` or
 /// `$SWIFTRTC_WHIP_TOKEN`) every request must carry it; `--max-sessions` and
@@ -16,7 +17,9 @@ struct WhipServer: AsyncParsableCommand {
         commandName: "whip-server",
         abstract: "Be a WHIP endpoint (RFC 9725): answer offers, echo received media (or send sources), record.",
         discussion: """
-            Prints READY <endpoint URL> on standard output once it listens. Runs until --duration \
+            Prints READY <endpoint URL> and WHEP <URL> on standard output once it listens: a WHEP \
+            viewer (callbot whep URL) that POSTs a receive-only offer to the WHEP URL is sent the \
+            media of the newest WHIP session, decoded and encoded again for it. Runs until --duration \
             ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
             of the last session that ended (the last that connected, if one did), with \
             "sessions": <answered offers> and the endpoint's counters \
@@ -163,15 +166,27 @@ struct WhipServer: AsyncParsableCommand {
         )
         configuration.door = door.configuration
         configuration.maxSessionDuration = Seconds.duration(maxSessionSeconds)
+        let broadcast = Broadcast()
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
-            try await Self.answer(offer, settings: settings, sessions: sessions)
+            try await Self.answer(offer, settings: settings, sessions: sessions, broadcast: broadcast)
+        } whepAnswerer: { offer in
+            try await Self.answer(viewer: offer, settings: settings, sessions: sessions, broadcast: broadcast)
         }
         log(configuration.description)
         // SIGTERM or SIGINT (or --duration) stops it taking offers and ends the sessions
         // (ServiceLifecycle); the report follows.
         do {
             try await ServerServices.run(
-                { try await endpoint.run { url in printLine("READY \(url.absoluteString)") } },
+                {
+                    try await endpoint.run { url in
+                        var whep = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                        whep?.path = endpoint.configuration.whepPath
+                        // One write: whoever has read READY can read WHEP.
+                        printLine(
+                            "READY \(url.absoluteString)\nWHEP \(whep?.url?.absoluteString ?? endpoint.configuration.whepPath)"
+                        )
+                    }
+                },
                 limit: options.duration.map { Duration.seconds($0) },
                 shutdownDeadline: shutdown.deadline
             )
@@ -194,11 +209,13 @@ struct WhipServer: AsyncParsableCommand {
         try report.finish(writingTo: options.report)
     }
 
-    /// Answers one offer: a new PeerConnection, its media, the complete answer.
+    /// Answers one offer: a new PeerConnection, its media, the complete answer. What it
+    /// receives goes on air for WHEP viewers (`broadcast`).
     static func answer(
         _ offer: String,
         settings: SessionSettings,
-        sessions: SessionLog
+        sessions: SessionLog,
+        broadcast: Broadcast
     ) async throws -> (answer: String, session: any WHIPEndpointSession) {
         let started = ContinuousClock.now
         let number = sessions.begin()
@@ -214,22 +231,9 @@ struct WhipServer: AsyncParsableCommand {
         let local = settings.makeMedia()
         if settings.echoData { monitor.echoDataChannels() }
         do {
-            do {
-                try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
-            } catch {
-                if case .invalidDescription = error { throw WHIPOfferRejected(error.description) }
-                throw error
+            let answer = try await negotiate(offer, on: connection) {
+                try await Whip.addMedia(local.send, to: connection)
             }
-            try await Whip.addMedia(local.send, to: connection)
-            let created = try await connection.createAnswer()
-            if let unusable = Self.unusableOffer(offer, answer: created.sdp) {
-                throw WHIPOfferRejected(unusable, kind: .unusable)
-            }
-            try await connection.setLocalDescription(created)
-            guard await Whip.gather(connection, timeout: gatheringTimeout) else {
-                throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
-            }
-            guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
             await monitor.startMedia(echo: local.echo)
             // The sources start once connected (echo tracks are fed as media arrives).
             Task {
@@ -244,7 +248,7 @@ struct WhipServer: AsyncParsableCommand {
                 }
                 do {
                     let file = try recording.folder.createFile(
-                        base: SessionSettings.Recording.base(answeredAt: Date()),
+                        base: SessionSettings.Recording.base("whip", at: Date()),
                         extension: "webm"
                     )
                     recorder = try MediaRecorder(
@@ -259,16 +263,18 @@ struct WhipServer: AsyncParsableCommand {
                     monitor.recordError("\(error)")
                 }
             }
+            let relay = await broadcast.putOnAir(session: number, receivedBy: connection)
             let session = ServerSession(
                 number: number,
                 monitor: monitor,
                 media: local.send,
                 sessions: sessions,
-                recorder: recorder
+                recorder: recorder,
+                relay: relay
             )
             sessions.answered()
             log("session \(number): answered")
-            return (answer.sdp, session)
+            return (answer, session)
         } catch {
             log("session \(number): \(error)")
             local.send.stop()
@@ -277,6 +283,66 @@ struct WhipServer: AsyncParsableCommand {
             if !(error is WHIPOfferRejected) { sessions.ended(report) }
             throw error
         }
+    }
+
+    /// Answers a WHEP viewer's offer: a new PeerConnection that sends the broadcast's tracks.
+    /// A viewer's session is counted (`viewers` of the report) but its report is not the run's.
+    static func answer(
+        viewer offer: String,
+        settings: SessionSettings,
+        sessions: SessionLog,
+        broadcast: Broadcast
+    ) async throws -> (answer: String, session: any WHIPEndpointSession) {
+        let number = sessions.beginViewer()
+        let connection = try PeerConnection(configuration: settings.configuration)
+        let monitor = await CallMonitor(
+            connection: connection,
+            role: "whep-server",
+            started: .now,
+            statsInterval: settings.statsInterval,
+            label: "[viewer \(number)]",
+            statsJSON: settings.statsJSON
+        )
+        do {
+            let answer = try await negotiate(offer, on: connection) {
+                try await connection.addTrack(broadcast.audio)
+                try await connection.addTrack(broadcast.video)
+            }
+            await monitor.startMedia(echo: nil)
+            log("viewer \(number): answered")
+            return (answer, ViewerSession(number: number, monitor: monitor))
+        } catch {
+            log("viewer \(number): \(error)")
+            _ = await monitor.finish()
+            throw error
+        }
+    }
+
+    /// The offer/answer of one session: applies `offer`, adds the local tracks (`addMedia`),
+    /// answers and gathers every candidate; the complete answer. An offer that is not SDP, or
+    /// that nothing of can be taken, is a ``WHIPOfferRejected``.
+    static func negotiate(
+        _ offer: String,
+        on connection: PeerConnection,
+        addMedia: () async throws -> Void
+    ) async throws -> String {
+        do {
+            try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
+        } catch {
+            if case .invalidDescription = error { throw WHIPOfferRejected(error.description) }
+            throw error
+        }
+        try await addMedia()
+        let created = try await connection.createAnswer()
+        if let unusable = Self.unusableOffer(offer, answer: created.sdp) {
+            throw WHIPOfferRejected(unusable, kind: .unusable)
+        }
+        try await connection.setLocalDescription(created)
+        guard await Whip.gather(connection, timeout: gatheringTimeout) else {
+            throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
+        }
+        guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
+        return answer.sdp
     }
 
     /// Why `offer` cannot make a call, when it cannot: no audio, video or data section of it
@@ -332,8 +398,9 @@ struct SessionSettings: Sendable {
     var echoData = false
 
     /// Where the sessions record (`--record DIR`, as for `call` and `answer`): one file per
-    /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered),
-    /// `-2`... when that name is taken (nothing from the offer or the client goes into a name).
+    /// session, `whip-YYYYMMDD-HHMMSS.webm` from this side's clock (UTC, when it was answered;
+    /// `callbot whep`'s `whep-...`), `-2`... when that name is taken (nothing from the offer or
+    /// the peer goes into a name).
     struct Recording: Sendable {
         var folder: RecordingFolder
 
@@ -343,13 +410,13 @@ struct SessionSettings: Sendable {
             }
         }
 
-        /// A session's file name without its extension, for a session answered at `date`.
-        static func base(answeredAt date: Date) -> String {
+        /// A session's file name without its extension: `prefix-YYYYMMDD-HHMMSS` at `date`.
+        static func base(_ prefix: String, at date: Date) -> String {
             let format = DateFormatter()
             format.locale = Locale(identifier: "en_US_POSIX")
             format.timeZone = TimeZone(identifier: "UTC")
             format.dateFormat = "yyyyMMdd-HHmmss"
-            return "whip-" + format.string(from: date)
+            return prefix + "-" + format.string(from: date)
         }
     }
 
@@ -379,6 +446,7 @@ struct SessionSettings: Sendable {
 final class SessionLog: Sendable {
     private struct State {
         var offers = 0
+        var viewers = 0
         var count = 0
         var report: BotReport?
         var errors: [String] = []
@@ -390,6 +458,13 @@ final class SessionLog: Sendable {
         state.withLock {
             $0.offers += 1
             return $0.offers
+        }
+    }
+    /// Numbers a new WHEP viewer's offer (from 1).
+    func beginViewer() -> Int {
+        state.withLock {
+            $0.viewers += 1
+            return $0.viewers
         }
     }
     /// Counts an answered offer: a session.
@@ -412,39 +487,31 @@ final class ServerSession: WHIPEndpointSession {
     let media: CallMedia
     let sessions: SessionLog
     let recorder: MediaRecorder?
+    /// The tasks that put what it receives on air for WHEP viewers.
+    let relay: [Task<Void, Never>]
 
-    init(number: Int, monitor: CallMonitor, media: CallMedia, sessions: SessionLog, recorder: MediaRecorder?) {
+    init(
+        number: Int,
+        monitor: CallMonitor,
+        media: CallMedia,
+        sessions: SessionLog,
+        recorder: MediaRecorder?,
+        relay: [Task<Void, Never>]
+    ) {
         self.number = number
         self.monitor = monitor
         self.media = media
         self.sessions = sessions
         self.recorder = recorder
+        self.relay = relay
     }
 
-    /// The connection's state for the endpoint: connected, failed, or not yet (the
-    /// endpoint ends a session that does not connect in time or fails).
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
-        let states = await monitor.connection.connectionStates()
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: WHIPSessionConnectionState.self,
-            bufferingPolicy: .bufferingNewest(8)
-        )
-        let follower = Task {
-            for await state in states {
-                switch state {
-                case .connected: continuation.yield(.connected)
-                case .failed: continuation.yield(.failed)
-                case .closed: continuation.finish()
-                case .new, .connecting, .disconnected: continuation.yield(.connecting)
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in follower.cancel() }
-        return stream
+        await monitor.connection.whipConnectionStates()
     }
 
     func end() async {
+        for task in relay { task.cancel() }
         media.stop()
         if let recorder {
             do {
@@ -469,6 +536,7 @@ extension BotReport.WhipEndpoint {
     init(_ stats: WHIPEndpoint.Stats) {
         self.init(
             sessionsCreated: stats.sessionsCreated,
+            viewerSessionsCreated: stats.viewerSessionsCreated,
             endedByClient: stats.endedByClient,
             timedOut: stats.timedOut,
             failed: stats.failed,
@@ -478,5 +546,80 @@ extension BotReport.WhipEndpoint {
             badRequests: stats.badRequests,
             answererErrors: stats.answererErrors
         )
+    }
+}
+
+/// One WHEP viewer: a connection that sends the broadcast (which goes on when it ends).
+final class ViewerSession: WHIPEndpointSession {
+    let number: Int
+    let monitor: CallMonitor
+
+    init(number: Int, monitor: CallMonitor) {
+        self.number = number
+        self.monitor = monitor
+    }
+
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
+        await monitor.connection.whipConnectionStates()
+    }
+
+    func end() async {
+        let report = await monitor.finish()
+        log("viewer \(number) ended: connected=\(report.connected)")
+    }
+}
+
+/// What a `whip-server`'s WHEP viewers are sent: the media the newest WHIP session receives
+/// (on air), decoded and pushed into two local tracks that every viewer's connection sends,
+/// each encoding it for its own viewer. When that session ends the viewers get nothing more
+/// until a new one is put on air.
+final class Broadcast: Sendable {
+    let audio = MediaStreamTrack(kind: .audio)
+    let video = MediaStreamTrack(kind: .video)
+    /// The number of the session on air.
+    private let onAir = Atomic<Int>(0)
+
+    /// Puts session `number` on air: each track `connection` receives is pushed into the
+    /// broadcast's track of its kind while no newer session is on air. The tasks end with
+    /// the received tracks; cancel them when the session ends.
+    func putOnAir(session number: Int, receivedBy connection: PeerConnection) async -> [Task<Void, Never>] {
+        onAir.store(number, ordering: .relaxed)
+        var tasks: [Task<Void, Never>] = []
+        for transceiver in await connection.transceivers where transceiver.kind == .audio || transceiver.kind == .video
+        {
+            let local = transceiver.kind == .audio ? audio : video
+            let frames = transceiver.receiver.track.frames()
+            tasks.append(
+                Task {
+                    for await frame in frames where self.onAir.load(ordering: .relaxed) == number { local.push(frame) }
+                }
+            )
+        }
+        return tasks
+    }
+}
+
+extension PeerConnection {
+    /// The connection's state as a WHIP endpoint follows it: connected, failed, or not yet
+    /// (the endpoint ends a session that does not connect in time or fails).
+    func whipConnectionStates() -> AsyncStream<WHIPSessionConnectionState> {
+        let states = connectionStates()
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: WHIPSessionConnectionState.self,
+            bufferingPolicy: .bufferingNewest(8)
+        )
+        let follower = Task {
+            for await state in states {
+                switch state {
+                case .connected: continuation.yield(.connected)
+                case .failed: continuation.yield(.failed)
+                case .closed: continuation.finish()
+                case .new, .connecting, .disconnected: continuation.yield(.connecting)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in follower.cancel() }
+        return stream
     }
 }

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import SwiftRTC
+
+/// `callbot whep URL [--record DIR]`: watch a WHEP endpoint (draft-ietf-wish-whep, the WHIP
+/// exchange for a viewer): POST a receive-only offer, receive its audio and video (recorded
+/// with `--record`), print statsString every `--stats-interval`, `DELETE` the session at the
+/// end and write the bot report.
+struct Whep: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch a WHEP endpoint: receive its audio and video, record them, print stats, DELETE at the end.",
+        discussion: """
+            Gathers every ICE candidate first, POSTs a receive-only offer (audio and video) as \
+            application/sdp (with the bearer token of --token, --token-file or \
+            $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
+            system's CA certificates or those of --ca-cert FILE), applies the 201 answer and receives \
+            until --duration ends or SIGINT/SIGTERM arrives, then DELETEs the session URL. With \
+            --record DIR what arrives is written to DIR/whep-YYYYMMDD-HHMMSS.webm (UTC). Exits 0 \
+            when the call connected and media arrived without errors, 1 when not, 77 when the \
+            endpoint refused the token (401/403), 69 when it could not be reached (the report is \
+            written either way).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var statsOutput: StatsOptions
+
+    @Argument(help: ArgumentHelp("The WHEP endpoint URL (http:// or https://).", valueName: "URL"))
+    var url: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Record what arrives into DIR/whep-YYYYMMDD-HHMMSS.webm (UTC; -2... when taken).",
+            valueName: "DIR"
+        )
+    )
+    var record: String?
+
+    @OptionGroup var ice: IceOptions
+    @OptionGroup var options: RunOptions
+    @OptionGroup var token: WhipTokenOptions
+    @OptionGroup var tls: TLSClientOptions
+    @OptionGroup var eventLines: EventsOptions
+
+    func validate() throws {
+        guard let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = endpoint.host, !host.isEmpty
+        else {
+            throw ValidationError("'\(url)' is not a WHEP endpoint URL (expected http://HOST[:PORT]/PATH)")
+        }
+        if let record {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: record, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw ValidationError("--record \(record): no such folder") }
+        }
+    }
+
+    func run() async throws {
+        global.apply()
+        let signals = TerminationSignals()
+        guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
+        let started = ContinuousClock.now
+        let connection = try PeerConnection(
+            configuration: PeerConnection.Configuration(
+                iceServers: try ice.servers(),
+                iceTransportPolicy: ice.relayOnly ? .relay : .all,
+                gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
+            )
+        )
+        let monitor = await CallMonitor(
+            connection: connection,
+            role: "whep-client",
+            started: started,
+            statsInterval: .seconds(options.statsInterval),
+            label: "",
+            statsJSON: statsOutput.statsJSON
+        )
+        let bearerToken = try token.value()
+        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
+        let client = WHIPClient(
+            endpoint: endpoint,
+            bearerToken: bearerToken,
+            timeout: Whip.httpTimeout,
+            trust: try tls.trust()
+        )
+        let recording = try record.map(SessionSettings.Recording.init)
+        var session: WHIPSession?
+        var recorder: MediaRecorder?
+        var failure = CallbotExit.failed
+        do {
+            let audio = try await connection.addTransceiver(.audio, direction: .recvonly)
+            let video = try await connection.addTransceiver(.video, direction: .recvonly)
+            let viewed = try await client.publish(offer: try await Whip.completeOffer(connection))
+            session = viewed
+            log("WHEP session \(viewed.location.absoluteString)")
+            event(["event": "viewing", "session": viewed.location.absoluteString])
+            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: viewed.answer))
+            if let recording {
+                let file = try recording.folder.createFile(
+                    base: SessionSettings.Recording.base("whep", at: Date()),
+                    extension: "webm"
+                )
+                // The kinds the endpoint sends (a rejected section never gets media).
+                let sent = [audio, video].filter { $0.mid != nil && $0.currentDirection?.receives == true }
+                recorder = try MediaRecorder(tracks: sent.map(\.receiver.track), reservedFile: file)
+            }
+            await monitor.startMedia(echo: nil)
+            if await monitor.waitConnected(timeout: Whip.connectTimeout) {
+                event(["event": "connected", "ms": CallMonitor.milliseconds(ContinuousClock.now - started)])
+                log("connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms")
+                let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
+                await signals.wait(upTo: limit.map { max(.zero, $0) })
+            } else if signals.signal == nil {
+                monitor.recordError("not connected within \(Whip.connectTimeout)")
+                event(["event": "connection_failed", "reason": "not connected within \(Whip.connectTimeout)"])
+            }
+        } catch {
+            let hint = if case WHIPError.tls = error { tls.hint } else { "" }
+            monitor.recordError("\(error)\(hint)")
+            log("error: \(error)\(hint)")
+            if session == nil { failure = CallbotExit.code(forPublishing: error) }
+            event(["event": "error", "reason": "\(error)"])
+        }
+        if let recorder {
+            do {
+                for file in try await recorder.stop() { log("recorded \(file.path)") }
+            } catch {
+                monitor.recordError("\(error)")
+                log("error: \(error)")
+            }
+        }
+        var report = await monitor.finish()
+        if report.connected, (report.audio.framesDecoded ?? 0) == 0, (report.video.framesDecoded ?? 0) == 0 {
+            report.errors.append("connected, but no audio or video frame arrived")
+        }
+        if let session {
+            do { try await client.end(session) } catch {
+                report.errors.append("\(error)")
+                log("error: \(error)")
+            }
+        }
+        event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
+        try report.finish(writingTo: options.report, failure: failure)
+    }
+
+    /// An `EVENT` line, with `--events-json`.
+    private func event(_ fields: [String: any Sendable]) {
+        if eventLines.eventsJSON { EventLine.print(fields) }
+    }
+}
