@@ -13,6 +13,24 @@ extension PeerConnection {
         for await state in gatheringStateEvents.subscribe() where state == .complete { return }
     }
 
+    /// Waits until candidate gathering is complete, at most `timeout`: whether it completed
+    /// (if not, ``localDescription`` holds the candidates gathered so far).
+    public func gatheringComplete(within timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.gatheringComplete()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// The ICE agent, DTLS and SRTP under the connection: made once, with the role of the
     /// first description (offerer controls).
     func ensureTransport(role: IceAgent.Role) async throws(PeerConnectionError) -> PeerTransport {

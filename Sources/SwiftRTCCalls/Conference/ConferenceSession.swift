@@ -477,13 +477,7 @@ public actor ConferenceSession {
     /// The local description once gathering completed (or after ``Options/gatheringTimeout``,
     /// the rest then trickled).
     func gathered(_ connection: PeerConnection) async throws(ConferenceError) -> String {
-        let timeout = options.gatheringTimeout
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await connection.gatheringComplete() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await connection.gatheringComplete(within: options.gatheringTimeout)
         guard let description = await connection.localDescription else { throw .connection("no local description") }
         return description.sdp
     }
