@@ -1,11 +1,15 @@
 import Foundation
 import NIOHTTP1
 import SwiftRTCCore
+import SwiftRTCSDP
 
 /// A WHIP client (RFC 9725): POSTs an SDP offer to a WHIP endpoint, takes the `201 Created`
-/// answer and its `Location`, and `DELETE`s that location to end the session.
+/// answer and its `Location`, and `DELETE`s that location to end the session. Candidates
+/// gathered after the offer go to the session with ``trickle(_:to:)``, an ICE restart with
+/// ``restartICE(_:of:)`` (both `PATCH`, RFC 9725 §4.3).
 ///
-/// WHIP as used here is non-trickle: the offer must carry all candidates (gather first).
+/// The same exchange pulls a stream from a WHEP endpoint (draft-ietf-wish-whep): ``publish(offer:)``
+/// a receive-only offer to it.
 ///
 /// `https://` endpoints are verified against ``trust`` (the system's CA certificates unless
 /// told otherwise): a certificate that does not verify is ``WHIPError/tls(method:url:message:)``,
@@ -113,6 +117,70 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
             throw .invalidAnswer(url: endpoint, reason: body.isEmpty ? "empty answer body" : "answer body is not UTF-8")
         }
         return WHIPSession(location: resolved, answer: answer, etag: response.headers.first(name: "ETag"))
+    }
+
+    /// Sends candidates gathered after the offer to `session` (RFC 9725 §4.3.1): a `PATCH` of
+    /// its URL with `fragment` as `application/trickle-ice-sdpfrag` and `If-Match` its
+    /// ``WHIPSession/etag`` (`*` without one). True on `204` (or `200`); false when the session
+    /// takes no trickle (`405`, `422`, `501`): send it no more candidates.
+    public func trickle(_ fragment: TrickleICEFragment, to session: WHIPSession) async throws(WHIPError) -> Bool {
+        let response = try await patch(fragment, session: session, ifMatch: session.etag ?? "*")
+        if [405, 422, 501].contains(response.status) { return false }
+        guard response.status == 204 || response.status == 200 else {
+            throw .unexpectedStatus(
+                method: "PATCH",
+                url: session.location,
+                status: response.status,
+                expected: "204 No Content",
+                body: Self.excerpt(response.body)
+            )
+        }
+        return true
+    }
+
+    /// Restarts ICE on `session` (RFC 9725 §4.3.2): a `PATCH` with `If-Match: *` carrying this
+    /// side's new credentials and candidates (`fragment`); returns the session's new ones
+    /// (`200 OK`) and keeps its new `ETag` in `session`.
+    public func restartICE(
+        _ fragment: TrickleICEFragment,
+        of session: inout WHIPSession
+    ) async throws(WHIPError) -> TrickleICEFragment {
+        let response = try await patch(fragment, session: session, ifMatch: "*")
+        guard response.status == 200 else {
+            throw .unexpectedStatus(
+                method: "PATCH",
+                url: session.location,
+                status: response.status,
+                expected: "200 OK",
+                body: Self.excerpt(response.body)
+            )
+        }
+        let contentType = response.headers.first(name: "Content-Type") ?? ""
+        guard contentType.lowercased().hasPrefix("application/trickle-ice-sdpfrag"),
+            let text = String(data: response.body, encoding: .utf8),
+            let answer = try? TrickleICEFragment(parsing: text),
+            answer.usernameFragment != nil, answer.password != nil
+        else {
+            throw .invalidAnswer(
+                url: session.location,
+                reason: "the ICE restart's answer is no fragment with new credentials"
+            )
+        }
+        session.etag = response.headers.first(name: "ETag") ?? session.etag
+        return answer
+    }
+
+    private func patch(
+        _ fragment: TrickleICEFragment,
+        session: WHIPSession,
+        ifMatch: String
+    ) async throws(WHIPError) -> WHIPHTTPExchange.Response {
+        try await send(
+            .PATCH,
+            url: session.location,
+            headers: [("Content-Type", "application/trickle-ice-sdpfrag"), ("If-Match", ifMatch)],
+            body: Data(fragment.sdpfrag.utf8)
+        )
     }
 
     /// Ends `session` with `DELETE` on its session URL (RFC 9725 §4.2); requires `200 OK`

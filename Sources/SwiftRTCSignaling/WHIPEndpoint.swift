@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import SwiftRTCCore
+import SwiftRTCSDP
 import Synchronization
 
 /// A WHIP endpoint (RFC 9725 §4.2) over Hummingbird's HTTP/1.1 server.
@@ -21,6 +22,14 @@ import Synchronization
 ///   whose connection failed, or that has lasted ``Configuration/maxSessionDuration``, is
 ///   ended and forgotten (a `DELETE` for it then gets `404`).
 /// - `DELETE <path>/<id>` ends that session and replies `200 OK`; an unknown id is `404`.
+/// - `PATCH <path>/<id>` with an `application/trickle-ice-sdpfrag` body (RFC 9725 §4.3):
+///   with `If-Match` the session's `ETag`, trickled candidates for the session
+///   (``WHIPEndpointSession/addCandidates(_:)``), `204`; with `If-Match: *` and new
+///   credentials, an ICE restart (``WHIPEndpointSession/restartICE(_:)``, at most
+///   ``Configuration/maxICERestarts`` per session, then `429`), `200` with this side's new
+///   fragment and a new `ETag`. Without `If-Match` `428`, another tag `412`, a body over
+///   ``maxFragmentBytes`` `413`, one that does not parse `400`; a session that takes no
+///   `PATCH` gives `405`.
 /// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
 /// - CORS, when ``Configuration/bearerToken`` is set: a preflight from a page on another
 ///   origin is answered without a token, and every reply on the endpoint's paths to such a
@@ -55,6 +64,9 @@ public final class WHIPEndpoint: Sendable {
         public static let defaultMaxSessionsPerAddress = 8
         /// The default ``connectTimeout``: 15 s from the answer to a connected session.
         public static let defaultConnectTimeout = Duration.seconds(15)
+        /// The default ``maxICERestarts``: 16 per session (a client on a moving network restarts
+        /// when its path changes, not many times a minute).
+        public static let defaultMaxICERestarts = 16
         /// The default ``maxSessionDuration``: 12 hours.
         public static let defaultMaxSessionDuration = Duration.seconds(12 * 3600)
 
@@ -78,6 +90,8 @@ public final class WHIPEndpoint: Sendable {
         public var maxSessionsPerAddress: Int
         /// How long a session may take to connect after its answer went out; it is ended then.
         public var connectTimeout: Duration
+        /// The most ICE restarts (`PATCH` with `If-Match: *`) one session may do; more get `429`.
+        public var maxICERestarts = Configuration.defaultMaxICERestarts
         /// How long a session may last from its creation, connected or not; it is ended then
         /// (a publisher that should go on publishes again). At least a second.
         public var maxSessionDuration: Duration = defaultMaxSessionDuration {
@@ -146,8 +160,14 @@ public final class WHIPEndpoint: Sendable {
         public var unauthorized = 0
         /// Requests refused as the client's fault: `400`, `405`, `413`, `415`, `422`.
         public var badRequests = 0
-        /// Offers the answerer failed on (`500`).
+        /// Offers the answerer failed on (`500`), and `PATCH`es the session failed on.
         public var answererErrors = 0
+        /// `PATCH`es of trickled candidates taken (`204`).
+        public var trickles = 0
+        /// ICE restarts done (`200` to a `PATCH` with `If-Match: *`).
+        public var iceRestarts = 0
+        /// ICE restarts refused with `429` because the session had done ``Configuration/maxICERestarts``.
+        public var rejectedRestarts = 0
 
         /// A stats of zeros.
         public init() {}
@@ -156,12 +176,17 @@ public final class WHIPEndpoint: Sendable {
         public var description: String {
             "created=\(sessionsCreated) viewers_created=\(viewerSessionsCreated) ended_by_client=\(endedByClient) timed_out=\(timedOut) failed=\(failed) expired=\(expired) "
                 + "rejected_session_limit=\(rejectedSessionLimit) rejected_address_limit=\(rejectedAddressLimit) "
-                + "unauthorized=\(unauthorized) bad_requests=\(badRequests) answerer_errors=\(answererErrors)"
+                + "unauthorized=\(unauthorized) bad_requests=\(badRequests) answerer_errors=\(answererErrors) "
+                + "trickles=\(trickles) ice_restarts=\(iceRestarts) rejected_restarts=\(rejectedRestarts)"
         }
     }
 
     /// How long a client refused for a limit is asked to wait (`Retry-After`, seconds).
     public static let retryAfterSeconds = 5
+    /// The largest `PATCH` body taken: 16 KiB (a fragment of 64 candidates is some 8 KiB).
+    public static let maxFragmentBytes = 16 * 1024
+    /// The media type of a `PATCH` body (RFC 8840 §9.2).
+    static let fragmentType = "application/trickle-ice-sdpfrag"
 
     /// Where and how it listens (the path normalised to `/segment`).
     public let configuration: Configuration
@@ -169,6 +194,8 @@ public final class WHIPEndpoint: Sendable {
     public let door: ServerDoor
     /// `Accept-Post` (RFC 5023 §8.2; RFC 9725 uses it in the OPTIONS reply).
     private static let acceptPost = HTTPFields.Element.Name("Accept-Post")!
+    /// `Accept-Patch` (RFC 5789 §3.1): the media type a session URL takes.
+    private static let acceptPatch = HTTPFields.Element.Name("Accept-Patch")!
 
     /// An open session: the client address it counts against, and the task that ends it
     /// when it does not connect in time or fails.
@@ -178,6 +205,11 @@ public final class WHIPEndpoint: Sendable {
         let path: String
         let address: String
         let watcher: Task<Void, Never>
+        /// The session's entity tag, quoted: a trickle `PATCH` must name it in `If-Match`; an
+        /// ICE restart makes a new one.
+        var etag: String
+        /// ICE restarts done.
+        var restarts = 0
     }
 
     private struct State {
@@ -335,15 +367,11 @@ public final class WHIPEndpoint: Sendable {
             self.refused(
                 .methodNotAllowed,
                 "POST the offer to the endpoint, not to a session URL",
-                headers: [.allow: "DELETE"]
+                headers: [.allow: "DELETE, PATCH"]
             )
         }
-        router.patch(sessionPath) { [self] _, _ in
-            self.refused(
-                .methodNotAllowed,
-                "trickle ICE (PATCH) is not supported: put all candidates in the offer",
-                headers: [.allow: "DELETE"]
-            )
+        router.patch(sessionPath) { [self] request, context in
+            try await self.patch(request, id: context.parameters.get("id") ?? "", at: endpointPath)
         }
     }
 
@@ -419,7 +447,13 @@ public final class WHIPEndpoint: Sendable {
             let watcher = Task { [weak self] in
                 _ = await self?.watch(id, session, timeout: timeout, lifetime: lifetime)
             }
-            state.sessions[id] = Entry(session: session, path: endpointPath, address: address, watcher: watcher)
+            state.sessions[id] = Entry(
+                session: session,
+                path: endpointPath,
+                address: address,
+                watcher: watcher,
+                etag: "\"\(id)\""
+            )
             state.stats.sessionsCreated += 1
             if endpointPath != configuration.path { state.stats.viewerSessionsCreated += 1 }
             return state.sessions.count
@@ -433,6 +467,117 @@ public final class WHIPEndpoint: Sendable {
             headers: [.contentType: "application/sdp", .location: "\(endpointPath)/\(id)", .eTag: "\"\(id)\""],
             body: ResponseBody(byteBuffer: ByteBuffer(string: answer))
         )
+    }
+
+    /// A `PATCH` of session `id` at `path`: trickled candidates or an ICE restart.
+    private func patch(_ request: Request, id: String, at path: String) async throws -> Response {
+        if let denied = unauthorized(request) { return denied }
+        guard let entry = state.withLock({ $0.sessions[id] }), entry.path == path else {
+            return Self.text(.notFound, "no \(path == configuration.path ? "WHIP" : "WHEP") session \(id)")
+        }
+        guard let contentType = request.headers[.contentType],
+            contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+                == Self.fragmentType
+        else {
+            return refused(
+                .unsupportedMediaType,
+                "Content-Type must be \(Self.fragmentType)",
+                headers: [Self.acceptPatch: Self.fragmentType]
+            )
+        }
+        let requestBody = request.body
+        let body: ByteBuffer
+        do {
+            let timeout = door.configuration.requestTimeout
+            guard
+                let collected = try await withTimeout(
+                    timeout,
+                    { try await requestBody.collect(upTo: Self.maxFragmentBytes) }
+                )
+            else {
+                return refused(
+                    .requestTimeout,
+                    "the fragment did not arrive within \(timeout)",
+                    headers: [.connection: "close"]
+                )
+            }
+            body = collected
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return refused(.contentTooLarge, "a fragment is at most \(Self.maxFragmentBytes) bytes")
+        } catch {
+            return refused(.badRequest, "cannot read the fragment: \(error)")
+        }
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+            return refused(.badRequest, "the fragment is not UTF-8")
+        }
+        let fragment: TrickleICEFragment
+        do { fragment = try TrickleICEFragment(parsing: text) } catch {
+            return refused(.badRequest, "the fragment does not parse: \(error)")
+        }
+        guard let ifMatch = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) else {
+            return refused(.preconditionRequired, "a PATCH needs If-Match: the session's ETag, or * for an ICE restart")
+        }
+        if ifMatch == "*" { return await restartICE(entry.session, with: fragment, id: id) }
+        guard ifMatch == entry.etag else {
+            return refused(.preconditionFailed, "If-Match \(ifMatch) is not the session's entity tag")
+        }
+        do {
+            try await entry.session.addCandidates(fragment)
+        } catch {
+            return patchFailed(error)
+        }
+        state.withLock { $0.stats.trickles += 1 }
+        return Response(status: .noContent)
+    }
+
+    /// An ICE restart of session `id` (its `PATCH` with `If-Match: *`).
+    private func restartICE(
+        _ session: any WHIPEndpointSession,
+        with fragment: TrickleICEFragment,
+        id: String
+    ) async -> Response {
+        guard fragment.usernameFragment != nil, fragment.password != nil else {
+            return refused(.badRequest, "an ICE restart carries the new a=ice-ufrag and a=ice-pwd")
+        }
+        let maxRestarts = configuration.maxICERestarts
+        let allowed = state.withLock { state -> Bool in
+            guard let restarts = state.sessions[id]?.restarts, restarts < maxRestarts else {
+                state.stats.rejectedRestarts += 1
+                return false
+            }
+            state.sessions[id]?.restarts = restarts + 1
+            return true
+        }
+        guard allowed else {
+            return Self.text(.tooManyRequests, "the session has restarted ICE \(maxRestarts) times, its limit")
+        }
+        let answer: TrickleICEFragment
+        do { answer = try await session.restartICE(fragment) } catch { return patchFailed(error) }
+        let etag = "\"\(UUID().uuidString.lowercased())\""
+        state.withLock { state in
+            state.sessions[id]?.etag = etag
+            state.stats.iceRestarts += 1
+        }
+        logger.info("ICE restarted", metadata: ["session": "\(id)"])
+        return Response(
+            status: .ok,
+            headers: [.contentType: Self.fragmentType, .eTag: etag],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdpfrag))
+        )
+    }
+
+    /// The reply to a `PATCH` the session failed on.
+    private func patchFailed(_ error: any Error) -> Response {
+        switch error {
+        case is WHIPPatchUnsupported:
+            return refused(.methodNotAllowed, "\(error): put all candidates in the offer", headers: [.allow: "DELETE"])
+        case let rejected as WHIPOfferRejected:
+            return refused(rejected.kind == .unusable ? .unprocessableContent : .badRequest, rejected.reason)
+        default:
+            state.withLock { $0.stats.answererErrors += 1 }
+            logger.error("WHIP PATCH failed: \(error)")
+            return Self.text(.internalServerError, "cannot take the fragment: \(error)")
+        }
     }
 
     /// Counts an offer from `address` against the limits; nil when it may be answered (the

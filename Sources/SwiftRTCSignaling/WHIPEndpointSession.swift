@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import SwiftRTCCore
+import SwiftRTCSDP
 import Synchronization
 
 /// One session a ``WHIPEndpoint`` created for a POSTed offer: whatever carries the call
@@ -18,4 +19,32 @@ public protocol WHIPEndpointSession: Sendable {
     /// follows it from the moment the session is created; the stream may end when the session
     /// can tell no more (the endpoint then keeps only the connect timeout, if not connected).
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState>
+
+    /// Takes candidates the client trickled after its offer (RFC 9725 §4.3.1: a `PATCH` of
+    /// the session URL whose `If-Match` is the session's entity tag). Throw
+    /// ``WHIPOfferRejected`` for a fragment that cannot be used (another ICE username
+    /// fragment...): the client gets `400` or `422`. The default: `405`, no trickle.
+    func addCandidates(_ fragment: TrickleICEFragment) async throws
+
+    /// Restarts ICE with the client's new credentials and candidates (RFC 9725 §4.3.2: a
+    /// `PATCH` with `If-Match: *`); returns this side's new credentials and all its candidates.
+    /// The default: `405`, no restart.
+    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment
+}
+
+/// What a ``WHIPEndpointSession`` that cannot take a `PATCH` throws: the client gets `405`.
+public struct WHIPPatchUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An error for a session that neither trickles nor restarts ICE.
+    public init() {}
+    public var description: String { "this session takes no trickle ICE or ICE restart (PATCH)" }
+}
+
+extension WHIPEndpointSession {
+    /// No trickle ICE: throws ``WHIPPatchUnsupported``.
+    public func addCandidates(_ fragment: TrickleICEFragment) async throws { throw WHIPPatchUnsupported() }
+
+    /// No ICE restart: throws ``WHIPPatchUnsupported``.
+    public func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
+        throw WHIPPatchUnsupported()
+    }
 }

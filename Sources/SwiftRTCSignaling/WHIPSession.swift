@@ -9,7 +9,8 @@ public struct WHIPSession: Sendable, Hashable {
     public var location: URL
     /// The endpoint's SDP answer.
     public var answer: String
-    /// The `ETag` header, when the endpoint sent one.
+    /// The `ETag` header, when the endpoint sent one (an ICE restart gives a new one): what a
+    /// trickle `PATCH` names in `If-Match`.
     public var etag: String?
 
     /// A session at `location` with the endpoint's `answer`.

@@ -107,8 +107,8 @@ import Testing
             ("POST", "/whip/some-session", "application/sdp", RequestBody("v=0\r\n"), 405, "not to a session URL"),
             (
                 "PATCH", "/whip/some-session", "application/trickle-ice-sdpfrag",
-                RequestBody("a=end-of-candidates\r\n"), 405,
-                "trickle"
+                RequestBody("a=end-of-candidates\r\n"), 404,
+                "no WHIP session some-session"
             ),
             ("DELETE", "/whip/unknown", nil, RequestBody(""), 404, "no WHIP session unknown"),
             ("GET", "/elsewhere", nil, RequestBody(""), 404, ""),
