@@ -232,12 +232,15 @@ struct BotReport: Codable, Sendable, Equatable {
         var unauthorized: Int
         var badRequests: Int
         var answererErrors: Int
+        var trickles: Int
+        var iceRestarts: Int
 
         enum CodingKeys: String, CodingKey {
             case sessionsCreated = "sessions_created", viewerSessionsCreated = "viewer_sessions_created"
             case endedByClient = "ended_by_client", timedOut = "timed_out", failed
             case rejectedSessionLimit = "rejected_session_limit", rejectedAddressLimit = "rejected_address_limit"
             case unauthorized, badRequests = "bad_requests", answererErrors = "answerer_errors"
+            case trickles, iceRestarts = "ice_restarts"
         }
     }
 

@@ -85,17 +85,15 @@ struct Whep: AsyncParsableCommand {
             trust: try tls.trust()
         )
         let recording = try record.map(SessionSettings.Recording.init)
-        var session: WHIPSession?
+        var whip: WHIPConnection?
         var recorder: MediaRecorder?
         var failure = CallbotExit.failed
         do {
             let audio = try await connection.addTransceiver(.audio, direction: .recvonly)
             let video = try await connection.addTransceiver(.video, direction: .recvonly)
-            let viewed = try await client.publish(offer: try await Whip.completeOffer(connection))
-            session = viewed
-            log("WHEP session \(viewed.location.absoluteString)")
-            event(["event": "viewing", "session": viewed.location.absoluteString])
-            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: viewed.answer))
+            let viewed = try await Whip.open(connection, client: client, trickle: false, protocolName: "WHEP")
+            whip = viewed
+            event(["event": "viewing", "session": await viewed.session.location.absoluteString])
             if let recording {
                 let file = try recording.folder.createFile(
                     base: SessionSettings.Recording.base("whep", at: Date()),
@@ -119,7 +117,7 @@ struct Whep: AsyncParsableCommand {
             let hint = if case WHIPError.tls = error { tls.hint } else { "" }
             monitor.recordError("\(error)\(hint)")
             log("error: \(error)\(hint)")
-            if session == nil { failure = CallbotExit.code(forPublishing: error) }
+            if whip == nil { failure = CallbotExit.code(forPublishing: error) }
             event(["event": "error", "reason": "\(error)"])
         }
         if let recorder {
@@ -134,12 +132,7 @@ struct Whep: AsyncParsableCommand {
         if report.connected, (report.audio.framesDecoded ?? 0) == 0, (report.video.framesDecoded ?? 0) == 0 {
             report.errors.append("connected, but no audio or video frame arrived")
         }
-        if let session {
-            do { try await client.end(session) } catch {
-                report.errors.append("\(error)")
-                log("error: \(error)")
-            }
-        }
+        if let whip { await Whip.end(whip, into: &report) }
         event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
         try report.finish(writingTo: options.report, failure: failure)
     }

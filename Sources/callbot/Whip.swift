@@ -9,13 +9,15 @@ struct Whip: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Dial a WHIP endpoint (RFC 9725): send audio and video, print stats, DELETE at the end.",
         discussion: """
-            Gathers every ICE candidate first (WHIP here is non-trickle), POSTs the offer as \
+            Gathers every ICE candidate first (--trickle sends the later ones with PATCH), POSTs the offer as \
             application/sdp (with the bearer token of --token, --token-file or \
             $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
             system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
             SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
             without errors, 1 when it did not, 77 when the endpoint refused the token (401/403), 69 \
-            when it could not be reached (the report is written either way).
+            when it could not be reached (the report is written either way). When the connection \
+            has been down for 5 s, ICE is restarted with a PATCH (RFC 9725 §4.3.2), again every 5 s \
+            until it is back.
             """
     )
 
@@ -34,6 +36,14 @@ struct Whip: AsyncParsableCommand {
     @OptionGroup var token: WhipTokenOptions
     @OptionGroup var tls: TLSClientOptions
     @OptionGroup var eventLines: EventsOptions
+
+    @Flag(
+        help: """
+            POST the offer at once and send the candidates gathered after it with PATCH (trickle ICE, \
+            RFC 9725 §4.3); an endpoint that takes no PATCH gets only the offer's.
+            """
+    )
+    var trickle = false
 
     /// How long the HTTP requests, gathering and connecting may take.
     static let httpTimeout = Duration.seconds(30)
@@ -91,7 +101,7 @@ struct Whip: AsyncParsableCommand {
             timeout: Self.httpTimeout,
             trust: try tls.trust()
         )
-        var session: WHIPSession?
+        var whip: WHIPConnection?
         var failure = CallbotExit.failed
         do {
             // With neither audio nor video: a data-only connection (the data channel alone).
@@ -101,11 +111,9 @@ struct Whip: AsyncParsableCommand {
             if let plan = data.exercise {
                 channel = try await connection.createDataChannel(label: plan.label, options: plan.options)
             }
-            let published = try await client.publish(offer: try await Self.completeOffer(connection))
-            session = published
-            log("WHIP session \(published.location.absoluteString)")
-            event(["event": "published", "session": published.location.absoluteString])
-            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: published.answer))
+            let published = try await Self.open(connection, client: client, trickle: trickle)
+            whip = published
+            event(["event": "published", "session": await published.session.location.absoluteString])
             await monitor.startMedia(echo: nil)
             if await monitor.waitConnected(timeout: Self.connectTimeout) {
                 local.start()
@@ -140,17 +148,12 @@ struct Whip: AsyncParsableCommand {
             let hint = if case WHIPError.tls = error { tls.hint } else { "" }
             monitor.recordError("\(error)\(hint)")
             log("error: \(error)\(hint)")
-            if session == nil { failure = CallbotExit.code(forPublishing: error) }
+            if whip == nil { failure = CallbotExit.code(forPublishing: error) }
             event(["event": "error", "reason": "\(error)"])
         }
         // As the harness peers do: final stats, close, then DELETE.
         var report = await monitor.finish()
-        if let session {
-            do { try await client.end(session) } catch {
-                report.errors.append("\(error)")
-                log("error: \(error)")
-            }
-        }
+        if let whip { await Self.end(whip, into: &report) }
         event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
         try report.finish(writingTo: options.report, failure: failure)
     }
@@ -160,15 +163,42 @@ struct Whip: AsyncParsableCommand {
         if eventLines.eventsJSON { EventLine.print(fields) }
     }
 
-    /// Sets an offer as the local description and waits for every candidate: the offer to
-    /// POST (WHIP and WHEP here are non-trickle).
-    static func completeOffer(_ connection: PeerConnection) async throws -> String {
-        try await connection.setLocalDescription(try await connection.createOffer())
-        guard await gather(connection, timeout: gatheringTimeout) else {
-            throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
+    /// Opens a WHIP (or WHEP) session for `connection` (``WHIPConnection``: every candidate in
+    /// the offer, or with `trickle` the rest in `PATCH`es; ICE restarted 5 s into an outage)
+    /// and logs what it does on its own.
+    static func open(
+        _ connection: PeerConnection,
+        client: WHIPClient,
+        trickle: Bool,
+        protocolName: String = "WHIP"
+    ) async throws -> WHIPConnection {
+        var options = WHIPConnection.Options()
+        options.trickle = trickle
+        options.gatheringTimeout = gatheringTimeout
+        let whip = try await WHIPConnection(connection, client: client, options: options)
+        let events = await whip.events()
+        Task {
+            for await event in events {
+                switch event {
+                case let .trickled(candidates, stopped):
+                    log(
+                        "trickled \(candidates) candidate(s) after the offer\(stopped.map { " (stopped: \($0))" } ?? "")"
+                    )
+                case .iceRestarted: log("ICE restarted")
+                case let .iceRestartFailed(reason): log("ICE restart failed: \(reason)")
+                }
+            }
         }
-        guard let offer = await connection.localDescription else { throw CallbotError("no local description") }
-        return offer.sdp
+        log("\(protocolName) session \(await whip.session.location.absoluteString)")
+        return whip
+    }
+
+    /// Ends `whip`'s session (`DELETE`), a failure one of `report`'s errors.
+    static func end(_ whip: WHIPConnection, into report: inout BotReport) async {
+        do { try await whip.end() } catch {
+            report.errors.append("\(error)")
+            log("error: \(error)")
+        }
     }
 
     /// Adds each local track; a kind that is not sent is still received (`recvonly`).
@@ -182,23 +212,6 @@ struct Whip: AsyncParsableCommand {
             try await connection.addTrack(video)
         } else {
             try await connection.addTransceiver(.video, direction: .recvonly)
-        }
-    }
-
-    /// Waits for ICE gathering to complete; false after `timeout`.
-    static func gather(_ connection: PeerConnection, timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await connection.gatheringComplete()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
         }
     }
 }

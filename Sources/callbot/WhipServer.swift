@@ -338,7 +338,7 @@ struct WhipServer: AsyncParsableCommand {
             throw WHIPOfferRejected(unusable, kind: .unusable)
         }
         try await connection.setLocalDescription(created)
-        guard await Whip.gather(connection, timeout: gatheringTimeout) else {
+        guard await connection.gatheringComplete(within: gatheringTimeout) else {
             throw CallbotError("ICE gathering did not complete within \(gatheringTimeout)")
         }
         guard let answer = await connection.localDescription else { throw CallbotError("no local description") }
@@ -510,6 +510,14 @@ final class ServerSession: WHIPEndpointSession {
         await monitor.connection.whipConnectionStates()
     }
 
+    func addCandidates(_ fragment: TrickleICEFragment) async throws {
+        try await monitor.connection.addCandidates(fragment)
+    }
+
+    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
+        try await monitor.connection.restartICE(answering: fragment, gatheringTimeout: WhipServer.gatheringTimeout)
+    }
+
     func end() async {
         for task in relay { task.cancel() }
         media.stop()
@@ -544,7 +552,9 @@ extension BotReport.WhipEndpoint {
             rejectedAddressLimit: stats.rejectedAddressLimit,
             unauthorized: stats.unauthorized,
             badRequests: stats.badRequests,
-            answererErrors: stats.answererErrors
+            answererErrors: stats.answererErrors,
+            trickles: stats.trickles,
+            iceRestarts: stats.iceRestarts
         )
     }
 }
@@ -561,6 +571,14 @@ final class ViewerSession: WHIPEndpointSession {
 
     func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
         await monitor.connection.whipConnectionStates()
+    }
+
+    func addCandidates(_ fragment: TrickleICEFragment) async throws {
+        try await monitor.connection.addCandidates(fragment)
+    }
+
+    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
+        try await monitor.connection.restartICE(answering: fragment, gatheringTimeout: WhipServer.gatheringTimeout)
     }
 
     func end() async {

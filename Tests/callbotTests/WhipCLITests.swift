@@ -33,12 +33,26 @@ import Testing
                     Self.sharedFlags + [
                         "--token", "--token-file", "--ca-cert", "--log-level", "--metrics", "--events-json", "--help",
                         "--version", "--data-channel", "--data-messages", "--data-size", "--data-unordered",
-                        "--data-max-retransmits", "--data-binary",
+                        "--data-max-retransmits", "--data-binary", "--trickle",
                     ]
                 )
         )
         #expect(help.stdout.contains("tone|silence|FILE"))
         #expect(help.stdout.contains("pattern|black|FILE"))
+    }
+
+    @Test func whepHasItsFlags() async throws {
+        let help = try await Callbot.run(["whep", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: callbot whep [<options>] <URL>"))
+        #expect(
+            Self.flags(inHelp: help.stdout)
+                == [
+                    "--record", "--ice-server", "--ice-username", "--ice-credential", "--ice-credential-file",
+                    "--relay-only", "--duration", "--report", "--stats-interval", "--stats-json", "--token",
+                    "--token-file", "--ca-cert", "--log-level", "--events-json", "--help", "--version",
+                ]
+        )
     }
 
     @Test func whipServerHasExactlyTheIssueFlags() async throws {
@@ -153,6 +167,12 @@ import Testing
         (["whip-server", "--port", "0", "--trim-silence"], "add --record DIR"),
         (["whip-server", "--port", "0", "--no-audio", "--audio", "silence"], "cannot be combined"),
         (["whip-server", "--port", "0", "--relay-only"], "--relay-only needs a TURN server"),
+        (["whep", "ftp://127.0.0.1/whep"], "'ftp://127.0.0.1/whep' is not a WHEP endpoint URL"),
+        (
+            ["whep", "http://127.0.0.1:1/whep", "--record", "/nonexistent-folder"],
+            "--record /nonexistent-folder: no such folder"
+        ),
+        (["whep", "http://127.0.0.1:1/whep", "--relay-only"], "--relay-only needs a TURN server"),
     ])
     func badInputIsAClearError(arguments: [String], message: String) async throws {
         let resolved = arguments.map { $0.replacingOccurrences(of: "@/", with: Self.folder.path + "/") }
