@@ -59,7 +59,7 @@ final class PeerTransport: @unchecked Sendable {
         var midExtensionID: UInt8?
         /// The CNAME for compound feedback packets when the peer did not offer reduced-size
         /// RTCP (RFC 5506); nil: reduced-size feedback.
-        var compoundFeedbackCNAME: String?
+        var compoundFeedbackCNAME: [UInt8]?
         /// SSRCs of a known section with a payload type nobody decodes (RTX, probing
         /// padding): dropped at once from the second packet on. Bounded.
         var ignored: Set<UInt32> = []
@@ -173,7 +173,9 @@ final class PeerTransport: @unchecked Sendable {
     /// Feedback in compound packets with `cname` (the peer's description has no
     /// `a=rtcp-rsize`), or reduced-size ones (nil).
     func sendCompoundFeedback(cname: String?) {
-        routes.withLock { $0.compoundFeedbackCNAME = cname }
+        // In bytes once: each compound packet's SDES takes them as they are.
+        let bytes = cname.map { Array($0.utf8) }
+        routes.withLock { $0.compoundFeedbackCNAME = bytes }
     }
 
     /// Lets RTCP feedback about `sender`'s SSRC reach it.

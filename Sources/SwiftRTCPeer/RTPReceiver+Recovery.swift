@@ -178,7 +178,7 @@ extension RTPReceiver {
     /// `a=rtcp-rsize`), feedback goes in a compound packet (RFC 4585 §3.1): an RR from the
     /// feedback's SSRC with this stream's report block first, an SDES CNAME last. Without it
     /// a peer such as Janus cannot tell which stream a PLI is about and drops it.
-    func feedback(now: Double, roundTripTime: Double?, compoundCNAME: String?) -> [RTCPPacket] {
+    func feedback(now: Double, roundTripTime: Double?, compoundCNAME: [UInt8]?) -> [RTCPPacket] {
         var packets: [RTCPPacket] = []
         path.withLock { path in
             guard path.parameters != nil else { return }

@@ -23,7 +23,7 @@ import Testing
     @Test func feedbackToAPeerWithoutReducedSizeIsCompound() throws {
         let receiver = try Self.receiverMissingPackets()
         defer { receiver.stop() }
-        let packets = receiver.feedback(now: 1.01, roundTripTime: 0.001, compoundCNAME: "bot-cname")
+        let packets = receiver.feedback(now: 1.01, roundTripTime: 0.001, compoundCNAME: Array("bot-cname".utf8))
         #expect(VideoStreamStartTests.requestsKeyframe(packets))
         guard case .receiverReport(let report) = packets.first else {
             Issue.record("the compound packet starts with \(String(describing: packets.first))")
@@ -53,7 +53,7 @@ import Testing
     @Test func theFeedbackReportLeavesTheRegularReportsInterval() throws {
         let receiver = try Self.receiverMissingPackets()
         defer { receiver.stop() }
-        let packets = receiver.feedback(now: 1.01, roundTripTime: 0.001, compoundCNAME: "bot-cname")
+        let packets = receiver.feedback(now: 1.01, roundTripTime: 0.001, compoundCNAME: Array("bot-cname".utf8))
         guard case .receiverReport(let report) = packets.first, let block = report.reports.first else {
             Issue.record("no report block in \(packets)")
             return

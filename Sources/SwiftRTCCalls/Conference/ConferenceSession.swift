@@ -313,9 +313,8 @@ public actor ConferenceSession {
     public func publisherStats() async -> [ConferencePublisherStats] {
         var totals = delivered
         if let report = await subscriptionConnection?.stats() {
-            for (mid, stream) in streams {
-                totals[stream.publisher, default: StreamCounters()] +=
-                    StreamCounters(mid: mid, in: report) - stream.baseline
+            for (publisher, counters) in streamCounters(in: report) {
+                totals[publisher, default: StreamCounters()] += counters
             }
         }
         return totals.map { publisher, counters in
@@ -328,6 +327,11 @@ public actor ConferenceSession {
             )
         }
         .sorted { $0.id < $1.id }
+    }
+
+    /// What each current stream delivered since it became its publisher's, by publisher.
+    func streamCounters(in report: StatsReport) -> [(publisher: Int64, counters: StreamCounters)] {
+        streams.map { mid, stream in (stream.publisher, StreamCounters(mid: mid, in: report) - stream.baseline) }
     }
 
     /// Both connections' statsString, each under a heading.
@@ -434,9 +438,7 @@ public actor ConferenceSession {
         await stopAllRecordings()
         // What the streams delivered, kept: a closed connection has no stats.
         if let report = await subscriptionConnection?.stats() {
-            for (mid, stream) in streams {
-                addDelivered(StreamCounters(mid: mid, in: report) - stream.baseline, to: stream.publisher)
-            }
+            for (publisher, counters) in streamCounters(in: report) { addDelivered(counters, to: publisher) }
         }
         streams = [:]
         await publishingConnection?.close()
