@@ -116,7 +116,20 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
         guard let answer = String(data: body, encoding: .utf8), !answer.isEmpty else {
             throw .invalidAnswer(url: endpoint, reason: body.isEmpty ? "empty answer body" : "answer body is not UTF-8")
         }
-        return WHIPSession(location: resolved, answer: answer, etag: response.headers.first(name: "ETag"))
+        var session = WHIPSession(location: resolved, answer: answer, etag: response.headers.first(name: "ETag"))
+        session.iceServers = WHIPICEServer.servers(
+            inLinkHeaders: response.headers[canonicalForm: "Link"].map(String.init)
+        )
+        return session
+    }
+
+    /// The STUN and TURN servers the endpoint offers (RFC 9725 §4.6): the `Link` headers of its
+    /// reply to `OPTIONS`, asked before the peer connection is made so that its candidates can
+    /// use them. An endpoint that offers none, or takes no `OPTIONS`, gives none.
+    public func iceServers() async throws(WHIPError) -> [WHIPICEServer] {
+        let response = try await send(.OPTIONS, url: endpoint, headers: [], body: nil)
+        guard (200..<300).contains(response.status) else { return [] }
+        return WHIPICEServer.servers(inLinkHeaders: response.headers[canonicalForm: "Link"].map(String.init))
     }
 
     /// Sends candidates gathered after the offer to `session` (RFC 9725 §4.3.1): a `PATCH` of

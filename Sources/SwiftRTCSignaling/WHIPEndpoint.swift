@@ -30,7 +30,8 @@ import Synchronization
 ///   fragment and a new `ETag`. Without `If-Match` `428`, another tag `412`, a body over
 ///   ``maxFragmentBytes`` `413`, one that does not parse `400`; a session that takes no
 ///   `PATCH` gives `405`.
-/// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`.
+/// - `OPTIONS <path>` replies `204` with `Accept-Post: application/sdp`, and the
+///   ``Configuration/iceServers`` as `Link` headers (RFC 9725 §4.6; the `201` carries them too).
 /// - CORS, when ``Configuration/bearerToken`` is set: a preflight from a page on another
 ///   origin is answered without a token, and every reply on the endpoint's paths to such a
 ///   page carries `Access-Control-Allow-Origin: *` and exposes `Location`
@@ -100,6 +101,9 @@ public final class WHIPEndpoint: Sendable {
         /// When set, the endpoint serves `https://` with this certificate and key (else plain
         /// `http://`: put it behind a TLS proxy, or keep it on loopback).
         public var tls: TLSIdentity?
+        /// STUN and TURN servers offered to clients in `Link` headers (RFC 9725 §4.6), in the
+        /// `201 Created` and in the reply to an authorized `OPTIONS`.
+        public var iceServers: [WHIPICEServer] = []
         /// The TCP connections the endpoint takes, and how long they may stay without a
         /// request or silent (``ServerDoor``): counted before TLS and HTTP, from `accept`.
         public var door = ServerDoor.Configuration()
@@ -194,6 +198,8 @@ public final class WHIPEndpoint: Sendable {
     public let door: ServerDoor
     /// `Accept-Post` (RFC 5023 §8.2; RFC 9725 uses it in the OPTIONS reply).
     private static let acceptPost = HTTPFields.Element.Name("Accept-Post")!
+    /// `Link` (RFC 8288).
+    private static let link = HTTPFields.Element.Name("Link")!
     /// `Accept-Patch` (RFC 5789 §3.1): the media type a session URL takes.
     private static let acceptPatch = HTTPFields.Element.Name("Accept-Patch")!
 
@@ -356,7 +362,9 @@ public final class WHIPEndpoint: Sendable {
         }
         router.on(path, method: .options) { [self] request, _ in
             if let denied = self.unauthorized(request) { return denied }
-            return Response(status: .noContent, headers: [.allow: "POST, OPTIONS", Self.acceptPost: "application/sdp"])
+            var headers: HTTPFields = [.allow: "POST, OPTIONS", Self.acceptPost: "application/sdp"]
+            self.addLinks(to: &headers)
+            return Response(status: .noContent, headers: headers)
         }
         router.delete(sessionPath) { [self] request, context in
             if let denied = self.unauthorized(request) { return denied }
@@ -462,11 +470,22 @@ public final class WHIPEndpoint: Sendable {
             "\(endpointPath == configuration.path ? "WHIP" : "WHEP") session created (\(open) open)",
             metadata: ["session": "\(id)"]
         )
+        var headers: HTTPFields = [
+            .contentType: "application/sdp", .location: "\(endpointPath)/\(id)", .eTag: "\"\(id)\"",
+        ]
+        addLinks(to: &headers)
         return Response(
             status: .created,
-            headers: [.contentType: "application/sdp", .location: "\(endpointPath)/\(id)", .eTag: "\"\(id)\""],
+            headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: answer))
         )
+    }
+
+    /// The ``Configuration/iceServers`` as `Link` headers.
+    private func addLinks(to headers: inout HTTPFields) {
+        for server in configuration.iceServers {
+            headers.append(HTTPFields.Element(name: Self.link, value: server.linkValue))
+        }
     }
 
     /// A `PATCH` of session `id` at `path`: trickled candidates or an ICE restart.

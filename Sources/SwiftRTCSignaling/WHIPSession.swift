@@ -12,6 +12,8 @@ public struct WHIPSession: Sendable, Hashable {
     /// The `ETag` header, when the endpoint sent one (an ICE restart gives a new one): what a
     /// trickle `PATCH` names in `If-Match`.
     public var etag: String?
+    /// The STUN and TURN servers the endpoint offered in `Link` headers (RFC 9725 §4.6).
+    public var iceServers: [WHIPICEServer] = []
 
     /// A session at `location` with the endpoint's `answer`.
     public init(location: URL, answer: String, etag: String? = nil) {

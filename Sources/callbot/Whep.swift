@@ -18,7 +18,8 @@ struct Whep: AsyncParsableCommand {
             --record DIR what arrives is written to DIR/whep-YYYYMMDD-HHMMSS.webm (UTC). Exits 0 \
             when the call connected and media arrived without errors, 1 when not, 77 when the \
             endpoint refused the token (401/403), 69 when it could not be reached (the report is \
-            written either way).
+            written either way). Without --ice-server, the STUN and TURN servers the endpoint offers \
+            in Link headers (its reply to OPTIONS) are used.
             """
     )
 
@@ -61,9 +62,18 @@ struct Whep: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
+        let bearerToken = try token.value()
+        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
+        let client = WHIPClient(
+            endpoint: endpoint,
+            bearerToken: bearerToken,
+            timeout: Whip.httpTimeout,
+            trust: try tls.trust()
+        )
+        let iceServers = try await Whip.iceServers(ice, client: client)
         let connection = try PeerConnection(
             configuration: PeerConnection.Configuration(
-                iceServers: try ice.servers(),
+                iceServers: iceServers,
                 iceTransportPolicy: ice.relayOnly ? .relay : .all,
                 gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
             )
@@ -75,14 +85,6 @@ struct Whep: AsyncParsableCommand {
             statsInterval: .seconds(options.statsInterval),
             label: "",
             statsJSON: statsOutput.statsJSON
-        )
-        let bearerToken = try token.value()
-        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
-        let client = WHIPClient(
-            endpoint: endpoint,
-            bearerToken: bearerToken,
-            timeout: Whip.httpTimeout,
-            trust: try tls.trust()
         )
         let recording = try record.map(SessionSettings.Recording.init)
         var whip: WHIPConnection?

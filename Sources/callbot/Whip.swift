@@ -17,7 +17,8 @@ struct Whip: AsyncParsableCommand {
             without errors, 1 when it did not, 77 when the endpoint refused the token (401/403), 69 \
             when it could not be reached (the report is written either way). When the connection \
             has been down for 5 s, ICE is restarted with a PATCH (RFC 9725 §4.3.2), again every 5 s \
-            until it is back.
+            until it is back. Without --ice-server, the STUN and TURN servers the endpoint offers in \
+            Link headers (its reply to OPTIONS, RFC 9725 §4.6) are used.
             """
     )
 
@@ -71,10 +72,19 @@ struct Whip: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
+        let bearerToken = try token.value()
+        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
+        let client = WHIPClient(
+            endpoint: endpoint,
+            bearerToken: bearerToken,
+            timeout: Self.httpTimeout,
+            trust: try tls.trust()
+        )
+        let iceServers = try await Whip.iceServers(ice, client: client)
         let connection = try PeerConnection(
             configuration: bandwidth.apply(
                 to: PeerConnection.Configuration(
-                    iceServers: try ice.servers(),
+                    iceServers: iceServers,
                     iceTransportPolicy: ice.relayOnly ? .relay : .all,
                     gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
                 )
@@ -93,14 +103,6 @@ struct Whip: AsyncParsableCommand {
             video: media.noVideo ? nil : media.video ?? .pattern
         )
         defer { local.stop() }
-        let bearerToken = try token.value()
-        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
-        let client = WHIPClient(
-            endpoint: endpoint,
-            bearerToken: bearerToken,
-            timeout: Self.httpTimeout,
-            trust: try tls.trust()
-        )
         var whip: WHIPConnection?
         var failure = CallbotExit.failed
         do {
@@ -161,6 +163,30 @@ struct Whip: AsyncParsableCommand {
     /// An `EVENT` line, with `--events-json`.
     private func event(_ fields: [String: any Sendable]) {
         if eventLines.eventsJSON { EventLine.print(fields) }
+    }
+
+    /// The ICE servers of `--ice-server`; without any, those the endpoint offers in `Link`
+    /// headers (RFC 9725 §4.6, asked with `OPTIONS`; none if it offers none or cannot say).
+    static func iceServers(_ ice: IceOptions, client: WHIPClient) async throws -> [IceServer] {
+        let given = try ice.servers()
+        guard given.isEmpty else { return given }
+        let offered: [WHIPICEServer]
+        do { offered = try await client.iceServers() } catch {
+            log("no ICE servers from the endpoint: \(error)")
+            return []
+        }
+        var servers: [IceServer] = []
+        for server in offered {
+            do {
+                servers.append(try IceServer(url: server.url, username: server.username, credential: server.credential))
+            } catch {
+                log("the endpoint's ICE server is not usable: \(error)")
+            }
+        }
+        if !servers.isEmpty {
+            log("ICE servers from the endpoint: \(servers.map(\.description).joined(separator: ", "))")
+        }
+        return servers
     }
 
     /// Opens a WHIP (or WHEP) session for `connection` (``WHIPConnection``: every candidate in

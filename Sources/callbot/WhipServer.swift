@@ -19,7 +19,9 @@ struct WhipServer: AsyncParsableCommand {
         discussion: """
             Prints READY <endpoint URL> and WHEP <URL> on standard output once it listens: a WHEP \
             viewer (callbot whep URL) that POSTs a receive-only offer to the WHEP URL is sent the \
-            media of the newest WHIP session, decoded and encoded again for it. Runs until --duration \
+            media of the newest WHIP session, decoded and encoded again for it. Its --ice-server \
+            servers (with their credentials) are offered to clients in Link headers (RFC 9725 §4.6). \
+            Runs until --duration \
             ends or SIGINT/SIGTERM arrives, then ends the sessions still open and writes the report \
             of the last session that ended (the last that connected, if one did), with \
             "sessions": <answered offers> and the endpoint's counters \
@@ -165,6 +167,10 @@ struct WhipServer: AsyncParsableCommand {
             tls: try tls.identity()
         )
         configuration.door = door.configuration
+        // Its own STUN and TURN servers, offered to its clients too (Link headers).
+        configuration.iceServers = try ice.servers().map {
+            WHIPICEServer(url: $0.description, username: $0.username, credential: $0.credential)
+        }
         configuration.maxSessionDuration = Seconds.duration(maxSessionSeconds)
         let broadcast = Broadcast()
         let endpoint = WHIPEndpoint(configuration: configuration) { offer in
