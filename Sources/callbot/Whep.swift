@@ -62,22 +62,8 @@ struct Whep: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
-        let bearerToken = try token.value()
-        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
-        let client = WHIPClient(
-            endpoint: endpoint,
-            bearerToken: bearerToken,
-            timeout: Whip.httpTimeout,
-            trust: try tls.trust()
-        )
-        let iceServers = try await Whip.iceServers(ice, client: client)
-        let connection = try PeerConnection(
-            configuration: PeerConnection.Configuration(
-                iceServers: iceServers,
-                iceTransportPolicy: ice.relayOnly ? .relay : .all,
-                gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
-            )
-        )
+        let (client, configuration) = try await Whip.prepare(endpoint, token: token, tls: tls, ice: ice)
+        let connection = try PeerConnection(configuration: configuration)
         let monitor = await CallMonitor(
             connection: connection,
             role: "whep-client",

@@ -72,24 +72,8 @@ struct Whip: AsyncParsableCommand {
         let signals = TerminationSignals()
         guard let endpoint = URL(string: url) else { throw ExitCode.validationFailure }
         let started = ContinuousClock.now
-        let bearerToken = try token.value()
-        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
-        let client = WHIPClient(
-            endpoint: endpoint,
-            bearerToken: bearerToken,
-            timeout: Self.httpTimeout,
-            trust: try tls.trust()
-        )
-        let iceServers = try await Whip.iceServers(ice, client: client)
-        let connection = try PeerConnection(
-            configuration: bandwidth.apply(
-                to: PeerConnection.Configuration(
-                    iceServers: iceServers,
-                    iceTransportPolicy: ice.relayOnly ? .relay : .all,
-                    gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
-                )
-            )
-        )
+        let (client, configuration) = try await Self.prepare(endpoint, token: token, tls: tls, ice: ice)
+        let connection = try PeerConnection(configuration: bandwidth.apply(to: configuration))
         let monitor = await CallMonitor(
             connection: connection,
             role: "whip-client",
@@ -163,6 +147,31 @@ struct Whip: AsyncParsableCommand {
     /// An `EVENT` line, with `--events-json`.
     private func event(_ fields: [String: any Sendable]) {
         if eventLines.eventsJSON { EventLine.print(fields) }
+    }
+
+    /// What a WHIP or WHEP client run starts from: the client of `endpoint` (its token, whom
+    /// its certificate must chain to) and the connection's configuration (the ICE servers of
+    /// `--ice-server` or the endpoint's, host candidates where the endpoint can be reached).
+    static func prepare(
+        _ endpoint: URL,
+        token: WhipTokenOptions,
+        tls: TLSClientOptions,
+        ice: IceOptions
+    ) async throws -> (client: WHIPClient, configuration: PeerConnection.Configuration) {
+        let bearerToken = try token.value()
+        if bearerToken != nil { CleartextWarning.check([endpoint], sending: "the bearer token") }
+        let client = WHIPClient(
+            endpoint: endpoint,
+            bearerToken: bearerToken,
+            timeout: httpTimeout,
+            trust: try tls.trust()
+        )
+        let configuration = PeerConnection.Configuration(
+            iceServers: try await iceServers(ice, client: client),
+            iceTransportPolicy: ice.relayOnly ? .relay : .all,
+            gatherAddresses: PeerConnection.Configuration.gatherAddresses(toReach: endpoint.host ?? "")
+        )
+        return (client, configuration)
     }
 
     /// The ICE servers of `--ice-server`; without any, those the endpoint offers in `Link`

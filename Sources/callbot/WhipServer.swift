@@ -487,7 +487,7 @@ final class SessionLog: Sendable {
 }
 
 /// One answered offer: its connection (through the monitor) and local media.
-final class ServerSession: WHIPEndpointSession {
+final class ServerSession: PeerSession {
     let number: Int
     let monitor: CallMonitor
     let media: CallMedia
@@ -510,18 +510,6 @@ final class ServerSession: WHIPEndpointSession {
         self.sessions = sessions
         self.recorder = recorder
         self.relay = relay
-    }
-
-    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
-        await monitor.connection.whipConnectionStates()
-    }
-
-    func addCandidates(_ fragment: TrickleICEFragment) async throws {
-        try await monitor.connection.addCandidates(fragment)
-    }
-
-    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
-        try await monitor.connection.restartICE(answering: fragment, gatheringTimeout: WhipServer.gatheringTimeout)
     }
 
     func end() async {
@@ -566,25 +554,13 @@ extension BotReport.WhipEndpoint {
 }
 
 /// One WHEP viewer: a connection that sends the broadcast (which goes on when it ends).
-final class ViewerSession: WHIPEndpointSession {
+final class ViewerSession: PeerSession {
     let number: Int
     let monitor: CallMonitor
 
     init(number: Int, monitor: CallMonitor) {
         self.number = number
         self.monitor = monitor
-    }
-
-    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
-        await monitor.connection.whipConnectionStates()
-    }
-
-    func addCandidates(_ fragment: TrickleICEFragment) async throws {
-        try await monitor.connection.addCandidates(fragment)
-    }
-
-    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
-        try await monitor.connection.restartICE(answering: fragment, gatheringTimeout: WhipServer.gatheringTimeout)
     }
 
     func end() async {
@@ -620,6 +596,26 @@ final class Broadcast: Sendable {
             )
         }
         return tasks
+    }
+}
+
+/// A `whip-server` session on a peer connection (its monitor's): the connection's state, and
+/// its `PATCH`es (trickled candidates, ICE restarts), for the endpoint.
+protocol PeerSession: WHIPEndpointSession {
+    var monitor: CallMonitor { get }
+}
+
+extension PeerSession {
+    func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
+        await monitor.connection.whipConnectionStates()
+    }
+
+    func addCandidates(_ fragment: TrickleICEFragment) async throws {
+        try await monitor.connection.addCandidates(fragment)
+    }
+
+    func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
+        try await monitor.connection.restartICE(answering: fragment, gatheringTimeout: WhipServer.gatheringTimeout)
     }
 }
 
