@@ -290,6 +290,32 @@ import Testing
         return ids
     }
 
+    /// Each stream of a recording: its codec and when it starts and ends (seconds, from its
+    /// packets' timestamps).
+    static func streamSpans(of file: String) async throws -> [(codec: String, start: Double, end: Double)] {
+        var spans: [(codec: String, start: Double, end: Double)] = []
+        for index in 0..<2 {
+            let packets = try await FaultNetwork.command(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "\(index)", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
+                    file,
+                ]
+            )
+            let codec = try await FaultNetwork.command(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "\(index)", "-show_entries", "stream=codec_name", "-of",
+                    "csv=p=0", file,
+                ]
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            let times = packets.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard let first = times.min(), let last = times.max() else { continue }
+            spans.append((codec, first, last))
+        }
+        return spans
+    }
+
     /// The listener's `--record`: one WebM file per publisher (`NAME-ID.webm`), Opus and VP8,
     /// that ffmpeg plays to the end without an error, as long as half the time shared at least.
     static func checkRecordings(in folder: URL, of schedule: [Bot], listener: Bot, ids: [String: Int64]) async throws {
@@ -298,11 +324,21 @@ import Testing
         for bot in schedule where bot.publishes {
             guard let id = ids[bot.name] else { continue }
             let file = folder.appendingPathComponent("\(bot.name)-\(id).webm").path
-            let streams = try await FaultNetwork.command(
-                "ffprobe",
-                ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file]
-            )
-            #expect(Set(streams.split(separator: "\n").map(String.init)) == ["opus", "vp8"], "\(file): \(streams)")
+            let streams = try await Self.streamSpans(of: file)
+            #expect(Set(streams.map(\.codec)) == ["opus", "vp8"], "\(file): \(streams)")
+            // Audio and video start together (each track's timeline begins when its first frame
+            // arrives, then follows its RTP timestamps), and end within the last video frames
+            // still on the way when the recording stops.
+            if let audio = streams.first(where: { $0.codec == "opus" }),
+                let video = streams.first(where: { $0.codec == "vp8" })
+            {
+                let (skew, ends) = (abs(audio.start - video.start), abs(audio.end - video.end))
+                print(
+                    "recording \(bot.name): audio \(audio.start)...\(audio.end) s, video \(video.start)...\(video.end) s: skew \(Int(skew * 1000)) ms, ends \(Int(ends * 1000)) ms apart"
+                )
+                #expect(skew < 0.1, "\(file): audio \(audio), video \(video)")
+                #expect(ends < 0.5, "\(file): audio \(audio), video \(video)")
+            }
             let duration = try await FaultNetwork.command(
                 "ffprobe",
                 ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]
