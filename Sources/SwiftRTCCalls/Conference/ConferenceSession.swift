@@ -247,9 +247,11 @@ public actor ConferenceSession {
         arrived(joined["publishers"])
     }
 
-    /// Sends a publisher's media into the room: offer, Janus's answer. Call once, after
-    /// ``join(_:room:options:)`` (which does it for a publisher).
-    func publish() async throws(ConferenceError) {
+    /// Sends a publisher's ``localAudioTrack`` and ``localVideoTrack`` into the room: offer,
+    /// Janus's answer; the others get it in ``ConferenceSessionEvent/publishersReceived(_:)``.
+    /// ``join(_:room:options:)`` does it for a publisher; call it to publish again after
+    /// ``unpublish()``. Nothing for a listener, or while published.
+    public func publish() async throws(ConferenceError) {
         guard role == .publisher, publishingConnection == nil else { return }
         let connection: PeerConnection
         do { connection = try PeerConnection(configuration: options.connection) } catch {
@@ -270,6 +272,33 @@ public actor ConferenceSession {
                 throw ConferenceError.unexpectedReply("publish answered \(reply.data) without an SDP answer")
             }
             try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
+        } catch {
+            throw ConferenceError(error)
+        }
+    }
+
+    /// Stops publishing (VideoRoom's `unpublish`): the room is told (the others get
+    /// ``ConferenceSessionEvent/publisherLeft(id:)``) and the publishing connection closes. The
+    /// bot stays in the room with its subscriptions; ``publish()`` sends again.
+    public func unpublish() async throws(ConferenceError) {
+        guard let connection = publishingConnection, !ended else { return }
+        publishingConnection = nil
+        defer { Task { await connection.close() } }
+        do { _ = try await publisherHandle.message(["request": "unpublish"]) } catch { throw ConferenceError(error) }
+    }
+
+    /// Mutes or unmutes what this bot publishes of `kind`: its track sends silence or black
+    /// frames, and Janus stops (or goes back to) relaying the stream to the room (`configure`
+    /// with the stream's `send`). Nothing when nothing of `kind` is published.
+    public func setMuted(_ muted: Bool, kind: MediaKind) async throws(ConferenceError) {
+        guard let track = kind == .audio ? localAudioTrack : localVideoTrack, let connection = publishingConnection
+        else { return }
+        track.isEnabled = !muted
+        guard let mid = await connection.transceivers.first(where: { $0.sender.track === track })?.mid else { return }
+        do {
+            _ = try await publisherHandle.message(
+                ["request": "configure", "streams": [["mid": .string(mid), "send": .bool(!muted)]]]
+            )
         } catch {
             throw ConferenceError(error)
         }
