@@ -136,8 +136,21 @@ import Testing
             }
             try await Task.sleep(until: started + .seconds(7))
             janus.stop()
+            let killed = ContinuousClock.now
             try await Task.sleep(until: started + .seconds(8))
             try await janus.start()
+            // Every bot back in the room (its second "joined room" line) within 10 s of the kill.
+            var back: [String: Duration] = [:]
+            while back.count < bots.count, ContinuousClock.now < killed + .seconds(20) {
+                for bot in bots where back[bot.name] == nil {
+                    if bot.stderr.components(separatedBy: "callbot: joined room ").count > 2 {
+                        back[bot.name] = ContinuousClock.now - killed
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            print("conference restart: back in the room after the kill: \(back.sorted { $0.key < $1.key })")
+            #expect(back.count == bots.count && back.values.allSatisfy { $0 < .seconds(10) }, "\(back)")
             for bot in bots {
                 let status = try await bot.wait(timeout: .seconds(60))
                 #expect(status == 0, "\(bot.name) exited \(status): \(bot.stderrTail())\nJanus: \(janus.logTail())")
