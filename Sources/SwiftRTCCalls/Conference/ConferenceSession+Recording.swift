@@ -33,11 +33,8 @@ extension ConferenceSession {
         arrivedTracks[publisher] = nil
         guard let recorder = recorders.removeValue(forKey: publisher) else { return }
         do {
-            let files = try await recorder.stop()
-            recordings += files
-            emit(.recordingFinished(publisher: publisher, files: files))
+            emit(.recordingFinished(publisher: publisher, files: try await recorder.stop()))
         } catch {
-            recordings += recorder.files.filter { FileManager.default.fileExists(atPath: $0.path) }
             emit(.recordingFailed(publisher: publisher, reason: "\(error)"))
         }
     }

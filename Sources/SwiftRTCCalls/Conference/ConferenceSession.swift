@@ -113,8 +113,6 @@ public actor ConferenceSession {
     var arrivedTracks: [Int64: [MediaStreamTrack]] = [:]
     /// The recording of each publisher being recorded.
     var recorders: [Int64: MediaRecorder] = [:]
-    /// The files of recordings that ended (``Options/recording``).
-    public internal(set) var recordings: [URL] = []
     /// Publishers cut from lists longer than ``maxPublishers``.
     public internal(set) var publishersDropped = 0
     /// Events dropped because the reader was behind.
