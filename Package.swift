@@ -346,7 +346,8 @@ let package = Package(
             dependencies: [
                 "SwiftRTCBenchReport", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCICE",
                 "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCRTP", "SwiftRTCDataChannel",
-                "swiftrtc-bench-limit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "swiftrtc-bench-limit", "SwiftRTCCalls", "SwiftRTCJanus", "JanusTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/swiftrtc-bench"

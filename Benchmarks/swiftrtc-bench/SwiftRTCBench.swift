@@ -16,6 +16,7 @@ struct SwiftRTCBench: AsyncParsableCommand {
         abstract: "SwiftRTC throughput, connections, setup time and memory, against the limits.",
         subcommands: [
             All.self, Throughput.self, DataChannels.self, Connections.self, Setup.self, Memory.self, Soak.self,
+            Conference.self,
         ],
         defaultSubcommand: All.self
     )
@@ -174,6 +175,33 @@ extension SwiftRTCBench {
             _ = ProcessUsage.raiseFileLimit()
             let result = try await SoakScenario.run(calls: calls, minutes: minutes, video: video, record: record)
             SwiftRTCBench.output(json ? result.jsonLine : BenchTable.render([result]))
+        }
+    }
+
+    struct Conference: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "K listeners in this process subscribed to one publisher through a real Janus (root, Debian's janus): CPU and memory per subscribed stream."
+        )
+        @Option(
+            parsing: .upToNextOption,
+            help: "Listener counts, measured one after the other (the room grows)."
+        )
+        var listeners: [Int] = [5, 10, 20]
+        @Option(help: "Seconds measured at each count.") var seconds: Double = 10
+        @Flag(help: "Print each result as a JSON line.") var json = false
+
+        func validate() throws {
+            guard !listeners.isEmpty, listeners.allSatisfy({ (1...200).contains($0) }), listeners == listeners.sorted()
+            else { throw ValidationError("--listeners takes rising counts of 1...200") }
+            guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
+        }
+
+        func run() async throws {
+            SwiftRTCLogging.level = .nothing
+            _ = ProcessUsage.raiseFileLimit()
+            let results = try await ConferenceScenario.run(listeners: listeners, seconds: seconds)
+            SwiftRTCBench.output(json ? results.map(\.jsonLine).joined(separator: "\n") : BenchTable.render(results))
         }
     }
 }
