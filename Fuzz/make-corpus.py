@@ -193,6 +193,13 @@ seed("VP8DepacketizerFuzzer", "handmade-one-packet-frames.bin",
 sdps = sorted(glob.glob(os.path.join(FIX, "sdp", "*.sdp")) + glob.glob(os.path.join(FIX, "rtp", "*.sdp")))
 for f in sdps:
     seed("SDPFuzzer", os.path.basename(f), open(f, "rb").read())
+
+# RFC 9725 §4.3.1's trickle example: the PATCH body reader of fuzzSDP.
+trickle_fragment = (b"a=group:BUNDLE 0 1\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=ice-ufrag:EsAw\r\n"
+                    b"a=ice-pwd:P2uYro0UCOQ4zxjKXaWCBui1\r\n"
+                    b"a=candidate:1387637174 1 udp 2122260223 192.0.2.1 61764 typ host generation 0 ufrag EsAw network-id 1\r\n"
+                    b"a=end-of-candidates\r\n")
+seed("SDPFuzzer", "trickle-ice-sdpfrag.txt", trickle_fragment)
 # Negotiation: flags (bit 0 audio, bit 1 video transceiver, bit 2 offer again, bit 3 we offer).
 for f in sdps:
     name, text = os.path.basename(f), open(f, "rb").read()
@@ -311,6 +318,10 @@ seed("WHIPFuzzer", "post-too-large.http", b"\x00POST /whip HTTP/1.1\r\nHost: x\r
 seed("WHIPFuzzer", "options-delete-patch.http", b"\x00OPTIONS /whip HTTP/1.1\r\nHost: x\r\n\r\nDELETE /whip/0000 HTTP/1.1\r\nHost: x\r\n\r\n"
      + b"PATCH /whip/0000 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nPOST /whip/0000 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
 seed("WHIPFuzzer", "two-posts-keep-alive.http", b"\x00" + post(audio_offer) + post(b"v=0\r\n"))
+seed("WHIPFuzzer", "options-links-whep.http", b"\x00OPTIONS /whip HTTP/1.1\r\nHost: x\r\n\r\n"
+     + b"<turn:turn.example.net?transport=udp>; rel=\"ice-server\"; username=\"u\"; credential=\"p\"\r\n" + post(audio_offer).replace(b"/whip", b"/whep"))
+seed("WHIPFuzzer", "patch-fragment.http", b"\x00PATCH /whip/0000 HTTP/1.1\r\nHost: x\r\nContent-Type: application/trickle-ice-sdpfrag\r\n"
+     + b"If-Match: *\r\nContent-Length: %d\r\n\r\n" % len(trickle_fragment) + trickle_fragment)
 
 # --- STUNFuzzer: a TURN server's answers ----------------------------------------------------
 

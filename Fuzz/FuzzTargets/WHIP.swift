@@ -20,13 +20,18 @@ import Glibc
 /// video transceiver, and refuse an offer with nothing to take (422). Its sessions report a
 /// failed connection at once, so the endpoint ends and frees them.
 ///
+/// Both serve WHEP at `/whep` with the same answerer and offer two ICE servers in `Link`
+/// headers. The request's bytes also go through the client's `Link` header reader.
+///
 /// Checks: the endpoint keeps accepting connections and closes them (descriptors do not pile
 /// up); an answer, when one comes, is HTTP/1.1 and never `500` (the answerer throws nothing
 /// but `WHIPOfferRejected`).
 public func fuzzWHIP(_ bytes: UnsafeRawBufferPointer) {
     var input = FuzzInput(bytes)
     let port = input.u8() & 1 == 0 ? WHIPServers.open : WHIPServers.withToken
-    let response = WHIPServers.exchange(input.rest(), port: port)
+    let request = input.rest()
+    checkLinkHeaders(request)
+    let response = WHIPServers.exchange(request, port: port)
     Descriptors.check("the WHIP endpoint")
     guard !response.isEmpty else { return }
     guard response.starts(with: Array("HTTP/1.1 ".utf8)), response.count >= 12 else {
@@ -49,13 +54,17 @@ enum WHIPServers {
     /// deadline of its own: under libFuzzer a start that never comes is the input's timeout
     /// (`-timeout=10`), in the tests the test run's.
     static func start(token: String?) -> UInt16 {
-        let configuration = WHIPEndpoint.Configuration(
+        var configuration = WHIPEndpoint.Configuration(
             port: 0,
             maxOfferBytes: 4096,
             bearerToken: token,
             connectTimeout: .milliseconds(200)
         )
-        let endpoint = WHIPEndpoint(configuration: configuration, answerer: answer)
+        configuration.iceServers = [
+            WHIPICEServer(url: "stun:127.0.0.1:3478"),
+            WHIPICEServer(url: "turn:127.0.0.1:3478?transport=udp", username: "fuzz", credential: "fuzz\"pass"),
+        ]
+        let endpoint = WHIPEndpoint(configuration: configuration, answerer: answer, whepAnswerer: answer)
         let port = runBlocking {
             await withCheckedContinuation { (listening: CheckedContinuation<UInt16, Never>) in
                 Task.detached {
@@ -163,5 +172,22 @@ private struct FailedSession: WHIPEndpointSession {
             $0.yield(.failed)
             $0.finish()
         }
+    }
+}
+
+/// The bytes as `Link` header values (one per line), read as a WHIP client reads an
+/// endpoint's: at most 16 servers, each an ICE URL within bounds, written back the same.
+func checkLinkHeaders(_ bytes: UnsafeRawBufferPointer) {
+    let values = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    let servers = WHIPICEServer.servers(inLinkHeaders: values)
+    guard servers.count <= WHIPICEServer.maxServers else { fatalError("\(servers.count) ICE servers were read") }
+    for server in servers {
+        let scheme = server.url.prefix { $0 != ":" }.lowercased()
+        guard ["stun", "stuns", "turn", "turns"].contains(scheme), server.url.count <= WHIPICEServer.maxLength else {
+            fatalError("an ICE server was read from a Link header it should not be: \(server.url)")
+        }
+    }
+    guard WHIPICEServer.servers(inLinkHeaders: servers.map(\.linkValue)) == servers else {
+        fatalError("ICE servers written as Link headers do not read back the same: \(servers.map(\.linkValue))")
     }
 }
