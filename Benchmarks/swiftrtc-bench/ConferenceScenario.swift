@@ -59,17 +59,11 @@ enum ConferenceScenario {
                 let streams = 2 * count
                 let cores = usage.cores - alone.cores
                 results.append(
-                    BenchResult(
-                        impl: "swiftrtc",
+                    result(
+                        "conference-\(count)",
                         profile: "janus-videoroom",
-                        scenario: "conference-\(count)",
-                        packetsSent: 0,
-                        packetsReceived: decodedAfter.frames - decodedBefore.frames,
-                        seconds: usage.seconds,
-                        cpuUserSeconds: usage.user,
-                        cpuSystemSeconds: usage.system,
-                        maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
-                        payloadBytes: 0,
+                        usage: usage,
+                        frames: decodedAfter.frames - decodedBefore.frames,
                         extra: [
                             ("listeners", Double(count)),
                             ("cpu_cores_used", usage.cores),
@@ -129,17 +123,11 @@ enum ConferenceScenario {
         var video = 0
         for task in decodedVideo { video += await task.value }
         let streams = 2 * count
-        return BenchResult(
-            impl: "swiftrtc",
+        return result(
+            "p2p-\(count)",
             profile: "p2p-loopback",
-            scenario: "p2p-\(count)",
-            packetsSent: 0,
-            packetsReceived: video,
-            seconds: usage.seconds,
-            cpuUserSeconds: usage.user,
-            cpuSystemSeconds: usage.system,
-            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
-            payloadBytes: 0,
+            usage: usage,
+            frames: video,
             extra: [
                 ("calls", Double(count)),
                 ("cpu_cores_used", usage.cores),
@@ -147,6 +135,31 @@ enum ConferenceScenario {
                 ("rss_kb_per_stream", Double(resident - residentBefore) / 1024 / Double(streams)),
             ],
             note: "\(count) P2P calls, each caller encoding its own Opus + VP8 640x480, each callee decoding both"
+        )
+    }
+
+    /// A row: `frames` decoded (as packets received) over the window `usage` measured.
+    static func result(
+        _ scenario: String,
+        profile: String,
+        usage: (cores: Double, user: Double, system: Double, seconds: Double),
+        frames: Int,
+        extra: [(name: String, value: Double?)],
+        note: String
+    ) -> BenchResult {
+        BenchResult(
+            impl: "swiftrtc",
+            profile: profile,
+            scenario: scenario,
+            packetsSent: 0,
+            packetsReceived: frames,
+            seconds: usage.seconds,
+            cpuUserSeconds: usage.user,
+            cpuSystemSeconds: usage.system,
+            maxRSSMegabytes: ProcessUsage.now().maxRSSMegabytes,
+            payloadBytes: 0,
+            extra: extra,
+            note: note
         )
     }
 

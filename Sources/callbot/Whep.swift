@@ -102,11 +102,8 @@ struct Whep: AsyncParsableCommand {
                 event(["event": "connection_failed", "reason": "not connected within \(Whip.connectTimeout)"])
             }
         } catch {
-            let hint = if case WHIPError.tls = error { tls.hint } else { "" }
-            monitor.recordError("\(error)\(hint)")
-            log("error: \(error)\(hint)")
+            Whip.record(error, on: monitor, tls: tls, events: eventLines)
             if whip == nil { failure = CallbotExit.code(forPublishing: error) }
-            event(["event": "error", "reason": "\(error)"])
         }
         if let recorder {
             do {

@@ -131,11 +131,8 @@ struct Whip: AsyncParsableCommand {
                 event(["event": "connection_failed", "reason": "not connected within \(Self.connectTimeout)"])
             }
         } catch {
-            let hint = if case WHIPError.tls = error { tls.hint } else { "" }
-            monitor.recordError("\(error)\(hint)")
-            log("error: \(error)\(hint)")
+            Whip.record(error, on: monitor, tls: tls, events: eventLines)
             if whip == nil { failure = CallbotExit.code(forPublishing: error) }
-            event(["event": "error", "reason": "\(error)"])
         }
         // As the harness peers do: final stats, close, then DELETE.
         var report = await monitor.finish()
@@ -226,6 +223,15 @@ struct Whip: AsyncParsableCommand {
         }
         log("\(protocolName) session \(await whip.session.location.absoluteString)")
         return whip
+    }
+
+    /// Records the error a WHIP or WHEP run stopped on: in the report, logged (with the TLS
+    /// hint when the endpoint's certificate did not verify) and as an event.
+    static func record(_ error: any Error, on monitor: CallMonitor, tls: TLSClientOptions, events: EventsOptions) {
+        let hint = if case WHIPError.tls = error { tls.hint } else { "" }
+        monitor.recordError("\(error)\(hint)")
+        log("error: \(error)\(hint)")
+        if events.eventsJSON { EventLine.print(["event": "error", "reason": "\(error)"]) }
     }
 
     /// Ends `whip`'s session (`DELETE`), a failure one of `report`'s errors.
