@@ -91,6 +91,8 @@ public actor ConferenceSession {
 
     /// The publishers in the room now, by id (not this bot).
     public private(set) var publishers: [Int64: ConferencePublisher] = [:]
+    /// Janus's hang-ups of the publishing connection so far (``unpublish()`` waits for one).
+    var publisherHangups = 0
     /// The connection that sends this bot's media (a publisher, once published).
     public private(set) var publishingConnection: PeerConnection?
     /// The connection that receives the subscribed publishers (once the first subscription).
@@ -278,11 +280,23 @@ public actor ConferenceSession {
     /// Stops publishing (VideoRoom's `unpublish`): the room is told (the others get
     /// ``ConferenceSessionEvent/publisherLeft(id:)``) and the publishing connection closes. The
     /// bot stays in the room with its subscriptions; ``publish()`` sends again.
+    ///
+    /// Returns once Janus has hung up its side of the connection (at most 5 s): an offer that
+    /// reached it before would be taken for the old connection's, which Janus then drops
+    /// (`471 Invalid PeerConnection`).
     public func unpublish() async throws(ConferenceError) {
         guard let connection = publishingConnection, !ended else { return }
         publishingConnection = nil
-        defer { Task { await connection.close() } }
-        do { _ = try await publisherHandle.message(["request": "unpublish"]) } catch { throw ConferenceError(error) }
+        let hangups = publisherHangups
+        do { _ = try await publisherHandle.message(["request": "unpublish"]) } catch {
+            await connection.close()
+            throw ConferenceError(error)
+        }
+        await connection.close()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while publisherHangups == hangups, !ended, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Mutes or unmutes what this bot publishes of `kind`: its track sends silence or black
@@ -432,6 +446,7 @@ public actor ConferenceSession {
         case .slowLink(_, let uplink, let lost):
             emit(.slowLink(publisher: nil, uplink: uplink, lost: lost))
         case .hangup(let reason):
+            publisherHangups += 1
             logger.warning("Janus hung up the publishing connection: \(reason)")
         case .webRTCUp, .media, .detached:
             break
