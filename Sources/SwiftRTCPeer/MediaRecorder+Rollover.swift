@@ -111,10 +111,11 @@ package final class RecordingParts: Sendable {
             return false
         }
 
-        /// Whether to ask for a keyframe now: at once when the part is due, then every 2 s
-        /// until one comes (a request may be lost, or refused as too soon).
+        /// Whether to ask for a keyframe now: at once when the part is due (or the file has
+        /// none yet), then every second until one comes (a request may be lost, or refused as
+        /// too soon).
         mutating func shouldAskForKeyframe() -> Bool {
-            if let asked = keyframeAsked, ContinuousClock.now - asked < .seconds(2) { return false }
+            if let asked = keyframeAsked, ContinuousClock.now - asked < .seconds(1) { return false }
             keyframeAsked = ContinuousClock.now
             return true
         }

@@ -329,7 +329,8 @@ public final class MediaRecorder: Sendable {
     ) async throws(MediaFileError) -> Nothing? {
         var recorder: WebMRecorder?
         var url = parts.files[0]
-        var progress = RecordingParts.Progress()
+        // The first keyframe was asked for as recording began.
+        var progress = RecordingParts.Progress(keyframeAsked: .now)
         var held: [(EncodedFrame, AudioFrame?)] = []
         var audioCodec = AudioCodec(trimming: trimming)
         var vp8: VP8Encoder?
@@ -370,6 +371,10 @@ public final class MediaRecorder: Sendable {
                     if hasVideo {
                         guard item.0.codec == .vp8, item.0.isKeyframe, let size = pictureSize(of: item.0) else {
                             if item.0.codec == .opus, held.count < maximumHeldFrames { held.append(item) }
+                            // The first request (as recording began) may have been lost or
+                            // refused as too soon, and a sender's next keyframe of its own may
+                            // be minutes away: asked again until one comes.
+                            if progress.shouldAskForKeyframe() { requestKeyframe() }
                             continue
                         }
                         recorder = try WebMRecorder(

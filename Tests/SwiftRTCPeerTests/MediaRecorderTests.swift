@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCCodecs
 import SwiftRTCMedia
+import Synchronization
 import TestScheduling
 import Testing
 
@@ -220,6 +221,56 @@ import Testing
             #expect(try await Self.playsToTheEnd(file.path).codecs == ["vp8"])
             #expect(try await beginsWithKeyframe(file.path), "\(file.lastPathComponent) starts with a keyframe")
         }
+    }
+
+    /// A sender that ignores the first keyframe request (lost, or refused as too soon) and
+    /// whose own next keyframe is far off: the recorder asks again, every second, until a
+    /// keyframe comes, and the file begins with it. (A Janus room's listener once recorded
+    /// nothing for this: one request, lost, and a 3000-frame keyframe interval.)
+    @Test func aLostKeyframeRequestIsMadeAgain() async throws {
+        let folder = try Self.folder()
+        let parts = RecordingParts(first: URL(fileURLWithPath: folder + "/late.webm"), rollover: nil)
+        let (frames, input) = AsyncStream.makeStream(of: MediaFrame.self)
+        let requests = Mutex<[ContinuousClock.Instant]>([])
+        let began = ContinuousClock.now
+        let writer = Task {
+            try await MediaRecorder.writeWebM(
+                frames,
+                to: parts,
+                hasVideo: true,
+                hasAudio: false,
+                trimming: nil,
+                requestKeyframe: { requests.withLock { $0.append(.now) } }
+            )
+        }
+        // The sender's keyframe went before the recording began: only delta frames, until the
+        // recorder's second request (its first, as recording began, is the one lost).
+        let encoder = try VP8Encoder(configuration: .init(width: 160, height: 120, targetBitrate: 300_000))
+        var pattern = TestPatternSource(width: 160, height: 120, framesPerSecond: 30)
+        func nextPicture() throws -> VideoFrame {
+            guard let picture = pattern.readFrame() else { throw CancellationError() }
+            return picture
+        }
+        _ = try encoder.encode(nextPicture())
+        var answered: ContinuousClock.Instant?
+        while ContinuousClock.now - began < .seconds(4) {
+            if answered == nil, !requests.withLock({ $0.isEmpty }) {
+                encoder.requestKeyframe()
+                answered = .now
+            }
+            if let answered, ContinuousClock.now - answered > .seconds(1) { break }
+            if let frame = try encoder.encode(nextPicture()) { input.yield(.encoded(frame)) }
+            try await Task.sleep(for: .milliseconds(33))
+        }
+        input.finish()
+        #expect(try await writer.value == nil, "a file was written")
+        let asked = requests.withLock { $0 }.map { $0 - began }
+        print("MediaRecorder: keyframe asked again at \(asked)")
+        #expect(asked.count == 1, "asked once more, not again once the keyframe came: \(asked)")
+        #expect(asked.allSatisfy { $0 >= .seconds(0.9) && $0 < .seconds(2) }, "\(asked)")
+        let file = try #require(parts.files.first).path
+        #expect(try await beginsWithKeyframe(file))
+        #expect(try await Self.playsToTheEnd(file).codecs == ["vp8"])
     }
 
     /// Two audio tracks into Ogg: one file each, the second named `-2`.
