@@ -14,7 +14,7 @@ struct Whep: AsyncParsableCommand {
             application/sdp (with the bearer token of --token, --token-file or \
             $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
             system's CA certificates or those of --ca-cert FILE), applies the 201 answer and receives \
-            until --duration ends or SIGINT/SIGTERM arrives, then DELETEs the session URL. With \
+            for --duration seconds once connected or until SIGINT/SIGTERM arrives, then DELETEs the session URL. With \
             --record DIR what arrives is written to DIR/whep-YYYYMMDD-HHMMSS.webm (UTC). Exits 0 \
             when the call connected and media arrived without errors, 1 when not, 77 when the \
             endpoint refused the token (401/403), 69 when it could not be reached (the report is \
@@ -95,8 +95,7 @@ struct Whep: AsyncParsableCommand {
             if await monitor.waitConnected(timeout: Whip.connectTimeout) {
                 event(["event": "connected", "ms": CallMonitor.milliseconds(ContinuousClock.now - started)])
                 log("connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms")
-                let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
-                await signals.wait(upTo: limit.map { max(.zero, $0) })
+                await signals.wait(upTo: options.duration.map { .seconds($0) })
             } else if signals.signal == nil {
                 monitor.recordError("not connected within \(Whip.connectTimeout)")
                 event(["event": "connection_failed", "reason": "not connected within \(Whip.connectTimeout)"])

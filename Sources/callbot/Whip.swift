@@ -12,8 +12,8 @@ struct Whip: AsyncParsableCommand {
             Gathers every ICE candidate first (--trickle sends the later ones with PATCH), POSTs the offer as \
             application/sdp (with the bearer token of --token, --token-file or \
             $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
-            system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media until --duration ends or \
-            SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
+            system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media for --duration seconds once connected (as call \
+            and answer do) or until SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
             without errors, 1 when it did not, 77 when the endpoint refused the token (401/403), 69 \
             when it could not be reached (the report is written either way). When the connection \
             has been down for 5 s, ICE is restarted with a PATCH (RFC 9725 §4.3.2), again every 5 s \
@@ -108,10 +108,11 @@ struct Whip: AsyncParsableCommand {
                 log(
                     "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
                 )
-                let limit = options.duration.map { Duration.seconds($0) - (ContinuousClock.now - started) }
+                // --duration counts from here: a slow connection (a loaded machine, a TURN
+                // server far off) does not eat the call it asked for.
+                let end = options.duration.map { ContinuousClock.now + .seconds($0) }
                 if let plan = data.exercise, let channel {
                     // Without --duration the run ends once the messages are echoed (60 s at most).
-                    let end = options.duration.map { started + .seconds($0) }
                     let deadline = end ?? ContinuousClock.now + Self.dataTimeout
                     let (row, errors) = await DataChannelExercise.run(
                         plan,
@@ -124,7 +125,7 @@ struct Whip: AsyncParsableCommand {
                     log("data channel \(plan.label): \(row.messagesReceived) of \(row.messagesSent) echoed")
                     if let end { await signals.wait(upTo: max(.zero, end - ContinuousClock.now)) }
                 } else {
-                    await signals.wait(upTo: limit.map { max(.zero, $0) })
+                    await signals.wait(upTo: end.map { max(.zero, $0 - ContinuousClock.now) })
                 }
             } else if signals.signal == nil {
                 monitor.recordError("not connected within \(Self.connectTimeout)")
