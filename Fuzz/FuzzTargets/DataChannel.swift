@@ -50,7 +50,7 @@ import SwiftRTCSCTP
 /// channels come with its label, protocol and kind, on its parity; a channel made before the
 /// start has no id until then; each message read is one
 /// the peer sent on that stream; the unread limits hold (no channel is lost: every open
-/// acknowledged, less those over the limit, is read); sending on a channel
+/// acknowledged is read, and one over the limit is refused unacknowledged); sending on a channel
 /// that is not open or over the peer's limit throws; once the transport is closed every
 /// channel is closed.
 public func fuzzDataChannel(_ bytes: UnsafeRawBufferPointer) {
@@ -195,11 +195,11 @@ final class DataChannelFuzzPair: @unchecked Sendable {
     private var peerSent: [UInt16: [DataChannel.Message: Int]] = [:]
     /// What we sent per stream (ppid byte + bytes).
     private var weSent: [UInt16: [[UInt8]: Int]] = [:]
-    /// Channels the transport announced and we have not read (by the acks the peer got),
-    /// all it acknowledged, those over the limit of unread ones, and those we read.
+    /// Channels the transport announced and we have not read (by the acks the peer got: it
+    /// acknowledges only the channels it announced, never one refused over the limit of unread
+    /// ones), all it acknowledged, and those we read.
     private var unread = 0
     private var acknowledged = 0
-    private var refused = 0
     private var channelsRead = 0
     /// Whether the association ended before the input did (acks may then be lost on the way).
     var interrupted = false
@@ -307,7 +307,10 @@ final class DataChannelFuzzPair: @unchecked Sendable {
             case .ack:
                 guard peerOpens[stream] != nil else { fatalError("the transport acked stream \(stream), never opened") }
                 acknowledged += 1
-                if unread < DataChannelTransport.maxUnreadRemoteChannels { unread += 1 } else { refused += 1 }
+                unread += 1
+                guard unread <= DataChannelTransport.maxUnreadRemoteChannels else {
+                    fatalError("\(unread) channels acknowledged and unread, over the limit")
+                }
             case .open(let open):
                 guard
                     let channel = created.first(where: {
@@ -552,11 +555,11 @@ final class DataChannelFuzzPair: @unchecked Sendable {
             return channels
         }
         for channel in left { checkRemote(channel) }
-        // Every channel acknowledged is read, but those refused over the limit. A channel can
-        // be read with its ack not sent: acks wait in the channel's queue when the association
-        // has no room, and the transport may close before they go.
-        guard interrupted || channelsRead >= acknowledged - refused else {
-            fatalError("\(channelsRead) channels read of \(acknowledged) acknowledged, \(refused) over the limit")
+        // Every channel acknowledged is read (one refused over the limit is never acknowledged).
+        // A channel can be read with its ack not sent: acks wait in the channel's queue when
+        // the association has no room, and the transport may close before they go.
+        guard interrupted || channelsRead >= acknowledged else {
+            fatalError("\(channelsRead) channels read of \(acknowledged) acknowledged")
         }
         for channel in channels { readMessages(of: channel, Int.max) }
     }

@@ -273,6 +273,20 @@ public final class DataChannel: Sendable {
         for waiter in low { waiter.resume() }
     }
 
+    /// A channel the peer opened: `announce` hands it to the application (false when that
+    /// was refused), and once it has, the DCEP ack is queued, under the lock a send takes, so
+    /// that nothing the application sends on it goes before the ack. A refused channel is
+    /// never acknowledged. Whether it was announced.
+    func announce(_ announce: () -> Bool) -> Bool {
+        pending.withLock { pending in
+            guard announce() else { return false }
+            if let id = inner.withLock({ $0.id }) {
+                try? enqueue(DataChannelProtocolMessage.ack.bytes, ppid: .dcep, count: 0, id: id, into: &pending)
+            }
+            return true
+        }
+    }
+
     /// Sends a DCEP message ahead of anything the application sends (the channel is not open
     /// yet); nothing when it has no id or cannot be sent.
     func sendProtocolMessage(_ bytes: [UInt8]) {

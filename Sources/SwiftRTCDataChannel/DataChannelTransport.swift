@@ -443,8 +443,8 @@ final class DataChannelTransportCore: Sendable {
         }
     }
 
-    /// A DCEP message: an open from the peer makes a channel (acknowledged); an ack changes
-    /// nothing (ours is open once its open is sent); anything else is ignored.
+    /// A DCEP message: an open from the peer makes a channel (acknowledged once announced);
+    /// an ack changes nothing (ours is open once its open is sent); anything else is ignored.
     private func protocolMessage(_ data: [UInt8], on stream: UInt16) {
         guard case let .open(open)? = try? DataChannelProtocolMessage(parsing: data) else { return }
         guard let isDTLSClient = state.withLock({ $0.parameters?.isDTLSClient }) else { return }
@@ -467,11 +467,15 @@ final class DataChannelTransportCore: Sendable {
             return true
         }
         guard isNew else { return }
-        // Through the channel's queue: with the association's buffer full (a peer opening
-        // channels by the hundred) the ack waits for room instead of being lost.
-        channel.sendProtocolMessage(DataChannelProtocolMessage.ack.bytes)
         opened(channel)
-        if case .dropped = announce.yield(channel) {
+        // Acknowledged once announced (a channel refused for the unread limit never is),
+        // through the channel's queue: with the association's buffer full (a peer opening
+        // channels by the hundred) the ack waits for room instead of being lost.
+        let announced = channel.announce {
+            if case .dropped = announce.yield(channel) { return false }
+            return true
+        }
+        if !announced {
             state.withLock {
                 _ = $0.channels.removeValue(forKey: stream)
                 $0.statistics.remoteChannelsRefused += 1
