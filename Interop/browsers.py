@@ -383,8 +383,9 @@ class Firefox(Browser):
 
     name = "firefox"
 
-    def __init__(self, binary: Optional[str] = None) -> None:
+    def __init__(self, binary: Optional[str] = None, without_prefs: tuple[str, ...] = ()) -> None:
         self.binary = program(binary, ["firefox-esr", "firefox"], "Firefox ESR", "apt-get install -y firefox-esr")
+        self.without_prefs = without_prefs
         try:
             from marionette_driver import marionette  # noqa: F401
         except ImportError:
@@ -405,7 +406,7 @@ class Firefox(Browser):
         from marionette_driver.marionette import Marionette
 
         os.makedirs(self.profile)
-        prefs = dict(FIREFOX_PREFS)
+        prefs = {name: value for name, value in FIREFOX_PREFS.items() if name not in self.without_prefs}
         prefs["marionette.port"] = self.port
         with open(os.path.join(self.profile, "user.js"), "w") as f:
             f.write(_user_js(prefs))
@@ -530,10 +531,11 @@ class Firefox(Browser):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def make(name: str, binary: Optional[str] = None) -> Browser:
-    """The browser called `name`; exits with EXIT_MISSING_DEPENDENCY when it is not installed."""
+def make(name: str, binary: Optional[str] = None, firefox_without_prefs: tuple[str, ...] = ()) -> Browser:
+    """The browser called `name`; exits with EXIT_MISSING_DEPENDENCY when it is not installed.
+    Firefox's profile leaves out the FIREFOX_PREFS named in `firefox_without_prefs`."""
     if name == "chromium":
         return Chromium(binary)
     if name == "firefox":
-        return Firefox(binary)
+        return Firefox(binary, firefox_without_prefs)
     raise ValueError(f"unknown browser {name!r} (known: {', '.join(NAMES)})")

@@ -42,7 +42,9 @@ import Synchronization
 /// most once per 10 s per kind.
 ///
 /// On the same port, `GET /` serves the web client (`WebClient/`: a page in which a person
-/// logs in and calls, or answers, users and bots; see ``WebClientAssets``).
+/// logs in and calls, or answers, users and bots; see ``WebClientAssets``), and with
+/// ``Configuration/conferenceJanusURL`` `GET /conference` its conference page (a Janus
+/// VideoRoom room with bots and other browsers).
 ///
 /// ``run(onListening:)`` serves until ``shutdown(grace:)`` (graceful: ongoing calls are written
 /// to the log as ended, every connection is closed with 1001) or until its task is cancelled.
@@ -103,6 +105,11 @@ public final class SignalingServer: Sendable {
         public var callsPerMinutePerUser: Int = defaultCallsPerMinutePerUser
         /// How long and how many ended calls the call log keeps (``CallLogRetention``).
         public var callLogRetention = CallLogRetention()
+        /// The Janus WebSocket API (`ws://` or `wss://`) whose VideoRoom rooms the web client's
+        /// conference page (`/conference`) joins; without it, that page is not served. The
+        /// browser connects to it directly: it must be reachable from there, and the room's
+        /// own protection (its PIN, Janus's token authentication) is Janus's.
+        public var conferenceJanusURL: URL? = nil
 
         /// Default of ``callsPerMinutePerUser``: 60.
         public static let defaultCallsPerMinutePerUser = 60
@@ -246,7 +253,7 @@ public final class SignalingServer: Sendable {
             )
         }
         // The web client, at `/`, on the WebSocket's origin.
-        let webClient = WebClientAssets.load()
+        let webClient = WebClientAssets.load(conferenceJanusURL: configuration.conferenceJanusURL)
         if webClient.assets.isEmpty {
             logger.warning("signaling: the web client's files are missing; nothing is served at /")
         }

@@ -61,9 +61,7 @@ struct Conference: AsyncParsableCommand {
     static let connectTimeout = Duration.seconds(30)
 
     func validate() throws {
-        guard let url = URL(string: janus), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-            let host = url.host, !host.isEmpty
-        else {
+        guard WebSocketURL.parse(janus) != nil else {
             throw ValidationError("'\(janus)' is not a Janus WebSocket URL (expected ws://HOST:PORT)")
         }
         guard room > 0 else { throw ValidationError("--room must be a positive number") }

@@ -180,7 +180,7 @@ struct LoadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let janus {
-            guard Self.url(janus) != nil else {
+            guard WebSocketURL.parse(janus) != nil else {
                 throw ValidationError("--janus '\(janus)' is not a WebSocket URL (expected ws://HOST:8188)")
             }
             guard servers.isEmpty, tokensFile == nil, usersFile == nil, tokens.isEmpty else {
@@ -200,7 +200,7 @@ struct LoadCommand: AsyncParsableCommand {
         guard servers.count <= Self.maxServers else {
             throw ValidationError("at most \(Self.maxServers) --server URLs, not \(servers.count)")
         }
-        for server in servers where Self.url(server) == nil {
+        for server in servers where WebSocketURL.parse(server) == nil {
             throw ValidationError(
                 "--server '\(server)' is not a WebSocket URL (expected ws://HOST:PORT/signaling or wss://...)"
             )
@@ -243,13 +243,6 @@ struct LoadCommand: AsyncParsableCommand {
         return Array(all.prefix(wanted - wanted % groupSize))
     }
 
-    static func url(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-            let host = url.host, !host.isEmpty
-        else { return nil }
-        return url
-    }
-
     /// Descriptors `bots` bots in groups of `groupSize` need, about.
     static func filesNeeded(bots: Int, groupSize: Int) -> Int {
         baseFiles + bots * (filesPerBot + (groupSize - 1) * filesPerConnection)
@@ -259,12 +252,12 @@ struct LoadCommand: AsyncParsableCommand {
         SwiftRTCLogging.level = logLevel
         let metricsServer = try await prometheus.start()
         defer { metricsServer?.cancel() }
-        if let janus, let url = Self.url(janus), let room, let bots {
+        if let janus, let url = WebSocketURL.parse(janus), let room, let bots {
             try await fill(room: room, of: url, bots: bots)
             return
         }
         let logins = try logins()
-        let urls = servers.compactMap(Self.url)
+        let urls = servers.compactMap(WebSocketURL.parse)
         CleartextWarning.check(urls, sending: "the bots' login tokens")
         let fileLimit = OpenFiles.raiseLimit()
         let needed = Self.filesNeeded(bots: logins.count, groupSize: groupSize)

@@ -28,7 +28,9 @@ struct Serve: AsyncParsableCommand {
             changed are closed (on every instance, sharing PostgreSQL); a file that does not load \
             keeps the users loaded before and logs why. The PostgreSQL password can stay out of the URL (and out \
             of process listings): --database-password-file FILE (first line) or \
-            $\(databasePasswordVariable). Secrets are never logged.
+            $\(databasePasswordVariable). Secrets are never logged. \
+            With --janus ws://HOST:8188, /conference serves the web client's conference page: \
+            browsers join that Janus's VideoRoom rooms there, with bots (callbot conference).
             """
     )
 
@@ -127,6 +129,14 @@ struct Serve: AsyncParsableCommand {
     )
     var callsPerMinute = SignalingServer.Configuration.defaultCallsPerMinutePerUser
 
+    @Option(
+        help: ArgumentHelp(
+            "A Janus WebSocket API whose rooms the web client's conference page (/conference) joins.",
+            valueName: "ws://HOST:8188"
+        )
+    )
+    var janus: String?
+
     @Option(help: ArgumentHelp("Days the call log keeps an ended call (at least 0.001).", valueName: "DAYS"))
     var callLogDays = CallLogRetention.defaultMaxAge.seconds / 86_400
 
@@ -159,6 +169,9 @@ struct Serve: AsyncParsableCommand {
             ("--call-log-max-calls", callLogMaxCalls ?? 1),
         ] where value < 1 {
             throw ValidationError("\(name) \(value) must be at least 1")
+        }
+        if let janus, WebSocketURL.parse(janus) == nil {
+            throw ValidationError("--janus '\(janus)' is not a Janus WebSocket URL (expected ws://HOST:PORT)")
         }
         try Seconds.check(reconnectGrace, "--reconnect-grace", above: 0, orEqual: true)
         try shutdown.check()
@@ -282,6 +295,7 @@ struct Serve: AsyncParsableCommand {
             maxConcurrentPasswordChecks: maxPasswordChecks
         )
         configuration.tls = try tls.identity()
+        configuration.conferenceJanusURL = janus.flatMap(WebSocketURL.parse)
         configuration.door = door.configuration
         configuration.reconnectGrace = Seconds.duration(reconnectGrace)
         configuration.callsPerMinutePerUser = callsPerMinute

@@ -18,7 +18,7 @@ import Testing
 
     /// A participant of a run: who runs it, when it starts, how long it stays.
     struct Bot: Sendable {
-        enum Kind: Sendable {
+        enum Kind: Sendable, Equatable {
             /// `callbot conference --publish`.
             case publisher
             /// `callbot conference --listen --record`.
@@ -29,17 +29,28 @@ import Testing
             /// The example bot `Examples/room-recorder`: a listener that records, in a folder
             /// of its own; it writes no report.
             case roomRecorder
+            /// A person in headless Chromium or Firefox on the web client's conference page
+            /// (`callbot serve --janus`, driven by `Interop/conference_user.py`): publishes its
+            /// fake camera and microphone and receives everyone.
+            case browser(String)
         }
         var name: String
         var kind = Kind.publisher
         var start = 0
         var seconds = 20
         var end: Int { start + seconds }
-        var publishes: Bool { kind == .publisher || kind == .aiortc }
+        var publishes: Bool { kind == .publisher || kind == .aiortc || isBrowser }
         var subscribes: Bool { kind != .aiortc }
+        var isBrowser: Bool { if case .browser = kind { true } else { false } }
+        /// Seconds from its start until it is in the room: a browser starts first (its driver,
+        /// then the page).
+        var settling: Int { isBrowser ? Self.browserStartup : 0 }
+        static let browserStartup = 5
 
         /// Seconds both were in the room.
-        func overlap(_ other: Bot) -> Int { max(0, min(end, other.end) - max(start, other.start)) }
+        func overlap(_ other: Bot) -> Int {
+            max(0, min(end, other.end) - max(start + settling, other.start + other.settling))
+        }
     }
 
     /// The least a stream must deliver for `overlap` seconds shared: Opus sends 50 frames a
@@ -77,6 +88,23 @@ import Testing
                 Bot(name: "aiortc", kind: .aiortc, seconds: 15), Bot(name: "bot-1", seconds: 15),
                 Bot(name: "listener", kind: .listener, seconds: 15),
                 Bot(name: "room-recorder", kind: .roomRecorder, start: 2, seconds: 13),
+            ]
+        )
+    }
+
+    /// Chromium and Firefox join the room through the web client's conference page (`callbot
+    /// serve --janus`), as people do, with three publishing bots and a listener that records:
+    /// each browser decodes every bot and the other browser, every bot decodes both browsers,
+    /// and the listener's recordings of the browsers play to the end.
+    @Test func browsersJoinThroughTheWebClient() async throws {
+        try #require(ProjectPython.exists, Comment(rawValue: ProjectPython.missing("selenium")))
+        try await Self.run(
+            "conference-browsers",
+            [
+                Bot(name: "chromium", kind: .browser("chromium"), seconds: 25),
+                Bot(name: "firefox", kind: .browser("firefox"), seconds: 25),
+            ] + (1...3).map { Bot(name: "bot-\($0)", start: 2, seconds: 23) } + [
+                Bot(name: "listener", kind: .listener, start: 2, seconds: 23)
             ]
         )
     }
@@ -205,11 +233,47 @@ import Testing
         }
     }
 
+    /// With browsers in `schedule`: `callbot serve --janus` on the loopback of namespace `b`,
+    /// where the browsers run (a page from `127.0.0.1` may use the camera without TLS), and the
+    /// URL of its conference page.
+    static func conferencePage(
+        _ schedule: [Bot],
+        network: FaultNetwork,
+        janus: JanusServer,
+        folder: URL
+    ) async throws -> (server: FaultProcess, url: String)? {
+        guard schedule.contains(where: \.isBrowser) else { return nil }
+        let tokens = folder.appendingPathComponent("tokens")
+        try "nobody:conference-page-needs-no-login\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let server = try network.spawn(
+            in: network.b,
+            name: "serve",
+            FaultPaths.callbot.path,
+            [
+                "serve", "--host", "127.0.0.1", "--port", "0", "--tokens", tokens.path, "--janus",
+                janus.url.absoluteString,
+            ],
+            folder: folder
+        )
+        do {
+            let ready = try await server.waitForLine(prefix: "READY ", timeout: .seconds(30))
+            // READY ws://HOST:PORT/signaling: the page is on the same origin.
+            guard let signaling = URL(string: ready), let host = signaling.host, let port = signaling.port else {
+                throw FaultFailure("serve printed READY \(ready)")
+            }
+            return (server, "http://\(host):\(port)/conference")
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// Runs `schedule` in a room and checks every report and recording.
     static func run(_ name: String, _ schedule: [Bot]) async throws {
         try await Self.withJanus(name) { network, janus, folder in
             let recordings = folder.appendingPathComponent("recordings")
             try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+            let page = try await conferencePage(schedule, network: network, janus: janus, folder: folder)
             let started = ContinuousClock.now
             var processes: [FaultProcess] = []
             for bot in schedule.sorted(by: { $0.start < $1.start }) {
@@ -219,26 +283,40 @@ import Testing
                 if bot.kind == .roomRecorder {
                     try FileManager.default.createDirectory(at: example, withIntermediateDirectories: true)
                 }
-                let (executable, arguments) =
-                    bot.kind == .roomRecorder
-                    ? (
-                        "/bin/sh",
-                        [
-                            "-c", "cd \"$0\" && exec \"$@\"", example.path, FaultPaths.built("room-recorder").path,
-                            janus.url.absoluteString, "\(room)", "\(bot.seconds)",
-                        ]
-                    )
-                    : bot.kind == .aiortc
-                        ? (
+                let scripts = FaultPaths.scripts
+                let (executable, arguments): (String, [String]) =
+                    switch bot.kind {
+                    case .browser(let browser):
+                        (
                             ProjectPython.path,
                             [
-                                FaultPaths.scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
+                                scripts.appendingPathComponent("conference_user.py").path, browser, page?.url ?? "",
+                                "--room", "\(room)", "--display", bot.name, "--duration",
+                                "\(bot.seconds - bot.settling)",
+                                "--report", report, "--screenshot",
+                                folder.appendingPathComponent("\(bot.name).png").path,
+                            ]
+                        )
+                    case .roomRecorder:
+                        (
+                            "/bin/sh",
+                            [
+                                "-c", "cd \"$0\" && exec \"$@\"", example.path, FaultPaths.built("room-recorder").path,
+                                janus.url.absoluteString, "\(room)", "\(bot.seconds)",
+                            ]
+                        )
+                    case .aiortc:
+                        (
+                            ProjectPython.path,
+                            [
+                                scripts.appendingPathComponent("aiortc_peer.py").path, "janus-publisher",
                                 janus.httpURL.absoluteString, "--room", "\(room)", "--display", bot.name,
                                 "--duration", "\(bot.seconds)", "--allow-address", network.addressB, "--allow-address",
                                 network.addressA, "--report", report,
                             ]
                         )
-                        : (
+                    case .publisher, .listener:
+                        (
                             FaultPaths.callbot.path,
                             [
                                 "conference", "--janus", janus.url.absoluteString, "--room", "\(room)",
@@ -246,6 +324,7 @@ import Testing
                                 "--stats-interval", "5", "--report", report,
                             ] + (bot.kind == .listener ? ["--listen", "--record", recordings.path] : ["--publish"])
                         )
+                    }
                 processes.append(
                     try network.spawn(in: network.b, name: bot.name, executable, arguments, folder: folder)
                 )
@@ -257,6 +336,7 @@ import Testing
                     "\(process.name) exited \(status): \(process.stderrTail())\nJanus: \(janus.logTail())"
                 )
             }
+            await page?.server.stop()
             let ids = try check(schedule, reportsIn: folder)
             #expect(Set(ids.values).count == schedule.count { $0.publishes }, "publisher ids: \(ids)")
             if let listener = schedule.first(where: { $0.kind == .listener }) {

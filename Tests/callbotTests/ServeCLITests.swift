@@ -297,6 +297,10 @@ import Testing
         ),
         (["serve", "--hash-password", "no spaces allowed"], "is not a user id"),
         (
+            ["serve", "--port", "0", "--tokens", "@/t", "--janus", "http://127.0.0.1:8088/janus"],
+            "--janus 'http://127.0.0.1:8088/janus' is not a Janus WebSocket URL"
+        ),
+        (
             ["serve", "--port", "0", "--tokens", "@/t", "--calls-per-minute", "0"],
             "--calls-per-minute 0 must be at least 1"
         ),
