@@ -20,9 +20,12 @@ import TransportTestSupport
     final class PeerSession: WHIPEndpointSession {
         let connection: PeerConnection
         let offer: String
-        init(connection: PeerConnection, offer: String) {
+        /// Refuses every ICE restart (a failing endpoint).
+        let refusesRestarts: Bool
+        init(connection: PeerConnection, offer: String, refusesRestarts: Bool) {
             self.connection = connection
             self.offer = offer
+            self.refusesRestarts = refusesRestarts
         }
         func end() async { await connection.close() }
         func connectionStates() async -> AsyncStream<WHIPSessionConnectionState> {
@@ -32,7 +35,8 @@ import TransportTestSupport
             try await connection.addCandidates(fragment)
         }
         func restartICE(_ fragment: TrickleICEFragment) async throws -> TrickleICEFragment {
-            try await connection.restartICE(answering: fragment)
+            if refusesRestarts { throw CancellationError() }
+            return try await connection.restartICE(answering: fragment)
         }
         /// RTP packets of audio received so far.
         func audioPackets() async -> Double {
@@ -48,13 +52,13 @@ import TransportTestSupport
     }
 
     /// An endpoint answering on loopback, its sessions kept in `sessions`.
-    static func endpoint(_ sessions: Sessions) -> WHIPEndpoint {
+    static func endpoint(_ sessions: Sessions, refusingRestarts: Bool = false) -> WHIPEndpoint {
         WHIPEndpoint { offer in
             let connection = try PeerConnection(configuration: .init(gatherAddresses: ["127.0.0.1"]))
             try await connection.setRemoteDescription(SignalingDescription(type: .offer, sdp: offer))
             try await connection.setLocalDescription(try await connection.createAnswer())
             await connection.gatheringComplete()
-            let session = PeerSession(connection: connection, offer: offer)
+            let session = PeerSession(connection: connection, offer: offer, refusesRestarts: refusingRestarts)
             sessions.append(session)
             return (await connection.localDescription!.sdp, session)
         }
@@ -155,6 +159,32 @@ import TransportTestSupport
             let packets = await session.audioPackets()
             #expect(await Self.waitUntil { await session.audioPackets() > packets + 50 }, "audio after the restart")
             #expect(await connection.connectionState == .connected)
+            try await whip.end()
+            await connection.close()
+        }
+    }
+
+    /// An ICE restart the endpoint refuses: the offer is rolled back, the connection is stable
+    /// on the credentials both sides kept, the failure is counted, and the audio goes on.
+    @Test func aRefusedICERestartIsRolledBack() async throws {
+        let sessions = Sessions()
+        let endpoint = Self.endpoint(sessions, refusingRestarts: true)
+        try await withWHIPEndpoint(endpoint) { url in
+            let connection = try await Self.publisher(.init(gatherAddresses: ["127.0.0.1"]))
+            let whip = try await WHIPConnection(connection, client: WHIPClient(endpoint: url))
+            let session = try #require(sessions.first)
+            #expect(await Self.waitUntil { await session.audioPackets() > 25 })
+            let before = try Self.credentials(await connection.localDescription, await connection.remoteDescription)
+
+            await #expect(throws: (any Error).self) { try await whip.restartICE() }
+
+            #expect(await connection.signalingState == .stable)
+            let after = try Self.credentials(await connection.localDescription, await connection.remoteDescription)
+            #expect(after.local == before.local && after.remote == before.remote, "\(before) -> \(after)")
+            let stats = await whip.stats
+            #expect(stats.failedICERestarts == 1 && stats.iceRestarts == 0)
+            let packets = await session.audioPackets()
+            #expect(await Self.waitUntil { await session.audioPackets() > packets + 50 }, "audio after the refusal")
             try await whip.end()
             await connection.close()
         }

@@ -128,6 +128,12 @@ public actor WHIPConnection {
             )
             try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: restarted.sdp))
         } catch {
+            // The offer the endpoint did not take is rolled back (JSEP §4.1.8.2): the connection
+            // is stable again on the credentials both sides still hold, and the next restart
+            // offers anew.
+            if await connection.signalingState == .haveLocalOffer {
+                try? await connection.setLocalDescription(SignalingDescription(type: .rollback, sdp: ""))
+            }
             stats.failedICERestarts += 1
             eventSink.yield(.iceRestartFailed("\(error)"))
             throw error
