@@ -24,7 +24,14 @@ enum FaultPaths {
         return url.appendingPathComponent(name)
     }
 
-    static var callbot: URL { built("callbot") }
+    /// The built `callbot`, or the one `$SWIFTRTC_CALLBOT` names (a release build, for the
+    /// scenarios a debug build is too slow for on a small machine).
+    static var callbot: URL {
+        ProcessInfo.processInfo.environment["SWIFTRTC_CALLBOT"].map(URL.init(fileURLWithPath:)) ?? built("callbot")
+    }
+
+    /// Whether ``callbot`` is optimized (`$SWIFTRTC_CALLBOT` names a build under `release/`).
+    static var callbotIsRelease: Bool { callbot.pathComponents.contains("release") }
     static var impair: URL { built("swiftrtc-impair") }
 
     /// A fresh folder for one test's logs and reports, `$TMPDIR/swiftrtc-faults/<name>`,
