@@ -120,6 +120,8 @@ extension ConferenceSession {
             guard old?.publisher != publisher else { continue }
             let current = report.map { StreamCounters(mid: mid, in: $0) } ?? StreamCounters()
             if let old { addDelivered(current - old.baseline, to: old.publisher) }
+            // Another publisher on a departed one's stream: that one's recording ends now.
+            if let old, publisher != nil { await stopRecording(old.publisher) }
             streams[mid] = publisher.map { (publisher: $0, baseline: current) }
             announcedTracks[mid] = nil
             if streams.count > 2 * Self.maxPublishers + 1 { streams[mid] = nil }

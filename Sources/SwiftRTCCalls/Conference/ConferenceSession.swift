@@ -342,10 +342,17 @@ public actor ConferenceSession {
     }
 
     /// Leaves the room: tells Janus, closes the connections and detaches the handles (the
-    /// Janus session stays open for the caller). ``events`` ends.
+    /// Janus session stays open for the caller). ``events`` ends. While recording, it first
+    /// lets the recordings take what was received (about a second more).
     public func leave() async {
         guard !ended else { return }
         _ = try? await publisherHandle.request(["request": "leave"])
+        // Recording: Janus stops relaying (`pause`), and what the receivers still hold (up to
+        // their playout delay) plays out into the files before they end.
+        if !recorders.isEmpty, let subscriberHandle {
+            _ = try? await subscriberHandle.message(["request": "pause"])
+            try? await Task.sleep(for: Self.recordingDrain)
+        }
         await end(reason: "left")
     }
 
@@ -439,7 +446,7 @@ public actor ConferenceSession {
             for key in ["leaving", "unpublished"] {
                 guard let publisher = data[key]?.integer else { continue }
                 left(publisher)
-                await stopRecording(publisher)
+                finishRecording(publisher)
             }
         case .trickle(let candidate):
             await add(candidate, to: publishingConnection)
