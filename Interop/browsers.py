@@ -531,6 +531,60 @@ class Firefox(Browser):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class PageUser:
+    """A page of ours in one browser, driven as a person would (its form fields and buttons),
+    and the events it recorded in `window.<app>.events` so far (each printed as an EVENT line
+    when first seen)."""
+
+    def __init__(self, browser: Browser, app: str) -> None:
+        self.browser = browser
+        self.app = app
+        self.seen = 0
+        self.events: list[dict] = []
+
+    def js(self, script: str, *args: Any) -> Any:
+        return self.browser.run(script, *args)
+
+    def fill(self, element: str, value: str) -> None:
+        self.js("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
+                "e.dispatchEvent(new Event('input', {bubbles: true}));", element, value)
+
+    def click(self, element: str) -> None:
+        ok = self.js("const e = document.getElementById(arguments[0]);"
+                     "if (!e || e.disabled || e.closest('[hidden]')) return false; e.click(); return true;", element)
+        if not ok:
+            raise RuntimeError(f"the button #{element} is not there to click")
+
+    def poll(self) -> list[dict]:
+        """New page events since the last poll (also printed as EVENT lines)."""
+        new = self.js(f"return window.{self.app}.events.slice(arguments[0]);", self.seen) or []
+        self.seen += len(new)
+        for event in new:
+            print("EVENT " + json.dumps(event, sort_keys=True), flush=True)
+        self.events += new
+        return new
+
+    def wait_for(self, what: str, predicate, timeout: float, stop: threading.Event, failure=None) -> dict:
+        """The first event `predicate` takes, polling for `timeout` seconds; an event `failure`
+        takes ends the wait with its error."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not stop.is_set():
+            self.poll()
+            for event in self.events:
+                if predicate(event):
+                    return event
+                if failure and failure(event):
+                    raise RuntimeError(f"the page said: {event.get('message')}")
+            time.sleep(0.2)
+        raise RuntimeError(f"no {what} within {timeout:.0f} s")
+
+    def visible(self, element: str) -> bool:
+        return bool(self.js("const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]');", element))
+
+    def snapshot(self) -> dict:
+        return self.js(f"return JSON.parse(JSON.stringify(window.{self.app}.snapshot()));")
+
+
 def make(name: str, binary: Optional[str] = None, firefox_without_prefs: tuple[str, ...] = ()) -> Browser:
     """The browser called `name`; exits with EXIT_MISSING_DEPENDENCY when it is not installed.
     Firefox's profile leaves out the FIREFOX_PREFS named in `firefox_without_prefs`."""

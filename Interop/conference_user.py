@@ -37,63 +37,22 @@ def out(line: str) -> None:
     print(line, flush=True)
 
 
-class Page:
-    """The conference page in one browser, and the events it showed so far."""
-
-    def __init__(self, browser: browsers.Browser) -> None:
-        self.browser = browser
-        self.seen = 0
-        self.events: list[dict] = []
-
-    def js(self, script: str, *args):
-        return self.browser.run(script, *args)
-
-    def fill(self, element: str, value: str) -> None:
-        self.js("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
-                "e.dispatchEvent(new Event('input', {bubbles: true}));", element, value)
-
-    def click(self, element: str) -> None:
-        ok = self.js("const e = document.getElementById(arguments[0]);"
-                     "if (!e || e.disabled || e.closest('[hidden]')) return false; e.click(); return true;", element)
-        if not ok:
-            raise RuntimeError(f"the button #{element} is not there to click")
-
-    def poll(self) -> list[dict]:
-        new = self.js("return window.conferenceApp.events.slice(arguments[0]);", self.seen) or []
-        self.seen += len(new)
-        for event in new:
-            out("EVENT " + json.dumps(event, sort_keys=True))
-        self.events += new
-        return new
-
-    def wait_for(self, what: str, predicate, timeout: float, stop: threading.Event) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not stop.is_set():
-            self.poll()
-            for event in self.events:
-                if predicate(event):
-                    return event
-                if event["name"] == "error":
-                    raise RuntimeError(f"the page said: {event.get('message')}")
-            time.sleep(0.2)
-        raise RuntimeError(f"no {what} within {timeout:.0f} s")
-
-    def snapshot(self) -> dict:
-        return self.js("return JSON.parse(JSON.stringify(window.conferenceApp.snapshot()));")
+def is_error(event: dict) -> bool:
+    return event["name"] == "error"
 
 
-def run(page: Page, args: argparse.Namespace, report: dict, stop: threading.Event) -> None:
+def run(page: browsers.PageUser, args: argparse.Namespace, report: dict, stop: threading.Event) -> None:
     report["version"] = page.browser.version()
     page.browser.open(args.page, ready="window.conferenceApp !== undefined")
     page.fill("room", str(args.room))
     page.fill("display", args.display)
     page.click("join")
-    joined = page.wait_for("join", lambda e: e["name"] == "joined", JOIN_TIMEOUT_S, stop)
+    joined = page.wait_for("join", lambda e: e["name"] == "joined", JOIN_TIMEOUT_S, stop, is_error)
     out(f"READY {joined['id']}")
-    page.wait_for("published stream", lambda e: e["name"] == "published", JOIN_TIMEOUT_S, stop)
+    page.wait_for("published stream", lambda e: e["name"] == "published", JOIN_TIMEOUT_S, stop, is_error)
     page.wait_for("connected publishing connection",
                   lambda e: e["name"] == "connection" and e["which"] == "publishing" and e["state"] == "connected",
-                  JOIN_TIMEOUT_S, stop)
+                  JOIN_TIMEOUT_S, stop, is_error)
     report["connected"] = True
     until = time.monotonic() + args.duration
     shot = False
@@ -135,7 +94,7 @@ def main() -> int:
     # Without a sound device the graph runs on the system clock instead.
     browser = browsers.make(args.browser, firefox_without_prefs=("media.cubeb.force_mock_context",))
     report: dict = {"browser": args.browser, "connected": False, "errors": [], "publishers": []}
-    page = Page(browser)
+    page = browsers.PageUser(browser, "conferenceApp")
     try:
         browser.start()
         run(page, args, report, stop)

@@ -36,51 +36,9 @@ def out(line: str) -> None:
     print(line, flush=True)
 
 
-class User:
-    """The page in one browser, and the events it showed so far."""
-
-    def __init__(self, browser: browsers.Browser) -> None:
-        self.browser = browser
-        self.seen = 0
-        self.events: list[dict] = []
-
-    def js(self, script: str, *args):
-        return self.browser.run(script, *args)
-
-    def fill(self, element: str, value: str) -> None:
-        self.js("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
-                "e.dispatchEvent(new Event('input', {bubbles: true}));", element, value)
-
-    def click(self, element: str) -> None:
-        ok = self.js("const e = document.getElementById(arguments[0]);"
-                     "if (!e || e.disabled || e.closest('[hidden]')) return false; e.click(); return true;", element)
-        if not ok:
-            raise RuntimeError(f"the button #{element} is not there to click")
-
-    def poll(self) -> list[dict]:
-        """New page events since the last poll (also printed as EVENT lines)."""
-        new = self.js("return window.callApp.events.slice(arguments[0]);", self.seen) or []
-        self.seen += len(new)
-        for event in new:
-            out("EVENT " + json.dumps(event, sort_keys=True))
-        self.events += new
-        return new
-
-    def wait_for(self, what: str, predicate, timeout: float, stop: threading.Event) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not stop.is_set():
-            self.poll()
-            for event in self.events:
-                if predicate(event):
-                    return event
-            time.sleep(0.2)
-        raise RuntimeError(f"no {what} within {timeout:.0f} s")
-
-    def visible(self, element: str) -> bool:
-        return bool(self.js("const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]');", element))
-
-    def snapshot(self) -> dict:
-        return self.js("return JSON.parse(JSON.stringify(window.callApp.snapshot()));")
+def User(browser: browsers.Browser) -> browsers.PageUser:
+    """The web client's page in one browser, and the events it showed so far."""
+    return browsers.PageUser(browser, "callApp")
 
 
 def ended(event: dict) -> bool:

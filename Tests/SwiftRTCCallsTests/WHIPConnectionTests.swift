@@ -73,6 +73,18 @@ import TransportTestSupport
         return connection
     }
 
+    /// A publisher on `url` whose audio reaches the endpoint's session.
+    static func publishing(
+        to url: URL,
+        sessions: Sessions
+    ) async throws -> (PeerConnection, WHIPConnection, PeerSession) {
+        let connection = try await Self.publisher(.init(gatherAddresses: ["127.0.0.1"]))
+        let whip = try await WHIPConnection(connection, client: WHIPClient(endpoint: url))
+        let session = try #require(sessions.first)
+        #expect(await Self.waitUntil { await session.audioPackets() > 25 })
+        return (connection, whip, session)
+    }
+
     static func waitUntil(_ timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -137,10 +149,7 @@ import TransportTestSupport
         let sessions = Sessions()
         let endpoint = Self.endpoint(sessions)
         try await withWHIPEndpoint(endpoint) { url in
-            let connection = try await Self.publisher(.init(gatherAddresses: ["127.0.0.1"]))
-            let whip = try await WHIPConnection(connection, client: WHIPClient(endpoint: url))
-            let session = try #require(sessions.first)
-            #expect(await Self.waitUntil { await session.audioPackets() > 25 })
+            let (connection, whip, session) = try await Self.publishing(to: url, sessions: sessions)
             let before = try Self.credentials(await connection.localDescription, await connection.remoteDescription)
             let tag = await whip.session.etag
 
@@ -170,10 +179,7 @@ import TransportTestSupport
         let sessions = Sessions()
         let endpoint = Self.endpoint(sessions, refusingRestarts: true)
         try await withWHIPEndpoint(endpoint) { url in
-            let connection = try await Self.publisher(.init(gatherAddresses: ["127.0.0.1"]))
-            let whip = try await WHIPConnection(connection, client: WHIPClient(endpoint: url))
-            let session = try #require(sessions.first)
-            #expect(await Self.waitUntil { await session.audioPackets() > 25 })
+            let (connection, whip, session) = try await Self.publishing(to: url, sessions: sessions)
             let before = try Self.credentials(await connection.localDescription, await connection.remoteDescription)
 
             await #expect(throws: (any Error).self) { try await whip.restartICE() }
