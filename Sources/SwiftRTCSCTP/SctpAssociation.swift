@@ -342,7 +342,10 @@ public final class SctpAssociation: Sendable {
             return true
         }
         guard !held else { return }
-        usrsctp_conninput(UnsafeMutableRawPointer(bitPattern: id), base, packet.count, 0)
+        // As a call on the socket: a close meanwhile waits for it to return. usrsctp_close
+        // racing usrsctp_conninput for the same address frees the association under the packet
+        // (a crash inside usrsctp, and heap corruption that aborted CI runs later, elsewhere).
+        _ = withSocket { _ in usrsctp_conninput(UnsafeMutableRawPointer(bitPattern: id), base, packet.count, 0) }
     }
 
     /// Sends one message on `stream` with payload protocol `ppid` (RFC 8831 §8: 50 DCEP,
