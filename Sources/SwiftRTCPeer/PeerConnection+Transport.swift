@@ -307,8 +307,13 @@ extension PeerConnection {
             throw .transport(error.description)
         }
         dtlsStarted = true
-        // SCTP packets of data channels (held until the association starts).
-        dtls.onApplicationData { [dataTransport] packet in dataTransport.receive(packet) }
+        // SCTP packets of data channels (held until the association starts). A record that
+        // decrypted is authentic, so it keeps consent (RFC 7675) as SRTP that authenticates does:
+        // a data-only connection has nothing else.
+        dtls.onApplicationData { [dataTransport, agent = transport.agent] packet in
+            agent.consentProved()
+            dataTransport.receive(packet)
+        }
         // One task applies the states in the order DTLS reached them: with two (the states and
         // `connected()`), `connecting` could be applied after `connected` on a busy pool, and the
         // connection stayed `connecting` with SRTP keyed.

@@ -252,6 +252,12 @@ public final class SctpAssociation: Sendable {
         }
     }
 
+    /// Milliseconds between heartbeats on an idle path, plus a retransmission timeout (RFC 4960
+    /// §8.3): about every 2 s. Consent (RFC 7675) is kept by the peer's authentic datagrams, and
+    /// on an idle data-only connection the peer's HEARTBEAT ACKs are all there is; usrsctp's
+    /// default (30 s, and as long again in the jitter) let such a connection fail its consent.
+    static let heartbeatInterval: UInt32 = 1000
+
     /// The retransmission timeout's bounds in milliseconds, as libdatachannel and GStreamer
     /// set them for usrsctp: 1 s to start (RFC 6298's initial value for TCP), at least 1 s
     /// (RFC 4960), at most 10 s, for INIT too.
@@ -311,7 +317,8 @@ public final class SctpAssociation: Sendable {
             withUnsafeBytes(of: &remote) { storage.copyMemory(from: $0) }
         }
         parameters.spp_assoc_id = sctp_assoc_t(SCTP_FUTURE_ASSOC)
-        parameters.spp_flags = UInt32(SPP_PMTUD_DISABLE)
+        parameters.spp_flags = UInt32(SPP_PMTUD_DISABLE) | UInt32(SPP_HB_ENABLE)
+        parameters.spp_hbinterval = Self.heartbeatInterval
         // usrsctp leaves the 12-byte common header out of an AF_CONN path's MTU (measured:
         // 1200 gave packets of 1212 bytes).
         parameters.spp_pathmtu = UInt32(configuration.maxPacketSize - 12)
