@@ -405,7 +405,7 @@ seed("DataChannelFuzzer", "client-every-channel-type-and-message.bin", bytes([0x
     close_channel(5), peer_reset(1), close_channel(3),
 ]))
 seed("DataChannelFuzzer", "server-wrong-parity-and-malformed-dcep.bin", bytes([0x00]) + b"".join([
-    peer_open(1, 0x00, b"our parity: ignored"),
+    peer_open(1, 0x00, b"our parity: taken when free"),
     peer_send(2, 0, dcep_open(0x00, 256, 0, b"ab")[:11]),  # truncated header
     peer_send(4, 0, dcep_open(0x00, 256, 0, b"label past the end")[:-3]),
     peer_send(6, 0, dcep_open(0x03, 256, 0, b"unknown type")),

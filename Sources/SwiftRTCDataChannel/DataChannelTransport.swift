@@ -447,7 +447,7 @@ final class DataChannelTransportCore: Sendable {
     /// an ack changes nothing (ours is open once its open is sent); anything else is ignored.
     private func protocolMessage(_ data: [UInt8], on stream: UInt16) {
         guard case let .open(open)? = try? DataChannelProtocolMessage(parsing: data) else { return }
-        guard let isDTLSClient = state.withLock({ $0.parameters?.isDTLSClient }) else { return }
+        guard state.withLock({ $0.parameters != nil }) else { return }
         var options = DataChannel.Options(ordered: open.ordered, protocol: open.protocol)
         switch open.delivery {
         case .reliable: break
@@ -456,8 +456,10 @@ final class DataChannelTransportCore: Sendable {
         }
         let channel = DataChannel(label: open.label, id: stream, options: options, transport: self)
         let isNew = state.withLock { state in
-            // The peer's streams have the other parity; one channel per stream; the limit.
-            guard stream % 2 == (isDTLSClient ? 1 : 0), state.channels[stream] == nil,
+            // One channel per stream; the limit. The peer's streams should have the other parity
+            // (RFC 8832 §6), but Janus takes the first free stream whatever its role: a free one
+            // of ours is taken as well (``freeID(_:)`` skips it when we make ours).
+            guard state.channels[stream] == nil,
                 state.channels.count < DataChannelTransport.maxChannels
             else {
                 if state.channels[stream] == nil { state.statistics.remoteChannelsRefused += 1 }

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 /// Peers that misuse data channels, each against one of our transports in memory: one that
+/// opens channels on our streams' parity (Janus), one that
 /// opens channels by the thousand and never has them read, one that sends messages over the
 /// limit we announced, one that stops acknowledging. Memory stays bounded, each is counted,
 /// and what is honest still goes through.
@@ -48,6 +49,26 @@ import Testing
         let deadline = ContinuousClock.now + timeout
         while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return condition()
+    }
+
+    /// Janus opens its channels on the first free stream whatever its DTLS role (RFC 8832 §6
+    /// gives the DTLS client the even ones): an open on a free stream of our parity is taken,
+    /// and our next channel skips that stream.
+    @Test func aPeersOpenOnOurParityIsTakenAndOurNextChannelSkipsIt() async throws {
+        let pair = try Pair(ours: .init(isDTLSClient: true), peer: .init(isDTLSClient: true))
+        defer { pair.close() }
+        #expect(await Self.eventually { pair.peer.isConnected && pair.ours.isConnected })
+        let theirs = try pair.peer.createDataChannel(label: "janus")
+        #expect(theirs.id == 0)
+        let arrived = try #require(await DataChannelTransportTests.first(pair.ours.remoteChannels).first)
+        #expect(arrived.label == "janus" && arrived.id == 0)
+        try theirs.send("relayed")
+        #expect(await DataChannelTransportTests.first(arrived.messages) == [.text("relayed")])
+        let mine = try pair.ours.createDataChannel(label: "mine")
+        #expect(mine.id == 2, "stream 0 is the peer's")
+        let atPeer = try #require(await DataChannelTransportTests.first(pair.peer.remoteChannels).first)
+        #expect(atPeer.label == "mine" && atPeer.id == 2)
+        #expect(pair.ours.statistics.remoteChannelsRefused == 0)
     }
 
     @Test func aPeerOpeningThousandsOfChannelsNobodyReadsIsHeldToTheUnreadLimit() async throws {
