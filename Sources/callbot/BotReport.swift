@@ -152,6 +152,7 @@ struct BotReport: Codable, Sendable, Equatable {
         var audioFramesDecoded = 0
         var videoFramesDecoded = 0
         var packetsLost = 0
+        var dataMessagesReceived = 0
         var layer: Int?
 
         init(id: Int64, display: String?) {
@@ -161,7 +162,7 @@ struct BotReport: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case id, display, audioFramesDecoded = "audio_frames_decoded", videoFramesDecoded = "video_frames_decoded"
-            case packetsLost = "packets_lost", layer
+            case packetsLost = "packets_lost", dataMessagesReceived = "data_messages_received", layer
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -171,6 +172,7 @@ struct BotReport: Codable, Sendable, Equatable {
             try c.encode(audioFramesDecoded, forKey: .audioFramesDecoded)
             try c.encode(videoFramesDecoded, forKey: .videoFramesDecoded)
             try c.encode(packetsLost, forKey: .packetsLost)
+            try c.encode(dataMessagesReceived, forKey: .dataMessagesReceived)
             try c.encode(layer, forKey: .layer)
         }
     }

@@ -3,14 +3,15 @@ import Foundation
 import SwiftRTC
 import Synchronization
 
-/// `--chat` of `call` and `answer`: the call's chat channel (``CallSession/messages()``) on
-/// the terminal. Each line of standard input goes to everyone in the call once it has
-/// connected; each message the others send is printed as `PREFIX: chat USER: TEXT`.
+/// `--chat` of `call`, `answer` and `conference`: the call's chat channel
+/// (``CallSession/messages()``), or the room's data, on the terminal. Each line of standard
+/// input goes to everyone in the call once it has connected (in a room: to everyone subscribed
+/// to the bot); each message the others send is printed as `PREFIX: chat USER: TEXT`.
 struct ChatOptions: ParsableArguments {
     @Flag(
         name: .customLong("chat"),
         help:
-            "Send each line of standard input to everyone in the call (once connected); print what the others send as 'PREFIX: chat USER: TEXT'."
+            "Send each line of standard input to everyone in the call or room (once connected); print what the others send as 'PREFIX: chat USER: TEXT'."
     )
     var enabled = false
 
@@ -43,11 +44,19 @@ final class ChatInput: Sendable {
         Task {
             for await line in lines {
                 room.signal()
-                let session = await target.session()
-                do { try await session.sendToAll(.text(line)) } catch { log("chat: \(error)") }
+                let send = await target.sender()
+                do { try await send(line) } catch { log("chat: \(error)") }
             }
         }
     }
+
+    /// Standard input's lines go to `room` (everyone subscribed to this bot) until
+    /// ``detach(_:)``.
+    func attach(_ room: ConferenceSession) async {
+        await target.attach(ObjectIdentifier(room)) { try await room.send(.text($0)) }
+    }
+
+    func detach(_ room: ConferenceSession) async { await target.detach(ObjectIdentifier(room)) }
 
     /// Prints what the others in `session` send, as `PREFIX: chat USER: TEXT` (and an
     /// `EVENT` line with `eventsJSON`), and sends them standard input's lines once it has
@@ -71,9 +80,11 @@ final class ChatInput: Sendable {
         }
         return Task {
             for await event in events {
-                if case .connected = event { await target.attach(session) }
+                if case .connected = event {
+                    await target.attach(ObjectIdentifier(session)) { try await session.sendToAll(.text($0)) }
+                }
             }
-            await target.detach(session)
+            await target.detach(ObjectIdentifier(session))
             await printing.value
         }
     }
@@ -108,24 +119,28 @@ final class ChatInput: Sendable {
     }
 }
 
-/// The call that standard input's lines go to: the one that connected last, while it lasts.
+/// Where standard input's lines go: the call that connected last (or the conference room
+/// joined), while it lasts.
 actor ChatTarget {
-    private var current: CallSession?
-    private var waiting: [CheckedContinuation<CallSession, Never>] = []
+    /// Sends one line.
+    typealias Send = @Sendable (String) async throws -> Void
+    private var current: (id: ObjectIdentifier, send: Send)?
+    private var waiting: [CheckedContinuation<Send, Never>] = []
 
-    func attach(_ session: CallSession) {
-        current = session
-        for waiter in waiting { waiter.resume(returning: session) }
+    /// Lines go to `send` from now on, until `id` is detached.
+    func attach(_ id: ObjectIdentifier, send: @escaping Send) {
+        current = (id, send)
+        for waiter in waiting { waiter.resume(returning: send) }
         waiting = []
     }
 
-    func detach(_ session: CallSession) {
-        if current === session { current = nil }
+    func detach(_ id: ObjectIdentifier) {
+        if current?.id == id { current = nil }
     }
 
-    /// The call in progress, once there is one.
-    func session() async -> CallSession {
-        if let current { return current }
+    /// The target in place, once there is one.
+    func sender() async -> Send {
+        if let current { return current.send }
         return await withCheckedContinuation { waiting.append($0) }
     }
 }

@@ -14,9 +14,10 @@ struct Conference: AsyncParsableCommand {
             other publisher, as a participant does; --listen only subscribes. Runs until --duration \
             ends or SIGINT/SIGTERM arrives, then leaves the room; when Janus ends the session (a \
             restart) it joins again while time is left ("rejoins" in the report). With --record DIR each publisher \
-            received is recorded into a WebM file of its own. The report has one row per \
-            publisher subscribed to ("publishers": id, display, audio and video frames decoded, \
-            packets lost). Exits 0 when the bot joined and its connections connected without \
+            received is recorded into a WebM file of its own. With --chat each line of standard input \
+            goes to the room on the bot's data channel and what the others send is printed. The \
+            report has one row per publisher subscribed to ("publishers": id, display, audio and \
+            video frames decoded, packets lost, data messages received). Exits 0 when the bot joined and its connections connected without \
             errors, 1 when not, 69 when Janus could not be reached.
             """
     )
@@ -53,6 +54,7 @@ struct Conference: AsyncParsableCommand {
     var record: String?
 
     @OptionGroup var media: MediaOptions
+    @OptionGroup var chat: ChatOptions
     @OptionGroup var ice: IceOptions
     @OptionGroup var options: RunOptions
     @OptionGroup var tls: TLSClientOptions
@@ -102,10 +104,12 @@ struct Conference: AsyncParsableCommand {
         )
         var report: BotReport?
         var rejoins = 0
+        let chatInput = chat.input()
         while true {
             let stay = await attend(
                 configuration,
                 joinOptions,
+                chat: chatInput,
                 started: started,
                 end: end,
                 signals: signals,
@@ -133,6 +137,7 @@ struct Conference: AsyncParsableCommand {
     func attend(
         _ configuration: JanusSession.Configuration,
         _ joinOptions: ConferenceSession.Options,
+        chat: ChatInput?,
         started: ContinuousClock.Instant,
         end: ContinuousClock.Instant?,
         signals: TerminationSignals,
@@ -155,7 +160,12 @@ struct Conference: AsyncParsableCommand {
             return (report, true, nil)
         }
         log("joined room \(room) as \(session.id) (\(role.rawValue))")
-        let monitor = ConferenceMonitor(session: session, statsInterval: .seconds(options.statsInterval))
+        let monitor = ConferenceMonitor(
+            session: session,
+            statsInterval: .seconds(options.statsInterval),
+            printsChat: chat != nil
+        )
+        await chat?.attach(session)
         let local = CallMedia.make(
             audio: session.localAudioTrack == nil ? nil : media.audio ?? .tone,
             video: session.localVideoTrack == nil ? nil : media.video ?? .pattern,
@@ -177,6 +187,7 @@ struct Conference: AsyncParsableCommand {
             await signals.wait(upTo: min(left ?? .milliseconds(200), .milliseconds(200)))
         }
         let endedByJanus = monitor.endedByJanus
+        await chat?.detach(session)
         await monitor.finish(into: &report)
         await janusSession.destroy()
         return (report, true, endedByJanus)

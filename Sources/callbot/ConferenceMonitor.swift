@@ -14,6 +14,8 @@ final class ConferenceMonitor: Sendable {
         var decodedPCM = false
         var publishersSeen = 0
         var events: Task<Void, Never>?
+        /// Readers of the publishers' data channels (every message is read, printed with `--chat`).
+        var readers: [Task<Void, Never>] = []
         var stats: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         /// Whether each connection reached `connected` (a session Janus ended has them closed).
@@ -24,8 +26,12 @@ final class ConferenceMonitor: Sendable {
     }
     private let state = Mutex(State())
 
-    init(session: ConferenceSession, statsInterval: Duration) {
+    /// Whether the room's messages are printed (`--chat`).
+    let printsChat: Bool
+
+    init(session: ConferenceSession, statsInterval: Duration, printsChat: Bool) {
         self.session = session
+        self.printsChat = printsChat
         let events = Task { [weak self] in
             for await event in session.events {
                 guard let self else { return }
@@ -79,6 +85,15 @@ final class ConferenceMonitor: Sendable {
                     $0.decodedPCM = true
                 }
             }
+        case .remoteDataChannel(let publisher, let channel):
+            let printsChat = printsChat, session = session
+            let reader = Task {
+                let name = await session.publishers[publisher]?.display ?? "\(publisher)"
+                for await message in channel.messages where printsChat {
+                    printLine("conference: chat \(name): \(ChatInput.text(of: message))")
+                }
+            }
+            state.withLock { $0.readers.append(reader) }
         case .slowLink(let publisher, let uplink, let lost):
             log(
                 "slow link \(uplink ? "to" : "from") Janus\(publisher.map { " (publisher \($0))" } ?? ""): \(lost) lost"
@@ -119,6 +134,7 @@ final class ConferenceMonitor: Sendable {
         stats?.cancel()
         watcher?.cancel()
         await events?.value
+        for reader in state.withLock({ $0.readers }) { await reader.value }
         let (errors, rms, seen, published, subscribed) = state.withLock {
             (
                 $0.errors, $0.decodedPCM ? $0.audioMeter.rms : 0, $0.publishersSeen, $0.publishingConnected,
@@ -136,6 +152,7 @@ final class ConferenceMonitor: Sendable {
             line.audioFramesDecoded = row.audioFramesDecoded
             line.videoFramesDecoded = row.videoFramesDecoded
             line.packetsLost = row.packetsLost
+            line.dataMessagesReceived = row.dataMessagesReceived
             return line
         }
     }

@@ -255,6 +255,48 @@ import Testing
         }
     }
 
+    /// `conference --chat`: bot-1's standard input gets a line a second for 8 s; each goes to the room
+    /// on its data channel, and bot-2 prints it with bot-1's name (control characters escaped)
+    /// and counts it in its report. Janus relays only to subscriptions already up and keeps
+    /// nothing, so the first lines may miss bot-2; the last ones reach it.
+    @Test func chatLinesReachTheRoom() async throws {
+        try await Self.withJanus("conference-chat") { network, janus, folder in
+            func bot(_ name: String, input: String?) throws -> FaultProcess {
+                let arguments = [
+                    FaultPaths.callbot.path, "conference", "--janus", janus.url.absoluteString, "--room",
+                    "\(Self.room)", "--create-room", "--display", name, "--duration", "12", "--chat", "--no-video",
+                    "--report", folder.appendingPathComponent("\(name).json").path,
+                ]
+                // Standard input: what `input` prints (nothing: it ends at once).
+                let script = "{ \(input ?? ":"); } | exec \"$0\" \"$@\""
+                return try network.spawn(
+                    in: network.b,
+                    name: name,
+                    "/bin/sh",
+                    ["-c", script] + arguments,
+                    folder: folder
+                )
+            }
+            let listener = try bot("bot-2", input: nil)
+            let talker = try bot(
+                "bot-1",
+                input: "for i in 1 2 3 4 5 6 7 8; do sleep 1; printf 'line %s \\033[31mred\\n' $i; done"
+            )
+            for process in [talker, listener] {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(process.name) exited \(status): \(process.stderrTail())")
+            }
+            let printed = listener.stdout.split(separator: "\n").filter { $0.hasPrefix("conference: chat ") }
+            print("conference chat: bot-2 printed \(printed.count) lines: \(printed.last ?? "")")
+            #expect(printed.last == "conference: chat bot-1: line 8 \\u{1B}[31mred", "\(printed)")
+            #expect(!talker.stdout.contains("conference: chat "), "nobody else talked")
+            let data = try Data(contentsOf: folder.appendingPathComponent("bot-2.json"))
+            let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let row = (report["publishers"] as? [[String: Any]])?.first { $0["display"] as? String == "bot-1" }
+            #expect(row?["data_messages_received"] as? Int == printed.count, "\(report)")
+        }
+    }
+
     /// Janus in namespace `a` of a network of its own (gathering on its veth link), for `body`,
     /// with the work folder `name` for logs and reports.
     static func withJanus(_ name: String, _ body: (FaultNetwork, JanusServer, URL) async throws -> Void) async throws {

@@ -8,12 +8,15 @@ public enum ConferenceError: Error, Sendable, Equatable, CustomStringConvertible
     case unexpectedReply(String)
     /// A connection with Janus could not be made or negotiated (why).
     case connection(String)
+    /// A message for the room was not sent (why).
+    case messageNotSent(String)
 
     public var description: String {
         switch self {
         case .janus(let error): "\(error)"
         case .unexpectedReply(let what): "unexpected answer from Janus: \(what)"
         case .connection(let why): "connection with Janus: \(why)"
+        case .messageNotSent(let why): "message not sent: \(why)"
         }
     }
 

@@ -10,4 +10,6 @@ public struct ConferencePublisherStats: Sendable, Hashable {
     public var videoFramesDecoded: Int
     /// Packets lost on its streams (RFC 3550 cumulative lost, summed).
     public var packetsLost: Int
+    /// Messages received from it on the room's data channel.
+    public var dataMessagesReceived: Int
 }

@@ -77,10 +77,22 @@ extension ConferenceSession {
             }
             subscriptionConnection = connection
             follow(candidatesOf: connection, to: subscriberHandle)
+            // Janus relays the publishers' data only once the subscription's association has
+            // sent something and drained (usrsctp's SENDER_DRY event), which a channel of ours
+            // brings about, as janus.js opens one: it carries nothing else.
+            do { _ = try await connection.createDataChannel(label: Self.dataLabel) } catch {
+                throw .connection("\(error)")
+            }
             let tracks = await connection.remoteTracks()
             tasks.append(
                 Task { [weak self] in
                     for await event in tracks { await self?.trackArrived(event) }
+                }
+            )
+            let channels = connection.dataChannels
+            tasks.append(
+                Task { [weak self] in
+                    for await channel in channels { await self?.dataChannelArrived(channel) }
                 }
             )
         }

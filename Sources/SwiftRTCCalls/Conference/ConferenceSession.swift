@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwiftRTCDataChannel
 import SwiftRTCJanus
 import SwiftRTCPeer
 import SwiftRTCSDP
@@ -31,6 +32,9 @@ public actor ConferenceSession {
         public var audio = true
         /// Whether a publisher sends video.
         public var video = true
+        /// Whether a publisher opens a data channel to the room (``ConferenceSession/send(_:)``).
+        /// Every bot receives the data of the publishers it subscribes to, whatever this says.
+        public var data = true
         /// Subscribes to every publisher as it arrives (as a participant does); without it,
         /// ``subscribe(to:)`` chooses.
         public var subscribesToAll = true
@@ -95,6 +99,14 @@ public actor ConferenceSession {
     var publisherHangups = 0
     /// The connection that sends this bot's media (a publisher, once published).
     public private(set) var publishingConnection: PeerConnection?
+    /// The publishing connection's data channel (with ``Options/data``, once published).
+    var publishingChannel: DataChannel?
+    /// Each subscribed publisher's channel of the subscription, by publisher.
+    var remoteChannels: [Int64: DataChannel] = [:]
+    /// Messages of a publisher's channels that Janus replaced.
+    var dataMessagesReceived: [Int64: Int] = [:]
+    /// Channels Janus opened that carry no publisher's id, or past the limit.
+    public internal(set) var dataChannelsRefused = 0
     /// The connection that receives the subscribed publishers (once the first subscription).
     public internal(set) var subscriptionConnection: PeerConnection?
     var subscriberHandle: JanusHandle?
@@ -262,6 +274,7 @@ public actor ConferenceSession {
         do {
             if let localAudioTrack { _ = try await connection.addTrack(localAudioTrack) }
             if let localVideoTrack { _ = try await connection.addTrack(localVideoTrack) }
+            if options.data { publishingChannel = try await connection.createDataChannel(label: Self.dataLabel) }
             try await connection.setLocalDescription(try await connection.createOffer())
             let offer = try await gathered(connection)
             let reply = try await publisherHandle.message(
@@ -287,6 +300,7 @@ public actor ConferenceSession {
     public func unpublish() async throws(ConferenceError) {
         guard let connection = publishingConnection, !ended else { return }
         publishingConnection = nil
+        publishingChannel = nil
         let hangups = publisherHangups
         do { _ = try await publisherHandle.message(["request": "unpublish"]) } catch {
             await connection.close()
@@ -365,13 +379,16 @@ public actor ConferenceSession {
                 totals[publisher, default: StreamCounters()] += counters
             }
         }
+        let messages = dataMessages()
+        for publisher in messages.keys where totals[publisher] == nil { totals[publisher] = StreamCounters() }
         return totals.map { publisher, counters in
             ConferencePublisherStats(
                 id: publisher,
                 display: displays[publisher] ?? publishers[publisher]?.display,
                 audioFramesDecoded: counters.audioFrames,
                 videoFramesDecoded: counters.videoFrames,
-                packetsLost: counters.packetsLost
+                packetsLost: counters.packetsLost,
+                dataMessagesReceived: messages[publisher] ?? 0
             )
         }
         .sorted { $0.id < $1.id }

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCDataChannel
 import SwiftRTCPeer
 
 /// What happens in a conference room, in order (the SDKs' conference callbacks).
@@ -10,6 +11,10 @@ public enum ConferenceSessionEvent: Sendable {
     case publisherLeft(id: Int64)
     /// A subscribed publisher's stream arrived: play or record its track.
     case remoteTrack(publisher: Int64, track: MediaStreamTrack)
+    /// A subscribed publisher's data channel opened: its ``DataChannel/messages`` are what
+    /// it sends with ``ConferenceSession/send(_:)`` (one channel per publisher, for the
+    /// session's life).
+    case remoteDataChannel(publisher: Int64, channel: DataChannel)
     /// Janus saw loss on a connection (`onSlowLink`): `uplink` true means on what it receives
     /// from us; the publisher whose stream it was, when it said which.
     case slowLink(publisher: Int64?, uplink: Bool, lost: Int)
