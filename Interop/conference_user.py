@@ -2,16 +2,20 @@
 """A person in a browser in a conference room, through SwiftRTC's conference page (served by
 `callbot serve --janus URL` at `/conference`).
 
-  conference_user.py BROWSER PAGE_URL --room N --display NAME [--duration S] [--report FILE]
+  conference_user.py BROWSER PAGE_URL --room N --display NAME [--duration S] [--chat TEXT]
+                     [--report FILE]
 
 BROWSER is chromium or firefox (headless, fake camera and microphone; browsers.py). The
 script drives the page as a person would, through its form: types the room and a name, presses
 Join, stays --duration seconds (publishing the fake camera and microphone and receiving every
-other publisher), takes a --screenshot if asked, and presses Leave. It prints `READY ID` once
+other publisher), halfway through types each --chat TEXT into the chat box and sends it (Janus
+relays to those subscribed by then, and keeps nothing for later), takes a --screenshot if
+asked, and presses Leave. It prints `READY ID` once
 in the room, `EVENT {json}` for every event the page records, and at the end `REPORT {json}`
 in the shape of a `callbot conference` report: `connected`, `errors`, and `publishers`, one
 row per publisher received (`id`, `display`, `audio_frames_decoded`, `video_frames_decoded`,
-`packets_lost`, the decoded size, and the audio's energy), plus the browser and its version.
+`packets_lost`, the decoded size, and the audio's energy), the lines the chat box showed
+(`chat`, "NAME: TEXT"), plus the browser and its version.
 Exit 0 when the script could play its part, 1 otherwise (the report says why), 2 when a
 dependency is missing.
 """
@@ -55,8 +59,14 @@ def run(page: browsers.PageUser, args: argparse.Namespace, report: dict, stop: t
                   JOIN_TIMEOUT_S, stop, is_error)
     report["connected"] = True
     until = time.monotonic() + args.duration
+    talk_at = time.monotonic() + args.duration / 2
     shot = False
     while time.monotonic() < until and not stop.is_set():
+        if args.chat and time.monotonic() >= talk_at:
+            for line in args.chat:
+                page.fill("chat-text", line)
+                page.click("chat-send")
+            args.chat = []
         if args.screenshot and not shot and until - time.monotonic() < 3:
             page.browser.screenshot(args.screenshot)
             shot = True
@@ -71,6 +81,7 @@ def run(page: browsers.PageUser, args: argparse.Namespace, report: dict, stop: t
     snapshot = page.snapshot()
     report["publishers"] = snapshot["publishers"]
     report["tiles"] = snapshot["tiles"]
+    report["chat"] = snapshot["chat"]
     report["id"] = snapshot["id"]
 
 
@@ -81,6 +92,8 @@ def main() -> int:
     parser.add_argument("--room", type=int, required=True)
     parser.add_argument("--display", required=True, help="the name the room sees")
     parser.add_argument("--duration", type=float, default=30, metavar="S", help="seconds in the room")
+    parser.add_argument("--chat", action="append", default=[], metavar="TEXT",
+                        help="halfway through the stay, type TEXT into the chat box and send it; repeatable")
     parser.add_argument("--screenshot", metavar="PNG", help="a screenshot of the page shortly before leaving")
     parser.add_argument("--report", metavar="FILE", help="write the report JSON here too")
     args = parser.parse_args()
@@ -93,7 +106,7 @@ def main() -> int:
     # under load (35 Opus packets a second), so its audio fell seconds behind its video.
     # Without a sound device the graph runs on the system clock instead.
     browser = browsers.make(args.browser, firefox_without_prefs=("media.cubeb.force_mock_context",))
-    report: dict = {"browser": args.browser, "connected": False, "errors": [], "publishers": []}
+    report: dict = {"browser": args.browser, "connected": False, "errors": [], "publishers": [], "chat": []}
     page = browsers.PageUser(browser, "conferenceApp")
     try:
         browser.start()

@@ -41,6 +41,8 @@ import Testing
         /// What a `callbot conference` publisher sends as video (`--video`): the 640x480 test
         /// pattern unless a file is named.
         var video = "pattern"
+        /// What a browser types into the conference page's chat box halfway through its stay.
+        var chat: String?
         var end: Int { start + seconds }
         var publishes: Bool { kind == .publisher || kind == .aiortc || isBrowser }
         var subscribes: Bool { kind != .aiortc }
@@ -102,14 +104,15 @@ import Testing
     /// Chromium and Firefox join the room through the web client's conference page (`callbot
     /// serve --janus`), as people do, with three publishing bots and a listener that records:
     /// each browser decodes every bot and the other browser, every bot decodes both browsers,
-    /// and the listener's recordings of the browsers play to the end.
+    /// what each browser types into the chat box reaches the bots and the other browser, and
+    /// the listener's recordings of the browsers play to the end.
     @Test func browsersJoinThroughTheWebClient() async throws {
         try #require(ProjectPython.exists, Comment(rawValue: ProjectPython.missing("selenium")))
         try await Self.run(
             "conference-browsers",
             [
-                Bot(name: "chromium", kind: .browser("chromium"), seconds: 25),
-                Bot(name: "firefox", kind: .browser("firefox"), seconds: 25),
+                Bot(name: "chromium", kind: .browser("chromium"), seconds: 25, chat: "hello from chromium ✓"),
+                Bot(name: "firefox", kind: .browser("firefox"), seconds: 25, chat: "hello from firefox ✓"),
             ] + (1...3).map { Bot(name: "bot-\($0)", start: 2, seconds: 23) } + [
                 Bot(name: "listener", kind: .listener, start: 2, seconds: 23)
             ]
@@ -356,6 +359,8 @@ import Testing
             let recordings = folder.appendingPathComponent("recordings")
             try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
             let page = try await conferencePage(schedule, network: network, janus: janus, folder: folder)
+            // With a browser that talks, the bots print what the room says (`--chat`).
+            let talking = schedule.contains { $0.chat != nil }
             let started = ContinuousClock.now
             var processes: [FaultProcess] = []
             for bot in schedule.sorted(by: { $0.start < $1.start }) {
@@ -377,7 +382,7 @@ import Testing
                                 "\(bot.seconds - bot.settling)",
                                 "--report", report, "--screenshot",
                                 folder.appendingPathComponent("\(bot.name).png").path,
-                            ]
+                            ] + (bot.chat.map { ["--chat", $0] } ?? [])
                         )
                     case .roomRecorder:
                         (
@@ -407,6 +412,7 @@ import Testing
                             ]
                                 + (bot.kind == .listener
                                     ? ["--listen", "--record", recordings.path] : ["--publish", "--video", bot.video])
+                                + (talking ? ["--chat"] : [])
                         )
                     }
                 processes.append(
@@ -424,6 +430,7 @@ import Testing
             }
             await page?.server.stop()
             let ids = try check(schedule, reportsIn: folder, videoRate: videoRate)
+            try checkChat(schedule, processes: processes, reportsIn: folder)
             #expect(Set(ids.values).count == schedule.count { $0.publishes }, "publisher ids: \(ids)")
             if let listener = schedule.first(where: { $0.kind == .listener }) {
                 try await checkRecordings(in: recordings, of: schedule, listener: listener, ids: ids)
@@ -467,6 +474,34 @@ import Testing
             }
         }
         return ids
+    }
+
+    /// What a browser said halfway through its stay reached everyone else who subscribes and
+    /// was in the room then: each bot printed it (`conference: chat NAME: TEXT`), each other
+    /// browser's chat box shows it.
+    static func checkChat(_ schedule: [Bot], processes: [FaultProcess], reportsIn folder: URL) throws {
+        for talker in schedule {
+            guard let text = talker.chat else { continue }
+            let said = talker.start + talker.settling + (talker.seconds - talker.settling) / 2
+            for hearer in schedule where hearer.name != talker.name && hearer.subscribes {
+                guard hearer.start + hearer.settling + 2 < said, said + 2 < hearer.end else { continue }
+                switch hearer.kind {
+                case .publisher, .listener:
+                    let printed = processes.first { $0.name == hearer.name }?.stdout ?? ""
+                    #expect(
+                        printed.contains("conference: chat \(talker.name): \(text)\n"),
+                        "\(hearer.name) did not print \(talker.name)'s line"
+                    )
+                case .browser:
+                    let data = try Data(contentsOf: folder.appendingPathComponent("\(hearer.name).json"))
+                    let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                    let lines = report["chat"] as? [String] ?? []
+                    #expect(lines.contains("\(talker.name): \(text)"), "\(hearer.name)'s chat box: \(lines)")
+                case .aiortc, .roomRecorder:
+                    break
+                }
+            }
+        }
     }
 
     /// Each stream of a recording: its codec and when it starts and ends (seconds, from its

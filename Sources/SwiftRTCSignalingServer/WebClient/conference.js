@@ -1,12 +1,15 @@
 // The SwiftRTC conference page: a person in a Janus VideoRoom with bots (`callbot conference`)
 // and other browsers. It publishes the camera and microphone (one connection to Janus) and
 // subscribes to every other publisher in one connection from Janus (VideoRoom multistream),
-// following arrivals and departures; each publisher gets a tile and a row of stats. The
-// server that served the page says where Janus is (`/conference/settings`).
+// following arrivals and departures; each publisher gets a tile and a row of stats. A chat box
+// sends on our publishing connection's data channel, which Janus relays to everyone subscribed
+// to us; each publisher's messages come on a channel of the subscription that Janus labels with
+// its id. The server that served the page says where Janus is (`/conference/settings`).
 //
 // `window.conferenceApp` exposes what the page saw (`events`) and its figures per publisher
 // (`snapshot()`), for the browser tests and for a look from the developer console.
 
+import { addChatLine } from "./chat-lines.js";
 import { JanusSession, JanusError } from "./janus-session.js";
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +38,7 @@ const app = {
   publisherHandle: null,
   subscriberHandle: null,
   publishing: null, // RTCPeerConnection to Janus
+  chat: null, // our data channel on it: what we say goes to the room
   subscription: null, // RTCPeerConnection from Janus
   localStream: null,
   publishers: new Map(), // id → {id, display}
@@ -58,6 +62,7 @@ const app = {
         publisher: tile.dataset.publisher, name: tile.querySelector(".name").textContent,
         width: tile.querySelector("video").videoWidth, height: tile.querySelector("video").videoHeight,
       })),
+      chat: [...document.querySelectorAll("#chat-lines li")].map((line) => [...line.children].map((part) => part.textContent).join(" ")),
     };
   },
 };
@@ -83,6 +88,8 @@ function describe(name, d) {
     case "subscribed": return `Receiving ${d.ids.length} publisher(s)`;
     case "connection": return `${d.which} connection: ${d.state}`;
     case "slowLink": return `Slow link (${d.uplink ? "sending" : "receiving"}, ${d.lost} lost)`;
+    case "chat": return `${d.from} said something`;
+    case "chatSent": return d.sent ? "You said something" : `Not sent: ${d.why}`;
     case "left": return `Left the room${d.reason ? `: ${d.reason}` : ""}`;
     case "error": return `Error: ${d.message}`;
     default: return name;
@@ -156,6 +163,7 @@ async function publish() {
   app.publishing = connection;
   follow(connection, "publishing");
   for (const track of stream.getTracks()) connection.addTrack(track, stream);
+  app.chat = connection.createDataChannel("data");
   await connection.setLocalDescription(await connection.createOffer());
   await gathered(connection);
   const reply = await app.janus.message(
@@ -242,6 +250,10 @@ async function answer(reply) {
     app.subscription = connection;
     follow(connection, "subscription");
     connection.addEventListener("track", (event) => received(event.transceiver.mid, event.track));
+    connection.addEventListener("datachannel", (event) => chatFrom(event.channel));
+    // Janus relays the publishers' data to a subscription only once its association has sent
+    // something: a channel of ours, as janus.js opens, that carries nothing else.
+    connection.createDataChannel("data");
   }
   await app.subscription.setRemoteDescription(reply.jsep);
   await app.subscription.setLocalDescription(await app.subscription.createAnswer());
@@ -281,6 +293,21 @@ function tile(key, name) {
   $("tiles").append(element);
   return element;
 }
+
+// MARK: Chat
+
+/** A publisher's messages: Janus opens a channel of the subscription for each, labelled with its id. */
+function chatFrom(channel) {
+  const id = Number(channel.label);
+  channel.binaryType = "arraybuffer";
+  channel.addEventListener("message", (event) => {
+    const from = app.publishers.get(id)?.display || channel.label;
+    const text = typeof event.data === "string" ? event.data : `[${event.data.byteLength} bytes]`;
+    addChatLine($("chat-lines"), `${from}:`, text);
+    note("chat", { id, from, text });
+  });
+}
+
 
 // MARK: Janus's own events
 
@@ -393,6 +420,18 @@ $("join-form").addEventListener("submit", (event) => {
     $("join").disabled = false;
     app.janus?.close();
   });
+});
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("chat-text").value;
+  if (!text) return;
+  const open = app.chat?.readyState === "open";
+  if (open) app.chat.send(text);
+  addChatLine($("chat-lines"), `${app.display} (you):`, open ? text : `${text} (not sent: not publishing yet)`, {
+    mine: true, unsent: !open,
+  });
+  note("chatSent", { text, sent: open, why: open ? "" : "not publishing yet" });
+  $("chat-text").value = "";
 });
 $("leave").addEventListener("click", () => leave());
 for (const [button, kind] of [["mute-audio", "audio"], ["mute-video", "video"]]) {

@@ -7,11 +7,10 @@
 
 import { SignalingConnection, signalingURL, isValidUserID } from "./signaling.js";
 import { CallSession, MAX_OPPONENTS, isLoopbackHost } from "./call-session.js";
+import { addChatLine as addLine } from "./chat-lines.js";
 
 const $ = (id) => document.getElementById(id);
 const STATS_INTERVAL_MS = 1000;
-/** Chat lines the page shows, at most (the oldest go first). */
-const MAX_CHAT_LINES = 200;
 /** Chat messages kept in `callApp.events`, at most per call (the chat box shows them all). */
 const MAX_RECORDED_CHAT = 1000;
 
@@ -286,19 +285,7 @@ function displayName(user) {
 }
 
 function addChatLine(from, text, { mine = false, unsent = false } = {}) {
-  const list = $("chat-lines");
-  const item = document.createElement("li");
-  if (mine) item.className = "mine";
-  const sender = document.createElement("span");
-  sender.className = "from";
-  sender.textContent = mine ? `${from} (you):` : `${displayName(from)}:`;
-  const body = document.createElement("span");
-  body.textContent = text;
-  if (unsent) body.className = "unsent";
-  item.append(sender, body);
-  list.append(item);
-  while (list.children.length > MAX_CHAT_LINES) list.firstElementChild.remove();
-  list.scrollTop = list.scrollHeight;
+  addLine($("chat-lines"), mine ? `${from} (you):` : `${displayName(from)}:`, text, { mine, unsent });
 }
 
 $("chat-form").addEventListener("submit", (event) => {
