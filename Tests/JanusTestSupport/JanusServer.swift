@@ -4,7 +4,8 @@ import TestScheduling
 
 /// A real Janus (Debian's `janus` 1.1.2) for a test: a config folder of the test's own (only the
 /// VideoRoom plugin, the WebSocket and HTTP transports, on one address and free ports), started
-/// and waited for until its transports run; `stop()` kills it.
+/// and waited for until its transports run; `stop()` kills it, and so does a shell that
+/// watches over it once this test process is gone.
 ///
 /// On 127.0.0.1 it serves signaling only: Janus skips loopback interfaces when it gathers
 /// candidates. For media, it runs inside a network namespace of the test's (`namespace`,
@@ -134,15 +135,19 @@ public final class JanusServer: @unchecked Sendable {
     /// transport runs.
     public func start() async throws {
         let process = Process()
-        let arguments = ["--configs-folder=\(folder.path)", "--config=\(folder.path)/janus.jcfg"]
-        if let namespace {
-            // `ip netns exec` execs Janus: the pid stays Janus's own.
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            process.arguments = ["netns", "exec", namespace, Self.executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: Self.executable)
-            process.arguments = arguments
-        }
+        let janus =
+            (namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? []) + [Self.executable]
+            + ["--configs-folder=\(folder.path)", "--config=\(folder.path)/janus.jcfg"]
+        // A shell watches over Janus: it kills Janus when this test process is gone (a test
+        // that crashed leaves no Janus behind), or when told to (SIGTERM, from `stop()`).
+        let command = janus.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c",
+            "\(command) & j=$!; trap 'kill -KILL $j 2>/dev/null; wait $j; exit 0' TERM; "
+                + "while [ -d /proc/\(getpid()) ] && kill -0 $j 2>/dev/null; do sleep 0.5; done; "
+                + "kill -KILL $j 2>/dev/null; wait $j",
+        ]
         let logFile = folder.appendingPathComponent("janus.log")
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -165,10 +170,11 @@ public final class JanusServer: @unchecked Sendable {
         }
     }
 
-    /// Kills Janus (SIGKILL: a crash, nothing said to its clients) and waits for it.
+    /// Kills Janus (SIGKILL: a crash, nothing said to its clients) and waits for it: its
+    /// watching shell does, told with SIGTERM (within half a second).
     public func stop() {
         guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
+        kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
     }
 
