@@ -1,5 +1,4 @@
 import Foundation
-import JanusTestSupport
 import SwiftRTCDataChannel
 import SwiftRTCJanus
 import SwiftRTCPeer
@@ -53,12 +52,8 @@ import Testing
     }
 
     @Test func whatAPublisherSendsReachesEverySubscriberWithItsName() async throws {
-        try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
-        try await JanusNetwork.withJanus { network, server in
-            let janus = try await JanusSession.connect(JanusSession.Configuration(url: server.url))
-            var options = ConferenceSession.Options()
-            options.connection = PeerConnection.Configuration(gatherAddresses: [network.localAddress])
-            options.createsRoom = true
+        try await ConferenceMediaTests.inRoom { janus, options in
+            var options = options
             options.display = "alice"
             let alice = try await ConferenceSession.join(janus, room: 3141, options: options)
             let aliceInbox = Inbox(alice)
@@ -137,7 +132,6 @@ import Testing
             await bob.leave()
             await carol.leave()
             await alice.leave()
-            await janus.destroy()
         }
     }
 }

@@ -57,13 +57,24 @@ import Testing
         return (after.audio - before.audio, after.video - before.video)
     }
 
-    @Test func muteUnpublishAndPublishAgainReachTheRoom() async throws {
+    /// A real Janus in a network namespace of the test's, a session with it, and the options
+    /// of a bot there (gathering on the link to Janus, making the room) for `body`; the session
+    /// ends after it.
+    static func inRoom(_ body: (JanusSession, ConferenceSession.Options) async throws -> Void) async throws {
         try #require(JanusServer.isInstalled, "janus is not installed: run Scripts/bootstrap.sh --tests")
         try await JanusNetwork.withJanus { network, server in
             let janus = try await JanusSession.connect(JanusSession.Configuration(url: server.url))
             var options = ConferenceSession.Options()
             options.connection = PeerConnection.Configuration(gatherAddresses: [network.localAddress])
             options.createsRoom = true
+            try await body(janus, options)
+            await janus.destroy()
+        }
+    }
+
+    @Test func muteUnpublishAndPublishAgainReachTheRoom() async throws {
+        try await Self.inRoom { janus, options in
+            var options = options
             options.display = "alice"
             let alice = try await ConferenceSession.join(janus, room: 2718, options: options)
             let audio = try #require(alice.localAudioTrack), video = try #require(alice.localVideoTrack)
@@ -118,7 +129,6 @@ import Testing
             )
             await bob.leave()
             await alice.leave()
-            await janus.destroy()
         }
     }
 }
