@@ -30,6 +30,7 @@ extension PeerTransport {
             srtpBeforeKeyingDropped: counters.earlyDropped,
             datagramsDropped: Int64(agent.demultiplexer.dropped),
             dtlsDatagramsDropped: dtlsTransport.map { Int64($0.droppedDatagrams) },
+            dtlsApplicationDataDropped: dtlsTransport.map { Int64($0.droppedApplicationData) },
             srtp: srtpCounters.map {
                 .init(
                     authenticationFailures: Int64($0.authenticationFailures),

@@ -21,6 +21,8 @@ struct TransportStats: W3CStats {
     var srtpBeforeKeyingDropped: Int64
     var datagramsDropped: Int64
     var dtlsDatagramsDropped: Int64?
+    /// Application data (SCTP packets) DTLS could not send: too long for a record, or not connected.
+    var dtlsApplicationDataDropped: Int64?
     /// Once SRTP is keyed.
     var srtp: SrtpCounts?
     /// Limits hit on remote input (`limitHits.<name>`), the connection's and its streams'.
@@ -51,6 +53,7 @@ struct TransportStats: W3CStats {
         stats["srtpBeforeKeyingDropped"] = .int(srtpBeforeKeyingDropped)
         stats["datagramsDropped"] = .int(datagramsDropped)
         stats["dtlsDatagramsDropped"] = dtlsDatagramsDropped.map { .int($0) }
+        stats["dtlsApplicationDataDropped"] = dtlsApplicationDataDropped.map { .int($0) }
         if let srtp {
             stats["srtpAuthenticationFailures"] = .int(srtp.authenticationFailures)
             stats["srtpReplays"] = .int(srtp.replays)
