@@ -92,8 +92,8 @@ public final class SctpAssociation: Sendable {
     /// Messages coming in pieces, dropped until their last piece: a message within the limit
     /// is always read whole (the read buffer fits it, and usrsctp hands a message over before
     /// its end only past half its receive buffer, twice the limit), so a piece without its end
-    /// is of a longer one. By stream, order and number (with I-DATA, RFC 8260, pieces of
-    /// several messages may come interleaved). At most ``maxMessagesInPieces``.
+    /// is of a longer one. By stream, order and number (at fragment interleave level 2, pieces
+    /// of messages on several streams may alternate). At most ``maxMessagesInPieces``.
     private let inPieces = Mutex<Set<UInt64>>([])
     /// Messages over the limit that may come in pieces at once, at most: a peer that starts
     /// more has its association aborted.
@@ -193,17 +193,16 @@ public final class SctpAssociation: Sendable {
         )
         try set(Int32(IPPROTO_SCTP), SCTP_NODELAY, Int32(1), "SCTP_NODELAY")
         try set(Int32(IPPROTO_SCTP), SCTP_RECVRCVINFO, Int32(1), "SCTP_RECVRCVINFO")
-        // Message interleaving (RFC 8260) with a peer that offers it too: I-DATA (which usrsctp
-        // takes only with fragment interleave level 2), and streams served round robin, so a
-        // message waiting on one stream goes between the pieces of a long one on another.
+        // Pieces of a long message (one over the limit, read in pieces) and other streams'
+        // messages may alternate in delivery (level 2). Streams are served round robin: a
+        // message waiting on one stream goes right after the long one being sent on another,
+        // not after every message queued before it. No I-DATA (RFC 8260 interleaving): usrsctp
+        // 0.9.5's I-DATA stalled reliable associations under load (a message the sender never
+        // resent, 512 later ones waiting behind it, the association aborted a minute later
+        // with them undelivered: 1 benchmark run in 3 to 4 on a loaded machine; none in 14
+        // without it).
         try set(Int32(IPPROTO_SCTP), SCTP_FRAGMENT_INTERLEAVE, Int32(2), "SCTP_FRAGMENT_INTERLEAVE")
         let future = sctp_assoc_t(SCTP_FUTURE_ASSOC)
-        try set(
-            Int32(IPPROTO_SCTP),
-            interleavingSupported,
-            sctp_assoc_value(assoc_id: future, assoc_value: 1),
-            "SCTP_INTERLEAVING_SUPPORTED"
-        )
         try set(
             Int32(IPPROTO_SCTP),
             SCTP_PLUGGABLE_SS,
@@ -274,9 +273,6 @@ public final class SctpAssociation: Sendable {
         guard result == 0 else { return nil }
         return (info.srto_initial, info.srto_min, info.srto_max)
     }
-
-    /// `SCTP_INTERLEAVING_SUPPORTED` (usrsctp 0.9.5 takes it; its public header lacks it).
-    static let interleavingSupported: Int32 = 0x1206
 
     /// The send buffer's size: a whole message must fit, so room for four of the largest.
     static func sendBuffer(_ configuration: Configuration) -> Int { max(1 << 20, 4 * configuration.maxMessageSize) }
@@ -402,17 +398,6 @@ public final class SctpAssociation: Sendable {
             throw .bufferFull
         }
         throw .refused(errno: failure)
-    }
-
-    /// Whether the association interleaves messages (RFC 8260: both ends offered I-DATA); false
-    /// until it is up.
-    public var isInterleaving: Bool {
-        var value = sctp_assoc_value()
-        var size = socklen_t(MemoryLayout<sctp_assoc_value>.size)
-        let result = withSocket { socket in
-            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), Self.interleavingSupported, &value, &size)
-        }
-        return result == 0 && value.assoc_value != 0
     }
 
     /// Stops reading until the matching ``liftReadingHold()``: what the peer sends waits in

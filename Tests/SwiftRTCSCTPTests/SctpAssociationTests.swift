@@ -201,17 +201,17 @@ import Testing
         #expect(pair.a.retransmissionTimeoutBounds == nil)
     }
 
-    /// Both ends offer I-DATA (RFC 8260), so a short message on one stream goes between the
-    /// pieces of a long one waiting on another: B holds reading while A queues long messages
-    /// on stream 1 (more than B's window and A's buffer take at once) and then a short one on
-    /// stream 2. Once B reads again, the short one arrives before the long one that was being
-    /// sent when it was queued; without interleaving it would wait for that one's last piece.
-    @Test func aShortMessageGoesBetweenThePiecesOfALongOne() async throws {
+    /// Streams are served round robin, so a short message on one stream goes right after the
+    /// long one being sent on another, not after every long one queued before it: B holds
+    /// reading while A queues long messages on stream 1 (more than B's window and A's buffer
+    /// take at once) and then a short one on stream 2. Once B reads again, the short one
+    /// arrives after the long one that was being sent when it was queued. (I-DATA, which would
+    /// put it between that one's pieces, is off: usrsctp's stalled under load.)
+    @Test func aShortMessageGoesRightAfterTheLongOneBeingSent() async throws {
         let pair = try Pair()
         defer { pair.close() }
         #expect(await pair.atA.wait { $0.contains(.connected) })
         #expect(await pair.atB.wait { $0.contains(.connected) })
-        #expect(pair.a.isInterleaving && pair.b.isInterleaving)
         pair.b.holdReading()
         var long = 0
         while long < 12 {
@@ -231,10 +231,10 @@ import Testing
         let order = pair.atB.messages.map(\.stream)
         let short = try #require(order.firstIndex(of: 2))
         // B's 1 MiB window (less usrsctp's own overhead) held three long messages and part of
-        // the fourth, which was being sent when the short one was queued: it goes before that
-        // one's end (measured: after 3 long ones; with I-DATA off, after 4).
-        #expect(long > 4, "\(long) long messages taken")
-        #expect(short < 4, "the short message came after \(short) long ones of \(long): \(order)")
+        // the fourth, which was being sent when the short one was queued: it goes right after
+        // that one (measured: after 4), ahead of the long ones queued before it.
+        #expect(long > 5, "\(long) long messages taken")
+        #expect(short <= 4, "the short message came after \(short) long ones of \(long): \(order)")
     }
 
     /// Sends and stream resets racing the association's close (an ABORT closes it on whatever
