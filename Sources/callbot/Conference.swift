@@ -96,6 +96,7 @@ struct Conference: AsyncParsableCommand {
         joinOptions.audio = !media.noAudio
         joinOptions.video = !media.noVideo
         joinOptions.createsRoom = createRoom
+        joinOptions.data = chat.enabled
         joinOptions.recording = try record.map { try RecordingFolder(URL(fileURLWithPath: $0)) }
         joinOptions.connection = PeerConnection.Configuration(
             iceServers: try ice.servers(),

@@ -54,6 +54,7 @@ import Testing
     @Test func whatAPublisherSendsReachesEverySubscriberWithItsName() async throws {
         try await ConferenceMediaTests.inRoom { janus, options in
             var options = options
+            options.data = true
             options.display = "alice"
             let alice = try await ConferenceSession.join(janus, room: 3141, options: options)
             let aliceInbox = Inbox(alice)

@@ -32,9 +32,10 @@ public actor ConferenceSession {
         public var audio = true
         /// Whether a publisher sends video.
         public var video = true
-        /// Whether a publisher opens a data channel to the room (``ConferenceSession/send(_:)``).
-        /// Every bot receives the data of the publishers it subscribes to, whatever this says.
-        public var data = true
+        /// Whether a publisher opens a data channel to the room (``ConferenceSession/send(_:)``;
+        /// off by default: a bot that only sends media has no SCTP association to run). Every
+        /// bot receives the data of the publishers it subscribes to, whatever this says.
+        public var data = false
         /// Subscribes to every publisher as it arrives (as a participant does); without it,
         /// ``subscribe(to:)`` chooses.
         public var subscribesToAll = true
