@@ -30,8 +30,7 @@ extension PeerConnection {
         var packets: [RTCPPacket] = []
         let ntp = NTPTime.now()
         var chunks: [SourceDescription.Chunk] = []
-        for transceiver in transceiverList {
-            let sender = transceiver.sender
+        for sender in transceiverList.flatMap(\.sender.simulcastSenders) {
             guard let parameters = sender.parameters else { continue }
             guard
                 let report = sender.counters.withLock({ $0 }).senderReport(

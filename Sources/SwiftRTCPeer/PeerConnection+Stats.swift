@@ -17,7 +17,9 @@ extension PeerConnection {
         for (limit, count) in limitHits.nonZero { hits[limit, default: 0] += count }
         for transceiver in transceiverList {
             for (limit, count) in transceiver.receiver.limitCounts.hits { hits[limit, default: 0] += count }
-            for (limit, count) in transceiver.sender.limitHits { hits[limit, default: 0] += count }
+            for sender in transceiver.sender.simulcastSenders {
+                for (limit, count) in sender.limitHits { hits[limit, default: 0] += count }
+            }
         }
         transport.collectStats(
             into: &report,
@@ -27,7 +29,9 @@ extension PeerConnection {
             limitHits: hits
         )
         for transceiver in transceiverList {
-            transceiver.sender.collectStats(into: &report, rates: &rates, now: now)
+            for sender in transceiver.sender.simulcastSenders {
+                sender.collectStats(into: &report, rates: &rates, now: now, source: transceiver.sender)
+            }
             transceiver.receiver.collectStats(into: &report, mid: transceiver.mid, rates: &rates, now: now)
         }
         if dataWanted || dataNegotiated != nil { dataTransport.collectStats(into: &report) }

@@ -222,8 +222,8 @@ extension PeerConnection {
                 localSSRC: transceiver.sender.ssrc
             )
             if direction.sends {
-                transport.route(transceiver.sender)
-                transceiver.sender.start(
+                start(
+                    transceiver.sender,
                     RTPSender.Parameters(
                         payloadType: codec.payloadType,
                         codec: frameCodec,
@@ -236,6 +236,7 @@ extension PeerConnection {
                         videoSize: configuration.videoSendSize,
                         maxFrameRate: Double(configuration.maxVideoFrameRate)
                     ),
+                    acceptedRids: Self.acceptedRids(section, extensions: ids),
                     transport: transport
                 )
             } else {
@@ -345,5 +346,44 @@ extension PeerConnection {
             dtlsState = .failed(.closed)
         }
         updateConnectionState()
+    }
+}
+
+extension PeerConnection {
+    /// The simulcast rids the peer takes from us (`a=simulcast:recv` in its section, paused
+    /// ones left out), when the rtp-stream-id header extension that tells them apart was
+    /// negotiated; empty otherwise.
+    static func acceptedRids(_ section: MediaDescription?, extensions: RTPHeaderExtensionIDs) -> Set<String> {
+        guard extensions.rid != nil, let simulcast = section?.simulcast else { return [] }
+        return Set(simulcast.recv.compactMap { $0.first(where: { !$0.paused })?.rid })
+    }
+
+    /// Starts `sender` with `parameters`, and each of its simulcast encodings the peer accepted
+    /// (`acceptedRids`) beside it, with its rid, scale and share of the bitrate (by pixels'
+    /// side: a quarter-size encoding gets a quarter of the full one's share); the others stop.
+    /// Without accepted simulcast the first encoding goes alone, with no rid.
+    func start(
+        _ sender: RTPSender,
+        _ parameters: RTPSender.Parameters,
+        acceptedRids: Set<String>,
+        transport: PeerTransport
+    ) {
+        let all = sender.simulcastSenders
+        let sending = all.filter { $0.encoding.map { acceptedRids.contains($0.rid) } ?? false }
+        let active = sending.isEmpty ? [sender] : sending
+        let weights = active.map { 1 / ($0.encoding?.scaleResolutionDownBy ?? 1) }
+        let total = weights.reduce(0, +)
+        for encoding in all {
+            guard let index = active.firstIndex(where: { $0 === encoding }) else {
+                encoding.stop(includingLayers: false)
+                continue
+            }
+            var own = parameters
+            own.rid = sending.isEmpty ? nil : encoding.encoding?.rid
+            own.videoScale = encoding.encoding?.scaleResolutionDownBy ?? 1
+            own.bitrateShare = weights[index] / total
+            transport.route(encoding)
+            encoding.start(own, transport: transport)
+        }
     }
 }

@@ -252,15 +252,31 @@ public actor PeerConnection {
     }
 
     /// Adds a transceiver of `kind` (audio or video) with `direction`, and optionally a track.
+    ///
+    /// `sendEncodings` sends video as simulcast (RFC 8853; ``RTPEncodingParameters/threeLayers``
+    /// for the usual three): the offer lists each encoding's rid, and once the answer accepts
+    /// them each goes out on its own SSRC, scaled and with its share of the bitrate; an answer
+    /// without simulcast gets the first (highest resolution) encoding alone.
     @discardableResult
     public func addTransceiver(
         _ kind: MediaKind,
         direction: MediaDirection = .sendrecv,
-        track: MediaStreamTrack? = nil
+        track: MediaStreamTrack? = nil,
+        sendEncodings: [RTPEncodingParameters] = []
     ) throws(PeerConnectionError) -> RTPTransceiver {
         guard !isClosed else { throw .closed }
         guard kind == .audio || kind == .video else { throw .unsupportedKind(kind.rawValue) }
-        let transceiver = RTPTransceiver(kind: kind, direction: direction, track: track, streamId: cname)
+        if !sendEncodings.isEmpty {
+            guard kind == .video else { throw .invalidEncodings("simulcast is for video") }
+            if let problem = RTPEncodingParameters.problem(with: sendEncodings) { throw .invalidEncodings(problem) }
+        }
+        let transceiver = RTPTransceiver(
+            kind: kind,
+            direction: direction,
+            track: track,
+            streamId: cname,
+            sendEncodings: sendEncodings
+        )
         transceiverList.append(transceiver)
         return transceiver
     }

@@ -22,6 +22,8 @@ public enum PeerConnectionError: Error, Sendable, Hashable, CustomStringConverti
     case transport(String)
     /// A data channel could not be made.
     case dataChannel(DataChannelError)
+    /// Simulcast encodings that cannot be sent (``RTPEncodingParameters``): why.
+    case invalidEncodings(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,7 @@ public enum PeerConnectionError: Error, Sendable, Hashable, CustomStringConverti
         case let .unsupportedKind(kind): "unsupported media kind \(kind)"
         case let .transport(why): "transport: \(why)"
         case let .dataChannel(why): "data channel: \(why)"
+        case let .invalidEncodings(why): "invalid send encodings: \(why)"
         }
     }
 }

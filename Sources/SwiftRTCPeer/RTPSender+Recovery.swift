@@ -17,8 +17,16 @@ extension RTPSender {
     /// Sets up (or keeps, for the same RTX setup) the history that answers NACKs.
     func configureRetransmissions(_ parameters: Parameters) {
         let recovery = parameters.recovery
+        // A simulcast encoding's RTX carries its rid as a repaired rid (RFC 8852 §3.2); without
+        // that extension the originals are resent, as an RTX SSRC with the rid would be taken
+        // for the encoding itself.
+        let ids = parameters.extensions
+        let ridExtensions = ids.rid.flatMap { rid in ids.repairedRid.map { (streamID: rid, repairedStreamID: $0) } }
         let rtx: NackResponder.RTX? = recovery.rtxPayloadType.flatMap { pt in
-            rtxSsrc.map { NackResponder.RTX(payloadType: pt, ssrc: $0) }
+            rtxSsrc.flatMap { ssrc in
+                guard parameters.rid != nil else { return NackResponder.RTX(payloadType: pt, ssrc: ssrc) }
+                return ridExtensions.map { NackResponder.RTX(payloadType: pt, ssrc: ssrc, ridExtensions: $0) }
+            }
         }
         let refused: Int? = retransmissions.withLock { responder in
             let refused = responder?.refused
@@ -64,10 +72,16 @@ extension RTPSender {
     /// A PLI (`fir`: nil) or FIR (its command sequence number) for this sender: the encoder
     /// makes its next frame a keyframe. A FIR repeating the last sequence number is the same
     /// request sent again (RFC 5104 §4.3.1.2) and is only counted. At most one request per
-    /// ``RemoteInputLimits/minKeyframeRequestInterval`` is acted on (a peer's PLI flood
-    /// would make every frame a keyframe); the others are counted and ignored, as libwebrtc
-    /// does. `now`: monotonic seconds.
+    /// ``RemoteInputLimits/minKeyframeRequestInterval`` is acted on at once (a peer's PLI
+    /// flood would make every frame a keyframe); one that comes within it is counted and
+    /// served when the interval ends (``takeKeyframeRequest(now:)``), so the last request is
+    /// never lost: an SFU switching a subscriber to another simulcast layer asks once and
+    /// waits for that keyframe. `now`: monotonic seconds.
     func receivedKeyframeRequest(fir sequence: UInt8?, now: Double = NTPTime.monotonicSeconds()) {
+        if let sequence, lastFIRSequence.exchange(Int(sequence), ordering: .relaxed) == Int(sequence) {
+            counters.withLock { $0.firReceived += 1 }
+            return
+        }
         let served: Bool = counters.withLock {
             if sequence == nil { $0.pliReceived += 1 } else { $0.firReceived += 1 }
             if let last = $0.lastKeyframeRequestServed, now - last < RemoteInputLimits.minKeyframeRequestInterval,
@@ -76,12 +90,33 @@ extension RTPSender {
                 $0.keyframeRequestsIgnored += 1
                 return false
             }
+            $0.lastKeyframeRequestServed = now
             return true
         }
-        guard served else { return }
-        if let sequence, lastFIRSequence.exchange(Int(sequence), ordering: .relaxed) == Int(sequence) { return }
-        counters.withLock { $0.lastKeyframeRequestServed = now }
-        keyframeRequested.store(true, ordering: .relaxed)
+        if served {
+            keyframeDeferred.store(false, ordering: .relaxed)
+            keyframeRequested.store(true, ordering: .relaxed)
+        } else {
+            keyframeDeferred.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Whether the encoder's next frame is to be a keyframe (the encoding side asks once per
+    /// frame): a request acted on, or one deferred whose interval has ended. `now`: monotonic
+    /// seconds.
+    func takeKeyframeRequest(now: Double = NTPTime.monotonicSeconds()) -> Bool {
+        if keyframeRequested.exchange(false, ordering: .relaxed) { return true }
+        guard keyframeDeferred.load(ordering: .relaxed) else { return false }
+        let due: Bool = counters.withLock {
+            guard let last = $0.lastKeyframeRequestServed,
+                now - last < RemoteInputLimits.minKeyframeRequestInterval, now >= last
+            else {
+                $0.lastKeyframeRequestServed = now
+                return true
+            }
+            return false
+        }
+        return due && keyframeDeferred.exchange(false, ordering: .relaxed)
     }
 
     /// How often this sender hit one of ``RemoteInputLimits`` (for `limitHits.<name>` in

@@ -1,7 +1,8 @@
 extension RTPSender {
-    /// The sender's stats: its codec, its track as a media source, its stream, and the peer's
-    /// reports about that stream. Nothing before negotiation.
-    func collectStats(into report: inout StatsReport, rates: inout StatsRates, now: Double) {
+    /// The sender's stats: its codec, its track as a media source (the one `source`, the first
+    /// simulcast encoding, reports for all), its stream, and the peer's reports about that
+    /// stream. Nothing before negotiation.
+    func collectStats(into report: inout StatsReport, rates: inout StatsRates, now: Double, source first: RTPSender) {
         guard let parameters else { return }
         let c = counters.withLock { $0 }
         let codec = CodecStats(
@@ -12,11 +13,12 @@ extension RTPSender {
             clockRate: parameters.clockRate,
             channels: parameters.channels
         )
-        var source = MediaSourceStats(id: "MS-\(ssrc)", kind: kind, trackIdentifier: track?.id ?? "")
+        var source = MediaSourceStats(id: "MS-\(first.ssrc)", kind: kind, trackIdentifier: track?.id ?? "")
         var outbound = OutboundRTPStreamStats(
             ssrc: ssrc,
             kind: kind,
             mid: parameters.mid,
+            rid: parameters.rid,
             codecId: codec.id,
             mediaSourceId: source.id,
             remoteId: "RI-\(ssrc)",
@@ -62,7 +64,7 @@ extension RTPSender {
             roundTripTimeMeasurements: c.remoteRoundTripMeasurements
         )
         report.add(codec)
-        report.add(source)
+        if first === self { report.add(source) }
         report.add(outbound)
         report.add(remote)
     }

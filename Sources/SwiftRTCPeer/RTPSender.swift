@@ -12,6 +12,10 @@ import Synchronization
 /// it. Audio is sent on the thread that pushes the frame into the track (a 20 ms frame is one
 /// packet: no task hand-off per frame); video by a task that takes the track's frames, with
 /// the packets of a frame paced in small bursts. Packet buffers are allocated once per sender.
+///
+/// A video sender with simulcast encodings (``PeerConnection/addTransceiver(_:direction:track:sendEncodings:)``)
+/// sends the first (the highest resolution) itself and each other one through a sender of its
+/// own (``simulcastSenders``): its own SSRC, encoder and share of the bitrate.
 public final class RTPSender: Sendable {
     /// audio or video.
     public let kind: MediaKind
@@ -19,6 +23,12 @@ public final class RTPSender: Sendable {
     public let ssrc: UInt32
     /// The SSRC of retransmissions (RTX), for video.
     public let rtxSsrc: UInt32?
+    /// The simulcast encoding this sender sends; nil without simulcast.
+    public let encoding: RTPEncodingParameters?
+    /// The senders of the other simulcast encodings, lower resolutions, in order.
+    let layers: [RTPSender]
+    /// Each simulcast encoding's sender, this one first; just this one without simulcast.
+    public var simulcastSenders: [RTPSender] { [self] + layers }
 
     /// What the negotiation fixed for sending.
     struct Parameters: Sendable, Hashable {
@@ -34,6 +44,12 @@ public final class RTPSender: Sendable {
         /// Video: the size frames are scaled to (nil: their own) and the most frames per second.
         var videoSize: VideoSize?
         var maxFrameRate = 30.0
+        /// A simulcast encoding's rid, written in every packet (RTP stream id); nil without.
+        var rid: String?
+        /// Video: each side divided by this (a simulcast encoding's scale).
+        var videoScale = 1.0
+        /// The share of the video bitrate this stream takes (simulcast encodings split it).
+        var bitrateShare = 1.0
     }
 
     /// Counters behind outbound-rtp, media-source and the RTCP SR.
@@ -95,6 +111,8 @@ public final class RTPSender: Sendable {
     let continuity = Mutex(Continuity())
     /// Set by a PLI or FIR; the encoding task makes the next frame a keyframe.
     let keyframeRequested = Atomic<Bool>(false)
+    /// A PLI or FIR came within the keyframe interval: served when it ends.
+    let keyframeDeferred = Atomic<Bool>(false)
     /// The sent-packet history that answers NACKs (``RTPSender+Recovery.swift``); nil without NACK.
     let retransmissions = Locked<NackResponder?>(nil)
     /// The command sequence number of the last FIR acted on (-1: none yet).
@@ -107,18 +125,29 @@ public final class RTPSender: Sendable {
     /// attached to.
     private let audio = Mutex<(pipeline: SendPipeline?, track: MediaStreamTrack?)>((nil, nil))
 
-    init(kind: MediaKind, track: MediaStreamTrack?, ssrc: UInt32, rtxSsrc: UInt32?) {
+    init(
+        kind: MediaKind,
+        track: MediaStreamTrack?,
+        ssrc: UInt32,
+        rtxSsrc: UInt32?,
+        encoding: RTPEncodingParameters? = nil,
+        layers: [RTPSender] = []
+    ) {
         self.kind = kind
         self.ssrc = ssrc
         self.rtxSsrc = rtxSsrc
+        self.encoding = encoding
+        self.layers = layers
         currentTrack = Mutex(track)
     }
 
     /// The track being sent, if any.
     public var track: MediaStreamTrack? { currentTrack.withLock { $0 } }
 
-    /// Sends `track` from now on (W3C `replaceTrack`), without renegotiation.
+    /// Sends `track` from now on (W3C `replaceTrack`), without renegotiation; every simulcast
+    /// encoding with it.
     public func replaceTrack(_ track: MediaStreamTrack?) {
+        for layer in layers { layer.replaceTrack(track) }
         currentTrack.withLock { $0 = track }
         let (parameters, transport) = state.withLock { ($0.parameters, $0.transport) }
         if let parameters, let transport { restart(parameters, transport: transport) }
@@ -185,8 +214,9 @@ public final class RTPSender: Sendable {
         counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
     }
 
-    /// Stops sending.
-    func stop() {
+    /// Stops sending: this encoding, and the other simulcast encodings with `includingLayers`.
+    func stop(includingLayers: Bool = true) {
+        if includingLayers { for layer in layers { layer.stop() } }
         state.withLock { state in
             state.task?.cancel()
             state = (nil, nil, nil)

@@ -13,17 +13,30 @@ public final class RTPTransceiver: Sendable {
     let streamId: String
     private let state: Mutex<(mid: String?, direction: MediaDirection, current: MediaDirection?)>
 
-    init(kind: MediaKind, direction: MediaDirection, track: MediaStreamTrack?, streamId: String, mid: String? = nil) {
+    /// `sendEncodings`: simulcast, checked by the caller; sent highest resolution first.
+    init(
+        kind: MediaKind,
+        direction: MediaDirection,
+        track: MediaStreamTrack?,
+        streamId: String,
+        mid: String? = nil,
+        sendEncodings: [RTPEncodingParameters] = []
+    ) {
         self.kind = kind
         self.streamId = streamId
-        let ssrc = UInt32.random(in: 1...UInt32.max)
-        sender = RTPSender(
-            kind: kind,
-            track: track,
-            ssrc: ssrc,
-            rtxSsrc: kind == .video ? UInt32.random(in: 1...UInt32.max) : nil
-        )
-        receiver = RTPReceiver(kind: kind, trackId: "remote-\(kind)-\(ssrc)")
+        let encodings = sendEncodings.sorted { $0.scaleResolutionDownBy < $1.scaleResolutionDownBy }
+        func newSender(_ encoding: RTPEncodingParameters?, layers: [RTPSender] = []) -> RTPSender {
+            RTPSender(
+                kind: kind,
+                track: track,
+                ssrc: UInt32.random(in: 1...UInt32.max),
+                rtxSsrc: kind == .video ? UInt32.random(in: 1...UInt32.max) : nil,
+                encoding: encoding,
+                layers: layers
+            )
+        }
+        sender = newSender(encodings.first, layers: encodings.dropFirst().map { newSender($0) })
+        receiver = RTPReceiver(kind: kind, trackId: "remote-\(kind)-\(sender.ssrc)")
         state = Mutex((mid, direction, nil))
     }
 
@@ -44,7 +57,7 @@ public final class RTPTransceiver: Sendable {
 
     /// The transceiver as JSEP takes it.
     var jsep: LocalTransceiver {
-        LocalTransceiver(
+        var transceiver = LocalTransceiver(
             kind: kind,
             direction: direction,
             mid: mid,
@@ -53,5 +66,7 @@ public final class RTPTransceiver: Sendable {
             ssrc: sender.ssrc,
             rtxSsrc: sender.rtxSsrc
         )
+        transceiver.simulcastRids = sender.simulcastSenders.compactMap(\.encoding?.rid)
+        return transceiver
     }
 }

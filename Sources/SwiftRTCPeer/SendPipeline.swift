@@ -37,6 +37,8 @@ final class SendPipeline {
     /// Video pacing of a frame's packets.
     private var pacing = PacingBudget()
     private let mid: SDESMid
+    /// A simulcast encoding's rid (RTP stream id), written in every packet.
+    private let rid: RTPStreamID?
 
     init(sender: RTPSender, parameters: RTPSender.Parameters, transport: PeerTransport) {
         self.sender = sender
@@ -51,6 +53,7 @@ final class SendPipeline {
         let continuity = sender.continuity.withLock { $0 }
         timestampBase = continuity.nextTimestamp
         mid = SDESMid(value: parameters.mid)
+        rid = parameters.rid.map { RTPStreamID(value: $0) }
         encoder = parameters.codec.makeEncoderPipeline(
             ssrc: sender.ssrc,
             payloadType: parameters.payloadType,
@@ -92,7 +95,7 @@ final class SendPipeline {
         for i in 0..<count { bytes += packets[i].length }
         pacing.startFrame(
             bytes: bytes,
-            targetBitrate: transport.congestion.targetBitrate(for: sender.kind),
+            targetBitrate: targetBitrate,
             now: CongestionController.microseconds()
         )
         // The packets the budget lets go at once leave in one batch (one system call).
@@ -129,11 +132,19 @@ final class SendPipeline {
         }
     }
 
-    /// Writes the negotiated header extensions every packet carries: mid, abs-send-time and
-    /// the transport-wide sequence number (0 here: numbered at send time, in wire order).
+    /// The bitrate this stream may use now: its share (``RTPSender/Parameters/bitrateShare``)
+    /// of the congestion controller's target for its kind.
+    var targetBitrate: Int {
+        let target = transport.congestion.targetBitrate(for: sender.kind)
+        return parameters.bitrateShare >= 1 ? target : Int(Double(target) * parameters.bitrateShare)
+    }
+
+    /// Writes the negotiated header extensions every packet carries: mid, a simulcast
+    /// encoding's rid, abs-send-time and the transport-wide sequence number (0 here: numbered at send time, in wire order).
     func writeExtensions(_ writer: inout RTPPacketWriter) throws(RTPError) {
         let ids = parameters.extensions
         if let id = ids.mid { try writer.appendExtension(mid, id: id) }
+        if let rid, let id = ids.rid { try writer.appendExtension(rid, id: id) }
         if let id = ids.absSendTime { try writer.appendExtension(AbsSendTime(ntp: NTPTime.now()), id: id) }
         if let id = ids.transportSequenceNumber {
             transportSequenceOffset = try writer.appendExtension(TransportSequenceNumber(value: 0), id: id)

@@ -23,10 +23,28 @@ public final class NackResponder {
         public var payloadType: UInt8
         /// The RTX SSRC (`a=ssrc-group:FID <media> <rtx>`).
         public var ssrc: UInt32
+        /// A simulcast encoding's rid (RFC 8852): the original packets carry it as
+        /// rtp-stream-id under `streamID`; resent, it travels as repaired-rtp-stream-id under
+        /// `repairedStreamID` (§3.2), so that the peer learns the RTX SSRC's encoding and never
+        /// takes it for the encoding itself.
+        public var ridExtensions: (streamID: UInt8, repairedStreamID: UInt8)? {
+            get { streamIDExtension.flatMap { id in repairedStreamIDExtension.map { (id, $0) } } }
+            set {
+                streamIDExtension = newValue?.streamID
+                repairedStreamIDExtension = newValue?.repairedStreamID
+            }
+        }
+        var streamIDExtension: UInt8?
+        var repairedStreamIDExtension: UInt8?
         /// Creates the value from its fields.
-        public init(payloadType: UInt8, ssrc: UInt32) {
+        public init(
+            payloadType: UInt8,
+            ssrc: UInt32,
+            ridExtensions: (streamID: UInt8, repairedStreamID: UInt8)? = nil
+        ) {
             self.payloadType = payloadType
             self.ssrc = ssrc
+            self.ridExtensions = ridExtensions
         }
     }
 
@@ -113,6 +131,7 @@ public final class NackResponder {
                         of: sequence,
                         rtxPayloadType: rtx.payloadType,
                         rtxSSRC: rtx.ssrc,
+                        renamingExtension: rtx.ridExtensions.map { (from: $0.streamID, to: $0.repairedStreamID) },
                         into: scratch
                     ) ?? nil
                 else { continue }

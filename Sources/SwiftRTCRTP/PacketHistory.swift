@@ -29,11 +29,13 @@ public final class PacketHistory {
     }
 
     /// Writes the RTX packet that resends `sequenceNumber` into `buffer` and returns its
-    /// length, or nil if the packet is no longer kept.
+    /// length, or nil if the packet is no longer kept. `renamingExtension`: a header extension
+    /// element the RTX packet carries under another id (``RTXPacket/wrap(_:payloadType:ssrc:sequenceNumber:renamingExtension:into:)``).
     public func retransmission(
         of sequenceNumber: UInt16,
         rtxPayloadType: UInt8,
         rtxSSRC: UInt32,
+        renamingExtension: (from: UInt8, to: UInt8)? = nil,
         into buffer: UnsafeMutableRawBufferPointer
     ) throws(RTPError) -> Int? {
         guard let original = packet(sequenceNumber) else { return nil }
@@ -42,6 +44,7 @@ public final class PacketHistory {
             payloadType: rtxPayloadType,
             ssrc: rtxSSRC,
             sequenceNumber: rtxSequenceNumber,
+            renamingExtension: renamingExtension,
             into: buffer
         )
         rtxSequenceNumber &+= 1

@@ -16,15 +16,19 @@ import SwiftRTCCore
 /// Header extensions and CSRCs are copied; padding is not.
 public enum RTXPacket {
     /// Writes the RTX packet for `original` into `buffer` and returns its length.
+    /// `renamingExtension`: the element with id `from` goes under id `to` (a simulcast
+    /// encoding's rtp-stream-id becomes repaired-rtp-stream-id, RFC 8852 §3.2); an id the
+    /// block's form cannot hold leaves the element as it was.
     @inlinable
     public static func wrap(
         _ original: RTPPacket,
         payloadType: UInt8,
         ssrc: UInt32,
         sequenceNumber: UInt16,
+        renamingExtension: (from: UInt8, to: UInt8)? = nil,
         into buffer: UnsafeMutableRawBufferPointer
     ) throws(RTPError) -> Int {
-        try rewrite(
+        let length = try rewrite(
             original,
             payloadType: payloadType,
             ssrc: ssrc,
@@ -33,6 +37,23 @@ public enum RTXPacket {
             osn: original.sequenceNumber,
             into: buffer
         )
+        if let renamingExtension { rename(renamingExtension, of: original, in: buffer) }
+        return length
+    }
+
+    /// Gives the copied header's extension element `from` the id `to` (the header sits at the
+    /// same offsets in `buffer` as in `packet`).
+    @inlinable
+    static func rename(_ ids: (from: UInt8, to: UInt8), of packet: RTPPacket, in buffer: UnsafeMutableRawBufferPointer)
+    {
+        guard let profile = packet.extensionProfile, let start = packet.bytes.baseAddress else { return }
+        let twoByte = profile & 0xFFF0 == RTPHeaderExtensions.twoByteProfile
+        guard twoByte ? ids.to > 0 : (1...14).contains(ids.to) else { return }
+        for element in packet.extensions where element.id == ids.from {
+            guard let data = element.data.baseAddress else { continue }
+            let at = data - start - (twoByte ? 2 : 1)
+            buffer.put8(twoByte ? ids.to : ids.to << 4 | packet.bytes.u8(at) & 0x0F, at: at)
+        }
     }
 
     /// The original sequence number (OSN) an RTX packet carries, or nil when it has none

@@ -37,7 +37,10 @@ public enum JSEP {
             m.rtcpMux = true
             m.rtcpReducedSize = true
             m.codecs = t.capabilities.codecs
-            if t.direction.sends { addSources(to: &m, transceiver: t, local: local) }
+            if t.direction.sends {
+                addSources(to: &m, transceiver: t, local: local)
+                addSimulcast(to: &m, rids: t.simulcastRids)
+            }
             offer.media.append(m)
         }
         offer.groups = [SDPGroup(semantics: "BUNDLE", mids: offer.media.compactMap(\.mid))]
@@ -210,7 +213,8 @@ public enum JSEP {
 
     static func addSources(to m: inout MediaDescription, transceiver t: LocalTransceiver, local: LocalParameters) {
         m.msids = [Msid(streamId: t.streamId, trackId: t.trackId)]
-        guard let ssrc = t.ssrc else { return }
+        // Simulcast encodings are told apart by their rid (RFC 8852), not by SSRCs listed here.
+        guard let ssrc = t.ssrc, t.simulcastRids.isEmpty else { return }
         var sources = [ssrc]
         if let rtx = t.rtxSsrc, t.capabilities.codecs.contains(where: { $0.encodingName == "rtx" }) {
             sources.append(rtx)
@@ -219,6 +223,22 @@ public enum JSEP {
         for source in sources {
             m.ssrcs.append(SsrcAttribute(ssrc: source, attribute: "cname", value: local.cname))
             m.ssrcs.append(SsrcAttribute(ssrc: source, attribute: "msid", value: "\(t.streamId) \(t.trackId)"))
+        }
+    }
+
+    /// Offers sending `rids` as simulcast (RFC 8853 §5.1, RFC 8851 §4): a send rid each, the
+    /// simulcast streams in that order, and the rtp-stream-id and repaired-rtp-stream-id
+    /// header extensions (RFC 8852) that tell the encodings and their RTX apart, under ids
+    /// the section does not use yet.
+    static func addSimulcast(to m: inout MediaDescription, rids: [String]) {
+        guard !rids.isEmpty else { return }
+        m.rids = rids.map { Rid(id: $0, direction: .send) }
+        m.simulcast = Simulcast(send: rids.map { [Simulcast.Stream(rid: $0)] })
+        for uri in [ExtMap.URI.rtpStreamId, ExtMap.URI.repairedRtpStreamId]
+        where !m.extensions.contains(where: { $0.uri == uri }) {
+            let used = Set(m.extensions.map(\.id))
+            guard let id = (UInt16(1)...14).first(where: { !used.contains($0) }) else { return }
+            m.extensions.append(ExtMap(id: id, uri: uri))
         }
     }
 

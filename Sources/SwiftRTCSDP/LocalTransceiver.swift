@@ -16,6 +16,10 @@ public struct LocalTransceiver: Sendable, Hashable {
     public var ssrc: UInt32?
     /// The SSRC of retransmissions (RTX), when it sends video with RTX.
     public var rtxSsrc: UInt32?
+    /// The rids of the simulcast encodings it sends (RFC 8853), highest resolution first;
+    /// empty without simulcast. Offers list them in this order (`a=rid:<id> send`,
+    /// `a=simulcast:send`), as SFUs such as Janus expect.
+    public var simulcastRids: [String] = []
     /// Codecs and header extensions.
     public var capabilities: MediaCapabilities
 

@@ -151,8 +151,9 @@ import Testing
         let sender = RTPSender(kind: .video, track: nil, ssrc: 1, rtxSsrc: nil)
         var keyframes = 0
         for i in 0..<100 {
-            sender.receivedKeyframeRequest(fir: nil, now: 10 + Double(i) / 100)
-            if sender.keyframeRequested.exchange(false, ordering: .relaxed) { keyframes += 1 }
+            let now = 10 + Double(i) / 100
+            sender.receivedKeyframeRequest(fir: nil, now: now)
+            if sender.takeKeyframeRequest(now: now) { keyframes += 1 }
         }
         #expect((3...4).contains(keyframes))
         let counters = sender.counters.withLock { $0 }
@@ -160,7 +161,22 @@ import Testing
         #expect(sender.limitHits.first { $0.limit == .keyframeRequestRate }?.count == Int64(100 - keyframes))
         // After the interval the next request is served at once.
         sender.receivedKeyframeRequest(fir: nil, now: 12)
-        let requested = sender.keyframeRequested.load(ordering: .relaxed)
-        #expect(requested)
+        #expect(sender.takeKeyframeRequest(now: 12))
+    }
+
+    /// A request within the interval is not lost: the keyframe comes when the interval ends
+    /// (an SFU switching a subscriber's simulcast layer asks once, right after another
+    /// subscriber's request, and waits for it).
+    @Test func aRequestWithinTheIntervalIsServedWhenItEnds() {
+        let sender = RTPSender(kind: .video, track: nil, ssrc: 1, rtxSsrc: nil)
+        sender.receivedKeyframeRequest(fir: nil, now: 20)
+        #expect(sender.takeKeyframeRequest(now: 20))
+        sender.receivedKeyframeRequest(fir: nil, now: 20.05)
+        #expect(!sender.takeKeyframeRequest(now: 20.05))
+        #expect(!sender.takeKeyframeRequest(now: 20.2))
+        #expect(sender.takeKeyframeRequest(now: 20.31))
+        #expect(!sender.takeKeyframeRequest(now: 20.4), "one keyframe for the deferred request")
+        #expect(!sender.takeKeyframeRequest(now: 21))
+        #expect(sender.counters.withLock { $0.keyframeRequestsIgnored } == 1)
     }
 }

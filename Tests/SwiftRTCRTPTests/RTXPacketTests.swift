@@ -31,6 +31,41 @@ import Testing
         #expect(Array(back[..<backLength]) == original)
     }
 
+    /// A simulcast encoding's RTX carries its rid as a repaired rid (RFC 8852 §3.2), in both
+    /// header forms; an id the one-byte form cannot hold leaves the element as it was.
+    @Test(arguments: [false, true])
+    func aRidIsResentAsARepairedRid(twoByte: Bool) throws {
+        let original = try writeRTP(
+            RTPHeader(payloadType: 96, sequenceNumber: 9, timestamp: 3000, ssrc: 1111),
+            form: twoByte ? .twoByte : .oneByte
+        ) { w in
+            try w.appendExtension(SDESMid(value: "1"), id: 4)
+            try w.appendExtension(RTPStreamID(value: "h"), id: 10)
+            try [UInt8]([0x10, 1]).withUnsafeBytes { try w.appendPayload($0) }
+        }
+        for (to, expected) in [(UInt8(11), UInt8(11)), (15, twoByte ? 15 : 10)] {
+            var rtx = [UInt8](repeating: 0, count: 100)
+            let length = try original.withRTP { p in
+                try rtx.withUnsafeMutableBytes {
+                    try RTXPacket.wrap(
+                        p,
+                        payloadType: 97,
+                        ssrc: 2222,
+                        sequenceNumber: 1,
+                        renamingExtension: (10, to),
+                        into: $0
+                    )
+                }
+            }
+            try Array(rtx[..<length]).withRTP { (p: RTPPacket) throws in
+                #expect(try p.extensionValue(SDESMid.self, id: 4)?.value == "1")
+                #expect(try p.extensionValue(RepairedRTPStreamID.self, id: expected)?.value == "h")
+                if expected != 10 { #expect(p.extensions.allSatisfy { $0.id != 10 }) }
+                #expect(Array(p.payload) == [0, 9, 0x10, 1])
+            }
+        }
+    }
+
     /// Chrome's retransmissions in the capture unwrap to the very packets of the video stream
     /// they repair (same payload, timestamp and marker); padding-only probes have no OSN.
     @Test func chromeRetransmissionsUnwrapToTheOriginals() throws {

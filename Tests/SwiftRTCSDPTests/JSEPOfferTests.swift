@@ -133,3 +133,30 @@ func recordedAnswersToOurOffer(answer: String) throws {
     #expect(negotiation.media.map { $0.extensions.map(\.id) } == [[1, 2, 3, 4], [2, 3, 4]])
     #expect(negotiation.media.allSatisfy { $0.answererSetup == .active && $0.answererDirection == .sendrecv })
 }
+
+/// A simulcast sender's offer (RFC 8853): a send rid per encoding, highest first, the
+/// simulcast streams in that order, the rid header extensions under free ids, and no SSRC
+/// lines (the encodings are told apart by rid).
+@Test func simulcastOfferListsTheRidsAndTheirExtensions() throws {
+    var video = TestPeer.transceivers[1]
+    video.direction = .sendonly
+    video.simulcastRids = ["h", "m", "l"]
+    let offer = JSEP.createOffer(transceivers: [TestPeer.transceivers[0], video], local: TestPeer.local())
+    let text = offer.sdp
+    let section = try #require(try SessionDescription(parsing: text).media.last)
+    #expect(
+        section.rids == [
+            Rid(id: "h", direction: .send), Rid(id: "m", direction: .send), Rid(id: "l", direction: .send),
+        ]
+    )
+    #expect(section.simulcast == Simulcast(send: [[.init(rid: "h")], [.init(rid: "m")], [.init(rid: "l")]]))
+    #expect(text.contains("a=simulcast:send h;m;l\r\n"))
+    let ids = section.extensions.map(\.id)
+    #expect(Set(ids).count == ids.count, "extension ids are unique: \(ids)")
+    #expect(section.extensions.contains { $0.uri == ExtMap.URI.rtpStreamId && (1...14).contains($0.id) })
+    #expect(section.extensions.contains { $0.uri == ExtMap.URI.repairedRtpStreamId && (1...14).contains($0.id) })
+    #expect(section.ssrcs.isEmpty && section.ssrcGroups.isEmpty)
+    #expect(section.msids == [Msid(streamId: "stream0", trackId: "video0")])
+    // The audio section is as before.
+    #expect(offer.media.first?.ssrcs.isEmpty == false && offer.media.first?.rids.isEmpty == true)
+}

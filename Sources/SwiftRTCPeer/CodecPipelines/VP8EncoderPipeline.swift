@@ -53,11 +53,14 @@ final class VP8EncoderPipeline: EncoderPipeline {
             $0.captureWidth = video.width
             $0.captureHeight = video.height
         }
-        let target = pipeline.transport.congestion.targetBitrate(for: .video)
+        let target = pipeline.targetBitrate
         // The encoder runs at the configured size, or the frame's: a source of another size
         // (a screen share after the camera) starts it over there, with a keyframe, rather than
-        // being scaled to the first frame's size.
-        let size = pipeline.parameters.videoSize ?? VideoSize(width: video.width, height: video.height)
+        // being scaled to the first frame's size. A simulcast encoding divides it by its scale.
+        let size = Self.scaled(
+            pipeline.parameters.videoSize ?? VideoSize(width: video.width, height: video.height),
+            by: pipeline.parameters.videoScale
+        )
         if vp8 == nil || vp8?.configuration.width != size.width || vp8?.configuration.height != size.height {
             vp8 = try? VP8Encoder(
                 configuration: VP8EncoderConfiguration(
@@ -71,7 +74,7 @@ final class VP8EncoderPipeline: EncoderPipeline {
         // The estimate sets the encoder's bitrate and frame rate; frames above the rate are skipped.
         guard rate.admit(video, target: target, encoder: vp8, maximumFrameRate: pipeline.parameters.maxFrameRate)
         else { return nil }
-        if sender.keyframeRequested.exchange(false, ordering: .relaxed) { vp8.requestKeyframe() }
+        if sender.takeKeyframeRequest() { vp8.requestKeyframe() }
         let start = ContinuousClock.now
         guard var encoded = try? vp8.encode(picture) else { return nil }
         let elapsed = ContinuousClock.now - start
@@ -86,6 +89,14 @@ final class VP8EncoderPipeline: EncoderPipeline {
             $0.targetBitrate = vp8.configuration.targetBitrate
         }
         return encoded
+    }
+
+    /// `size` with each side divided by `scale`, kept even (VP8 takes 4:2:0 pictures) and at
+    /// least 2.
+    static func scaled(_ size: VideoSize, by scale: Double) -> VideoSize {
+        guard scale > 1 else { return size }
+        func side(_ length: Int) -> Int { max(2, Int((Double(length) / scale).rounded(.down)) & ~1) }
+        return VideoSize(width: side(size.width), height: side(size.height))
     }
 
     /// The frame's packets, each copied into its own slot from the last, where the packetizer

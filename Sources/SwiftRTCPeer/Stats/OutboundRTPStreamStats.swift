@@ -6,6 +6,8 @@ struct OutboundRTPStreamStats: W3CStats {
     var id: String { "OT-\(ssrc)" }
     var kind: MediaKind
     var mid: String
+    /// The simulcast encoding's rid, if any.
+    var rid: String?
     var codecId: String
     var mediaSourceId: String
     var remoteId: String
@@ -35,6 +37,7 @@ struct OutboundRTPStreamStats: W3CStats {
         stats["ssrc"] = .int(Int64(ssrc))
         stats["kind"] = .string(kind.rawValue)
         stats["mid"] = .string(mid)
+        stats["rid"] = rid.map { .string($0) }
         stats["codecId"] = .string(codecId)
         stats["mediaSourceId"] = .string(mediaSourceId)
         stats["transportId"] = .string(TransportStats.id)
