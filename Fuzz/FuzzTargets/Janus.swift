@@ -31,8 +31,12 @@ public func fuzzJanus(_ bytes: UnsafeRawBufferPointer) {
 }
 
 /// VideoRoom's lists as `ConferenceSession` reads them: positive ids, names and stream lists
-/// cut to their limits.
+/// cut to their limits; a simulcast layer change within 0...2.
 func checkConferenceReading(_ data: JanusJSON) {
+    if let (mid, layer) = ConferenceSession.layerChange(data) {
+        let valid = [layer.substream, layer.temporal].allSatisfy { $0.map { (0...2).contains($0) } ?? true }
+        guard mid.utf8.count <= 32, valid else { fatalError("a layer change read beyond its limits: \(mid) \(layer)") }
+    }
     for entry in data["publishers"]?.array ?? [] {
         guard let publisher = ConferenceSession.publisher(entry) else { continue }
         guard publisher.id > 0, (publisher.display?.count ?? 0) <= 256, publisher.streamKinds.count <= 16 else {

@@ -13,11 +13,14 @@ struct Conference: AsyncParsableCommand {
             --display NAME. --publish (the default) sends audio and video and subscribes to every \
             other publisher, as a participant does; --listen only subscribes. Runs until --duration \
             ends or SIGINT/SIGTERM arrives, then leaves the room; when Janus ends the session (a \
-            restart) it joins again while time is left ("rejoins" in the report). With --record DIR each publisher \
+            restart) it joins again while time is left ("rejoins" in the report). --simulcast publishes the \
+            video in three sizes (rids h, m, l); --layer N chooses which of them Janus forwards from each \
+            publisher that sends several, and each change is printed ("conference: layer NAME: substream N"). \
+            With --record DIR each publisher \
             received is recorded into a WebM file of its own. With --chat each line of standard input \
             goes to the room on the bot's data channel and what the others send is printed. The \
             report has one row per publisher subscribed to ("publishers": id, display, audio and \
-            video frames decoded, packets lost, data messages received). Exits 0 when the bot joined and its connections connected without \
+            video frames decoded, packets lost, data messages received, the simulcast layer received). Exits 0 when the bot joined and its connections connected without \
             errors, 1 when not, 69 when Janus could not be reached.
             """
     )
@@ -44,6 +47,17 @@ struct Conference: AsyncParsableCommand {
 
     @Flag(help: "Create the room when it does not exist.")
     var createRoom = false
+
+    @Flag(help: "Publish video as simulcast: three encodings (full, half and quarter size) with rids h, m, l.")
+    var simulcast = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The simulcast layer to receive of publishers that send several: 0 (smallest) to 2 (largest, Janus's default).",
+            valueName: "N"
+        )
+    )
+    var layer: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -77,6 +91,10 @@ struct Conference: AsyncParsableCommand {
                 throw ValidationError("--record \(record): no such folder")
             }
         }
+        if let layer, !(0...2).contains(layer) { throw ValidationError("--layer must be 0, 1 or 2") }
+        if simulcast && (role == .listener || media.noVideo) {
+            throw ValidationError("--simulcast sends video: it needs --publish and video")
+        }
         if role == .listener && (media.audio != nil || media.video != nil) {
             throw ValidationError("--listen sends nothing: --audio and --video need --publish")
         }
@@ -96,6 +114,8 @@ struct Conference: AsyncParsableCommand {
         joinOptions.audio = !media.noAudio
         joinOptions.video = !media.noVideo
         joinOptions.createsRoom = createRoom
+        joinOptions.simulcast = simulcast
+        joinOptions.substream = layer
         joinOptions.data = chat.enabled
         joinOptions.recording = try record.map { try RecordingFolder(URL(fileURLWithPath: $0)) }
         joinOptions.connection = PeerConnection.Configuration(

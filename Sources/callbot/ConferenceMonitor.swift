@@ -16,6 +16,8 @@ final class ConferenceMonitor: Sendable {
         var events: Task<Void, Never>?
         /// Readers of the publishers' data channels (every message is read, printed with `--chat`).
         var readers: [Task<Void, Never>] = []
+        /// The display names of the publishers seen (at most ``ConferenceSession/maxPublishers`` × 4).
+        var names: [Int64: String] = [:]
         var stats: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         /// Whether each connection reached `connected` (a session Janus ended has them closed).
@@ -72,7 +74,12 @@ final class ConferenceMonitor: Sendable {
     private func handle(_ event: ConferenceSessionEvent) {
         switch event {
         case .publishersReceived(let publishers):
-            state.withLock { $0.publishersSeen += publishers.count }
+            state.withLock { state in
+                state.publishersSeen += publishers.count
+                for publisher in publishers where state.names.count < 4 * ConferenceSession.maxPublishers {
+                    state.names[publisher.id] = publisher.display
+                }
+            }
             for publisher in publishers { log("publisher \(publisher.id) \(publisher.display ?? "") joined") }
         case .publisherLeft(let id):
             log("publisher \(id) left")
@@ -98,6 +105,10 @@ final class ConferenceMonitor: Sendable {
             log(
                 "slow link \(uplink ? "to" : "from") Janus\(publisher.map { " (publisher \($0))" } ?? ""): \(lost) lost"
             )
+        case .layerChanged(let publisher, let layer):
+            let parts = [layer.substream.map { "substream \($0)" }, layer.temporal.map { "temporal \($0)" }]
+            let name = state.withLock { $0.names[publisher] } ?? "\(publisher)"
+            printLine("conference: layer \(name): \(parts.compactMap { $0 }.joined(separator: ", "))")
         case .subscriptionFailed(let publisher, let reason):
             state.withLock { $0.errors.append("subscribing to publisher \(publisher) failed: \(reason)") }
         case .recordingFinished(_, let files):
@@ -127,6 +138,10 @@ final class ConferenceMonitor: Sendable {
             report.video.rtpPacketsReceived = Self.sum(stats, .inboundRTP, kind: "video", "packetsReceived")
             report.video.framesDecoded = Self.sum(stats, .inboundRTP, kind: "video", "framesDecoded")
             report.remoteCandidateType = report.remoteCandidateType ?? received.remoteCandidateType
+            // The size of the video received (a simulcast publisher's: the layer's).
+            if let width = received.video.width, let height = received.video.height {
+                (report.video.width, report.video.height) = (width, height)
+            }
         }
         // Leaving ends the recordings; the events say how each ended, then end.
         await session.leave()
@@ -153,6 +168,7 @@ final class ConferenceMonitor: Sendable {
             line.videoFramesDecoded = row.videoFramesDecoded
             line.packetsLost = row.packetsLost
             line.dataMessagesReceived = row.dataMessagesReceived
+            line.layer = row.layer?.substream
             return line
         }
     }

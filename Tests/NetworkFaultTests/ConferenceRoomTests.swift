@@ -300,6 +300,47 @@ import Testing
         }
     }
 
+    /// `conference --simulcast` publishes three sizes; `--layer 0` receives the smallest and
+    /// the default the largest: each listener prints the layer Janus switched it to, reports
+    /// it, and decodes pictures of that size (the pattern is 640x480: 160x120 at layer 0).
+    @Test func eachListenerReceivesTheSimulcastLayerItChose() async throws {
+        try await Self.withJanus("conference-simulcast") { network, janus, folder in
+            func bot(_ name: String, _ extra: [String], duration: Int) throws -> FaultProcess {
+                try network.spawn(
+                    in: network.b,
+                    name: name,
+                    FaultPaths.callbot.path,
+                    [
+                        "conference", "--janus", janus.url.absoluteString, "--room", "\(Self.room)", "--create-room",
+                        "--display", name, "--duration", "\(duration)", "--no-audio",
+                        "--report", folder.appendingPathComponent("\(name).json").path,
+                    ] + extra,
+                    folder: folder
+                )
+            }
+            let publisher = try bot("bot-1", ["--simulcast"], duration: 14)
+            try await Task.sleep(for: .seconds(1))
+            let small = try bot("bot-2", ["--listen", "--layer", "0"], duration: 8)
+            let large = try bot("bot-3", ["--listen"], duration: 8)
+            for process in [small, large, publisher] {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(process.name) exited \(status): \(process.stderrTail())")
+            }
+            for (listener, layer, width) in [(small, 0, 160), (large, 2, 640)] {
+                let printed = listener.stdout.split(separator: "\n").filter { $0.hasPrefix("conference: layer ") }
+                print("conference simulcast: \(listener.name) printed \(printed)")
+                #expect(printed.last == "conference: layer bot-1: substream \(layer)", "\(printed)")
+                let data = try Data(contentsOf: folder.appendingPathComponent("\(listener.name).json"))
+                let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                let row = (report["publishers"] as? [[String: Any]])?.first { $0["display"] as? String == "bot-1" }
+                #expect(row?["layer"] as? Int == layer, "\(report)")
+                #expect((row?["video_frames_decoded"] as? Int ?? 0) > 50, "\(report)")
+                let video = report["video"] as? [String: Any]
+                #expect(video?["width"] as? Int == width && video?["height"] as? Int == width * 3 / 4, "\(report)")
+            }
+        }
+    }
+
     /// Janus in namespace `a` of a network of its own (gathering on its veth link), for `body`,
     /// with the work folder `name` for logs and reports.
     static func withJanus(_ name: String, _ body: (FaultNetwork, JanusServer, URL) async throws -> Void) async throws {

@@ -60,6 +60,43 @@ import Testing
         #expect(ConferenceSession.subscriptionStreams(long).count == 2 * ConferenceSession.maxPublishers + 1)
     }
 
+    /// A layer event and how it reads (nil: no change).
+    struct LayerEntry: Sendable, CustomTestStringConvertible {
+        var json: JanusJSON
+        var mid: String?
+        var layer: ConferenceLayer?
+        var testDescription: String { "\(json)" }
+    }
+
+    static let layerEntries: [LayerEntry] = [
+        LayerEntry(json: ["mid": "1", "substream": 2], mid: "1", layer: ConferenceLayer(substream: 2)),
+        LayerEntry(json: ["mid": "1", "temporal": 0], mid: "1", layer: ConferenceLayer(substream: nil, temporal: 0)),
+        LayerEntry(
+            json: ["mid": "3", "substream": 1, "temporal": 2],
+            mid: "3",
+            layer: ConferenceLayer(substream: 1, temporal: 2)
+        ),
+        LayerEntry(
+            json: ["mid": "1", "substream": 3, "temporal": 1],
+            mid: "1",
+            layer: ConferenceLayer(substream: nil, temporal: 1)
+        ),
+        LayerEntry(json: ["mid": "1", "substream": -1]),
+        LayerEntry(json: ["mid": "1", "substream": 1e300]),
+        LayerEntry(json: ["mid": "1", "substream": "2"]),
+        LayerEntry(json: ["substream": 1]),
+        LayerEntry(json: ["mid": .string(String(repeating: "m", count: 33)), "substream": 1]),
+    ]
+
+    /// Layer changes (`onLayerChanged`): only values Janus can mean (0...2) for a `mid` of at
+    /// most 32 bytes; an event with neither value is no change.
+    @Test(arguments: layerEntries)
+    func layerChangesAreReadDefensively(entry: LayerEntry) {
+        let change = ConferenceSession.layerChange(entry.json)
+        #expect(change?.mid == entry.mid)
+        #expect(change?.layer == entry.layer)
+    }
+
     @Test func aLongDisplayNameIsCut() {
         let entry: JanusJSON = ["id": 1, "display": .string(String(repeating: "x", count: 10_000))]
         #expect(ConferenceSession.publisher(entry)?.display?.count == 256)

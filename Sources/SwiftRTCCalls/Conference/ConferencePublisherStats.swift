@@ -12,4 +12,6 @@ public struct ConferencePublisherStats: Sendable, Hashable {
     public var packetsLost: Int
     /// Messages received from it on the room's data channel.
     public var dataMessagesReceived: Int
+    /// The simulcast layer its video came in last (nil: it sends one encoding).
+    public var layer: ConferenceLayer?
 }

@@ -19,7 +19,9 @@ extension ConferenceSession {
         case .unsubscribe(let ids):
             guard let subscriberHandle else { return }
             do {
-                let reply = try await subscriberHandle.message(["request": "unsubscribe", "streams": Self.feeds(ids)])
+                let reply = try await subscriberHandle.message([
+                    "request": "unsubscribe", "streams": feeds(ids, layer: false),
+                ])
                 try await answer(reply.jsep, streams: reply.data["streams"])
             } catch {
                 logger.warning("unsubscribing from \(ids) failed: \(error)")
@@ -31,8 +33,17 @@ extension ConferenceSession {
         }
     }
 
-    static func feeds(_ ids: [Int64]) -> JanusJSON {
-        .array(ids.map { ["feed": .number(Double($0))] })
+    /// The publishers to subscribe to (with `layer`, each with ``Options/substream`` when set).
+    func feeds(_ ids: [Int64], layer: Bool = true) -> JanusJSON {
+        .array(
+            ids.map { id in
+                var feed: [String: JanusJSON] = ["feed": .number(Double(id))]
+                if layer, let substream = options.substream.map(ConferenceLayer.clamped) {
+                    feed["substream"] = .number(Double(substream))
+                }
+                return .object(feed)
+            }
+        )
     }
 
     /// The first subscription joins as a subscriber (Janus offers the streams); later ones
@@ -41,7 +52,7 @@ extension ConferenceSession {
         let reply: JanusHandle.Reply
         do {
             if let subscriberHandle {
-                reply = try await subscriberHandle.message(["request": "subscribe", "streams": Self.feeds(ids)])
+                reply = try await subscriberHandle.message(["request": "subscribe", "streams": feeds(ids)])
             } else {
                 let handle = try await janus.attach(plugin: Self.videoroom)
                 subscriberHandle = handle
@@ -52,7 +63,7 @@ extension ConferenceSession {
                     }
                 )
                 var body: [String: JanusJSON] = [
-                    "request": "join", "ptype": "subscriber", "room": .number(Double(room)), "streams": Self.feeds(ids),
+                    "request": "join", "ptype": "subscriber", "room": .number(Double(room)), "streams": feeds(ids),
                 ]
                 if let privateID { body["private_id"] = .number(Double(privateID)) }
                 reply = try await handle.message(.object(body))

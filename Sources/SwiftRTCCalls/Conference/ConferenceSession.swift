@@ -32,6 +32,13 @@ public actor ConferenceSession {
         public var audio = true
         /// Whether a publisher sends video.
         public var video = true
+        /// Whether a publisher sends its video as simulcast, in the three encodings of
+        /// ``RTPEncodingParameters/threeLayers`` (full, half and quarter size): Janus forwards
+        /// each subscriber the layer it chose (``selectLayer(of:substream:temporal:)``).
+        public var simulcast = false
+        /// The simulcast layer to receive of each publisher that sends several (Janus's
+        /// `substream`: 0 the smallest, 2 the largest); nil leaves Janus's default, the largest.
+        public var substream: Int?
         /// Whether a publisher opens a data channel to the room (``ConferenceSession/send(_:)``;
         /// off by default: a bot that only sends media has no SCTP association to run). Every
         /// bot receives the data of the publishers it subscribes to, whatever this says.
@@ -122,6 +129,8 @@ public actor ConferenceSession {
     var displays: [Int64: String] = [:]
     /// Publishers subscribed to (asked for, and not since left).
     var subscribed: Set<Int64> = []
+    /// The simulcast layer each publisher's video comes in, as Janus last said.
+    var layers: [Int64: ConferenceLayer] = [:]
     var tasks: [Task<Void, Never>] = []
     var ended = false
     /// Tracks of publishers whose recording waits for their other kind.
@@ -274,7 +283,18 @@ public actor ConferenceSession {
         follow(candidatesOf: connection, to: publisherHandle)
         do {
             if let localAudioTrack { _ = try await connection.addTrack(localAudioTrack) }
-            if let localVideoTrack { _ = try await connection.addTrack(localVideoTrack) }
+            if let localVideoTrack {
+                if options.simulcast {
+                    _ = try await connection.addTransceiver(
+                        .video,
+                        direction: .sendonly,
+                        track: localVideoTrack,
+                        sendEncodings: RTPEncodingParameters.threeLayers
+                    )
+                } else {
+                    _ = try await connection.addTrack(localVideoTrack)
+                }
+            }
             if options.data { publishingChannel = try await connection.createDataChannel(label: Self.dataLabel) }
             try await connection.setLocalDescription(try await connection.createOffer())
             let offer = try await gathered(connection)
@@ -389,7 +409,8 @@ public actor ConferenceSession {
                 audioFramesDecoded: counters.audioFrames,
                 videoFramesDecoded: counters.videoFrames,
                 packetsLost: counters.packetsLost,
-                dataMessagesReceived: messages[publisher] ?? 0
+                dataMessagesReceived: messages[publisher] ?? 0,
+                layer: layers[publisher]
             )
         }
         .sorted { $0.id < $1.id }
@@ -484,6 +505,7 @@ public actor ConferenceSession {
             if let jsep, jsep.type == "offer", case .dropped = changes.yield(.answer(jsep, streams: data["streams"])) {
                 logger.warning("Janus's subscription offer dropped: too many subscription changes waiting")
             }
+            layerChanged(data)
         case .trickle(let candidate):
             await add(candidate, to: subscriptionConnection)
         case .slowLink(let mid, let uplink, let lost):

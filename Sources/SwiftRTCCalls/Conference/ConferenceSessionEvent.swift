@@ -18,6 +18,10 @@ public enum ConferenceSessionEvent: Sendable {
     /// Janus saw loss on a connection (`onSlowLink`): `uplink` true means on what it receives
     /// from us; the publisher whose stream it was, when it said which.
     case slowLink(publisher: Int64?, uplink: Bool, lost: Int)
+    /// Janus forwards a subscribed publisher's simulcast video in another layer now
+    /// (`onLayerChanged`): after ``ConferenceSession/selectLayer(of:substream:temporal:)``, or
+    /// on its own when the chosen layer stops coming.
+    case layerChanged(publisher: Int64, layer: ConferenceLayer)
     /// Subscribing to a publisher failed (it left meanwhile, or Janus refused): the reason.
     case subscriptionFailed(publisher: Int64, reason: String)
     /// A publisher's recording ended (it left, or the session did): its complete files.
