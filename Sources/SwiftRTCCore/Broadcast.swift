@@ -57,6 +57,15 @@ package final class Broadcast<Element: Sendable>: Sendable {
 
     /// A new stream of `past` (values the caller kept), then the values yielded from now on.
     package func subscribe(replaying past: [Element] = []) -> AsyncStream<Element> {
+        subscription(replaying: past).stream
+    }
+
+    /// A new stream, as ``subscribe(replaying:)``, and `end`, which ends this stream alone:
+    /// nothing more is handed to it, and its reader still gets what its buffer holds before
+    /// the stream ends (cancelling the reader instead drops that).
+    package func subscription(
+        replaying past: [Element] = []
+    ) -> (stream: AsyncStream<Element>, end: @Sendable () -> Void) {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
         let id: Int? = delivery.withLock { _ in
             let (latest, id): (Element?, Int?) = state.withLock { state in
@@ -74,17 +83,26 @@ package final class Broadcast<Element: Sendable>: Sendable {
         }
         guard let id else {
             continuation.finish()
-            return stream
+            return (stream, {})
         }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            state.withLock { state in
-                if state.continuations.removeValue(forKey: id) != nil {
-                    subscriberCount.subtract(1, ordering: .relaxed)
-                }
+        continuation.onTermination = { [weak self] _ in self?.remove(id) }
+        return (
+            stream,
+            { [weak self] in
+                // Out of the list under `delivery`, so no yield is under way to it, then ended:
+                // the buffered values stay for the reader.
+                self?.delivery.withLock { _ in self?.remove(id) }
+                continuation.finish()
+            }
+        )
+    }
+
+    private func remove(_ id: Int) {
+        state.withLock { state in
+            if state.continuations.removeValue(forKey: id) != nil {
+                subscriberCount.subtract(1, ordering: .relaxed)
             }
         }
-        return stream
     }
 
     /// Gives `value` to every subscriber. A value nobody follows is dropped at once, unless it

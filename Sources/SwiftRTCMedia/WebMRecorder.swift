@@ -15,8 +15,9 @@ import SwiftRTCRTP
 ///
 /// Timing: each track's frames are placed by their RTP timestamps (unwrapped, relative to
 /// the track's first frame) after the track's start, which is, by ``TrackStart``, the
-/// wall-clock time its first frame reached the recorder since the recorder was created
-/// (live streams) or zero for every track (files fed as fast as possible). A frame written
+/// wall-clock time its first frame arrived since the recording began (`startedAt`; live
+/// streams: frames held until the recorder could be made pass their `arrival`) or zero for
+/// every track (files fed as fast as possible). A frame written
 /// with an `at` time (for example from RTCP sender reports) is placed there instead. Video starts at its first keyframe (frames
 /// before it are skipped); a frame whose time goes backwards is dropped. Both are counted.
 ///
@@ -54,7 +55,8 @@ public final class WebMRecorder {
     private var isWriting = false
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var tracks: [EncodedFrame.Codec: Track] = [:]
-    private let created = ContinuousClock.now
+    /// When the recording's timeline begins (live input).
+    private let startedAt: ContinuousClock.Instant
     private let trackStart: TrackStart
     private var trimmer: Trimmer?
 
@@ -85,6 +87,7 @@ public final class WebMRecorder {
         audio: OpusHead?,
         video: VideoFormat?,
         trackStart: TrackStart = .arrival,
+        startedAt: ContinuousClock.Instant = .now,
         trimming: SilenceTrimming? = nil,
         clusterDuration: Duration = .seconds(1)
     ) throws(MediaFileError) {
@@ -92,6 +95,7 @@ public final class WebMRecorder {
             throw .unusable(format: "WebM", reason: "a recording needs an audio or a video track")
         }
         self.trackStart = trackStart
+        self.startedAt = startedAt
         if let trimming {
             trimmer = Trimmer(
                 settings: (.milliseconds(trimming.preRollMilliseconds), .milliseconds(trimming.postRollMilliseconds))
@@ -163,10 +167,16 @@ public final class WebMRecorder {
     }
 
     /// Adds a frame to its track. `time`, when given, is the frame's presentation time since
-    /// the recording began and overrides the timing described on the type. With trimming on,
-    /// pass an Opus frame's decoded audio as `pcm` for the speech decision (an Opus frame
-    /// without it counts as speech).
-    public func write(_ frame: EncodedFrame, at time: Duration? = nil, pcm: AudioFrame? = nil) throws(MediaFileError) {
+    /// the recording began and overrides the timing described on the type. `arrival`: when a
+    /// live frame arrived, if before now (frames held until the recorder was made); it places
+    /// a track's first frame. With trimming on, pass an Opus frame's decoded audio as `pcm`
+    /// for the speech decision (an Opus frame without it counts as speech).
+    public func write(
+        _ frame: EncodedFrame,
+        at time: Duration? = nil,
+        arrival: ContinuousClock.Instant? = nil,
+        pcm: AudioFrame? = nil
+    ) throws(MediaFileError) {
         guard isWriting else { throw .unusable(format: "WebM", reason: "recorder is closed") }
         guard tracks[frame.codec] != nil else {
             throw .unusable(format: "WebM", reason: "no \(frame.codec.rawValue) track in this recording")
@@ -174,7 +184,7 @@ public final class WebMRecorder {
         guard !frame.data.isEmpty else {
             throw .unusable(format: "WebM", reason: "empty \(frame.codec.rawValue) frame")
         }
-        guard let presentation = place(frame, at: time) else { return }
+        guard let presentation = place(frame, at: time, arrival: arrival) else { return }
         guard var trimmer else { return try mux(frame, at: presentation) }
         defer { self.trimmer = trimmer }
         let isAudio = frame.codec == .opus
@@ -207,7 +217,7 @@ public final class WebMRecorder {
     }
 
     /// The frame's presentation time on the recording's timeline, or `nil` if it is skipped.
-    private func place(_ frame: EncodedFrame, at time: Duration?) -> Duration? {
+    private func place(_ frame: EncodedFrame, at time: Duration?, arrival: ContinuousClock.Instant?) -> Duration? {
         guard var track = tracks[frame.codec] else { return nil }
         defer { tracks[frame.codec] = track }
         let presentation: Duration
@@ -233,7 +243,7 @@ public final class WebMRecorder {
                 skippedFrames += 1
                 return nil
             }
-            track.start = trackStart == .zero ? .zero : ContinuousClock.now - created
+            track.start = trackStart == .zero ? .zero : max(.zero, (arrival ?? ContinuousClock.now) - startedAt)
             presentation = track.start ?? .zero
         }
         track.lastTimestamp = frame.timestamp

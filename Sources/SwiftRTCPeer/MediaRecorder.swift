@@ -15,8 +15,9 @@ import Synchronization
 ///
 /// The extension picks the format. **WebM** (`.webm`) takes an audio and a video track (or
 /// either): Opus and VP8 as received, no re-encoding; a local track's raw frames are encoded
-/// (Opus, VP8). With video, the file starts at the first keyframe, and audio before it is
-/// held (at most ``maximumHeldFrames``). **Ogg Opus** (`.ogg`, `.opus`) takes an audio track
+/// (Opus, VP8). With video, the file is made at the first keyframe, where its video begins;
+/// audio that came before it is held until then (at most ``maximumHeldFrames``) and keeps
+/// its place, from when it came. **Ogg Opus** (`.ogg`, `.opus`) takes an audio track
 /// (Opus as received, or encoded). **WAV** (`.wav`) takes an audio track's decoded 48 kHz
 /// PCM. More tracks than one file takes go to more files, named `<name>-2.<ext>`, ...
 /// (pairing the n-th audio with the n-th video track for WebM).
@@ -48,7 +49,9 @@ public final class MediaRecorder: Sendable {
 
     private struct Recording: Sendable {
         let parts: RecordingParts
-        let feeders: [Task<Void, Never>]
+        /// Each track's frames into the writer, and what ends the track's stream (the feeder
+        /// then hands over what the stream still holds and returns).
+        let feeders: [(task: Task<Void, Never>, end: @Sendable () -> Void)]
         let finish: @Sendable () -> Void
         let writer: Task<Void, any Error>
     }
@@ -155,7 +158,11 @@ public final class MediaRecorder: Sendable {
         var written: [URL] = []
         var failure: MediaRecorderError?
         for recording in recordings {
-            for feeder in recording.feeders { feeder.cancel() }
+            // Each track's stream ends, and its feeder hands the writer the frames that stream
+            // still holds: under load a feeder runs behind, and cancelling it lost them (the
+            // last quarter to half second of a recording's video).
+            for feeder in recording.feeders { feeder.end() }
+            for feeder in recording.feeders { await feeder.task.value }
             recording.finish()
             do {
                 try await recording.writer.value
@@ -198,17 +205,17 @@ public final class MediaRecorder: Sendable {
     ) -> Recording {
         let parts = RecordingParts(first: url, rollover: rollover, maxBytes: maxBytes)
         let (stream, continuation) = AsyncStream.makeStream(of: MediaFrame.self, bufferingPolicy: .bufferingNewest(256))
-        var feeders: [Task<Void, Never>] = []
+        var feeders: [(task: Task<Void, Never>, end: @Sendable () -> Void)] = []
         for track in tracks {
             // A remote track's frames as received (no re-encoding), except for WAV, which
             // takes the decoded audio; a local track's frames as pushed.
-            if format != .wav, let encoded = track.remoteEncodedFrames?() {
-                feeders.append(Task { for await frame in encoded { continuation.yield(.encoded(frame)) } })
+            if format != .wav, let (encoded, end) = track.remoteEncodedFrames?() {
+                feeders.append((Task { for await frame in encoded { continuation.yield(.encoded(frame)) } }, end))
                 // A file with video begins at a keyframe: ask for one rather than wait for the next.
                 track.requestKeyframe()
             } else {
-                let frames = track.frames()
-                feeders.append(Task { for await frame in frames { continuation.yield(frame) } })
+                let (frames, end) = track.framesSubscription()
+                feeders.append((Task { for await frame in frames { continuation.yield(frame) } }, end))
             }
         }
         let hasVideo = tracks.contains { $0.kind == .video }, hasAudio = tracks.contains { $0.kind == .audio }
@@ -331,7 +338,9 @@ public final class MediaRecorder: Sendable {
         var url = parts.files[0]
         // The first keyframe was asked for as recording began.
         var progress = RecordingParts.Progress(keyframeAsked: .now)
-        var held: [(EncodedFrame, AudioFrame?)] = []
+        // Audio before the first keyframe, with when it came: it keeps its place on the
+        // timeline (placed at the keyframe, it put the audio behind the video by the wait).
+        var held: [(frame: EncodedFrame, pcm: AudioFrame?, arrival: ContinuousClock.Instant)] = []
         var audioCodec = AudioCodec(trimming: trimming)
         var vp8: VP8Encoder?
         frames: for await frame in frames {
@@ -370,7 +379,9 @@ public final class MediaRecorder: Sendable {
                 if recorder == nil {
                     if hasVideo {
                         guard item.0.codec == .vp8, item.0.isKeyframe, let size = pictureSize(of: item.0) else {
-                            if item.0.codec == .opus, held.count < maximumHeldFrames { held.append(item) }
+                            if item.0.codec == .opus, held.count < maximumHeldFrames {
+                                held.append((item.0, item.1, .now))
+                            }
                             // The first request (as recording began) may have been lost or
                             // refused as too soon, and a sender's next keyframe of its own may
                             // be minutes away: asked again until one comes.
@@ -381,6 +392,7 @@ public final class MediaRecorder: Sendable {
                             path: url.path,
                             audio: hasAudio ? OpusHead(channels: 2) : nil,
                             video: size,
+                            startedAt: held.first?.arrival ?? .now,
                             trimming: trimming
                         )
                     } else {
@@ -391,7 +403,7 @@ public final class MediaRecorder: Sendable {
                             trimming: trimming
                         )
                     }
-                    for early in held { try recorder?.write(early.0, pcm: early.1) }
+                    for early in held { try recorder?.write(early.frame, arrival: early.arrival, pcm: early.pcm) }
                     held = []
                 }
                 try recorder?.write(item.0, pcm: item.1)

@@ -50,11 +50,15 @@ public final class MediaStreamTrack: Sendable, Identifiable {
     }
 
     /// A remote track's received frames before decoding (its receiver's), for recording
-    /// without re-encoding.
-    let remoteEncodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)?
+    /// without re-encoding, and what ends that stream (its buffered frames still read).
+    let remoteEncodedFrames: (@Sendable () -> (stream: AsyncStream<EncodedFrame>, end: @Sendable () -> Void))?
 
-    init(kind: MediaKind, id: String, isRemote: Bool, encodedFrames: (@Sendable () -> AsyncStream<EncodedFrame>)? = nil)
-    {
+    init(
+        kind: MediaKind,
+        id: String,
+        isRemote: Bool,
+        encodedFrames: (@Sendable () -> (stream: AsyncStream<EncodedFrame>, end: @Sendable () -> Void))? = nil
+    ) {
         self.kind = kind
         self.id = id
         self.isRemote = isRemote
@@ -130,6 +134,12 @@ public final class MediaStreamTrack: Sendable, Identifiable {
 
     /// The frames pushed from now on (for a remote track: the decoded frames).
     public func frames() -> AsyncStream<MediaFrame> { stream.subscribe() }
+
+    /// The frames, as ``frames()``, and what ends that stream alone (its reader still gets
+    /// the frames it holds): a recording that stops keeps what was already delivered.
+    func framesSubscription() -> (stream: AsyncStream<MediaFrame>, end: @Sendable () -> Void) {
+        stream.subscription()
+    }
 
     /// Calls `sink` with every decoded audio frame (48 kHz PCM) of a remote audio track, on
     /// the decoding task (setting one makes a remote audio track decode); `nil` removes it.

@@ -281,6 +281,19 @@ public actor PeerConnection {
         return transceiver
     }
 
+    /// Waits until every sender has sent the video frames its track still held, at most
+    /// `timeout`: stop the local tracks first (their frames end), then call this before
+    /// leaving, so that the last moments captured reach the peer (and its recording) in both
+    /// kinds. Returns whether all were sent in time.
+    public func sendersDrained(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var all = true
+        for sender in transceiverList.flatMap(\.sender.simulcastSenders) {
+            all = await sender.drained(by: deadline) && all
+        }
+        return all
+    }
+
     // MARK: Close
 
     /// Closes the connection: stops senders, receivers and tracks, closes DTLS and the ICE

@@ -103,7 +103,7 @@ public final class RTPReceiver: Sendable {
     init(kind: MediaKind, trackId: String) {
         self.kind = kind
         let encoded = encoded
-        track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true, encodedFrames: { encoded.subscribe() })
+        track = MediaStreamTrack(kind: kind, id: trackId, isRemote: true, encodedFrames: { encoded.subscription() })
         if kind == .video {
             track.setKeyframeRequester { [weak self] in self?.keyframeNeeded.store(true, ordering: .relaxed) }
         }

@@ -214,6 +214,26 @@ public final class RTPSender: Sendable {
         counters.withLock { if $0.targetBitrate == 0 { $0.targetBitrate = target } }
     }
 
+    /// Waits until the video task has sent what its track still held (once the track has
+    /// stopped, its frames end there), at most until `deadline`; says whether it finished.
+    /// Audio is sent as it is pushed: nothing waits.
+    func drained(by deadline: ContinuousClock.Instant) async -> Bool {
+        guard let task = state.withLock({ $0.task }) else { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Stops sending: this encoding, and the other simulcast encodings with `includingLayers`.
     func stop(includingLayers: Bool = true) {
         if includingLayers { for layer in layers { layer.stop() } }

@@ -356,3 +356,56 @@ private var recordExecutable: URL {
         decoded.filter { $0.hasPrefix("0,") }.count == frames && decoded.filter { $0.hasPrefix("1,") }.count == frames
     )
 }
+
+/// Live audio that came before the first keyframe (held until the recorder could be made)
+/// keeps its place: it starts the timeline, and the video starts when its keyframe came,
+/// 0.4 s later, so both end together. Placed at the keyframe, the audio ran 0.4 s behind the
+/// video to the end.
+@Test func heldAudioKeepsItsPlaceBeforeTheFirstKeyframe() async throws {
+    let directory = try temporaryDirectory()
+    let ivf = try await makeIVF(in: directory, count: 48)
+    let opus = try await makeOggOpus(in: directory, seconds: 2, channels: 2)
+    let video = try readFrames(try IVFReader(path: ivf))
+    let audioReader = try OggOpusReader(path: opus)
+    let audio = try readFrames(audioReader)
+    let path = directory + "/held.webm"
+    let began = ContinuousClock.now - .milliseconds(400)
+    let recorder = try WebMRecorder(
+        path: path,
+        audio: audioReader.head,
+        video: .init(width: 320, height: 240),
+        startedAt: began
+    )
+    // 0.4 s of audio (20 frames) came before the keyframe; the first at `began`.
+    for (index, frame) in audio.prefix(20).enumerated() {
+        try recorder.write(frame, arrival: began + .milliseconds(20 * index))
+    }
+    // Then the video from its keyframe (arriving now) and the rest of the audio, in time order:
+    // 1.6 s of each.
+    for frame in interleaved(
+        Array(audio.dropFirst(20)),
+        video.map {
+            var v = $0
+            v.timestamp &+= 36_000
+            return v
+        }
+    ) {
+        try recorder.write(frame)
+    }
+    try recorder.close()
+    let (_, streams) = try await probe(path)
+    let audioStart = number(stream("opus", in: streams)["start_time"])
+    let videoStart = number(stream("vp8", in: streams)["start_time"])
+    #expect(abs(audioStart + 0.007) < 0.002, "audio starts the timeline: \(audioStart)")
+    #expect(abs(videoStart - 0.4) < 0.05, "video starts when its keyframe came: \(videoStart)")
+    func end(_ kind: String) async throws -> Double {
+        try await run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", kind, "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]
+        )
+        .split(separator: "\n").compactMap { Double($0) }.max() ?? .nan
+    }
+    // Audio frames are 20 ms, video 33 ms: the last of each within a frame of the other.
+    let audioEnd = try await end("a"), videoEnd = try await end("v")
+    #expect(abs(audioEnd - videoEnd) < 0.05, "audio ends \(audioEnd), video \(videoEnd)")
+}

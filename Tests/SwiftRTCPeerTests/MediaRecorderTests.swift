@@ -273,6 +273,74 @@ import Testing
         #expect(try await Self.playsToTheEnd(file).codecs == ["vp8"])
     }
 
+    /// Live audio that came before the first keyframe keeps its place: the file's audio starts
+    /// when it came and its video half a second later, when the keyframe came, and both end
+    /// together. (Placed at the keyframe, the audio ran behind the video by that half second
+    /// to the end: a room test's recordings ended up to 0.9 s apart.)
+    @Test func audioBeforeTheFirstKeyframeKeepsItsPlace() async throws {
+        let folder = try Self.folder()
+        let parts = RecordingParts(first: URL(fileURLWithPath: folder + "/live.webm"), rollover: nil)
+        let (frames, input) = AsyncStream.makeStream(of: MediaFrame.self)
+        let writer = Task {
+            try await MediaRecorder.writeWebM(
+                frames,
+                to: parts,
+                hasVideo: true,
+                hasAudio: true,
+                trimming: nil,
+                requestKeyframe: {}
+            )
+        }
+        let opus = try OpusEncoder(configuration: OpusEncoderConfiguration(channels: 1))
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        let vp8 = try VP8Encoder(configuration: .init(width: 160, height: 120, targetBitrate: 300_000))
+        var pattern = TestPatternSource(width: 160, height: 120, framesPerSecond: 30)
+        // The sender's first keyframe is not for the recorder: only delta frames for 0.5 s.
+        func picture() throws -> VideoFrame {
+            guard let picture = pattern.readFrame() else { throw CancellationError() }
+            return picture
+        }
+        func sound() throws -> AudioFrame {
+            guard let frame = tone.readFrame() else { throw CancellationError() }
+            return frame
+        }
+        _ = try vp8.encode(picture())
+        let began = ContinuousClock.now
+        var audioTime = 0, videoTime = 0, keyframeAsked = false
+        while ContinuousClock.now - began < .seconds(1.5) {
+            let elapsed = (ContinuousClock.now - began).seconds
+            while Double(audioTime) * 0.02 <= elapsed {
+                input.yield(.encoded(try opus.encode(sound())))
+                audioTime += 1
+            }
+            while Double(videoTime) / 30 <= elapsed {
+                if !keyframeAsked, elapsed >= 0.5 {
+                    vp8.requestKeyframe()
+                    keyframeAsked = true
+                }
+                if let frame = try vp8.encode(picture()) { input.yield(.encoded(frame)) }
+                videoTime += 1
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        input.finish()
+        #expect(try await writer.value == nil, "a file was written")
+        let file = try #require(parts.files.first).path
+        var spans: [String: (start: Double, end: Double)] = [:]
+        for kind in ["a", "v"] {
+            let times = try await Self.run(
+                "/usr/bin/ffprobe",
+                ["-v", "error", "-select_streams", kind, "-show_entries", "packet=pts_time", "-of", "csv=p=0", file]
+            ).output.split(separator: "\n").compactMap { Double($0) }
+            spans[kind] = (times.min() ?? .nan, times.max() ?? .nan)
+        }
+        print("MediaRecorder: audio \(spans["a"] ?? (0, 0)), video \(spans["v"] ?? (0, 0)) s")
+        let audio = try #require(spans["a"]), video = try #require(spans["v"])
+        #expect(abs(audio.start) < 0.02, "audio starts the file: \(audio)")
+        #expect(abs(video.start - 0.5) < 0.1, "video starts with its keyframe: \(video)")
+        #expect(abs(audio.end - video.end) < 0.06, "both end together: audio \(audio), video \(video)")
+    }
+
     /// Two audio tracks into Ogg: one file each, the second named `-2`.
     @Test func moreTracksThanAFileTakesGoToMoreFiles() async throws {
         let folder = try Self.folder()

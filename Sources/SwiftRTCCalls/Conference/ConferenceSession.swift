@@ -74,6 +74,9 @@ public actor ConferenceSession {
     static let maxRememberedPublishers = 4 * maxPublishers
     /// Subscription changes waiting for their turn (each waits for Janus), at most.
     static let maxQueuedChanges = 256
+    /// How long a leaving publisher may take to send what its tracks still held (a frame's
+    /// encoding and pacing, normally some tens of milliseconds).
+    public static let sendDrain = Duration.seconds(1)
     static let videoroom = "janus.plugin.videoroom"
 
     /// The room's number.
@@ -377,10 +380,19 @@ public actor ConferenceSession {
     }
 
     /// Leaves the room: tells Janus, closes the connections and detaches the handles (the
-    /// Janus session stays open for the caller). ``events`` ends. While recording, it first
-    /// lets the recordings take what was received (about a second more).
+    /// Janus session stays open for the caller). ``events`` ends. A publisher first stops its
+    /// tracks and sends what they still held (at most ``sendDrain``), so that the room's
+    /// recordings of it end with its last moments in both kinds; while recording, it lets the
+    /// recordings take what was received (about a second more).
     public func leave() async {
         guard !ended else { return }
+        if let publishingConnection {
+            localAudioTrack?.stop()
+            localVideoTrack?.stop()
+            if !(await publishingConnection.sendersDrained(within: Self.sendDrain)) {
+                logger.warning("leaving before the last video frames were sent (more than \(Self.sendDrain))")
+            }
+        }
         _ = try? await publisherHandle.request(["request": "leave"])
         // Recording: Janus stops relaying (`pause`), and what the receivers still hold (up to
         // their playout delay) plays out into the files before they end.
