@@ -32,6 +32,32 @@ public final class VP8Encoder {
     private var qpCount = 0
     /// Scaling target for input frames of another size.
     private var scaled: VideoFrame?
+    /// With temporal layers: the next frame's place in ``temporalPattern``.
+    private var temporalIndex = 0
+
+    /// Three temporal layers, four frames a period (libwebrtc's VP8 pattern): the layer, the
+    /// references (`VP8_EFLAG_*`: last for the base, golden for layer 1) and whether the frame
+    /// refers to the base layer alone (RFC 7741's Y bit). Layer 0 refers to and updates the
+    /// last frame; layer 1 refers to the last and updates golden; layer 2 updates nothing
+    /// (and no entropy), so dropping layers 2, or 1 and 2, leaves the rest decodable.
+    static let temporalPattern: [(layer: Int32, flags: Int32, sync: Bool)] = [
+        (0, VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_GF | VP8_EFLAG_NO_UPD_ARF, true),
+        (
+            2,
+            VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_LAST | VP8_EFLAG_NO_UPD_GF
+                | VP8_EFLAG_NO_UPD_ARF | VP8_EFLAG_NO_UPD_ENTROPY, true
+        ),
+        (
+            1,
+            VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_LAST | VP8_EFLAG_NO_UPD_ARF
+                | VP8_EFLAG_NO_UPD_ENTROPY, true
+        ),
+        (
+            2,
+            VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_LAST | VP8_EFLAG_NO_UPD_GF | VP8_EFLAG_NO_UPD_ARF
+                | VP8_EFLAG_NO_UPD_ENTROPY, false
+        ),
+    ]
 
     /// Frames ``averageQP`` averages over.
     public static let qpWindow = 30
@@ -74,6 +100,7 @@ public final class VP8Encoder {
             configuration.width != self.configuration.width || configuration.height != self.configuration.height
         if configuration.width > initialWidth || configuration.height > initialHeight
             || configuration.threads != initialThreads
+            || configuration.temporalLayers != self.configuration.temporalLayers
         {
             vpx_codec_destroy(context)
             context.pointee = vpx_codec_ctx_t()
@@ -119,7 +146,19 @@ public final class VP8Encoder {
         var pts = frame.timestamp
         if let lastPTS, pts <= lastPTS { pts = lastPTS + duration }
         lastPTS = pts
-        let flags: vpx_enc_frame_flags_t = forceKeyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        var flags: vpx_enc_frame_flags_t = forceKeyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        var layer: (id: UInt8, sync: Bool)?
+        if configuration.temporalLayers == 3 {
+            // A keyframe starts the pattern over (it is the base layer's).
+            if forceKeyframe { temporalIndex = 0 }
+            let step = Self.temporalPattern[temporalIndex % Self.temporalPattern.count]
+            flags |= vpx_enc_frame_flags_t(step.flags)
+            try check(
+                CVPX_control_int(context, Int32(VP8E_SET_TEMPORAL_LAYER_ID.rawValue), step.layer),
+                "VP8E_SET_TEMPORAL_LAYER_ID"
+            )
+            layer = (UInt8(step.layer), step.sync)
+        }
         let (context, image) = (self.context, self.image)
         let status = frame.y.withUnsafeBufferPointer { y in
             frame.u.withUnsafeBufferPointer { u in
@@ -166,12 +205,19 @@ public final class VP8Encoder {
         }
         framesEncoded += 1
         if keyframe { keyframesEncoded += 1 }
-        return EncodedFrame(
+        var encoded = EncodedFrame(
             codec: .vp8,
             data: data,
             timestamp: UInt32(truncatingIfNeeded: frame.timestamp),
             isKeyframe: keyframe
         )
+        if layer != nil {
+            // A keyframe libvpx made on its own is the base layer's too: the pattern goes on after it.
+            if keyframe { (layer, temporalIndex) = ((0, true), 0) }
+            encoded.temporalLayer = layer
+            temporalIndex += 1
+        }
+        return encoded
     }
 
     /// Initialises the codec for `configuration`.
@@ -225,6 +271,24 @@ public final class VP8Encoder {
         config.pointee.g_threads = UInt32(configuration.threads)
         config.pointee.rc_target_bitrate = UInt32(max(1, configuration.targetBitrate / 1000))
         config.pointee.kf_max_dist = UInt32(configuration.keyframeInterval)
+        guard configuration.temporalLayers == 3 else { return }
+        // Three layers, four frames a period: 0, 2, 1, 2 (``temporalPattern``); each layer's
+        // target is what it and the layers below it take (40%, 60%, 100%).
+        let total = config.pointee.rc_target_bitrate
+        config.pointee.ts_number_layers = 3
+        config.pointee.ts_periodicity = 4
+        withUnsafeMutableBytes(of: &config.pointee.ts_target_bitrate) { bytes in
+            let rates = bytes.bindMemory(to: UInt32.self)
+            (rates[0], rates[1], rates[2]) = (max(1, total * 4 / 10), max(1, total * 6 / 10), total)
+        }
+        withUnsafeMutableBytes(of: &config.pointee.ts_rate_decimator) { bytes in
+            let decimators = bytes.bindMemory(to: UInt32.self)
+            (decimators[0], decimators[1], decimators[2]) = (4, 2, 1)
+        }
+        withUnsafeMutableBytes(of: &config.pointee.ts_layer_id) { bytes in
+            let ids = bytes.bindMemory(to: UInt32.self)
+            for (index, step) in temporalPattern.enumerated() { ids[index] = UInt32(step.layer) }
+        }
     }
 
     /// Describes an I420 picture of this size in the reused image; planes are set per frame.

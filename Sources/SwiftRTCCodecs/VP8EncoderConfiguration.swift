@@ -22,6 +22,11 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
     public var speed: Int
     /// The longest run of frames between keyframes (libvpx `kf_max_dist`).
     public var keyframeInterval: Int
+    /// Temporal layers, 1 or 3 (RFC 7741 temporal scalability, as libwebrtc encodes VP8
+    /// simulcast): with 3, every fourth frame is layer 0, the one between two of them layer 1
+    /// and the others layer 2, so a receiver of layer 0 alone gets a quarter of the frames and
+    /// of layers 0 and 1 half; the bitrate is shared 40/20/40%. Fixed for the encoder's life.
+    public var temporalLayers: Int
 
     /// Settings; the defaults send 640x480 at 30 fps and 1 Mbit/s, one thread, speed -6.
     public init(
@@ -31,7 +36,8 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
         targetBitrate: Int = 1_000_000,
         threads: Int = 1,
         speed: Int = -6,
-        keyframeInterval: Int = 3000
+        keyframeInterval: Int = 3000,
+        temporalLayers: Int = 1
     ) {
         self.width = width
         self.height = height
@@ -40,6 +46,7 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
         self.threads = threads
         self.speed = speed
         self.keyframeInterval = keyframeInterval
+        self.temporalLayers = temporalLayers
     }
 
     /// Throws the first setting out of range.
@@ -52,6 +59,7 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
         guard (1...16).contains(threads) else { throw .invalidThreads(threads) }
         guard (-16...16).contains(speed) else { throw .invalidSpeed(speed) }
         guard keyframeInterval >= 1 else { throw .invalidKeyframeInterval(keyframeInterval) }
+        guard temporalLayers == 1 || temporalLayers == 3 else { throw .invalidTemporalLayers(temporalLayers) }
     }
 
     /// The cap on a keyframe's size (libvpx `max-intra-rate`), as WebRTC sets it: half the

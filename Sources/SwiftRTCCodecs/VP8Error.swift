@@ -15,6 +15,8 @@ public enum VP8Error: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSpeed(Int)
     /// The keyframe interval must be at least 1 frame.
     case invalidKeyframeInterval(Int)
+    /// Temporal layers other than 1 or 3.
+    case invalidTemporalLayers(Int)
     /// A ``VideoFrame`` whose planes are smaller than its size and strides say.
     case inconsistentFrame(width: Int, height: Int)
     /// The frame is not a VP8 frame.
@@ -39,6 +41,7 @@ public enum VP8Error: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidThreads(let t): "VP8: threads \(t) is outside 1...16"
         case .invalidSpeed(let s): "VP8: speed (cpu-used) \(s) is outside -16...16"
         case .invalidKeyframeInterval(let i): "VP8: keyframe interval \(i) must be at least 1 frame"
+        case .invalidTemporalLayers(let n): "VP8: \(n) temporal layers (1 or 3 are made)"
         case .inconsistentFrame(let w, let h): "VP8: \(w)x\(h) frame has planes smaller than its size and strides"
         case .wrongCodec(let codec): "VP8: got a \(codec.rawValue) frame"
         case .needsKeyframe: "VP8: decoder needs a keyframe"

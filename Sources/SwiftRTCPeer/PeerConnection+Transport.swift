@@ -359,8 +359,9 @@ extension PeerConnection {
     }
 
     /// Starts `sender` with `parameters`, and each of its simulcast encodings the peer accepted
-    /// (`acceptedRids`) beside it, with its rid, scale and share of the bitrate (by pixels'
-    /// side: a quarter-size encoding gets a quarter of the full one's share); the others stop.
+    /// (`acceptedRids`) beside it, with its rid, scale, share of the bitrate (by pixels' side:
+    /// a quarter-size encoding gets a quarter of the full one's share) and three temporal
+    /// layers; the others stop.
     /// Without accepted simulcast the first encoding goes alone, with no rid.
     func start(
         _ sender: RTPSender,
@@ -382,6 +383,9 @@ extension PeerConnection {
             own.rid = sending.isEmpty ? nil : encoding.encoding?.rid
             own.videoScale = encoding.encoding?.scaleResolutionDownBy ?? 1
             own.bitrateShare = weights[index] / total
+            // Each encoding in three temporal layers, so that an SFU can also halve or quarter
+            // a receiver's frame rate (Janus's `temporal`).
+            own.temporalLayers = sending.isEmpty || own.codec != .vp8 ? 1 : 3
             transport.route(encoding)
             encoding.start(own, transport: transport)
         }

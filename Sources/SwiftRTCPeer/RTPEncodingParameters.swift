@@ -1,7 +1,8 @@
 /// One simulcast encoding of a video sender (W3C `RTCRtpEncodingParameters`, RFC 8853): the
 /// rid that names its stream, and how much smaller than the track its pictures are. Each
-/// encoding has its own SSRC, encoder and share of the bitrate; an SFU forwards one of them to
-/// each receiver.
+/// encoding has its own SSRC, encoder and share of the bitrate, and is sent in three VP8
+/// temporal layers (RFC 7741), as libwebrtc sends simulcast; an SFU forwards one encoding to
+/// each receiver, with all its frames or a half or a quarter of them.
 public struct RTPEncodingParameters: Sendable, Hashable {
     /// The RTP stream id (RFC 8852): 1 to ``maxRidLength`` letters, digits, `-` or `_`
     /// (RFC 8851 §10).

@@ -50,6 +50,8 @@ public final class RTPSender: Sendable {
         var videoScale = 1.0
         /// The share of the video bitrate this stream takes (simulcast encodings split it).
         var bitrateShare = 1.0
+        /// VP8 temporal layers (1, or 3 for a simulcast encoding, as libwebrtc sends them).
+        var temporalLayers = 1
     }
 
     /// Counters behind outbound-rtp, media-source and the RTCP SR.

@@ -21,6 +21,18 @@ public struct EncodedFrame: Sendable, Hashable {
     public var width: Int?
     /// The picture height, when known.
     public var height: Int?
+    /// VP8 temporal scalability (RFC 7741 §4.2): the frame's temporal layer (TID, 0 the base)
+    /// and whether it refers only to the base layer (Y, a switching point up); nil for a
+    /// stream of one layer.
+    public var temporalLayer: (id: UInt8, sync: Bool)? {
+        get { temporalLayerID.map { ($0, temporalLayerSync) } }
+        set {
+            temporalLayerID = newValue?.id
+            temporalLayerSync = newValue?.sync ?? false
+        }
+    }
+    var temporalLayerID: UInt8?
+    var temporalLayerSync = false
 
     /// Creates the value from its fields.
     public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil)

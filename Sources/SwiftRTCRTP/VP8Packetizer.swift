@@ -1,8 +1,8 @@
 import SwiftRTCCore
 
 /// Splits VP8 frames into RTP packets (RFC 7741 §4): each packet carries a payload descriptor
-/// with a 15-bit PictureID, S set on the first packet, the marker bit on the last; packets
-/// fill up to ``mtu`` bytes. Packets are written one at a time into a caller-provided buffer
+/// with a 15-bit PictureID, S set on the first packet, the marker bit on the last, and for a
+/// frame of a temporal layer its TID, Y and TL0PICIDX (§4.2); packets fill up to ``mtu`` bytes. Packets are written one at a time into a caller-provided buffer
 /// and handed to a closure; nothing is allocated.
 public struct VP8Packetizer: Sendable {
     /// The synchronization source (SSRC).
@@ -15,6 +15,9 @@ public struct VP8Packetizer: Sendable {
     public var pictureID: UInt16
     /// The largest RTP packet to write (header, extensions and payload).
     public var mtu: Int
+    /// The TL0PICIDX of the last base-layer frame (temporal layers): each one adds 1, and the
+    /// frames of higher layers carry the index of the one they follow.
+    public var tl0PictureIndex: UInt8 = 0
 
     /// Creates the value from its fields.
     public init(ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16 = 0, pictureID: UInt16 = 0, mtu: Int = 1200) {
@@ -25,25 +28,30 @@ public struct VP8Packetizer: Sendable {
         self.mtu = mtu
     }
 
-    /// Packetizes one frame. For each packet, `extensions` may add header extensions (it runs
-    /// before the payload is written), then `emit` gets the finished packet. Returns the
-    /// number of packets.
+    /// Packetizes one frame (`temporalLayer`: its TID and Y, when the stream has temporal
+    /// layers). For each packet, `extensions` may add header extensions (it runs before the
+    /// payload is written), then `emit` gets the finished packet. Returns the number of packets.
     @inlinable
     @discardableResult
     public mutating func packetize(
         _ frame: UnsafeRawBufferPointer,
         timestamp: UInt32,
+        temporalLayer: (id: UInt8, sync: Bool)? = nil,
         into buffer: UnsafeMutableRawBufferPointer,
         extensions: (inout RTPPacketWriter) throws(RTPError) -> Void = { _ throws(RTPError) in },
         emit: (UnsafeRawBufferPointer) throws(RTPError) -> Void
     ) throws(RTPError) -> Int {
         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, mtu)])
         var offset = 0, packets = 0
+        if temporalLayer?.id == 0 { tl0PictureIndex &+= 1 }
         repeat {
             let descriptor = VP8PayloadDescriptor(
                 startOfPartition: offset == 0,
                 pictureID: pictureID,
-                longPictureID: true
+                longPictureID: true,
+                tl0PictureIndex: temporalLayer == nil ? nil : tl0PictureIndex,
+                temporalLayer: temporalLayer?.id,
+                layerSync: temporalLayer?.sync ?? false
             )
             var writer = try RTPPacketWriter(
                 into: out,

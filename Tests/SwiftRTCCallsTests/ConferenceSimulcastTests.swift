@@ -8,9 +8,9 @@ import Testing
 
 @testable import SwiftRTCCalls
 
-/// Simulcast through a real Janus: a bot publishes its video in three sizes, and each
-/// listener gets the layer it chose, changes it, and hears of each change
-/// (`onLayerChanged`).
+/// Simulcast through a real Janus: a bot publishes its video in three sizes, each in three
+/// temporal layers, and each listener gets the layer it chose, changes it, and hears of each
+/// change (`onLayerChanged`).
 @Suite(.serialized, .realTime) struct ConferenceSimulcastTests {
     /// The layers a listener was told of, for one publisher, in order.
     final class Layers: Sendable {
@@ -100,6 +100,20 @@ import Testing
             #expect(flowing.video > 30, "\(flowing)")
             let stats = await bob.publisherStats().first { $0.id == alice.id }
             #expect(stats?.layer?.substream == 0)
+
+            // Temporal layers: each encoding is sent in three (RFC 7741 TID). Bob asks for the
+            // base layer alone, a quarter of the frames; then for all of them again.
+            try await bob.selectLayer(of: alice.id, substream: nil, temporal: 0)
+            #expect(await ConferenceMediaTests.waitUntil { bobLayers.all.last?.temporal == 0 }, "\(bobLayers.all)")
+            try await Task.sleep(for: .milliseconds(300))
+            let base = try await ConferenceMediaTests.rate(bob, of: alice.id, over: .seconds(2))
+            try await bob.selectLayer(of: alice.id, substream: nil, temporal: 2)
+            #expect(await ConferenceMediaTests.waitUntil { bobLayers.all.last?.temporal == 2 }, "\(bobLayers.all)")
+            try await Task.sleep(for: .milliseconds(300))
+            let all = try await ConferenceMediaTests.rate(bob, of: alice.id, over: .seconds(2))
+            print("simulcast: bob decoded \(base.video) frames in 2 s of temporal layer 0, \(all.video) of all three")
+            #expect(base.video > 3 && Double(base.video) < 0.4 * Double(all.video), "base \(base), all \(all)")
+            #expect(await Self.receives(bob, of: alice.id, width: 160), "the substream stays")
 
             await carol.leave()
             await bob.leave()

@@ -28,6 +28,46 @@ import Testing
         #expect(encoder.framesEncoded == 30 && encoder.keyframesEncoded == 1 && decoder.framesDecoded == 30)
     }
 
+    /// Three temporal layers: frames go 0, 2, 1, 2 from each keyframe (which is layer 0), with
+    /// Y on those that refer to the base layer alone; a receiver of the base layer alone, or of
+    /// layers 0 and 1, decodes every frame it gets, as well as one that gets them all.
+    @Test func temporalLayersDecodeOnTheirOwn() throws {
+        let encoder = try VP8Encoder(
+            configuration: .init(width: 320, height: 240, targetBitrate: 600_000, temporalLayers: 3)
+        )
+        var frames: [EncodedFrame] = []
+        for i in 0..<24 {
+            if i == 13 { encoder.requestKeyframe() }
+            frames.append(try #require(try encoder.encode(TestSignals.pattern(width: 320, height: 240, index: i))))
+        }
+        let layers = frames.map { $0.temporalLayer?.id }
+        let expected: [UInt8] = [0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2, 0, 0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1]
+        #expect(layers == expected.map { $0 }, "\(layers)")
+        #expect(
+            frames.map { $0.temporalLayer?.sync }
+                == expected.enumerated().map { index, layer in
+                    layer != 2 || [1, 5, 9, 14, 18, 22].contains(index)
+                }
+        )
+        #expect(frames.enumerated().allSatisfy { $1.isKeyframe == ($0 == 0 || $0 == 13) })
+        for highest: UInt8 in [0, 1, 2] {
+            let decoder = try VP8Decoder()
+            var psnrs: [Double] = []
+            for (i, frame) in frames.enumerated() where (frame.temporalLayer?.id ?? 0) <= highest {
+                let output = try #require(
+                    try decoder.decode(frame),
+                    "frame \(i) of layer \(frame.temporalLayer?.id ?? 0)"
+                )
+                psnrs.append(TestSignals.psnr(TestSignals.pattern(width: 320, height: 240, index: i), output))
+            }
+            #expect(psnrs.count == frames.count { ($0.temporalLayer?.id ?? 0) <= highest })
+            #expect(psnrs.allSatisfy { $0 > 28 }, "layers up to \(highest): PSNR \(psnrs)")
+        }
+        #expect(throws: VP8Error.invalidTemporalLayers(2)) {
+            try VP8Encoder(configuration: .init(temporalLayers: 2))
+        }
+    }
+
     @Test func threadsAndSpeedChangeMidStream() throws {
         let encoder = try VP8Encoder(configuration: .init(width: 640, height: 480, targetBitrate: 1_000_000))
         let decoder = try VP8Decoder(threads: 2)

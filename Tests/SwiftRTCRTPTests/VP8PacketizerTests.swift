@@ -13,7 +13,12 @@ import Testing
         return frame
     }
 
-    func packetize(_ frame: [UInt8], _ packetizer: inout VP8Packetizer, timestamp: UInt32) throws -> [[UInt8]] {
+    func packetize(
+        _ frame: [UInt8],
+        _ packetizer: inout VP8Packetizer,
+        timestamp: UInt32,
+        temporalLayer: (id: UInt8, sync: Bool)? = nil
+    ) throws -> [[UInt8]] {
         var packets: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 1500)
         _ = try frame.withUnsafeBytes { f in
@@ -21,6 +26,7 @@ import Testing
                 try packetizer.packetize(
                     f,
                     timestamp: timestamp,
+                    temporalLayer: temporalLayer,
                     into: out,
                     extensions: { (w: inout RTPPacketWriter) throws(RTPError) in
                         try w.appendExtension(SDESMid(value: "1"), id: 4)
@@ -30,6 +36,39 @@ import Testing
             }
         }
         return packets
+    }
+
+    /// Temporal layers (RFC 7741 §4.2): every packet of a frame carries its TID and Y, and the
+    /// TL0PICIDX that each base-layer frame moves on by one (higher layers carry the one they
+    /// follow, wrapping at 255); a stream of one layer carries none of them.
+    @Test func temporalLayersCarryTIDAndTL0PICIDX() throws {
+        var packetizer = VP8Packetizer(ssrc: 5, payloadType: 96, mtu: 1200)
+        packetizer.tl0PictureIndex = 254
+        let layers: [(id: UInt8, sync: Bool)] = [(0, true), (2, true), (1, true), (2, false), (0, true)]
+        var seen: [(tid: UInt8?, sync: Bool, tl0: UInt8?)] = []
+        for (index, layer) in layers.enumerated() {
+            let packets = try packetize(
+                Self.keyframe(size: 2000),
+                &packetizer,
+                timestamp: UInt32(index * 3000),
+                temporalLayer: layer
+            )
+            #expect(packets.count == 2)
+            for bytes in packets {
+                try bytes.withRTP { (p: RTPPacket) throws in
+                    let (d, _) = try VP8PayloadDescriptor.parse(p.payload)
+                    seen.append((d.temporalLayer, d.layerSync, d.tl0PictureIndex))
+                }
+            }
+        }
+        #expect(seen.map(\.tid) == [0, 0, 2, 2, 1, 1, 2, 2, 0, 0])
+        #expect(seen.map(\.sync) == [true, true, true, true, true, true, false, false, true, true])
+        #expect(seen.map(\.tl0) == [255, 255, 255, 255, 255, 255, 255, 255, 0, 0])
+        let plain = try packetize(Self.keyframe(size: 100), &packetizer, timestamp: 20_000)
+        try plain[0].withRTP { (p: RTPPacket) throws in
+            let (d, length) = try VP8PayloadDescriptor.parse(p.payload)
+            #expect(d.temporalLayer == nil && d.tl0PictureIndex == nil && length == 4)
+        }
     }
 
     @Test(arguments: [1, 10, 1000, 1169, 1170, 5000])

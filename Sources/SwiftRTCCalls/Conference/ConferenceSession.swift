@@ -33,8 +33,9 @@ public actor ConferenceSession {
         /// Whether a publisher sends video.
         public var video = true
         /// Whether a publisher sends its video as simulcast, in the three encodings of
-        /// ``RTPEncodingParameters/threeLayers`` (full, half and quarter size): Janus forwards
-        /// each subscriber the layer it chose (``selectLayer(of:substream:temporal:)``).
+        /// ``RTPEncodingParameters/threeLayers`` (full, half and quarter size), each in three
+        /// temporal layers: Janus forwards each subscriber the layer it chose
+        /// (``selectLayer(of:substream:temporal:)``).
         public var simulcast = false
         /// The simulcast layer to receive of each publisher that sends several (Janus's
         /// `substream`: 0 the smallest, 2 the largest); nil leaves Janus's default, the largest.

@@ -66,7 +66,8 @@ final class VP8EncoderPipeline: EncoderPipeline {
                 configuration: VP8EncoderConfiguration(
                     width: size.width,
                     height: size.height,
-                    targetBitrate: VideoRateControl.encoderBitrate(target)
+                    targetBitrate: VideoRateControl.encoderBitrate(target),
+                    temporalLayers: pipeline.parameters.temporalLayers
                 )
             )
         }
@@ -105,7 +106,12 @@ final class VP8EncoderPipeline: EncoderPipeline {
         let scratch = pipeline.slot(pipeline.slotCount - 1)
         var count = 0, header = 12
         _ = frame.data.withUnsafeBytes { payload in
-            try? packetizer.packetize(payload, timestamp: frame.timestamp, into: scratch) {
+            try? packetizer.packetize(
+                payload,
+                timestamp: frame.timestamp,
+                temporalLayer: frame.temporalLayer,
+                into: scratch
+            ) {
                 (writer: inout RTPPacketWriter) throws(RTPError) in
                 try pipeline.writeExtensions(&writer)
                 header = writer.headerLength
