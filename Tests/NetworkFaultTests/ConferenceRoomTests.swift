@@ -415,8 +415,16 @@ import Testing
             let talking = schedule.contains { $0.chat != nil }
             let started = ContinuousClock.now
             var processes: [FaultProcess] = []
+            // The schedule as it ran: each bot from when it was spawned. Spawning into the
+            // namespace takes a while on a loaded machine (the sixth of seven bots once started
+            // 4 s late, so its 8 s stay met a bot that joined at 10 s); what everyone must have
+            // received follows who was really there together.
+            var ran: [Bot] = []
             for bot in schedule.sorted(by: { $0.start < $1.start }) {
                 try await Task.sleep(until: started + .seconds(bot.start))
+                var spawned = bot
+                let late = (ContinuousClock.now - started).components
+                spawned.start = Int((Double(late.seconds) + Double(late.attoseconds) / 1e18).rounded())
                 let report = folder.appendingPathComponent("\(bot.name).json").path
                 let example = folder.appendingPathComponent(bot.name)
                 if bot.kind == .roomRecorder {
@@ -470,7 +478,9 @@ import Testing
                 processes.append(
                     try network.spawn(in: network.b, name: bot.name, executable, arguments, folder: folder)
                 )
+                ran.append(spawned)
             }
+            let schedule = ran
             // Everyone's end, and 40 s more for the slowest to leave (a browser closing).
             let deadline = started + .seconds((schedule.map(\.end).max() ?? 0) + 40)
             for process in processes {
