@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs `operation` for at most `timeout`: its result, or nil once the time is up (the
 /// operation is then cancelled, and waited for). Errors of the operation are rethrown.
 public func withTimeout<T: Sendable>(
@@ -12,5 +14,26 @@ public func withTimeout<T: Sendable>(
         }
         defer { group.cancelAll() }
         return try await group.next() ?? nil
+    }
+}
+
+/// Runs `body` until `deadline`: its result, or nil once the deadline passes first. Then
+/// `body` is cancelled and left to end on its own, never waited for: what it waits on (a task
+/// that does not check for cancellation, a peer that never answers) may take longer, where a
+/// task group would wait for it.
+public func withDeadline<T: Sendable>(
+    _ deadline: ContinuousClock.Instant,
+    _ body: @escaping @Sendable () async -> T
+) async -> T? {
+    let first = Mutex<CheckedContinuation<T?, Never>?>(nil)
+    return await withCheckedContinuation { continuation in
+        first.withLock { $0 = continuation }
+        let resume: @Sendable (T?) -> Void = { value in first.withLock { $0.take() }?.resume(returning: value) }
+        let work = Task { resume(await body()) }
+        Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            resume(nil)
+            work.cancel()
+        }
     }
 }

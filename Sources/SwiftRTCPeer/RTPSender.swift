@@ -221,19 +221,8 @@ public final class RTPSender: Sendable {
     /// Audio is sent as it is pushed: nothing waits.
     func drained(by deadline: ContinuousClock.Instant) async -> Bool {
         guard let task = state.withLock({ $0.task }) else { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await task.value
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        // The video task is not cancelled here, only no longer waited for.
+        return await withDeadline(deadline) { await task.value } != nil
     }
 
     /// Stops sending: this encoding, and the other simulcast encodings with `includingLayers`.

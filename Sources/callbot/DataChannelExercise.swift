@@ -89,25 +89,6 @@ enum DataChannelExercise {
             try? channel.send(message)
         }
     }
-
-    /// `body`, or nil when `deadline` passes first (then `body` is cancelled and left: what it
-    /// waits for may never come, and a task group would wait for it).
-    static func withDeadline<T: Sendable>(
-        _ deadline: ContinuousClock.Instant,
-        _ body: @escaping @Sendable () async -> T
-    ) async -> T? {
-        let first = Mutex<CheckedContinuation<T?, Never>?>(nil)
-        return await withCheckedContinuation { continuation in
-            first.withLock { $0 = continuation }
-            let resume: @Sendable (T?) -> Void = { value in first.withLock { $0.take() }?.resume(returning: value) }
-            let work = Task { resume(await body()) }
-            Task {
-                try? await Task.sleep(until: deadline)
-                resume(nil)
-                work.cancel()
-            }
-        }
-    }
 }
 
 /// The messages sent and not yet echoed (a multiset: unordered channels echo in any order),

@@ -119,4 +119,21 @@ import Testing
             #expect(line.range(of: pattern, options: .regularExpression) != nil, "\(line) ~ \(pattern)")
         }
     }
+
+    /// `sendersDrained(within:)` keeps its bound: while the video track still plays, its frames
+    /// never end and the wait gives up at the timeout (it used to wait for the sending task
+    /// itself, for ever); once the tracks stop, what they held is sent and the wait succeeds.
+    @Test func sendersDrainedGivesUpAtItsTimeout() async throws {
+        let call = try await LoopbackCall.start()
+        #expect(call.connectedAfter != nil, "both sides connected")
+        #expect(await call.waitForMedia())
+        let started = ContinuousClock.now
+        let playing = await call.offerer.sendersDrained(within: .milliseconds(300))
+        let waited = ContinuousClock.now - started
+        #expect(!playing, "a playing track is never drained")
+        #expect(waited < .seconds(5), "the wait ended at its timeout, not with the track: \(waited)")
+        for track in call.tracks { track.stop() }
+        #expect(await call.offerer.sendersDrained(within: .seconds(5)), "stopped tracks drain")
+        await call.close()
+    }
 }
