@@ -13,7 +13,7 @@ struct Whip: AsyncParsableCommand {
             application/sdp (with the bearer token of --token, --token-file or \
             $SWIFTRTC_WHIP_TOKEN, if any; an https:// endpoint's certificate must verify against the \
             system's CA certificates or those of --ca-cert FILE), applies the 201 answer and sends media for --duration seconds once connected (as call \
-            and answer do) or until SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
+            and answer do; with --data-channel, also until the echoes are in, 60 s at most) or until SIGINT/SIGTERM arrives, then DELETEs the session URL. Exits 0 when the call connected \
             without errors, 1 when it did not, 77 when the endpoint refused the token (401/403), 69 \
             when it could not be reached (the report is written either way). When the connection \
             has been down for 5 s, ICE is restarted with a PATCH (RFC 9725 §4.3.2), again every 5 s \
@@ -50,7 +50,7 @@ struct Whip: AsyncParsableCommand {
     static let httpTimeout = Duration.seconds(30)
     static let gatheringTimeout = Duration.seconds(10)
     static let connectTimeout = Duration.seconds(30)
-    /// How long `--data-channel` waits for its echoes without `--duration`.
+    /// How long `--data-channel` waits for its echoes (the call lasts at least `--duration`).
     static let dataTimeout = Duration.seconds(60)
 
     func validate() throws {
@@ -112,8 +112,11 @@ struct Whip: AsyncParsableCommand {
                 // server far off) does not eat the call it asked for.
                 let end = options.duration.map { ContinuousClock.now + .seconds($0) }
                 if let plan = data.exercise, let channel {
-                    // Without --duration the run ends once the messages are echoed (60 s at most).
-                    let deadline = end ?? ContinuousClock.now + Self.dataTimeout
+                    // The echoes have their own bound, whatever --duration says: a peer that
+                    // recovers a loss with its retransmission timeout (1 s at least, doubling;
+                    // a slow peer's socket overflows under load) still gets its messages counted.
+                    // The run ends once they are in and --duration has passed.
+                    let deadline = ContinuousClock.now + Self.dataTimeout
                     let (row, errors) = await DataChannelExercise.run(
                         plan,
                         on: channel,
