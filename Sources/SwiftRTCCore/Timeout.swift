@@ -17,23 +17,34 @@ public func withTimeout<T: Sendable>(
     }
 }
 
-/// Runs `body` until `deadline`: its result, or nil once the deadline passes first. Then
-/// `body` is cancelled and left to end on its own, never waited for: what it waits on (a task
-/// that does not check for cancellation, a peer that never answers) may take longer, where a
-/// task group would wait for it.
+/// Runs `body` until `deadline`: its result, or nil once the deadline passes first or the
+/// calling task is cancelled. Then `body` is cancelled and left to end on its own, never
+/// waited for: what it waits on (a task that does not check for cancellation, a peer that
+/// never answers) may take longer, where a task group would wait for it.
 public func withDeadline<T: Sendable>(
     _ deadline: ContinuousClock.Instant,
     _ body: @escaping @Sendable () async -> T
 ) async -> T? {
     let first = Mutex<CheckedContinuation<T?, Never>?>(nil)
-    return await withCheckedContinuation { continuation in
-        first.withLock { $0 = continuation }
-        let resume: @Sendable (T?) -> Void = { value in first.withLock { $0.take() }?.resume(returning: value) }
-        let work = Task { resume(await body()) }
-        Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            resume(nil)
-            work.cancel()
+    let resume: @Sendable (T?) -> Void = { value in first.withLock { $0.take() }?.resume(returning: value) }
+    let work = Mutex<Task<Void, Never>?>(nil)
+    return await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+            first.withLock { $0 = continuation }
+            let task = Task { resume(await body()) }
+            work.withLock { $0 = task }
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                resume(nil)
+                task.cancel()
+            }
+            if Task.isCancelled {
+                resume(nil)
+                task.cancel()
+            }
         }
+    } onCancel: {
+        resume(nil)
+        work.withLock { $0 }?.cancel()
     }
 }

@@ -34,8 +34,8 @@ enum DataChannelExercise {
         return .text(String(decoding: text.prefix(size), as: UTF8.self))
     }
 
-    /// Sends the plan's messages on `channel` and counts the echoes until all are back or
-    /// `deadline` passes; the row for the report, and what went wrong.
+    /// Sends the plan's messages on `channel` and counts the echoes until all are back,
+    /// `deadline` passes or the task is cancelled; the row for the report, and what went wrong.
     static func run(
         _ plan: Plan,
         on channel: DataChannel,
@@ -59,13 +59,17 @@ enum DataChannelExercise {
             let message = message(index, size: plan.size, binary: plan.binary)
             echoes.sent(message)
             do {
-                if channel.bufferedAmount > maxBuffered { await channel.bufferedAmountLow() }
+                if channel.bufferedAmount > maxBuffered,
+                    await withDeadline(deadline, { await channel.bufferedAmountLow() }) == nil
+                {
+                    break
+                }
                 try channel.send(message)
             } catch {
                 errors.append("data channel \(plan.label): \(error)")
                 break
             }
-            if ContinuousClock.now > deadline { break }
+            if ContinuousClock.now > deadline || Task.isCancelled { break }
         }
         _ = await withDeadline(deadline) { await receiving.value }
         receiving.cancel()

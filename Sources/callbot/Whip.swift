@@ -116,13 +116,17 @@ struct Whip: AsyncParsableCommand {
                     // recovers a loss with its retransmission timeout (1 s at least, doubling;
                     // a slow peer's socket overflows under load) still gets its messages counted.
                     // The run ends once they are in and --duration has passed.
+                    // SIGINT or SIGTERM ends it too.
                     let deadline = ContinuousClock.now + Self.dataTimeout
-                    let (row, errors) = await DataChannelExercise.run(
-                        plan,
-                        on: channel,
-                        created: channelCreated,
-                        deadline: deadline
-                    )
+                    let exercise = Task {
+                        await DataChannelExercise.run(plan, on: channel, created: channelCreated, deadline: deadline)
+                    }
+                    let interrupt = Task {
+                        await signals.wait(upTo: nil)
+                        exercise.cancel()
+                    }
+                    let (row, errors) = await exercise.value
+                    interrupt.cancel()
                     monitor.record(row)
                     for error in errors { monitor.recordError(error) }
                     log("data channel \(plan.label): \(row.messagesReceived) of \(row.messagesSent) echoed")
