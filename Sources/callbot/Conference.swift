@@ -15,7 +15,8 @@ struct Conference: AsyncParsableCommand {
             ends or SIGINT/SIGTERM arrives, then leaves the room; when Janus ends the session (a \
             restart) it joins again while time is left ("rejoins" in the report). --simulcast publishes the \
             video in three sizes (rids h, m, l); --layer N chooses which of them Janus forwards from each \
-            publisher that sends several, and each change is printed ("conference: layer NAME: substream N"). \
+            publisher that sends several and --temporal T how many of its frames (each simulcast encoding \
+            has three temporal layers), and each change is printed ("conference: layer NAME: substream N, temporal T"). \
             With --record DIR each publisher \
             received is recorded into a WebM file of its own. With --chat each line of standard input \
             goes to the room on the bot's data channel and what the others send is printed. The \
@@ -61,6 +62,14 @@ struct Conference: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The temporal layer to receive of publishers whose video has several: 0 (a quarter of the frames), 1 (half) or 2 (all, Janus's default).",
+            valueName: "T"
+        )
+    )
+    var temporal: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Record each publisher received into a WebM file of its own in DIR (<display>-<id>.webm).",
             valueName: "DIR"
         )
@@ -92,6 +101,7 @@ struct Conference: AsyncParsableCommand {
             }
         }
         if let layer, !(0...2).contains(layer) { throw ValidationError("--layer must be 0, 1 or 2") }
+        if let temporal, !(0...2).contains(temporal) { throw ValidationError("--temporal must be 0, 1 or 2") }
         if simulcast && (role == .listener || media.noVideo) {
             throw ValidationError("--simulcast sends video: it needs --publish and video")
         }
@@ -116,6 +126,7 @@ struct Conference: AsyncParsableCommand {
         joinOptions.createsRoom = createRoom
         joinOptions.simulcast = simulcast
         joinOptions.substream = layer
+        joinOptions.temporal = temporal
         joinOptions.data = chat.enabled
         joinOptions.recording = try record.map { try RecordingFolder(URL(fileURLWithPath: $0)) }
         joinOptions.connection = PeerConnection.Configuration(

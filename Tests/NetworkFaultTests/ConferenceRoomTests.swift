@@ -310,9 +310,9 @@ import Testing
     }
 
     /// `conference --simulcast` publishes three sizes, each in three temporal layers; `--layer 0`
-    /// receives the smallest and the default the largest: each listener prints the layer Janus
-    /// switched it to, reports it, and decodes pictures of that size (the pattern is 640x480:
-    /// 160x120 at layer 0).
+    /// receives the smallest and the default the largest, and `--temporal 0` a quarter of the
+    /// smallest's frames: each listener prints the layer Janus switched it to, reports it, and
+    /// decodes pictures of that size (the pattern is 640x480: 160x120 at layer 0).
     @Test func eachListenerReceivesTheSimulcastLayerItChose() async throws {
         try await Self.withJanus("conference-simulcast") { network, janus, folder in
             func bot(_ name: String, _ extra: [String], duration: Int) throws -> FaultProcess {
@@ -332,23 +332,32 @@ import Testing
             try await Task.sleep(for: .seconds(1))
             let small = try bot("bot-2", ["--listen", "--layer", "0"], duration: 8)
             let large = try bot("bot-3", ["--listen"], duration: 8)
-            for process in [small, large, publisher] {
+            let fewest = try bot("bot-4", ["--listen", "--layer", "0", "--temporal", "0"], duration: 8)
+            for process in [small, large, fewest, publisher] {
                 let status = try await process.wait(timeout: .seconds(60))
                 #expect(status == 0, "\(process.name) exited \(status): \(process.stderrTail())")
             }
-            for (listener, layer, width) in [(small, 0, 160), (large, 2, 640)] {
+            var frames: [String: Int] = [:]
+            for (listener, layer, temporal, width) in [(small, 0, 2, 160), (large, 2, 2, 640), (fewest, 0, 0, 160)] {
                 let printed = listener.stdout.split(separator: "\n").filter { $0.hasPrefix("conference: layer ") }
                 print("conference simulcast: \(listener.name) printed \(printed)")
-                // Janus also says when it lets the third temporal layer (all frames) through.
-                #expect(printed.last == "conference: layer bot-1: substream \(layer), temporal 2", "\(printed)")
+                // Janus also says which temporal layer (how many of the frames) it lets through.
+                #expect(
+                    printed.last == "conference: layer bot-1: substream \(layer), temporal \(temporal)",
+                    "\(printed)"
+                )
                 let data = try Data(contentsOf: folder.appendingPathComponent("\(listener.name).json"))
                 let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
                 let row = (report["publishers"] as? [[String: Any]])?.first { $0["display"] as? String == "bot-1" }
                 #expect(row?["layer"] as? Int == layer, "\(report)")
-                #expect((row?["video_frames_decoded"] as? Int ?? 0) > 50, "\(report)")
+                frames[listener.name] = row?["video_frames_decoded"] as? Int ?? 0
+                #expect((frames[listener.name] ?? 0) > (temporal == 0 ? 12 : 50), "\(report)")
                 let video = report["video"] as? [String: Any]
                 #expect(video?["width"] as? Int == width && video?["height"] as? Int == width * 3 / 4, "\(report)")
             }
+            // Temporal layer 0 is every fourth frame of the same encoding.
+            print("conference simulcast: frames decoded \(frames)")
+            #expect(2 * (frames["bot-4"] ?? 0) < (frames["bot-2"] ?? 0), "\(frames)")
         }
     }
 

@@ -33,13 +33,17 @@ extension ConferenceSession {
         }
     }
 
-    /// The publishers to subscribe to (with `layer`, each with ``Options/substream`` when set).
+    /// The publishers to subscribe to (with `layer`, each with ``Options/substream`` and
+    /// ``Options/temporal`` when set).
     func feeds(_ ids: [Int64], layer: Bool = true) -> JanusJSON {
         .array(
             ids.map { id in
                 var feed: [String: JanusJSON] = ["feed": .number(Double(id))]
                 if layer, let substream = options.substream.map(ConferenceLayer.clamped) {
                     feed["substream"] = .number(Double(substream))
+                }
+                if layer, let temporal = options.temporal.map(ConferenceLayer.clamped) {
+                    feed["temporal"] = .number(Double(temporal))
                 }
                 return .object(feed)
             }

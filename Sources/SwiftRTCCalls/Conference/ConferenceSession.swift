@@ -40,6 +40,9 @@ public actor ConferenceSession {
         /// The simulcast layer to receive of each publisher that sends several (Janus's
         /// `substream`: 0 the smallest, 2 the largest); nil leaves Janus's default, the largest.
         public var substream: Int?
+        /// The temporal layer to receive of each publisher whose video has several (Janus's
+        /// `temporal`: 0 a quarter of the frames, 1 half, 2 all); nil leaves Janus's default, all.
+        public var temporal: Int?
         /// Whether a publisher opens a data channel to the room (``ConferenceSession/send(_:)``;
         /// off by default: a bot that only sends media has no SCTP association to run). Every
         /// bot receives the data of the publishers it subscribes to, whatever this says.
