@@ -147,7 +147,7 @@ let package = Package(
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice", "CSendmmsg"]),
         .target(name: "SwiftRTCDTLS", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSRTP", "CGnuTLS"]),
-        .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "CSRTP", "CSRTPNettle"]),
+        .target(name: "SwiftRTCSRTP", dependencies: ["SwiftRTCCore", "CSRTP", "CSRTPNettle"]),
         .target(name: "SwiftRTCSCTP", dependencies: ["CUsrsctp"]),
         .target(
             name: "SwiftRTCDataChannel",
@@ -158,7 +158,10 @@ let package = Package(
 
         // MARK: Codecs and media
         .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
-        .target(name: "SwiftRTCMedia", dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]),
+        .target(
+            name: "SwiftRTCMedia",
+            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]
+        ),
 
         // MARK: Peer
         .target(
@@ -218,8 +221,8 @@ let package = Package(
         .target(
             name: "SwiftRTCCalls",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel",
-                "SwiftRTCJanus",
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCICE", "SwiftRTCCodecs", "SwiftRTCMedia",
+                "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCDataChannel", "SwiftRTCJanus",
             ]
         ),
 
@@ -237,7 +240,7 @@ let package = Package(
         .executableTarget(
             name: "callbot",
             dependencies: [
-                "SwiftRTC", "SwiftRTCSignalingServer", "SwiftRTCCapture",
+                "SwiftRTC", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer", "SwiftRTCCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -275,7 +278,7 @@ let package = Package(
         ),
         // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
         // tests kill it mid-recording to check that what was written stays playable).
-        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCMedia"]),
+        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCRTP", "SwiftRTCMedia"]),
         // The network fault tests' userspace impairment bridge (delay, jitter, reordering,
         // duplication; this kernel has no netem), run in a network namespace of its own.
         .executableTarget(name: "swiftrtc-impair"),
@@ -301,7 +304,7 @@ let package = Package(
         .executableTarget(
             name: "DtlsBenchmarks",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSRTP", .product(name: "Benchmark", package: "benchmark"),
+                "SwiftRTCCore", "SwiftRTCDTLS", .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/DtlsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -376,12 +379,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftRTCRTPTests",
-            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCapture", "RTPFixtureSupport"]
+            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "RTPFixtureSupport"]
         ),
         .testTarget(
             name: "SwiftRTCCongestionTests",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP", "SwiftRTCCongestion", "RTPFixtureSupport",
+                "SwiftRTCRTP", "SwiftRTCCongestion", "RTPFixtureSupport",
             ]
         ),
         .testTarget(
@@ -400,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "SecureTransportTests",
             dependencies: [
-                "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "TransportTestSupport",
+                "SwiftRTCICE", "SwiftRTCDTLS", "SwiftRTCSRTP", "TransportTestSupport",
             ]
         ),
         .target(
@@ -432,11 +435,15 @@ let package = Package(
         .target(name: "SignalTestSupport", dependencies: ["SwiftRTCCodecs"], path: "Tests/SignalTestSupport"),
         .testTarget(
             name: "SwiftRTCCodecsTests",
-            dependencies: ["SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]
+            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCodecs", "SignalTestSupport", "TestScheduling"]
         ),
         .testTarget(
             name: "SwiftRTCMediaTests",
-            dependencies: ["SwiftRTCCore", "SwiftRTCMedia", "SignalTestSupport", "swiftrtc-record", "TestScheduling"]
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SignalTestSupport",
+                "swiftrtc-record",
+                "TestScheduling",
+            ]
         ),
         .testTarget(
             name: "SwiftRTCPeerTests",
@@ -481,8 +488,8 @@ let package = Package(
             name: "SwiftRTCCallsTests",
             dependencies: [
                 "SwiftRTCCalls", "SwiftRTCSignaling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-                "SwiftRTCSDP", "TransportTestSupport", "SocketTestSupport", "SwiftRTCSignalingServer", "TestScheduling",
-                "SwiftRTCJanus", "JanusTestSupport",
+                "SwiftRTCSDP", "SwiftRTCDataChannel", "TransportTestSupport", "SocketTestSupport",
+                "SwiftRTCSignalingServer", "TestScheduling", "SwiftRTCJanus", "JanusTestSupport",
             ]
         ),
         // The example bots run as processes too (ExampleBotsTests): listed so that they are built.
@@ -511,7 +518,7 @@ let package = Package(
         // Replays every fuzzer's corpus and regressions through its body.
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCMedia"]
+            dependencies: ["FuzzTargets", "TestScheduling", "SwiftRTCSDP", "SwiftRTCSCTP", "SwiftRTCMedia"]
         ),
 
         // MARK: Benchmarks
