@@ -384,7 +384,7 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCCongestionTests",
             dependencies: [
-                "SwiftRTCRTP", "SwiftRTCCongestion", "RTPFixtureSupport",
+                "SwiftRTCRTP", "SwiftRTCCongestion", "RTPFixtureSupport", "RandomTestSupport",
             ]
         ),
         .testTarget(
@@ -412,6 +412,9 @@ let package = Package(
             path: "Tests/TransportTestSupport"
         ),
         .target(name: "TestScheduling", path: "Tests/TestScheduling"),
+        // The one deterministic generator of the tests (SplitMix64): reproducible inputs,
+        // simulations and loss patterns.
+        .target(name: "RandomTestSupport", path: "Tests/RandomTestSupport"),
         // A real PostgreSQL started by the tests themselves (initdb into a temporary folder).
         .target(
             name: "PostgresTestSupport",
@@ -424,12 +427,15 @@ let package = Package(
             name: "SwiftRTCDTLSTests",
             dependencies: [
                 "SwiftRTCCore", "SwiftRTCDTLS", "SwiftRTCSDP", "SwiftRTCSRTP", "SwiftRTCSCTP", "TestScheduling",
-                "SocketTestSupport",
+                "SocketTestSupport", "RandomTestSupport",
             ]
         ),
         .testTarget(
             name: "SwiftRTCSRTPTests",
-            dependencies: ["SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCapture", "CSRTP", "CSRTPNettle"]
+            dependencies: [
+                "SwiftRTCCore", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCapture", "CSRTP", "CSRTPNettle",
+                "RandomTestSupport",
+            ]
         ),
         // Test signals and measurements (tones, Goertzel, PSNR) the codec and media tests share.
         .target(name: "SignalTestSupport", dependencies: ["SwiftRTCCodecs"], path: "Tests/SignalTestSupport"),

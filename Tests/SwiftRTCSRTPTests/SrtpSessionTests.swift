@@ -1,3 +1,4 @@
+import RandomTestSupport
 import Testing
 
 @testable import SwiftRTCSRTP

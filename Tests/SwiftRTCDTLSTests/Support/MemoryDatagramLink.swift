@@ -1,4 +1,5 @@
 import Dispatch
+import RandomTestSupport
 import SwiftRTCCore
 import SwiftRTCDTLS
 import Synchronization
@@ -81,10 +82,7 @@ final class MemoryDatagramLink: Sendable {
         let drops: @Sendable (Int, [UInt8]) -> Bool = { index, _ in
             guard lossPercent > 0 else { return false }
             // SplitMix64 of (seed, index): deterministic and well spread.
-            var z = seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
+            let z = SplitMix64.mix(seed &+ UInt64(index) &* SplitMix64.increment)
             return Int(z % 100) < lossPercent
         }
         self.init(dropFromA: drops, dropFromB: drops)
