@@ -2,8 +2,9 @@ import SwiftRTCCore
 
 /// Splits VP8 frames into RTP packets (RFC 7741 §4): each packet carries a payload descriptor
 /// with a 15-bit PictureID, S set on the first packet, the marker bit on the last, and for a
-/// frame of a temporal layer its TID, Y and TL0PICIDX (§4.2); packets fill up to ``mtu`` bytes. Packets are written one at a time into a caller-provided buffer
-/// and handed to a closure; nothing is allocated.
+/// frame of a temporal layer its TID, Y and TL0PICIDX (§4.2); packets fill up to ``mtu``
+/// bytes. Packets are written one at a time into a caller-provided buffer and handed to a
+/// closure; nothing is allocated.
 public struct VP8Packetizer: Sendable {
     /// The synchronization source (SSRC).
     public var ssrc: UInt32
