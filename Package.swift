@@ -176,14 +176,11 @@ let package = Package(
         .target(
             name: "SwiftRTCSignaling",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCSDP", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                "SwiftRTCCore", "SwiftRTCSDP",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The Janus WebSocket API (sessions, plugin handles, events, reconnection with claim):
@@ -197,17 +194,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The embedded signaling server (WebSocket, authentication, call log in SQLite): a
-        // target of its own so that clients of the protocol do not pull in GRDB.
+        // The servers: the embedded signaling server (WebSocket, authentication, call log in
+        // SQLite or PostgreSQL), the WHIP/WHEP endpoint, and the door both stand behind (TLS
+        // identity, per-address limits, health and metrics routes). A target of its own so that
+        // clients of the protocol build without Hummingbird's server, NIOSSL's server side or GRDB
+        // (Scripts/check-protocol-only.sh).
         .target(
             name: "SwiftRTCSignalingServer",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCSignaling",
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCSignaling",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 (`KDF.Insecure.PBKDF2`) for the users file's password hashes.
@@ -462,7 +466,8 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCSignalingTests",
             dependencies: [
-                "SwiftRTCSignaling", "SwiftRTCSDP", "TestScheduling",
+                // The WHIP client's tests run it against the endpoint (SwiftRTCSignalingServer).
+                "SwiftRTCSignaling", "SwiftRTCSignalingServer", "SwiftRTCSDP", "TestScheduling",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

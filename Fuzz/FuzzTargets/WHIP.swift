@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCSDP
 import SwiftRTCSignaling
+import SwiftRTCSignalingServer
 
 #if canImport(Glibc)
 import Glibc

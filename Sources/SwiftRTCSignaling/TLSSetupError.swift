@@ -1,7 +1,4 @@
 import Foundation
-import Hummingbird
-import HummingbirdCore
-import HummingbirdTLS
 import NIOCore
 import NIOSSL
 
@@ -20,9 +17,9 @@ public struct TLSSetupError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "\(file): \(reason)" }
 
     /// The largest PEM file read (a chain of a few certificates is a few KiB).
-    static let maxFileBytes = 1 << 20
+    package static let maxFileBytes = 1 << 20
 
-    static func read(_ file: String) throws(TLSSetupError) -> [UInt8] {
+    package static func read(_ file: String) throws(TLSSetupError) -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: file) else {
             throw TLSSetupError(file: file, reason: "cannot read it (no such file, or no permission)")
         }

@@ -1,7 +1,4 @@
 import Foundation
-import Hummingbird
-import HummingbirdCore
-import HummingbirdTLS
 import NIOCore
 import NIOSSL
 

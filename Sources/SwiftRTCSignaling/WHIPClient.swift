@@ -263,7 +263,7 @@ public struct WHIPClient: Sendable, CustomStringConvertible {
     }
 
     /// `application/sdp`, with or without parameters, in any case.
-    static func isSDP(_ contentType: String) -> Bool {
+    package static func isSDP(_ contentType: String) -> Bool {
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/sdp"
     }

@@ -1,10 +1,3 @@
-import Foundation
-import Hummingbird
-import Logging
-import ServiceLifecycle
-import SwiftRTCCore
-import Synchronization
-
 /// An answerer can throw this to reject an offer it cannot take as the client's fault:
 /// the endpoint answers `400 Bad Request` (``Kind/malformed``) or `422 Unprocessable Content`
 /// (``Kind/unusable``) with `reason` (other errors answer `500`).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SwiftRTC
+import SwiftRTCSignalingServer
 
 /// The door of `serve` and `whip-server` (``ServerDoor``): TCP connections counted from
 /// `accept`, before TLS and HTTP, and closed when they bring no request or fall silent.

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SwiftRTC
+import SwiftRTCSignalingServer
 
 /// `--metrics HOST:PORT`: a bot serves its metrics (``BotMetrics``) for Prometheus while it
 /// runs, at `http://HOST:PORT/metrics` (with `/healthz` and `/readyz`).

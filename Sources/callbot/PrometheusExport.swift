@@ -1,6 +1,7 @@
 import Metrics
 import Prometheus
 import SwiftRTCSignaling
+import SwiftRTCSignalingServer
 
 /// `serve` and `whip-server` record their metrics through swift-metrics into a Prometheus
 /// registry, which `/metrics` answers with (``OperationsRoutes``).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SwiftRTC
+import SwiftRTCSignalingServer
 
 /// `--tls-cert FILE --tls-key FILE` and `--insecure`: how `whip-server` and `serve` listen.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SwiftRTC
+import SwiftRTCSignalingServer
 import Synchronization
 
 /// `callbot whip-server --port P [--host ADDRESS]`: be a WHIP endpoint (RFC 9725) at

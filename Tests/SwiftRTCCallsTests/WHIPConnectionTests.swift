@@ -5,6 +5,7 @@ import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCSDP
 import SwiftRTCSignaling
+import SwiftRTCSignalingServer
 import Synchronization
 import TestScheduling
 import Testing

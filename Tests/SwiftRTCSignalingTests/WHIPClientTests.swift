@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 /// WHIPClient against servers that answer wrongly, each a real HTTP server on 127.0.0.1.
 @Suite struct WHIPClientTests {

@@ -5,6 +5,7 @@ import TestScheduling
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 /// The WHIP endpoint against strangers (issue 17): the token, the limits on sessions, sessions
 /// that never connect or fail, and hostile bodies; each refusal is counted in its stats. The

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 @Suite struct WHIPEndpointTests {
     @Test func publishAnswersWithJSEPAndDeleteEndsTheSession() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 /// ICE servers in `Link` headers (RFC 9725 §4.6): read as RFC 8288 writes them, written back,
 /// hostile ones left out; an endpoint offers its own in the `201` and to `OPTIONS`.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 /// `PATCH` of a WHIP session (RFC 9725 §4.3): trickled candidates reach the session with the
 /// right entity tag only, an ICE restart answers with a new fragment and a new tag, each

@@ -5,6 +5,7 @@ import TestScheduling
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 /// The WHIP endpoint over `https://` and the client that verifies it: real TLS on 127.0.0.1
 /// with certificates `openssl` makes for the test (issue 17).

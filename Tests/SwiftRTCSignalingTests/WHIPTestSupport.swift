@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import SwiftRTCSignaling
+@testable import SwiftRTCSignalingServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

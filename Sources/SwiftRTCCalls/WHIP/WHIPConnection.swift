@@ -32,8 +32,9 @@ public actor WHIPConnection {
         /// How long the connection may stay disconnected (or failed) before ICE is restarted over
         /// `PATCH`, and again each time this passes until it is connected; nil: never.
         public var iceRestartDelay: Duration? = .seconds(5)
-        /// The most ICE restarts of one session (an endpoint's default limit).
-        public var maxICERestarts = WHIPEndpoint.Configuration.defaultMaxICERestarts
+        /// The most ICE restarts of one session: 16, the limit an endpoint of ours allows one
+        /// session by default (`WHIPEndpoint.Configuration.defaultMaxICERestarts`).
+        public var maxICERestarts = 16
 
         /// The defaults: every candidate in the offer, ICE restarted 5 s into an outage.
         public init() {}

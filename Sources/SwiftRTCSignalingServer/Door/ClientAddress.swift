@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCCore
+import SwiftRTCSignaling
 
 /// What the servers' per-address limits count as one client: an IPv4 address, an IPv6 /64
 /// (one host usually has a whole /64 to pick addresses from; an IPv4-mapped IPv6 address

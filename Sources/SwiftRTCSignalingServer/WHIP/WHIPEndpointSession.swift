@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import SwiftRTCCore
 import SwiftRTCSDP
+import SwiftRTCSignaling
 import Synchronization
 
 /// One session a ``WHIPEndpoint`` created for a POSTed offer: whatever carries the call

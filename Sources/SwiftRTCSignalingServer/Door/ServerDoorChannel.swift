@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import SwiftRTCSignaling
 
 /// A server's child channel behind its ``ServerDoor``: the door admits the connection (or
 /// closes it) and its handler goes first in the pipeline, before TLS and HTTP.

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
 import NIOSSL
+import SwiftRTCSignaling
 
 /// A TLS server's identity: its certificate chain and private key, read from PEM files.
 ///

@@ -1,5 +1,6 @@
 import CoreMetrics
 import SwiftRTCCore
+import SwiftRTCSignaling
 
 /// The door's metrics and the process's descriptors, through swift-metrics (`callbot serve`
 /// and `callbot whip-server` export them for Prometheus at `/metrics`).

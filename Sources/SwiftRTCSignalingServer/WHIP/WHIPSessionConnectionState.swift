@@ -1,10 +1,3 @@
-import Foundation
-import Hummingbird
-import Logging
-import ServiceLifecycle
-import SwiftRTCCore
-import Synchronization
-
 /// What the connection of a ``WHIPEndpointSession`` did, as the endpoint watches it.
 public enum WHIPSessionConnectionState: Sendable, Hashable {
     /// Not connected yet (ICE or DTLS under way), or lost for a while.

@@ -1,3 +1,4 @@
+import SwiftRTCSignaling
 import Synchronization
 
 /// Log lines of each kind at most once per ``interval``, the next line saying how many were

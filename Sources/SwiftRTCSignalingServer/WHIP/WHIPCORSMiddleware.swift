@@ -1,4 +1,5 @@
 import Hummingbird
+import SwiftRTCSignaling
 
 /// CORS for ``WHIPEndpoint``, so that a page on another origin can publish with `fetch`
 /// (RFC 9725 §4.1 and the Fetch standard's CORS protocol).

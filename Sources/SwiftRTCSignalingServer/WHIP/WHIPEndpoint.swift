@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import SwiftRTCCore
 import SwiftRTCSDP
+import SwiftRTCSignaling
 import Synchronization
 
 /// A WHIP endpoint (RFC 9725 §4.2) over Hummingbird's HTTP/1.1 server.

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import SwiftRTCCore
+import SwiftRTCSignaling
 import Synchronization
 
 /// The door of a server that faces strangers (the signaling server and the WHIP endpoint):

@@ -1,5 +1,6 @@
 import Hummingbird
 import SwiftRTCCore
+import SwiftRTCSignaling
 import Synchronization
 
 /// The operations endpoints the HTTP servers of SwiftRTC (the signaling server, the WHIP

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCSignaling
 
 extension URL {
     /// Where a server that listens on `host` and `port` is reached (an IPv6 host in
