@@ -157,10 +157,10 @@ let package = Package(
         ),
 
         // MARK: Codecs and media
-        .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "COpus", "CVPX"]),
+        .target(name: "SwiftRTCCodecs", dependencies: ["SwiftRTCCore", "COpus", "CVPX"]),
         .target(
             name: "SwiftRTCMedia",
-            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]
+            dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "CAVFormat", "CSWResample"]
         ),
 
         // MARK: Peer
@@ -244,7 +244,7 @@ let package = Package(
         .executableTarget(
             name: "callbot",
             dependencies: [
-                "SwiftRTC", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer", "SwiftRTCCapture",
+                "SwiftRTC", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer", "SwiftRTCCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -277,12 +277,12 @@ let package = Package(
         // Ours vs bare libopus and vpxenc/vpxdec: Benchmarks/codec-compare.sh.
         .executableTarget(
             name: "CodecsCompare",
-            dependencies: ["SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
+            dependencies: ["SwiftRTCCore", "SwiftRTCCodecs", "SwiftRTCRTP", "COpus"],
             path: "Benchmarks/CodecsCompare"
         ),
         // Plays an IVF and an Ogg Opus file into a WebM recording in real time (the media
         // tests kill it mid-recording to check that what was written stays playable).
-        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCRTP", "SwiftRTCMedia"]),
+        .executableTarget(name: "swiftrtc-record", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCMedia"]),
         // The network fault tests' userspace impairment bridge (delay, jitter, reordering,
         // duplication; this kernel has no netem), run in a network namespace of its own.
         .executableTarget(name: "swiftrtc-impair"),
@@ -290,7 +290,7 @@ let package = Package(
         .executableTarget(
             name: "MediaBenchmarks",
             dependencies: [
-                "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+                "SwiftRTCCore", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/MediaBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

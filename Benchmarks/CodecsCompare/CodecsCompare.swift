@@ -11,6 +11,7 @@
 import COpus
 import Foundation
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCRTP
 
 let rounds = 3

@@ -5,6 +5,7 @@
 import Benchmark
 import Foundation
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 

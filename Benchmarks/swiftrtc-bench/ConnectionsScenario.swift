@@ -1,6 +1,7 @@
 import Foundation
 import SwiftRTCBenchReport
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCRTP

@@ -1,5 +1,6 @@
 import SwiftRTCBenchReport
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCPeer
 import SwiftRTCRTP

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// Parses the input as RTP: header, CSRCs, every extension element and the typed values,
@@ -16,7 +17,7 @@ public func fuzzRTP(_ bytes: UnsafeRawBufferPointer) {
     }
     _ = try? OpusTOC(parsing: packet.payload)
     if let (_, length) = try? VP8PayloadDescriptor.parse(packet.payload), length <= packet.payloadLength {
-        _ = try? VP8FrameHeader(parsing: UnsafeRawBufferPointer(rebasing: packet.payload[length...]))
+        _ = VP8FrameHeader(parsing: UnsafeRawBufferPointer(rebasing: packet.payload[length...]))
     }
     var out = [UInt8](repeating: 0, count: bytes.count + 2)
     out.withUnsafeMutableBytes { buffer in

@@ -1,5 +1,6 @@
 import SwiftRTCCodecs
 import SwiftRTCCongestion
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// A remote stream's RTP through the receive path as `RTPReceiver` runs it (internal to

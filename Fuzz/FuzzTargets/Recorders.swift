@@ -1,4 +1,5 @@
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// Summarizes the RTP streams and RTCP packets of a capture: per SSRC the payload type,

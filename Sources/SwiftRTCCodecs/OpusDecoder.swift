@@ -1,5 +1,5 @@
 internal import COpus
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Decodes Opus ``EncodedFrame``s into 48 kHz ``AudioFrame``s (libopus), conceals lost
 /// packets, and recovers a lost packet from the in-band FEC carried by the next one.

@@ -1,5 +1,5 @@
 internal import COpus
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Encodes 48 kHz ``AudioFrame``s of 10, 20, 40 or 60 ms into Opus packets (libopus), as
 /// ``EncodedFrame``s whose RTP timestamp is the frame's sample timestamp (48 kHz, RFC 7587).

@@ -1,5 +1,5 @@
 internal import COpus
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// What went wrong in ``OpusEncoder`` or ``OpusDecoder``: a parameter out of range, a frame
 /// that does not fit, or an error code from libopus.

@@ -1,4 +1,4 @@
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Extends 32-bit RTP timestamps to 64 bits across wraparound for the decoders' output: SwiftRTCRTP's
 /// ``TimestampUnwrapper`` (each timestamp placed within 2^31 ticks of the newest), with the

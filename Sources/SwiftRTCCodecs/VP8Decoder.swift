@@ -1,6 +1,5 @@
 internal import CVPX
 import SwiftRTCCore
-import SwiftRTCRTP
 
 /// VP8 decoder over libvpx: ``EncodedFrame``s in, I420 ``VideoFrame``s (90 kHz timestamps,
 /// the RTP timestamps extended to 64 bits) out.
@@ -63,7 +62,7 @@ public final class VP8Decoder {
     /// Whether `data` starts a VP8 keyframe (RFC 6386 section 9.1: frame type bit 0, then the
     /// start code 9d 01 2a after the 3-byte frame tag), as SwiftRTCRTP's ``VP8FrameHeader`` reads it.
     public static func isKeyframe(_ data: [UInt8]) -> Bool {
-        data.withUnsafeBytes { (try? VP8FrameHeader(parsing: $0))?.isKeyframe ?? false }
+        data.withUnsafeBytes { VP8FrameHeader(parsing: $0)?.isKeyframe ?? false }
     }
 
     /// Decodes `frame` into a new picture; nil if the frame is not shown (no output).
@@ -76,7 +75,7 @@ public final class VP8Decoder {
     /// allocation in steady state). Returns false if the frame is not shown (no output).
     public func decode(_ frame: EncodedFrame, into picture: inout VideoFrame) throws(VP8Error) -> Bool {
         guard frame.codec == .vp8 else { throw .wrongCodec(frame.codec) }
-        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        let header = frame.data.withUnsafeBytes { VP8FrameHeader(parsing: $0) }
         let keyframe = header?.isKeyframe ?? false
         if keyframe {
             let width = header?.width ?? 0, height = header?.height ?? 0

@@ -1,5 +1,5 @@
 internal import CVPX
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Real-time VP8 encoder over libvpx: ``VideoFrame``s in, ``EncodedFrame``s (RTP timestamp =
 /// the frame's 90 kHz timestamp, RFC 7741) out.

@@ -1,4 +1,4 @@
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// What went wrong in ``VP8Encoder`` or ``VP8Decoder``: a setting out of range, a frame that
 /// does not fit, a frame the decoder cannot use, or an error from libvpx.

@@ -1,4 +1,4 @@
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Plays an IVF file of VP8 frames (what `vpxenc` writes) as ``EncodedFrame``s, without
 /// decoding, read frame by frame.

@@ -1,4 +1,4 @@
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Records VP8 ``EncodedFrame``s to an IVF file (time base 1/90000, pts = RTP timestamp
 /// unwrapped and relative to the first frame). The header is valid from the start and its

@@ -1,5 +1,5 @@
 import SwiftRTCCodecs
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Anything that produces media frames one at a time: generators (tone, noise, test pattern),
 /// file readers (WAV, Y4M, IVF, Ogg Opus) and push sources. `readFrame()` returns `nil` at the

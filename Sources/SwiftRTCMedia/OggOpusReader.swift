@@ -1,4 +1,4 @@
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Plays an Ogg Opus file (RFC 7845) as Opus ``EncodedFrame``s, without decoding: reads the
 /// `OpusHead` and `OpusTags` headers, then yields each audio packet with an RTP timestamp in

@@ -1,5 +1,5 @@
 import SwiftRTCCodecs
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// Records Opus ``EncodedFrame``s to an Ogg Opus file (RFC 7845): a first page holding only
 /// `OpusHead`, a page holding `OpusTags`, then audio pages of up to `pageDuration`, each

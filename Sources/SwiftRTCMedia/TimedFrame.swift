@@ -1,5 +1,5 @@
 import SwiftRTCCodecs
-import SwiftRTCRTP
+import SwiftRTCCore
 
 /// A frame that carries its presentation time as ticks of a media clock.
 public protocol TimedFrame: Sendable {

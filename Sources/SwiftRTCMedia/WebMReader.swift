@@ -1,6 +1,5 @@
 import CAVFormat
 import SwiftRTCCore
-import SwiftRTCRTP
 import Synchronization
 
 /// Plays one track of a WebM file, Opus audio or VP8 video, as ``EncodedFrame``s without

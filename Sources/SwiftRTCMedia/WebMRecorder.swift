@@ -2,7 +2,6 @@ import CAVFormat
 import Glibc
 import SwiftRTCCodecs
 import SwiftRTCCore
-import SwiftRTCRTP
 
 /// Records Opus and VP8 ``EncodedFrame``s together into a WebM file, as they are (no
 /// re-encoding), with audio and video on one timeline.

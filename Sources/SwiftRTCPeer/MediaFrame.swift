@@ -1,4 +1,5 @@
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// A raw or encoded media frame: what a local track takes and a remote track gives.

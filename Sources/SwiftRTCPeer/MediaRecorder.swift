@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP
@@ -460,7 +461,7 @@ public final class MediaRecorder: Sendable {
         if let width = frame.width, let height = frame.height, width > 0, height > 0 {
             return VideoSize(width: width, height: height)
         }
-        let header = frame.data.withUnsafeBytes { try? VP8FrameHeader(parsing: $0) }
+        let header = frame.data.withUnsafeBytes { VP8FrameHeader(parsing: $0) }
         guard let width = header?.width, let height = header?.height, width > 0, height > 0 else { return nil }
         return VideoSize(width: Int(width), height: Int(height))
     }

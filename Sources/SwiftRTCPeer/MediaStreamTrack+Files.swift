@@ -1,5 +1,6 @@
 import Foundation
 import SwiftRTCCodecs
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 import SwiftRTCSDP

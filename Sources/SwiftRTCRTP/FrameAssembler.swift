@@ -73,7 +73,7 @@ public final class FrameAssembler {
         let payload = packet.payload
         if let (descriptor, length) = try? VP8PayloadDescriptor.parse(payload), descriptor.startsFrame,
             length <= payload.count,
-            let header = try? VP8FrameHeader(parsing: payload.slice(length, payload.count - length)), header.isKeyframe
+            let header = VP8FrameHeader(parsing: payload.slice(length, payload.count - length)), header.isKeyframe
         {
             jitterBuffer.fixStart()
             startsWithoutKeyframe = false

@@ -86,7 +86,7 @@ public struct VP8Depacketizer: Sendable {
         let data = payload.slice(length, payload.count - length)
         if descriptor.startsFrame {
             if assembling { dropFrame() }
-            guard let header = try? VP8FrameHeader(parsing: data) else {
+            guard let header = VP8FrameHeader(parsing: data) else {
                 malformedPackets += 1
                 return false
             }

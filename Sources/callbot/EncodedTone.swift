@@ -1,4 +1,5 @@
 import SwiftRTC
+import SwiftRTCCore
 
 /// The load test's tone: one second of a 440 Hz tone (which repeats exactly after a second)
 /// encoded once per process into 50 Opus frames of 20 ms, then looped with running

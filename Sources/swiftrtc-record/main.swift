@@ -6,6 +6,7 @@
 // Prints "recording" once the header is written. The media tests kill it mid-recording with
 // SIGKILL and check that what it wrote plays.
 import Foundation
+import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
 

@@ -1,5 +1,6 @@
 import Foundation
 import SignalTestSupport
+import SwiftRTCCore
 import SwiftRTCRTP
 import Testing
 

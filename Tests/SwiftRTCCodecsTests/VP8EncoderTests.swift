@@ -1,4 +1,5 @@
 import SignalTestSupport
+import SwiftRTCCore
 import SwiftRTCRTP
 import TestScheduling
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftRTCCore
 import SwiftRTCICE
 import SwiftRTCMedia
 import SwiftRTCRTP

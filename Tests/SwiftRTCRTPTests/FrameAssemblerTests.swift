@@ -1,5 +1,6 @@
 import Foundation
 import RTPFixtureSupport
+import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP

@@ -1,4 +1,5 @@
 import RTPFixtureSupport
+import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP

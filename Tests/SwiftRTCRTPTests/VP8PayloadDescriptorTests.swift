@@ -1,4 +1,5 @@
 import RTPFixtureSupport
+import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
@@ -50,15 +51,13 @@ import Testing
     /// RFC 6386 §9.1 keyframe header: start code and 14-bit sizes (scale bits ignored).
     @Test func keyframeHeader() throws {
         let key = [UInt8](hex: "5009009d012a 4081 6841")  // 0x140 | scale 2 = 320, 0x168 | scale 1 = 360
-        let header = try key.withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
+        let header = try #require(key.withUnsafeBytes { VP8FrameHeader(parsing: $0) })
         #expect(header.isKeyframe && header.width == 320 && header.height == 360)
-        let delta = try [UInt8](hex: "310100").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
+        let delta = try #require([UInt8](hex: "310100").withUnsafeBytes { VP8FrameHeader(parsing: $0) })
         #expect(!delta.isKeyframe && delta.width == nil)
-        #expect(throws: RTPError.self) {
-            _ = try [UInt8](hex: "5009009d012b40016801").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
-        }
-        #expect(throws: RTPError.self) {
-            _ = try [UInt8](hex: "5009009d01").withUnsafeBytes { try VP8FrameHeader(parsing: $0) }
-        }
+        // A keyframe with a wrong start code, and one cut short: no header.
+        #expect([UInt8](hex: "5009009d012b40016801").withUnsafeBytes { VP8FrameHeader(parsing: $0) } == nil)
+        #expect([UInt8](hex: "5009009d01").withUnsafeBytes { VP8FrameHeader(parsing: $0) } == nil)
+        #expect([UInt8](hex: "5009").withUnsafeBytes { VP8FrameHeader(parsing: $0) } == nil)
     }
 }

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// The one registration of each codec's pipelines.

@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCRTP
 
 /// One codec's receive side: decodes a receiver's frames into its remote track, counting

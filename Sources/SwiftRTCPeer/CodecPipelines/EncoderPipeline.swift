@@ -1,3 +1,4 @@
+import SwiftRTCCore
 import SwiftRTCMedia
 
 /// One codec's send side, owned by a sender's ``SendPipeline``: takes the track's frames

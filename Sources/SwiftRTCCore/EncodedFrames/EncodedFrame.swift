@@ -31,8 +31,8 @@ public struct EncodedFrame: Sendable, Hashable {
             temporalLayerSync = newValue?.sync ?? false
         }
     }
-    var temporalLayerID: UInt8?
-    var temporalLayerSync = false
+    package var temporalLayerID: UInt8?
+    package var temporalLayerSync = false
 
     /// Creates the value from its fields.
     public init(codec: Codec, data: [UInt8], timestamp: UInt32, isKeyframe: Bool, width: Int? = nil, height: Int? = nil)

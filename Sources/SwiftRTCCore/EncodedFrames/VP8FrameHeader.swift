@@ -1,5 +1,3 @@
-import SwiftRTCCore
-
 /// The start of a VP8 frame (RFC 7741 §4.3, RFC 6386 §9.1): keyframe flag and, for keyframes,
 /// the picture size.
 /// ```
@@ -21,22 +19,16 @@ public struct VP8FrameHeader: Sendable, Hashable {
     public var height: Int?
 
     /// Reads the header from the first bytes of a frame (the payload after the descriptor of
-    /// the packet that starts the frame).
+    /// the packet that starts the frame); nil when they are too few (3, 10 for a keyframe) or
+    /// a keyframe lacks its start code.
     @inlinable
-    public init(parsing frame: UnsafeRawBufferPointer) throws(RTPError) {
-        guard frame.count >= 3 else {
-            throw .truncated(what: "VP8 payload header", offset: 0, needed: 3, available: frame.count)
-        }
+    public init?(parsing frame: UnsafeRawBufferPointer) {
+        guard frame.count >= 3 else { return nil }
         isKeyframe = frame.u8(0) & 1 == 0
         width = nil
         height = nil
         guard isKeyframe else { return }
-        guard frame.count >= 10 else {
-            throw .truncated(what: "VP8 keyframe header", offset: 3, needed: 7, available: frame.count - 3)
-        }
-        guard frame.u8(3) == 0x9D, frame.u8(4) == 0x01, frame.u8(5) == 0x2A else {
-            throw .invalidField(what: "VP8 keyframe start code", offset: 3, value: Int(frame.u24(3)))
-        }
+        guard frame.count >= 10, frame.u8(3) == 0x9D, frame.u8(4) == 0x01, frame.u8(5) == 0x2A else { return nil }
         width = Int(UInt16(frame.u8(6)) | UInt16(frame.u8(7)) << 8) & 0x3FFF
         height = Int(UInt16(frame.u8(8)) | UInt16(frame.u8(9)) << 8) & 0x3FFF
     }
