@@ -6,7 +6,8 @@
 //   C shims        CNice CSRTP CGnuTLS COpus CVPX CAVFormat CSWResample (+ CSRTPNettle, libsrtp crypto callbacks;
 //                  CSendmmsg, sendmmsg for Swift)
 //   wire formats   SwiftRTCSDP SwiftRTCRTP              (pure Swift, no I/O, no C)
-//   RTP behaviour  SwiftRTCCongestion                   (GCC, REMB, transport-cc feedback, pacing, the controller)
+//   RTP behaviour  SwiftRTCReceive                      (jitter buffer, frame assembly, reception stats, NACK, RTX)
+//                  SwiftRTCCongestion                   (GCC, REMB, transport-cc feedback, pacing, the controller)
 //                  SwiftRTCCapture                      (pcap/pcapng reading and stream analysis, for callbot rtp)
 //   transport      SwiftRTCICE SwiftRTCDTLS SwiftRTCSRTP   (DTLS sends through a DatagramSender, ICE in a call, and keys SRTP)
 //   media          SwiftRTCCodecs SwiftRTCMedia
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "SwiftRTC", targets: ["SwiftRTC"]),
         .library(name: "SwiftRTCSDP", targets: ["SwiftRTCSDP"]),
         .library(name: "SwiftRTCRTP", targets: ["SwiftRTCRTP"]),
+        .library(name: "SwiftRTCReceive", targets: ["SwiftRTCReceive"]),
         .library(name: "SwiftRTCCongestion", targets: ["SwiftRTCCongestion"]),
         .library(name: "SwiftRTCCapture", targets: ["SwiftRTCCapture"]),
         .library(name: "SwiftRTCCodecs", targets: ["SwiftRTCCodecs"]),
@@ -140,9 +142,14 @@ let package = Package(
         .target(name: "SwiftRTCSDP", dependencies: ["SwiftRTCCore"]),
         .target(name: "SwiftRTCRTP", dependencies: ["SwiftRTCCore"]),
 
-        // MARK: RTP behaviour (pure Swift): congestion control and feedback; capture files
+        // MARK: RTP behaviour (pure Swift): receiving and loss recovery, congestion control and feedback; capture files
+        // What a stream's receiver does with its packets (jitter buffer, frame assembly, RFC 3550
+        // reception statistics) and the loss recovery between receiver and sender (NACK
+        // generation, keyframe requests, NACK response from the packet history): behaviour over
+        // the wire formats of SwiftRTCRTP, pure Swift.
+        .target(name: "SwiftRTCReceive", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
         .target(name: "SwiftRTCCongestion", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCSDP"]),
-        .target(name: "SwiftRTCCapture", dependencies: ["SwiftRTCCore", "SwiftRTCRTP"]),
+        .target(name: "SwiftRTCCapture", dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCReceive"]),
 
         // MARK: Secure transport
         .target(name: "SwiftRTCICE", dependencies: ["SwiftRTCCore", "SwiftRTCSDP", "CNice", "CSendmmsg"]),
@@ -167,8 +174,8 @@ let package = Package(
         .target(
             name: "SwiftRTCPeer",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
-                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCDataChannel",
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCReceive", "SwiftRTCCongestion", "SwiftRTCICE",
+                "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCDataChannel",
             ]
         ),
 
@@ -234,8 +241,8 @@ let package = Package(
         .target(
             name: "SwiftRTC",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCICE", "SwiftRTCDTLS",
-                "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
+                "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCReceive", "SwiftRTCCongestion", "SwiftRTCICE",
+                "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer",
                 "SwiftRTCSignaling", "SwiftRTCCalls", "SwiftRTCSCTP", "SwiftRTCDataChannel", "SwiftRTCJanus",
             ]
         ),
@@ -244,7 +251,8 @@ let package = Package(
         .executableTarget(
             name: "callbot",
             dependencies: [
-                "SwiftRTC", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer", "SwiftRTCCapture",
+                "SwiftRTC", "SwiftRTCCore", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
+                "SwiftRTCCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -290,7 +298,8 @@ let package = Package(
         .executableTarget(
             name: "MediaBenchmarks",
             dependencies: [
-                "SwiftRTCCore", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP", .product(name: "Benchmark", package: "benchmark"),
+                "SwiftRTCCore", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCRTP",
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/MediaBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -321,7 +330,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCCongestion", "SwiftRTCCapture",
+                "FuzzerSupport", "SwiftRTCCore", "SwiftRTCSDP", "SwiftRTCRTP", "SwiftRTCReceive", "SwiftRTCCongestion",
+                "SwiftRTCCapture",
                 "SwiftRTCICE", "SwiftRTCDTLS",
                 "SwiftRTCCodecs", "SwiftRTCMedia", "SwiftRTCPeer", "SwiftRTCSignaling", "SwiftRTCSignalingServer",
                 "SwiftRTCSCTP", "SwiftRTCDataChannel", "CUsrsctp", "SwiftRTCJanus", "SwiftRTCCalls",
@@ -384,6 +394,10 @@ let package = Package(
         .testTarget(
             name: "SwiftRTCRTPTests",
             dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "RTPFixtureSupport"]
+        ),
+        .testTarget(
+            name: "SwiftRTCReceiveTests",
+            dependencies: ["SwiftRTCCore", "SwiftRTCRTP", "SwiftRTCReceive", "RTPFixtureSupport"]
         ),
         .testTarget(
             name: "SwiftRTCCongestionTests",
@@ -459,7 +473,8 @@ let package = Package(
             name: "SwiftRTCPeerTests",
             dependencies: [
                 "SwiftRTCCore", "TestScheduling", "SwiftRTCPeer", "SwiftRTCMedia", "SwiftRTCCodecs", "SwiftRTCICE",
-                "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCCongestion", "SocketTestSupport",
+                "SwiftRTCSDP", "SwiftRTCDTLS", "SwiftRTCSRTP", "SwiftRTCRTP", "SwiftRTCReceive", "SwiftRTCCongestion",
+                "SocketTestSupport",
                 "SwiftRTCDataChannel",
             ]
         ),

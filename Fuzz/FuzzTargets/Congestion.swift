@@ -1,6 +1,7 @@
 import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 /// RTCP from a peer into the send side's congestion control and loss recovery, as
 /// `PeerTransport` dispatches it (`CongestionController` is internal to SwiftRTCPeer, so its

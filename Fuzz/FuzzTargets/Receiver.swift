@@ -2,6 +2,7 @@ import SwiftRTCCodecs
 import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 /// A remote stream's RTP through the receive path as `RTPReceiver` runs it (internal to
 /// SwiftRTCPeer, so its public parts are put together here the same way): RTX unwrapping,

@@ -1,4 +1,5 @@
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 /// Splits the input into packets (a length byte, then that many bytes, each wrapped in an RTP
 /// header with the next sequence number and the marker from the length byte's top bit) and

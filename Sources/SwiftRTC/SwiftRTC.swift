@@ -11,6 +11,7 @@
 @_exported import SwiftRTCMedia
 @_exported import SwiftRTCPeer
 @_exported import SwiftRTCRTP
+@_exported import SwiftRTCReceive
 @_exported import SwiftRTCSCTP
 @_exported import SwiftRTCSDP
 @_exported import SwiftRTCSRTP

@@ -1,5 +1,6 @@
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 /// Summarizes the RTP streams and RTCP packets of a capture: per SSRC the payload type,
 /// packets, sequence gaps and duplicates, and for VP8 and Opus the frames a receiver would

@@ -1,5 +1,6 @@
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 extension RTPReceiver {
     /// How often this receiver hit one of ``RemoteInputLimits`` since it was made (each count

@@ -1,5 +1,6 @@
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 import SwiftRTCSDP
 
 /// What the negotiation allows for repairing a received stream and asking for keyframes.

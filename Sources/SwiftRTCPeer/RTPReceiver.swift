@@ -2,6 +2,7 @@ import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
+import SwiftRTCReceive
 import SwiftRTCSDP
 import Synchronization
 

@@ -1,6 +1,7 @@
 import SwiftRTCCodecs
 import SwiftRTCCore
 import SwiftRTCRTP
+import SwiftRTCReceive
 
 /// What the negotiation allows a sender for loss recovery.
 struct SendRecoveryParameters: Sendable, Hashable {

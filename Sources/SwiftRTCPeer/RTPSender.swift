@@ -3,6 +3,7 @@ import SwiftRTCCongestion
 import SwiftRTCCore
 import SwiftRTCMedia
 import SwiftRTCRTP
+import SwiftRTCReceive
 import SwiftRTCSDP
 import Synchronization
 

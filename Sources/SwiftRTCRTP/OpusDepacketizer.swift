@@ -1,4 +1,5 @@
 import SwiftRTCCore
+
 /// Takes Opus packets out of RTP (RFC 7587): every non-empty payload is one frame.
 public enum OpusDepacketizer {
     /// The frame in `packet`, or nil for a padding-only packet.

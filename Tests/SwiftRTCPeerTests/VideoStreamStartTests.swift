@@ -1,5 +1,6 @@
 import SwiftRTCCodecs
 import SwiftRTCRTP
+import SwiftRTCReceive
 import Testing
 
 @testable import SwiftRTCPeer

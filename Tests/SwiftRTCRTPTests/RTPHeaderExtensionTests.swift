@@ -157,7 +157,9 @@ import Testing
                             #expect(Int(d.partitionIndex) == descriptor["PID"] as! Int)
                             #expect(d.pictureID.map(Int.init) == descriptor["PictureID_15bit"] as? Int)
                             if let header = descriptor["vp8_payload_header"] as? [String: Any] {
-                                let h = try #require(VP8FrameHeader(parsing: p.payload.slice(length, p.payloadLength - length)))
+                                let h = try #require(
+                                    VP8FrameHeader(parsing: p.payload.slice(length, p.payloadLength - length))
+                                )
                                 #expect(h.isKeyframe == (header["P_inverse_keyframe"] as! Int == 0))
                                 #expect(h.width == header["width"] as? Int && h.height == header["height"] as? Int)
                             }

@@ -1,3 +1,6 @@
+import SwiftRTCCore
+import SwiftRTCRTP
+
 /// The receive side of generic NACK (RFC 4585 §6.2.1), as an interceptor-like unit: it sees
 /// every received sequence number of one stream (originals and repaired ones), and on each
 /// ``poll(now:)`` builds the NACK for what is missing. Each missing packet is asked for at

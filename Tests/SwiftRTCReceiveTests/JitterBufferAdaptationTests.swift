@@ -2,6 +2,7 @@ import RTPFixtureSupport
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// The adaptive playout delay: target = 3 × jitter within bounds, packets released when due
 /// (on a timer, not only when the next packet arrives).

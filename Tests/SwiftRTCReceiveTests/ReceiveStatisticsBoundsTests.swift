@@ -2,6 +2,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Issue 17: RFC 3550 reception statistics under any sequence numbers and timestamps a peer
 /// sends: no trap, one wild packet does not start them over, a timestamp jump is no jitter,

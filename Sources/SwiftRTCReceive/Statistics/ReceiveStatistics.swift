@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// Reception statistics of one source as RFC 3550 §A.1, A.3 and A.8 define them: extended
 /// highest sequence number, cumulative and fractional loss, interarrival jitter. Produces the

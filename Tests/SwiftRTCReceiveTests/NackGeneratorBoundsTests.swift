@@ -2,6 +2,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Issue 17: what a peer does with its sequence numbers never makes a packet cost work that
 /// grows with what came before, nor the missing list grow past its limit.

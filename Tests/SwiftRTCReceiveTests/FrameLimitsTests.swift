@@ -3,6 +3,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Issue 17: a peer's VP8 frames cannot grow a receiver's frame buffer beyond the named
 /// limit, and keyframe requests held back by their rate limit are counted.

@@ -2,6 +2,7 @@ import RTPFixtureSupport
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 @Suite struct JitterBufferTests {
     func packet(_ sequence: UInt16, timestamp: UInt32 = 0, size: Int = 10) throws -> [UInt8] {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// The NACK unit with an injected clock: times are passed in, no waiting.
 @Suite struct NackRequesterTests {

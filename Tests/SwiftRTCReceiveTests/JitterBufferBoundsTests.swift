@@ -3,6 +3,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Issue 17: sequence jumps of up to 32767 and wild timestamps cost the jitter buffer bounded
 /// work per packet, never stall it for long, and never trap.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 @Suite struct NackGeneratorTests {
     @Test func requestsHolesOncePerIntervalUntilTheRetryLimit() {

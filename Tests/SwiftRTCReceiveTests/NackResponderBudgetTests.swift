@@ -3,6 +3,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Issue 17: a peer's NACKs cannot make a sender resend more than a budget per second (also
 /// before the round-trip time is known), nor its whole history for one NACK; a NACK's list

@@ -2,6 +2,7 @@ import RTPFixtureSupport
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// The send side of NACK: RTX (RFC 4588) or the original packet again, at most once per RTT.
 @Suite struct NackResponderTests {

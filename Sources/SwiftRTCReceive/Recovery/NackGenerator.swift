@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// Decides which missing packets to ask for again with generic NACKs (RFC 4585): it notes
 /// holes in the received sequence numbers, asks for each at most every round-trip time, gives

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 @Suite struct KeyframeRequesterTests {
     @Test(arguments: [(true, true, KeyframeRequester.Method.pli), (true, false, .pli), (false, true, .fir)])

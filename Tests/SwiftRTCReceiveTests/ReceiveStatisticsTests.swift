@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 @Suite struct ReceiveStatisticsTests {
     /// RFC 3550 A.3: expected = extended max - base + 1, lost = expected - received, fraction

@@ -3,6 +3,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// The wraps a day-long call meets on the receiving side, each driven across quickly by
 /// starting near the edge: 16-bit sequence numbers (every 22 minutes of 50 packets/s),

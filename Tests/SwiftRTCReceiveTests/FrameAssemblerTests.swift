@@ -4,6 +4,7 @@ import SwiftRTCCore
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// Reassembly of real producers' VP8 and Opus streams through ``FrameAssembler`` (Fixtures/rtp, recorded from GStreamer
 /// and ffmpeg with record.sh): the frames the producer sent, also after the test drops,

@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// The send side of generic NACK, as an interceptor-like unit: it keeps the packets a stream
 /// sent in a ``PacketHistory`` (slots that grow to the packet size, then no allocation per packet) and answers a

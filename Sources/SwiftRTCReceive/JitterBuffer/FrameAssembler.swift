@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// The receive path of one media stream: a ``JitterBuffer`` that orders packets, drops
 /// duplicates and skips what stays missing, then the codec's depacketizer that turns packets

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 /// `PacketSlots` start at an audio packet's size and grow when a larger packet comes, keeping
 /// every packet they hold; they never grow past the largest packet they take.

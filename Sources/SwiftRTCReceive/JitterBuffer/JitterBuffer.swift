@@ -1,4 +1,5 @@
 import SwiftRTCCore
+import SwiftRTCRTP
 
 /// Puts received RTP packets of one stream back in sequence order: drops duplicates and
 /// packets too late to use, waits a bounded time for a missing packet, then skips it and

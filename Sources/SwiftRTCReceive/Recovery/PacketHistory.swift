@@ -1,3 +1,6 @@
+import SwiftRTCCore
+import SwiftRTCRTP
+
 /// The packets a sender sent recently, kept to answer NACKs with RTX (RFC 4588). Packets are
 /// copied into slots that grow to the stream's packet size within its first packets, then
 /// are not allocated again: no allocation per packet.

@@ -1,3 +1,6 @@
+import SwiftRTCCore
+import SwiftRTCRTP
+
 /// Asks a video sender for a keyframe, as an interceptor-like unit: a picture loss indication
 /// (RFC 4585 §6.3.1) when `nack pli` was negotiated, else a full intra request (RFC 5104
 /// §4.3.1, with its command sequence number) when only `ccm fir` was, else nothing. Requests

@@ -2,6 +2,7 @@ import RTPFixtureSupport
 import Testing
 
 @testable import SwiftRTCRTP
+@testable import SwiftRTCReceive
 
 @Suite struct PacketHistoryTests {
     @Test func answersNACKsWithRTXWhileThePacketIsKept() throws {
