@@ -71,15 +71,7 @@ public final class InProcessSignalingHub: Sendable {
         case .hello, .welcome, .callLog, .error:
             return refuse(.malformed, "\(message.type.rawValue) is not sent by clients of the in-process hub")
         case .callLogQuery(let query):
-            let user = sender.userID
-            let records = state.withLock { $0.records }.reversed().filter { record in
-                let role: CallRole? = record.caller == user ? .caller : record.callees.contains(user) ? .callee : nil
-                return role != nil && (query.role == nil || query.role == role)
-                    && (query.result == nil || query.result == record.result)
-            }
-            let limited = Array(
-                records.dropFirst(query.offset ?? 0).prefix(query.limit ?? SignalingLimits.defaultCallLogLimit)
-            )
+            let limited = callLog(query, of: sender.userID)
             return sender.deliver(SignalingMessage(body: .callLog(.init(replyTo: replyTo, records: limited))))
         default:
             break
@@ -116,5 +108,18 @@ public final class InProcessSignalingHub: Sendable {
         for recipient in recipients { recipient.deliver(message) }
         let missing = message.to.filter { id in !recipients.contains { $0.userID == id } }
         if !missing.isEmpty { refuse(.recipientUnavailable, "not connected: \(missing.joined(separator: ", "))") }
+    }
+
+    /// Answers a call log query of `user`: the user's calls, newest first, that match the
+    /// query's role and result, from its offset and at most its limit of them.
+    private func callLog(_ query: SignalingBody.CallLogQuery, of user: String) -> [CallRecord] {
+        let records = state.withLock { $0.records }.reversed().filter { record in
+            let role: CallRole? = record.caller == user ? .caller : record.callees.contains(user) ? .callee : nil
+            return role != nil && (query.role == nil || query.role == role)
+                && (query.result == nil || query.result == record.result)
+        }
+        return Array(
+            records.dropFirst(query.offset ?? 0).prefix(query.limit ?? SignalingLimits.defaultCallLogLimit)
+        )
     }
 }

@@ -156,6 +156,13 @@ extension SignalingMessage {
     /// (a session id on session messages, recipients on messages to other users).
     /// - Throws: ``SignalingProtocolError/invalidField(path:reason:)``.
     public func validate() throws(SignalingProtocolError) {
+        try validateAddressing()
+        try validateBody()
+    }
+
+    /// Checks the session id and the recipients the message's type requires, the number of
+    /// recipients, and that `to` and `from` name valid user ids.
+    private func validateAddressing() throws(SignalingProtocolError) {
         let needsSession: Bool, needsRecipients: Bool
         switch body {
         case .hello, .welcome, .callLogQuery, .callLog, .error:
@@ -183,6 +190,11 @@ extension SignalingMessage {
         if let from, !SignalingLimits.isValidUserID(from) {
             throw .invalidField(path: "from", reason: Self.notAUserID(from))
         }
+    }
+
+    /// Checks the fields of the message's body: a call's initiator, opponents and recipients,
+    /// the size of each dictionary, a call log query's limit and offset.
+    private func validateBody() throws(SignalingProtocolError) {
         switch body {
         case .call(let call):
             if !SignalingLimits.isValidUserID(call.initiator) {

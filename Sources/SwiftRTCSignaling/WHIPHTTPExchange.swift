@@ -29,6 +29,11 @@ struct WHIPHTTPExchange {
     /// The largest response body read: an SDP answer is a few KiB.
     static let maxResponseBytes = 1 << 20
 
+    /// A connection of an exchange: its channel, and the task that closes it at the deadline.
+    private typealias Connection = (
+        channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>
+    )
+
     static func send(
         method: HTTPMethod,
         url: URL,
@@ -55,9 +60,40 @@ struct WHIPHTTPExchange {
         let deadline = NIODeadline.now() + TimeAmount.nanoseconds(timeout.nanoseconds)
         let expired = { ContinuousClock.now - started >= timeout }
 
-        typealias Connection = (
-            channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, closer: Scheduled<Void>
+        let connection = try await connect(
+            host: host,
+            port: port,
+            isAddress: isAddress,
+            sslContext: sslContext,
+            deadline: deadline,
+            expired: expired
         )
+        defer { connection.closer.cancel() }
+
+        let request = requestHead(method: method, url: url, host: host, headers: headers, body: body)
+        do {
+            return try await exchange(request, body: body, over: connection.channel)
+        } catch let failure as Failure {
+            if expired() { throw .timedOut }
+            throw failure
+        } catch {
+            if expired() { throw .timedOut }
+            if let tls = TLSFailure.describe(error, host: host) { throw .tls(tls) }
+            throw .transport("\(error)")
+        }
+    }
+
+    /// Connects to `host:port` (TLS with `sslContext` when given) by `deadline`, and schedules
+    /// the connection's close at the deadline. Throws ``Failure/timedOut`` when the deadline
+    /// (`expired`) or the connect timeout passed, else a transport failure in words.
+    private static func connect(
+        host: String,
+        port: Int,
+        isAddress: Bool,
+        sslContext: NIOSSLContext?,
+        deadline: NIODeadline,
+        expired: () -> Bool
+    ) async throws(Failure) -> Connection {
         let initialize: @Sendable (Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 if let sslContext {
@@ -75,19 +111,18 @@ struct WHIPHTTPExchange {
                 return (wrapped, closer)
             }
         }
-        let connection: Connection
         do {
             let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(
                 deadline - .now()
             )
             if isAddress {
                 // An address needs no resolver (NIO's getaddrinfo runs on Dispatch's global queue).
-                connection = try await bootstrap.connect(
+                return try await bootstrap.connect(
                     to: try SocketAddress(ipAddress: host, port: port),
                     channelInitializer: initialize
                 )
             } else {
-                connection = try await bootstrap.connect(host: host, port: port, channelInitializer: initialize)
+                return try await bootstrap.connect(host: host, port: port, channelInitializer: initialize)
             }
         } catch {
             // What failed says whether it was the deadline, not the time this task resumed at: on a
@@ -95,62 +130,71 @@ struct WHIPHTTPExchange {
             if !isOperatingSystemError(error), expired() || isConnectTimeout(error) { throw .timedOut }
             throw .transport(describeConnectFailure(error, host: host, port: port))
         }
-        defer { connection.closer.cancel() }
+    }
 
+    /// The head of the request: `Host` (with the URL's port when it has one), `Connection:
+    /// close`, the body's `Content-Length`, then `headers`.
+    private static func requestHead(
+        method: HTTPMethod,
+        url: URL,
+        host: String,
+        headers: [(String, String)],
+        body: Data?
+    ) -> HTTPRequestHead {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: requestTarget(url))
         let authority = host.contains(":") ? "[\(host)]" : host
         head.headers.add(name: "Host", value: url.port.map { "\(authority):\($0)" } ?? authority)
         head.headers.add(name: "Connection", value: "close")
         head.headers.add(name: "Content-Length", value: "\(body?.count ?? 0)")
         for (name, value) in headers { head.headers.add(name: name, value: value) }
-        let request = head
-        do {
-            return try await connection.channel.executeThenClose { inbound, outbound in
-                // A server may answer, and close, before the last write of the request has
-                // completed (the end of a Content-Length body is no bytes): the response is read
-                // all the same, and a write error only counts when no response came. A failed TLS
-                // handshake also shows here first, as writes to a closed channel; its reason ends
-                // the inbound stream.
-                var writeError: (any Error)?
-                do {
-                    try await outbound.write(.head(request))
-                    if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-                    try await outbound.write(.end(nil))
-                } catch {
-                    writeError = error
-                }
-                var response: HTTPResponseHead?
-                var collected = ByteBuffer()
-                for try await part in inbound {
-                    switch part {
-                    case let .head(received):
-                        // 1xx answers (100 Continue...) come before the real one.
-                        if received.status.code >= 200 { response = received }
-                    case var .body(chunk):
-                        guard response != nil else { continue }
-                        guard collected.readableBytes + chunk.readableBytes <= maxResponseBytes else {
-                            throw Failure.transport("response body over \(maxResponseBytes) bytes")
-                        }
-                        collected.writeBuffer(&chunk)
-                    case .end:
-                        guard let response else { continue }
-                        return Response(
-                            status: Int(response.status.code),
-                            headers: response.headers,
-                            body: Data(collected.readableBytesView)
-                        )
-                    }
-                }
-                if let writeError { throw writeError }
-                throw Failure.transport("the server closed the connection before a complete response")
+        return head
+    }
+
+    /// Writes `request` and `body` on `channel`, reads the final response (1xx ones skipped, its
+    /// body at most ``maxResponseBytes``), then closes the channel.
+    private static func exchange(
+        _ request: HTTPRequestHead,
+        body: Data?,
+        over channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+    ) async throws -> Response {
+        try await channel.executeThenClose { inbound, outbound in
+            // A server may answer, and close, before the last write of the request has
+            // completed (the end of a Content-Length body is no bytes): the response is read
+            // all the same, and a write error only counts when no response came. A failed TLS
+            // handshake also shows here first, as writes to a closed channel; its reason ends
+            // the inbound stream.
+            var writeError: (any Error)?
+            do {
+                try await outbound.write(.head(request))
+                if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                try await outbound.write(.end(nil))
+            } catch {
+                writeError = error
             }
-        } catch let failure as Failure {
-            if expired() { throw .timedOut }
-            throw failure
-        } catch {
-            if expired() { throw .timedOut }
-            if let tls = TLSFailure.describe(error, host: host) { throw .tls(tls) }
-            throw .transport("\(error)")
+            var response: HTTPResponseHead?
+            var collected = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case let .head(received):
+                    // 1xx answers (100 Continue...) come before the real one.
+                    if received.status.code >= 200 { response = received }
+                case var .body(chunk):
+                    guard response != nil else { continue }
+                    guard collected.readableBytes + chunk.readableBytes <= maxResponseBytes else {
+                        throw Failure.transport("response body over \(maxResponseBytes) bytes")
+                    }
+                    collected.writeBuffer(&chunk)
+                case .end:
+                    guard let response else { continue }
+                    return Response(
+                        status: Int(response.status.code),
+                        headers: response.headers,
+                        body: Data(collected.readableBytesView)
+                    )
+                }
+            }
+            if let writeError { throw writeError }
+            throw Failure.transport("the server closed the connection before a complete response")
         }
     }
 

@@ -119,50 +119,17 @@ extension WebSocketSignalingChannel {
                 tlsConfiguration: secure ? login.trust.clientConfiguration : nil,
                 logger: quietLogger
             ) { inbound, writer, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        writing: for await item in queue {
-                            switch item {
-                            case let .text(text): try await writer.writeTextMessage(text)
-                            case .close: break writing
-                            }
-                        }
-                        // Asked to close, or the queue finished (a close that did not fit in it).
-                        if !Task.isCancelled { try await writer.close(.normalClosure, reason: nil) }
-                    }
-                    for try await frame in inbound.messages(maxSize: maxFrameBytes) {
-                        guard case let .text(text) = frame else {
-                            logger.warning("signaling: binary message from the server dropped")
-                            continue
-                        }
-                        let message: SignalingMessage
-                        do {
-                            // Not `init(json:)`: server answers (call logs) may exceed one client message's limit.
-                            message = try JSONDecoder().decode(SignalingMessage.self, from: Data(text.utf8))
-                        } catch {
-                            logger.warning("signaling: unreadable message from the server dropped: \(error)")
-                            continue
-                        }
-                        if !handshake.resolve(.success(message)) { deliver.yield(message) }
-                    }
-                    group.cancelAll()
-                }
+                try await exchange(
+                    inbound: inbound,
+                    writer: writer,
+                    queue: queue,
+                    handshake: handshake,
+                    deliver: deliver,
+                    logger: logger
+                )
             }
             if let frame {
-                // The number of the close code (RFC 6455 §7.4.1).
-                let code =
-                    switch frame.closeCode {
-                    case .normalClosure: 1000
-                    case .goingAway: 1001
-                    case .protocolError: 1002
-                    case .unacceptableData: 1003
-                    case .dataInconsistentWithMessage: 1007
-                    case .policyViolation: 1008
-                    case .messageTooLarge: 1009
-                    case .missingExtension: 1010
-                    case .unexpectedServerError: 1011
-                    case .unknown(let number): Int(number)
-                    }
+                let code = closeCodeNumber(of: frame)
                 end = SocketEnd(closeCode: code, reason: frame.reason ?? "")
             } else {
                 end = SocketEnd(closeCode: nil, reason: "the connection was lost")
@@ -175,5 +142,62 @@ extension WebSocketSignalingChannel {
         }
         handshake.resolve(.failure(LinkFailure(reason: closed ?? end.reason)))
         return end
+    }
+
+    /// Writes `queue` to the WebSocket until asked to close, and reads the server's messages:
+    /// the first to `handshake`, the others to `deliver` (binary or unreadable ones dropped,
+    /// logged).
+    private static func exchange(
+        inbound: WebSocketInboundStream,
+        writer: WebSocketOutboundWriter,
+        queue: AsyncStream<SignalingOutbox.Item>,
+        handshake: OneShot<Result<SignalingMessage, LinkFailure>>,
+        deliver: AsyncStream<SignalingMessage>.Continuation,
+        logger: Logger
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                writing: for await item in queue {
+                    switch item {
+                    case let .text(text): try await writer.writeTextMessage(text)
+                    case .close: break writing
+                    }
+                }
+                // Asked to close, or the queue finished (a close that did not fit in it).
+                if !Task.isCancelled { try await writer.close(.normalClosure, reason: nil) }
+            }
+            for try await frame in inbound.messages(maxSize: maxFrameBytes) {
+                guard case let .text(text) = frame else {
+                    logger.warning("signaling: binary message from the server dropped")
+                    continue
+                }
+                let message: SignalingMessage
+                do {
+                    // Not `init(json:)`: server answers (call logs) may exceed one client message's limit.
+                    message = try JSONDecoder().decode(SignalingMessage.self, from: Data(text.utf8))
+                } catch {
+                    logger.warning("signaling: unreadable message from the server dropped: \(error)")
+                    continue
+                }
+                if !handshake.resolve(.success(message)) { deliver.yield(message) }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// The number of a close frame's code (RFC 6455 §7.4.1).
+    private static func closeCodeNumber(of frame: WebSocketCloseFrame) -> Int {
+        switch frame.closeCode {
+        case .normalClosure: 1000
+        case .goingAway: 1001
+        case .protocolError: 1002
+        case .unacceptableData: 1003
+        case .dataInconsistentWithMessage: 1007
+        case .policyViolation: 1008
+        case .messageTooLarge: 1009
+        case .missingExtension: 1010
+        case .unexpectedServerError: 1011
+        case .unknown(let number): Int(number)
+        }
     }
 }

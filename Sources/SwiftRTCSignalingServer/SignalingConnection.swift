@@ -40,26 +40,7 @@ struct SignalingConnection: Sendable {
             return
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // The writer: ends on a close request, when the queue finishes, or on a write error.
-                for await item in queue {
-                    do {
-                        switch item {
-                        case let .text(text):
-                            defer { sendQueue.release(text.utf8.count) }
-                            try await outbound.writeTextMessage(text)
-                        case let .close(code, reason):
-                            switch code {
-                            case .goingAway: try await outbound.close(.goingAway, reason: reason)
-                            case .policyViolation: try await outbound.close(.policyViolation, reason: reason)
-                            }
-                            return
-                        }
-                    } catch {
-                        return
-                    }
-                }
-            }
+            group.addTask { await Self.write(queue, to: outbound, releasing: sendQueue) }
             group.addTask {
                 // A close from the hub: the writer has `closeGrace` to send what is queued and
                 // the close frame; a client that does not read is cut off then.
@@ -77,6 +58,32 @@ struct SignalingConnection: Sendable {
             group.cancelAll()
         }
         await hub.closed(id)
+    }
+
+    /// The writer: writes `queue` to `outbound`, releasing each text's bytes from `sendQueue`
+    /// once written; ends on a close request, when the queue finishes, or on a write error.
+    private static func write(
+        _ queue: AsyncStream<SignalingHub.Outbound>,
+        to outbound: WebSocketOutboundWriter,
+        releasing sendQueue: SendQueue
+    ) async {
+        for await item in queue {
+            do {
+                switch item {
+                case let .text(text):
+                    defer { sendQueue.release(text.utf8.count) }
+                    try await outbound.writeTextMessage(text)
+                case let .close(code, reason):
+                    switch code {
+                    case .goingAway: try await outbound.close(.goingAway, reason: reason)
+                    case .policyViolation: try await outbound.close(.policyViolation, reason: reason)
+                    }
+                    return
+                }
+            } catch {
+                return
+            }
+        }
     }
 
     /// How long a connection the hub closes has to take its last messages and the close frame.
@@ -128,46 +135,70 @@ struct SignalingConnection: Sendable {
             }
             guard frame.fin else { continue }
             inMessage = false
-            guard limiter.allow() else {
-                hub.limits.hit(
-                    .messagesOverRateLimit,
-                    "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second"
-                )
-                let now = ContinuousClock.now
-                if let last = lastRateAnswer, now - last < .seconds(1) { continue }
-                lastRateAnswer = now
-                await hub.refuseUnread(
-                    connection: id,
-                    code: .tooManyMessages,
-                    reason: "more than \(Int(configuration.messagesPerSecond)) messages per second",
-                    replyTo: nil
-                )
-                continue
-            }
-            if oversized > 0 {
-                hub.limits.hit(
-                    .messagesTooLarge,
-                    "a message of \(oversized) bytes from connection \(id), at most \(limit)"
-                )
-                await hub.refuseUnread(
-                    connection: id,
-                    code: .tooLarge,
-                    reason: "message of \(oversized) bytes, at most \(limit)",
-                    replyTo: nil
-                )
-                continue
-            }
-            guard isText else {
-                await hub.refuseUnread(
-                    connection: id,
-                    code: .malformed,
-                    reason: "binary message: send the JSON as a text message",
-                    replyTo: nil
-                )
-                continue
-            }
-            await handle(Data(message.readableBytesView), connection: id, address: address)
+            await received(
+                message,
+                isText: isText,
+                oversized: oversized,
+                limiter: &limiter,
+                lastRateAnswer: &lastRateAnswer,
+                connection: id,
+                address: address
+            )
         }
+    }
+
+    /// A whole message of connection `id`, `oversized` bytes when over the limit (its bytes
+    /// dropped): refused when over the rate (answered at most once a second, in
+    /// `lastRateAnswer`), too large or binary, else handled.
+    private func received(
+        _ message: ByteBuffer,
+        isText: Bool,
+        oversized: Int,
+        limiter: inout MessageRateLimiter,
+        lastRateAnswer: inout ContinuousClock.Instant?,
+        connection id: Int,
+        address: String
+    ) async {
+        let limit = SignalingLimits.maxMessageBytes
+        guard limiter.allow() else {
+            hub.limits.hit(
+                .messagesOverRateLimit,
+                "a message of connection \(id): over \(Int(configuration.messagesPerSecond)) per second"
+            )
+            let now = ContinuousClock.now
+            if let last = lastRateAnswer, now - last < .seconds(1) { return }
+            lastRateAnswer = now
+            await hub.refuseUnread(
+                connection: id,
+                code: .tooManyMessages,
+                reason: "more than \(Int(configuration.messagesPerSecond)) messages per second",
+                replyTo: nil
+            )
+            return
+        }
+        if oversized > 0 {
+            hub.limits.hit(
+                .messagesTooLarge,
+                "a message of \(oversized) bytes from connection \(id), at most \(limit)"
+            )
+            await hub.refuseUnread(
+                connection: id,
+                code: .tooLarge,
+                reason: "message of \(oversized) bytes, at most \(limit)",
+                replyTo: nil
+            )
+            return
+        }
+        guard isText else {
+            await hub.refuseUnread(
+                connection: id,
+                code: .malformed,
+                reason: "binary message: send the JSON as a text message",
+                replyTo: nil
+            )
+            return
+        }
+        await handle(Data(message.readableBytesView), connection: id, address: address)
     }
 
     /// One whole text message of connection `id`, within the size and rate limits: parsed
