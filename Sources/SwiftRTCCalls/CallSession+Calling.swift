@@ -2,34 +2,6 @@ import Foundation
 import SwiftRTCPeer
 import SwiftRTCSignaling
 
-/// Why a call operation was refused.
-public enum CallError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Not allowed in this session state or role (e.g. `acceptCall` on an outgoing call).
-    case invalidState(operation: String, state: CallSessionState)
-    /// The media connection could not be set up.
-    case connection(String)
-    /// The signaling server refused a request.
-    case signaling(SignalingBody.ErrorReply)
-    /// No reply from the signaling server in time.
-    case timedOut(String)
-    /// The recording cannot start (its folder does not exist or is not one).
-    case recording(String)
-    /// A chat message was not sent to `to` (a user, or `everyone`), and why.
-    case messageNotSent(to: String, reason: String)
-
-    /// The error in one line.
-    public var description: String {
-        switch self {
-        case let .invalidState(operation, state): "\(operation) is not allowed in session state \(state.rawValue)"
-        case .connection(let why): "connection: \(why)"
-        case .signaling(let reply): "signaling: \(reply)"
-        case .timedOut(let what): "timed out: \(what)"
-        case .recording(let why): why
-        case let .messageNotSent(user, why): "chat message not sent to \(user): \(why)"
-        }
-    }
-}
-
 extension CallSession {
     // MARK: Outgoing
 
@@ -332,82 +304,5 @@ extension CallSession {
                 await fail(link)
             }
         }
-    }
-
-    // MARK: Ending
-
-    /// Ends the pair's connection as failed: `result` for the record (by default
-    /// connection lost if it had connected, else failed).
-    func fail(_ link: PeerLink, result: CallEndResult? = nil) async {
-        setUserState(link.user, .failed)
-        emit(.connectionFailed(user: link.user))
-        lossResults.append(result ?? (link.everConnected ? .connectionLost : .failed))
-        await message(to: [link.user], .hangUp(.init(result: result == .timedOut ? .timedOut : .failed)))
-        await closeLink(link)
-        await endIfDone()
-    }
-
-    func closeLink(_ link: PeerLink) async {
-        guard links[link.user] === link else { return }
-        links[link.user] = nil
-        recordedFiles += await recorder?.remove(user: link.user) ?? []
-        link.cancelAll()
-        await link.connection.close()
-        // As the SDKs: a connection that was up is disconnected, then closed (a dropped one
-        // said so when it dropped).
-        if link.everConnected && !link.reconnecting { emit(.disconnected(user: link.user)) }
-        emit(.connectionClosed(user: link.user))
-        if speaking.remove(link.user) != nil { emit(.talking(users: speaking)) }
-    }
-
-    /// Ends the session when nobody is left to talk with: for the initiator, when every
-    /// opponent is gone; for an opponent, when its request was withdrawn (before accepting) or
-    /// its last connection closed (after).
-    func endIfDone() async {
-        guard state != .closed else { return }
-        if isIncoming {
-            if hasAccepted ? links.isEmpty : (userStates[initiator]?.isFinal ?? true) { await finish() }
-        } else if liveUsers.isEmpty {
-            await finish()
-        }
-    }
-
-    var endResult: CallEndResult {
-        if let loss = lossResults.first { return loss }
-        if answeredAt != nil { return .completed }
-        if isIncoming {
-            if localHangUp { return rejects.first?.busy == true ? .busy : .declined }
-            return remoteCanceled ? .canceled : .noAnswer
-        }
-        if localHangUp { return .canceled }
-        if !rejects.isEmpty, rejects.count == opponents.count { return rejects.allSatisfy(\.busy) ? .busy : .declined }
-        return .noAnswer
-    }
-
-    /// Closes everything and reports the record.
-    func finish() async {
-        guard state != .closed else { return }
-        for link in Array(links.values) { await closeLink(link) }
-        _ = await stopRecording()
-        let ended = Date()
-        let record = CallRecord(
-            callId: id,
-            caller: initiator,
-            callees: opponents,
-            conferenceType: conferenceType,
-            started: startedAt,
-            answered: answeredAt,
-            ended: ended,
-            result: endResult,
-            customItems: items
-        )
-        self.record = record
-        setState(.closed)
-        localAudioTrack.stop()
-        localVideoTrack?.stop()
-        emit(.ended(record))
-        eventHub.finish()
-        chatHub.finish()
-        await onEnded(self, record)
     }
 }

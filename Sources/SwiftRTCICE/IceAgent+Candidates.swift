@@ -55,27 +55,31 @@ extension IceAgent {
                 IceAgentCore.logger.warning("ICE server \(server) not used: libnice speaks STUN over UDP only")
             }
         }
-        // libnice gathers from one STUN server: the first that answers (StunServerChoice).
-        if !stunServers.isEmpty {
-            let answering = await StunServerChoice.firstAnswering(
-                stunServers.map { ($0.address, $0.server.port) }
-            )
-            if answering == nil && stunServers.count > 1 {
-                IceAgentCore.logger.warning("no STUN server answered a Binding request; using \(stunServers[0].server)")
-            }
-            let (server, address) = stunServers[answering ?? 0]
-            properties.set("stun-server", address)
-            properties.set("stun-server-port", UInt32(server.port))
-            core.state.withLock { $0.stunServer = server }
-            for other in stunServers.map(\.server) where other != server {
-                IceAgentCore.logger.info("STUN server \(other) not used: libnice takes one (using \(server))")
-            }
-        }
+        await useFirstAnswering(stunServers, properties: properties)
         core.state.withLock { $0.relayServers = relays }
         guard nice_agent_gather_candidates(core.agent, core.streamID) != 0 else {
             throw .libnice(call: "nice_agent_gather_candidates")
         }
         core.sizeReceiveBuffers()
+    }
+
+    /// Points libnice at one STUN server, the first of `stunServers` that answers a Binding
+    /// request (libnice gathers from one; StunServerChoice), or the first when none answers.
+    func useFirstAnswering(_ stunServers: [(server: IceServer, address: String)], properties: GObjectProperties) async {
+        guard !stunServers.isEmpty else { return }
+        let answering = await StunServerChoice.firstAnswering(
+            stunServers.map { ($0.address, $0.server.port) }
+        )
+        if answering == nil && stunServers.count > 1 {
+            IceAgentCore.logger.warning("no STUN server answered a Binding request; using \(stunServers[0].server)")
+        }
+        let (server, address) = stunServers[answering ?? 0]
+        properties.set("stun-server", address)
+        properties.set("stun-server-port", UInt32(server.port))
+        core.state.withLock { $0.stunServer = server }
+        for other in stunServers.map(\.server) where other != server {
+            IceAgentCore.logger.info("STUN server \(other) not used: libnice takes one (using \(server))")
+        }
     }
 
     /// The local candidates gathered so far (to send again after ``restart()``).

@@ -42,6 +42,14 @@ extension RTPReceiver {
         }
         guard let collected else { return }
         var inbound = collected.inbound
+        addDecoding(d, to: &inbound, rates: &rates, now: now)
+        report.add(collected.codec)
+        report.add(inbound)
+    }
+
+    /// What the decoder counted, into the stream's stats: frames, sizes, rates and freezes for
+    /// video; samples, concealment, level and FEC recoveries for audio.
+    func addDecoding(_ d: Decoding, to inbound: inout InboundRTPStreamStats, rates: inout StatsRates, now: Double) {
         if kind == .video {
             inbound.keyFramesDecoded = d.keyFramesDecoded
             inbound.framesDropped = d.framesDropped
@@ -63,7 +71,5 @@ extension RTPReceiver {
             inbound.audioLevel = d.audioLevel
             inbound.fecPacketsReceived = d.fecRecovered
         }
-        report.add(collected.codec)
-        report.add(inbound)
     }
 }

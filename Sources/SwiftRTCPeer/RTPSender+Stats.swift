@@ -51,11 +51,21 @@ extension RTPSender {
             source.audioLevel = c.audioLevel
             source.framesRejected = c.audioFramesRejected
         }
-        let remote = RemoteInboundRTPStreamStats(
+        let remote = remoteInboundStats(c, localId: outbound.id, codecId: codec.id)
+        report.add(codec)
+        if first === self { report.add(source) }
+        report.add(outbound)
+        report.add(remote)
+    }
+
+    /// The peer's reports about this stream (loss, jitter, round trip), as the stats of the
+    /// remote end of the stream `localId`.
+    func remoteInboundStats(_ c: Counters, localId: String, codecId: String) -> RemoteInboundRTPStreamStats {
+        RemoteInboundRTPStreamStats(
             ssrc: ssrc,
             kind: kind,
-            localId: outbound.id,
-            codecId: codec.id,
+            localId: localId,
+            codecId: codecId,
             packetsLost: c.remotePacketsLost,
             fractionLost: c.remoteFractionLost,
             jitter: c.remoteJitter,
@@ -63,9 +73,5 @@ extension RTPSender {
             totalRoundTripTime: c.remoteTotalRoundTripTime,
             roundTripTimeMeasurements: c.remoteRoundTripMeasurements
         )
-        report.add(codec)
-        if first === self { report.add(source) }
-        report.add(outbound)
-        report.add(remote)
     }
 }

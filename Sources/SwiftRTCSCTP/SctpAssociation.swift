@@ -78,7 +78,7 @@ public final class SctpAssociation: Sendable {
     }
 
     public let configuration: Configuration
-    private let id: Int
+    let id: Int
     /// usrsctp's socket: usrsctp locks it itself, so any thread may use it, through
     /// ``withSocket(_:)`` only.
     nonisolated(unsafe) private let socket: OpaquePointer
@@ -86,35 +86,35 @@ public final class SctpAssociation: Sendable {
     /// called (the low bit). usrsctp frees a socket when it is closed, so the last call to
     /// leave closes it: a send racing the close of an aborted association never uses freed
     /// memory. One atomic word: a send takes no lock of ours for it.
-    private let users = Atomic<Int>(0)
-    private let output: @Sendable (UnsafeRawBufferPointer) -> Void
-    private let onEvent: @Sendable (Event) -> Void
+    let users = Atomic<Int>(0)
+    let output: @Sendable (UnsafeRawBufferPointer) -> Void
+    let onEvent: @Sendable (Event) -> Void
     /// Messages coming in pieces, dropped until their last piece: a message within the limit
     /// is always read whole (the read buffer fits it, and usrsctp hands a message over before
     /// its end only past half its receive buffer, twice the limit), so a piece without its end
     /// is of a longer one. By stream, order and number (at fragment interleave level 2, pieces
     /// of messages on several streams may alternate). At most ``maxMessagesInPieces``.
-    private let inPieces = Mutex<Set<UInt64>>([])
+    let inPieces = Mutex<Set<UInt64>>([])
     /// Messages over the limit that may come in pieces at once, at most: a peer that starts
     /// more has its association aborted.
     public static let maxMessagesInPieces = 64
-    private let oversized = Atomic<Int>(0)
-    private let malformed = Atomic<Int>(0)
-    private let isClosed = Atomic<Bool>(false)
+    let oversized = Atomic<Int>(0)
+    let malformed = Atomic<Int>(0)
+    let isClosed = Atomic<Bool>(false)
     /// Holds on reading that stand (``holdReading()``): while any does, nothing is read.
-    private let holds = Atomic<Int>(0)
+    let holds = Atomic<Int>(0)
     /// Whether a thread is reading now (one at a time, so messages are delivered in order),
     /// and whether more became readable, or a hold was lifted, while it read.
-    private let reading = Mutex<(active: Bool, again: Bool)>((false, false))
+    let reading = Mutex<(active: Bool, again: Bool)>((false, false))
     /// Where a message is read into, by the one thread reading: room for the largest message
     /// taken (at least 64 KiB), so one within the limit is read whole. Its pages are touched
     /// only as messages need them.
-    nonisolated(unsafe) private let readBuffer: UnsafeMutableRawBufferPointer
+    nonisolated(unsafe) let readBuffer: UnsafeMutableRawBufferPointer
     /// A send was refused for room: the next time half the send buffer is free is told.
-    private let wantsRoom = Atomic<Bool>(false)
+    let wantsRoom = Atomic<Bool>(false)
     /// Packets from the peer that came before ``connect()`` (its INIT, when it connected
     /// first): usrsctp would abort an association it has not asked for, so they wait.
-    private let early = Mutex<(connecting: Bool, packets: [[UInt8]])>((false, []))
+    let early = Mutex<(connecting: Bool, packets: [[UInt8]])>((false, []))
     /// Packets held before ``connect()``, at most (more are dropped; the peer resends).
     public static let maxEarlyPackets = 16
 
@@ -168,115 +168,6 @@ public final class SctpAssociation: Sendable {
         }
     }
 
-    /// The socket options of a WebRTC association (RFC 8831 §6.2): non-blocking, no Nagle,
-    /// stream resets, 65535 streams, messages reassembled whole, and the events above.
-    private static func setOptions(_ socket: OpaquePointer, _ configuration: Configuration) throws(SctpError) {
-        func set<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ what: String) throws(SctpError) {
-            let result = withUnsafeBytes(of: value) {
-                usrsctp_setsockopt(socket, level, name, $0.baseAddress, socklen_t($0.count))
-            }
-            guard result == 0 else { throw .call("setsockopt \(what)", errno) }
-        }
-        guard usrsctp_set_non_blocking(socket, 1) == 0 else { throw .call("usrsctp_set_non_blocking", errno) }
-        try set(Int32(SOL_SOCKET), Int32(SO_LINGER), linger(l_onoff: 1, l_linger: 0), "SO_LINGER")
-        let buffer = Int32(clamping: sendBuffer(configuration))
-        try set(Int32(SOL_SOCKET), Int32(SO_SNDBUF), buffer, "SO_SNDBUF")
-        try set(Int32(SOL_SOCKET), Int32(SO_RCVBUF), buffer, "SO_RCVBUF")
-        // A message is handed over before its end only past half the receive buffer (twice
-        // the limit): one within the limit is always read whole. (usrsctp's own point was
-        // fixed from the default buffer when the socket was made.)
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_PARTIAL_DELIVERY_POINT,
-            UInt32(clamping: buffer / 2),
-            "SCTP_PARTIAL_DELIVERY_POINT"
-        )
-        try set(Int32(IPPROTO_SCTP), SCTP_NODELAY, Int32(1), "SCTP_NODELAY")
-        try set(Int32(IPPROTO_SCTP), SCTP_RECVRCVINFO, Int32(1), "SCTP_RECVRCVINFO")
-        // Pieces of a long message (one over the limit, read in pieces) and other streams'
-        // messages may alternate in delivery (level 2). Streams are served round robin: a
-        // message waiting on one stream goes right after the long one being sent on another,
-        // not after every message queued before it. No I-DATA (RFC 8260 interleaving): usrsctp
-        // 0.9.5's I-DATA stalled reliable associations under load (a message the sender never
-        // resent, 512 later ones waiting behind it, the association aborted a minute later
-        // with them undelivered: 1 benchmark run in 3 to 4 on a loaded machine; none in 14
-        // without it).
-        try set(Int32(IPPROTO_SCTP), SCTP_FRAGMENT_INTERLEAVE, Int32(2), "SCTP_FRAGMENT_INTERLEAVE")
-        let future = sctp_assoc_t(SCTP_FUTURE_ASSOC)
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_PLUGGABLE_SS,
-            sctp_assoc_value(assoc_id: future, assoc_value: UInt32(SCTP_SS_ROUND_ROBIN)),
-            "SCTP_PLUGGABLE_SS"
-        )
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_ENABLE_STREAM_RESET,
-            sctp_assoc_value(assoc_id: sctp_assoc_t(SCTP_ALL_ASSOC), assoc_value: UInt32(SCTP_ENABLE_RESET_STREAM_REQ)),
-            "SCTP_ENABLE_STREAM_RESET"
-        )
-        // Retransmission timeouts of a WebRTC stack, not RFC 4960's defaults (3 s initial,
-        // 60 s at most): a lost INIT, COOKIE or first message costs a second, not three, and
-        // backing off stops at ten. Loss while the association starts is common: the DTLS
-        // server's first SCTP packet is lost whenever its last flight was.
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_RTOINFO,
-            sctp_rtoinfo(
-                srto_assoc_id: future,
-                srto_initial: Self.retransmissionTimeout.initial,
-                srto_max: Self.retransmissionTimeout.max,
-                srto_min: Self.retransmissionTimeout.min
-            ),
-            "SCTP_RTOINFO"
-        )
-        try set(
-            Int32(IPPROTO_SCTP),
-            SCTP_INITMSG,
-            sctp_initmsg(
-                sinit_num_ostreams: configuration.streams,
-                sinit_max_instreams: configuration.streams,
-                sinit_max_attempts: 0,
-                sinit_max_init_timeo: UInt16(Self.retransmissionTimeout.max)
-            ),
-            "SCTP_INITMSG"
-        )
-        for event in [SCTP_ASSOC_CHANGE, SCTP_STREAM_RESET_EVENT] {
-            try set(
-                Int32(IPPROTO_SCTP),
-                SCTP_EVENT,
-                sctp_event(se_assoc_id: sctp_assoc_t(SCTP_ALL_ASSOC), se_type: UInt16(event), se_on: 1),
-                "SCTP_EVENT \(event)"
-            )
-        }
-    }
-
-    /// Milliseconds between heartbeats on an idle path, plus a retransmission timeout (RFC 4960
-    /// §8.3): about every 2 s. Consent (RFC 7675) is kept by the peer's authentic datagrams, and
-    /// on an idle data-only connection the peer's HEARTBEAT ACKs are all there is; usrsctp's
-    /// default (30 s, and as long again in the jitter) let such a connection fail its consent.
-    static let heartbeatInterval: UInt32 = 1000
-
-    /// The retransmission timeout's bounds in milliseconds, as libdatachannel and GStreamer
-    /// set them for usrsctp: 1 s to start (RFC 6298's initial value for TCP), at least 1 s
-    /// (RFC 4960), at most 10 s, for INIT too.
-    static let retransmissionTimeout: (initial: UInt32, min: UInt32, max: UInt32) = (1000, 1000, 10_000)
-
-    /// The association's retransmission timeout bounds as usrsctp holds them (milliseconds),
-    /// nil when closed.
-    package var retransmissionTimeoutBounds: (initial: UInt32, min: UInt32, max: UInt32)? {
-        var info = sctp_rtoinfo()
-        var size = socklen_t(MemoryLayout<sctp_rtoinfo>.size)
-        let result = withSocket { socket in
-            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SCTP_RTOINFO, &info, &size)
-        }
-        guard result == 0 else { return nil }
-        return (info.srto_initial, info.srto_min, info.srto_max)
-    }
-
-    /// The send buffer's size: a whole message must fit, so room for four of the largest.
-    static func sendBuffer(_ configuration: Configuration) -> Int { max(1 << 20, 4 * configuration.maxMessageSize) }
-
     /// Binds to the local port and starts the association towards the peer's.
     public func connect() throws(SctpError) {
         guard try withSocket({ socket throws(SctpError) in try connect(socket) }) != nil else {
@@ -290,7 +181,7 @@ public final class SctpAssociation: Sendable {
         for packet in waiting { packet.withUnsafeBytes { receive($0) } }
     }
 
-    private func connect(_ socket: OpaquePointer) throws(SctpError) {
+    func connect(_ socket: OpaquePointer) throws(SctpError) {
         var local = Self.address(configuration.localPort, id: id)
         let bound = withUnsafePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -324,7 +215,7 @@ public final class SctpAssociation: Sendable {
         guard sized == 0 else { throw .call("setsockopt SCTP_PEER_ADDR_PARAMS", errno) }
     }
 
-    private static func address(_ port: UInt16, id: Int) -> sockaddr_conn {
+    static func address(_ port: UInt16, id: Int) -> sockaddr_conn {
         var address = sockaddr_conn()
         address.sconn_family = UInt16(AF_CONN)
         address.sconn_port = port.bigEndian
@@ -445,7 +336,7 @@ public final class SctpAssociation: Sendable {
     }
 
     /// `body` on the socket, or nil when the association is closed.
-    private func withSocket<Result, Failure: Error>(
+    func withSocket<Result, Failure: Error>(
         _ body: (OpaquePointer) throws(Failure) -> Result
     ) throws(Failure) -> Result? {
         var current = users.load(ordering: .relaxed)
@@ -466,7 +357,7 @@ public final class SctpAssociation: Sendable {
         return try body(socket)
     }
 
-    private func release() {
+    func release() {
         usrsctp_close(socket)
         usrsctp_deregister_address(UnsafeMutableRawPointer(bitPattern: id))
         Usrsctp.forget(id)
@@ -475,231 +366,5 @@ public final class SctpAssociation: Sendable {
     deinit {
         close()
         readBuffer.deallocate()
-    }
-
-    // MARK: From usrsctp (its threads)
-
-    /// usrsctp says the socket is readable or writable (`SCTP_EVENT_*`).
-    fileprivate func ready(_ events: Int32) {
-        if events & SCTP_EVENT_READ != 0 { readAvailable() }
-        if events & SCTP_EVENT_WRITE != 0, wantsRoom.load(ordering: .relaxed), hasRoom() {
-            wantsRoom.store(false, ordering: .relaxed)
-            onEvent(.sendBufferHasRoom)
-        }
-    }
-
-    /// Whether half the send buffer is free (`SCTP_GET_SNDBUF_USE`: the bytes queued to send).
-    private func hasRoom() -> Bool {
-        var use = SendBufferUse()
-        var size = socklen_t(MemoryLayout<SendBufferUse>.size)
-        let queued = withSocket { socket in
-            usrsctp_getsockopt(socket, Int32(IPPROTO_SCTP), SendBufferUse.option, &use, &size) == 0
-                ? Int(use.queuedToSend) : 0
-        }
-        return (queued ?? 0) <= Self.sendBuffer(configuration) / 2
-    }
-
-    /// Reads what usrsctp holds while nothing holds reading, and delivers it. One thread
-    /// reads at a time; one that finds another reading leaves the rest to it.
-    private func readAvailable() {
-        let claimed = reading.withLock { reading in
-            guard !reading.active else {
-                reading.again = true
-                return false
-            }
-            reading.active = true
-            return true
-        }
-        guard claimed else { return }
-        while true {
-            while holds.load(ordering: .sequentiallyConsistent) <= 0, readOne() {}
-            let done = reading.withLock { reading in
-                guard !reading.again else {
-                    reading.again = false
-                    return false
-                }
-                reading.active = false
-                return true
-            }
-            if done { return }
-        }
-    }
-
-    /// Reads one message (or piece) or notification and delivers it: false when there was none.
-    private func readOne() -> Bool {
-        var info = sctp_rcvinfo()
-        var infoSize = socklen_t(MemoryLayout<sctp_rcvinfo>.size)
-        var infoType: UInt32 = 0
-        var flags: Int32 = 0
-        let count = withSocket { socket in
-            usrsctp_recvv(
-                socket,
-                readBuffer.baseAddress,
-                readBuffer.count,
-                nil,
-                nil,
-                &info,
-                &infoSize,
-                &infoType,
-                &flags
-            )
-        }
-        guard let count, count > 0 else { return false }
-        deliver(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]), info: info, flags: flags)
-        return true
-    }
-
-    fileprivate func transmit(_ packet: UnsafeRawBufferPointer) {
-        output(packet)
-    }
-
-    fileprivate func deliver(_ data: UnsafeRawBufferPointer, info: sctp_rcvinfo, flags: Int32) {
-        if flags & Int32(MSG_NOTIFICATION) != 0 {
-            // Notifications arrive whole.
-            notification(data)
-            return
-        }
-        let last = flags & Int32(MSG_EOR) != 0
-        let unordered: UInt64 = info.rcv_flags & UInt16(SCTP_UNORDERED) != 0 ? 1 << 16 : 0
-        let key = UInt64(info.rcv_sid) << 17 | unordered | UInt64(info.rcv_ssn)
-        let piece = inPieces.withLock { inPieces -> Piece in
-            if last { return inPieces.remove(key) == nil ? .whole : .end }
-            if inPieces.contains(key) { return .more }
-            guard inPieces.count < Self.maxMessagesInPieces else { return .tooMany }
-            inPieces.insert(key)
-            return .more
-        }
-        switch piece {
-        case .whole where data.count <= configuration.maxMessageSize:
-            onEvent(.message(stream: info.rcv_sid, ppid: UInt32(bigEndian: info.rcv_ppid), data: Array(data)))
-        case .whole, .end:
-            oversized.add(1, ordering: .relaxed)
-        case .more:
-            break
-        case .tooMany:
-            onEvent(.closed("the peer sent more than \(Self.maxMessagesInPieces) messages over the limit at once"))
-        }
-    }
-
-    /// Where a read falls in its message.
-    private enum Piece {
-        /// All of it; its end; a piece before the end (of a message over the limit).
-        case whole, end, more
-        /// A piece of one more message over the limit than ``maxMessagesInPieces``.
-        case tooMany
-    }
-
-    private func notification(_ data: UnsafeRawBufferPointer) {
-        guard data.count >= MemoryLayout<sctp_tlv>.size else { return }
-        let header = data.loadUnaligned(as: sctp_tlv.self)
-        switch Int32(header.sn_type) {
-        case SCTP_ASSOC_CHANGE:
-            guard data.count >= MemoryLayout<sctp_assoc_change>.size else { return }
-            let change = data.loadUnaligned(as: sctp_assoc_change.self)
-            switch Int32(change.sac_state) {
-            case SCTP_COMM_UP: onEvent(.connected)
-            case SCTP_COMM_LOST: onEvent(.closed("the association was lost"))
-            case SCTP_SHUTDOWN_COMP: onEvent(.closed("the association was shut down"))
-            case SCTP_CANT_STR_ASSOC: onEvent(.closed("the association could not be set up"))
-            default: break
-            }
-        case SCTP_STREAM_RESET_EVENT:
-            let headerSize = MemoryLayout<sctp_stream_reset_event>.size
-            guard data.count >= headerSize else { return }
-            let event = data.loadUnaligned(as: sctp_stream_reset_event.self)
-            guard Int32(event.strreset_flags) & SCTP_STREAM_RESET_INCOMING_SSN != 0 else { return }
-            let count = min((data.count - headerSize) / 2, Int(event.strreset_length) / 2)
-            let streams = (0..<max(0, count)).map {
-                data.loadUnaligned(fromByteOffset: headerSize + $0 * 2, as: UInt16.self)
-            }
-            onEvent(.streamsReset(streams))
-        default:
-            break
-        }
-    }
-}
-
-/// usrsctp's one instance in the process, and the associations it serves by id (the
-/// `AF_CONN` address each registered): a packet or a callback for an association already
-/// closed finds nothing and is dropped.
-enum Usrsctp {
-    /// The associations by id, in shards (by id) so that packets of different associations
-    /// on different threads do not wait for one lock: every packet out and every upcall
-    /// looks its association up.
-    private static let shards = (0..<16).map { _ in Shard() }
-    private final class Shard: Sendable {
-        let associations = Mutex<[Int: SctpAssociation]>([:])
-    }
-    static let nextID = Atomic<Int>(0)
-    private static let started = Mutex(false)
-
-    /// Starts usrsctp once (its timer thread; ECN off, as WebRTC stacks run it).
-    static func start() {
-        started.withLock { started in
-            guard !started else { return }
-            started = true
-            usrsctp_init(0, output, nil)
-            usrsctp_sysctl_set_sctp_ecn_enable(0)
-            usrsctp_sysctl_set_sctp_pr_enable(1)
-        }
-    }
-
-    static func register(_ association: SctpAssociation, id: Int) {
-        shards[id & 15].associations.withLock { $0[id] = association }
-    }
-
-    static func forget(_ id: Int) {
-        shards[id & 15].associations.withLock { _ = $0.removeValue(forKey: id) }
-    }
-
-    private static func association(_ pointer: UnsafeMutableRawPointer?) -> SctpAssociation? {
-        guard let pointer else { return nil }
-        let id = Int(bitPattern: pointer)
-        return shards[id & 15].associations.withLock { $0[id] }
-    }
-
-    /// usrsctp has a packet for the association whose address is `address`.
-    static let output: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int, UInt8, UInt8) -> Int32 =
-        {
-            address,
-            buffer,
-            length,
-            _,
-            _ in
-            guard let buffer, let association = association(address) else { return 0 }
-            association.transmit(UnsafeRawBufferPointer(start: buffer, count: length))
-            return 0
-        }
-
-    /// The socket whose association's id is `arg` is readable or writable: after usrsctp
-    /// handled a packet of the peer's (on the thread that handed it over) or a timer, with
-    /// its own locks released, so the association may read and send from here.
-    static let upcall: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {
-        socket,
-        arg,
-        _ in
-        guard let socket, let association = association(arg) else { return }
-        association.ready(usrsctp_get_events(socket))
-    }
-}
-
-/// `SCTP_GET_SNDBUF_USE` (usrsctp's `struct sctp_sockstat`, not in its public header): the
-/// bytes the association has queued to send, and those it holds received.
-struct SendBufferUse {
-    static let option: Int32 = 0x1101
-    var associationID: sctp_assoc_t = 0
-    var queuedToSend: UInt32 = 0
-    var heldReceived: UInt32 = 0
-}
-
-/// A usrsctp call failed.
-public enum SctpError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `call` failed with `errno`.
-    case call(String, Int32)
-
-    public var description: String {
-        switch self {
-        case let .call(call, code): "\(call) failed: \(String(cString: strerror(code)))"
-        }
     }
 }

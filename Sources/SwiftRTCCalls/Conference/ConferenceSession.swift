@@ -109,11 +109,11 @@ public actor ConferenceSession {
     var logger: Logger { options.logger }
 
     /// The publishers in the room now, by id (not this bot).
-    public private(set) var publishers: [Int64: ConferencePublisher] = [:]
+    public internal(set) var publishers: [Int64: ConferencePublisher] = [:]
     /// Janus's hang-ups of the publishing connection so far (``unpublish()`` waits for one).
     var publisherHangups = 0
     /// The connection that sends this bot's media (a publisher, once published).
-    public private(set) var publishingConnection: PeerConnection?
+    public internal(set) var publishingConnection: PeerConnection?
     /// The publishing connection's data channel (with ``Options/data``, once published).
     var publishingChannel: DataChannel?
     /// Each subscribed publisher's channel of the subscription, by publisher.
@@ -147,7 +147,7 @@ public actor ConferenceSession {
     /// Publishers cut from lists longer than ``maxPublishers``.
     public internal(set) var publishersDropped = 0
     /// Events dropped because the reader was behind.
-    public private(set) var eventsDropped = 0
+    public internal(set) var eventsDropped = 0
 
     enum SubscriptionChange: Sendable {
         case subscribe([Int64])
@@ -276,88 +276,6 @@ public actor ConferenceSession {
         arrived(joined["publishers"])
     }
 
-    /// Sends a publisher's ``localAudioTrack`` and ``localVideoTrack`` into the room: offer,
-    /// Janus's answer; the others get it in ``ConferenceSessionEvent/publishersReceived(_:)``.
-    /// ``join(_:room:options:)`` does it for a publisher; call it to publish again after
-    /// ``unpublish()``. Nothing for a listener, or while published.
-    public func publish() async throws(ConferenceError) {
-        guard role == .publisher, publishingConnection == nil else { return }
-        let connection: PeerConnection
-        do { connection = try PeerConnection(configuration: options.connection) } catch {
-            throw .connection("\(error)")
-        }
-        publishingConnection = connection
-        follow(candidatesOf: connection, to: publisherHandle)
-        do {
-            if let localAudioTrack { _ = try await connection.addTrack(localAudioTrack) }
-            if let localVideoTrack {
-                if options.simulcast {
-                    _ = try await connection.addTransceiver(
-                        .video,
-                        direction: .sendonly,
-                        track: localVideoTrack,
-                        sendEncodings: RTPEncodingParameters.threeLayers
-                    )
-                } else {
-                    _ = try await connection.addTrack(localVideoTrack)
-                }
-            }
-            if options.data { publishingChannel = try await connection.createDataChannel(label: Self.dataLabel) }
-            try await connection.setLocalDescription(try await connection.createOffer())
-            let offer = try await gathered(connection)
-            let reply = try await publisherHandle.message(
-                ["request": "publish"],
-                jsep: JanusJSEP(type: "offer", sdp: offer)
-            )
-            guard let answer = reply.jsep, answer.type == "answer" else {
-                throw ConferenceError.unexpectedReply("publish answered \(reply.data) without an SDP answer")
-            }
-            try await connection.setRemoteDescription(SignalingDescription(type: .answer, sdp: answer.sdp))
-        } catch {
-            throw ConferenceError(error)
-        }
-    }
-
-    /// Stops publishing (VideoRoom's `unpublish`): the room is told (the others get
-    /// ``ConferenceSessionEvent/publisherLeft(id:)``) and the publishing connection closes. The
-    /// bot stays in the room with its subscriptions; ``publish()`` sends again.
-    ///
-    /// Returns once Janus has hung up its side of the connection (at most 5 s): an offer that
-    /// reached it before would be taken for the old connection's, which Janus then drops
-    /// (`471 Invalid PeerConnection`).
-    public func unpublish() async throws(ConferenceError) {
-        guard let connection = publishingConnection, !ended else { return }
-        publishingConnection = nil
-        publishingChannel = nil
-        let hangups = publisherHangups
-        do { _ = try await publisherHandle.message(["request": "unpublish"]) } catch {
-            await connection.close()
-            throw ConferenceError(error)
-        }
-        await connection.close()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while publisherHangups == hangups, !ended, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    /// Mutes or unmutes what this bot publishes of `kind`: its track sends silence or black
-    /// frames, and Janus stops (or goes back to) relaying the stream to the room (`configure`
-    /// with the stream's `send`). Nothing when nothing of `kind` is published.
-    public func setMuted(_ muted: Bool, kind: MediaKind) async throws(ConferenceError) {
-        guard let track = kind == .audio ? localAudioTrack : localVideoTrack, let connection = publishingConnection
-        else { return }
-        track.isEnabled = !muted
-        guard let mid = await connection.transceivers.first(where: { $0.sender.track === track })?.mid else { return }
-        do {
-            _ = try await publisherHandle.message(
-                ["request": "configure", "streams": [["mid": .string(mid), "send": .bool(!muted)]]]
-            )
-        } catch {
-            throw ConferenceError(error)
-        }
-    }
-
     /// Subscribes to `publishers` (ids from ``ConferenceSessionEvent/publishersReceived(_:)``):
     /// their streams arrive as ``ConferenceSessionEvent/remoteTrack(publisher:track:)``, or a
     /// ``ConferenceSessionEvent/subscriptionFailed(publisher:reason:)`` says why not.
@@ -443,164 +361,5 @@ public actor ConferenceSession {
         if let publishingConnection { parts.append("publishing\n" + (await publishingConnection.statsString())) }
         if let subscriptionConnection { parts.append("subscription\n" + (await subscriptionConnection.statsString())) }
         return parts.joined(separator: "\n")
-    }
-
-    // MARK: Events
-
-    func emit(_ event: ConferenceSessionEvent) {
-        if case .dropped = eventSink.yield(event) { eventsDropped += 1 }
-    }
-
-    /// Publishers that began publishing (from `joined` or a `publishers` event).
-    func arrived(_ list: JanusJSON?) {
-        guard let list = list?.array, !list.isEmpty else { return }
-        var new: [ConferencePublisher] = []
-        for entry in list {
-            guard let publisher = Self.publisher(entry), publisher.id != id else { continue }
-            guard publishers[publisher.id] != nil || publishers.count < Self.maxPublishers else {
-                publishersDropped += 1
-                continue
-            }
-            publishers[publisher.id] = publisher
-            if let display = publisher.display, displays.count < Self.maxRememberedPublishers {
-                displays[publisher.id] = display
-            }
-            new.append(publisher)
-        }
-        guard !new.isEmpty else { return }
-        emit(.publishersReceived(new))
-        if options.subscribesToAll { subscribe(to: new.map(\.id)) }
-    }
-
-    /// A publisher as Janus lists it: a positive id, a display name and streams cut to size.
-    package static func publisher(_ entry: JanusJSON) -> ConferencePublisher? {
-        guard let id = entry["id"]?.integer, id > 0 else { return nil }
-        let kinds = (entry["streams"]?.array ?? []).prefix(16).compactMap { stream -> String? in
-            guard stream["disabled"]?.bool != true else { return nil }
-            return stream["type"]?.string.map { String($0.prefix(16)) }
-        }
-        return ConferencePublisher(
-            id: id,
-            display: entry["display"]?.string.map { String($0.prefix(256)) },
-            streamKinds: kinds
-        )
-    }
-
-    /// A publisher left or stopped publishing: Janus takes its streams out of the subscription
-    /// (with a new offer, answered when it comes).
-    func left(_ publisher: Int64) {
-        guard publishers.removeValue(forKey: publisher) != nil else { return }
-        subscribed.remove(publisher)
-        emit(.publisherLeft(id: publisher))
-    }
-
-    func publisherHandleEvent(_ event: JanusHandleEvent) async {
-        switch event {
-        case .plugin(let data, _):
-            arrived(data["publishers"])
-            for key in ["leaving", "unpublished"] {
-                guard let publisher = data[key]?.integer else { continue }
-                left(publisher)
-                finishRecording(publisher)
-            }
-        case .trickle(let candidate):
-            await add(candidate, to: publishingConnection)
-        case .slowLink(_, let uplink, let lost):
-            emit(.slowLink(publisher: nil, uplink: uplink, lost: lost))
-        case .hangup(let reason):
-            publisherHangups += 1
-            logger.warning("Janus hung up the publishing connection: \(reason)")
-        case .webRTCUp, .media, .detached:
-            break
-        }
-    }
-
-    func subscriberHandleEvent(_ event: JanusHandleEvent) async {
-        switch event {
-        case .plugin(let data, let jsep):
-            if let jsep, jsep.type == "offer", case .dropped = changes.yield(.answer(jsep, streams: data["streams"])) {
-                logger.warning("Janus's subscription offer dropped: too many subscription changes waiting")
-            }
-            layerChanged(data)
-        case .trickle(let candidate):
-            await add(candidate, to: subscriptionConnection)
-        case .slowLink(let mid, let uplink, let lost):
-            emit(.slowLink(publisher: mid.flatMap { streams[$0]?.publisher }, uplink: uplink, lost: lost))
-        case .hangup(let reason):
-            logger.warning("Janus hung up the subscription connection: \(reason)")
-        case .webRTCUp, .media, .detached:
-            break
-        }
-    }
-
-    /// Ends the session once: the event, the connections closed, the handles detached.
-    func end(reason: String) async {
-        guard !ended else { return }
-        ended = true
-        changes.finish()
-        for task in tasks { task.cancel() }
-        tasks = []
-        await stopAllRecordings()
-        // What the streams delivered, kept: a closed connection has no stats.
-        if let report = await subscriptionConnection?.stats() {
-            for (publisher, counters) in streamCounters(in: report) { addDelivered(counters, to: publisher) }
-        }
-        streams = [:]
-        await publishingConnection?.close()
-        await subscriptionConnection?.close()
-        try? await subscriberHandle?.detach()
-        try? await publisherHandle.detach()
-        emit(.ended(reason: reason))
-        eventSink.finish()
-    }
-
-    // MARK: Connections
-
-    /// Trickles `connection`'s candidates to `handle` as they are gathered, then says it has
-    /// no more.
-    func follow(candidatesOf connection: PeerConnection, to handle: JanusHandle) {
-        tasks.append(
-            Task {
-                let candidates = await connection.localCandidates()
-                for await candidate in candidates {
-                    try? await handle.trickle(
-                        JanusCandidate(
-                            candidate: candidate.candidate,
-                            sdpMid: candidate.sdpMid,
-                            sdpMLineIndex: candidate.sdpMLineIndex
-                        )
-                    )
-                }
-            }
-        )
-        tasks.append(
-            Task {
-                await connection.gatheringComplete()
-                try? await handle.trickleCompleted()
-            }
-        )
-    }
-
-    /// The local description once gathering completed (or after ``Options/gatheringTimeout``,
-    /// the rest then trickled).
-    func gathered(_ connection: PeerConnection) async throws(ConferenceError) -> String {
-        _ = await connection.gatheringComplete(within: options.gatheringTimeout)
-        guard let description = await connection.localDescription else { throw .connection("no local description") }
-        return description.sdp
-    }
-
-    func add(_ candidate: JanusCandidate?, to connection: PeerConnection?) async {
-        guard let candidate, let connection else { return }
-        do {
-            try await connection.addIceCandidate(
-                IceCandidateInit(
-                    candidate: candidate.candidate,
-                    sdpMid: candidate.sdpMid,
-                    sdpMLineIndex: candidate.sdpMLineIndex
-                )
-            )
-        } catch {
-            logger.debug("a candidate from Janus was refused: \(error)")
-        }
     }
 }
