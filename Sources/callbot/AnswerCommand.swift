@@ -73,15 +73,7 @@ struct AnswerCommand: AsyncParsableCommand {
         printLine("READY \(channel.userID)")
         let info = try SessionPrinter.userInfo(userInfo)
         let chatInput = chat.input()
-        let printer = SessionPrinter(
-            prefix: "answer",
-            statsInterval: statsInterval,
-            record: record,
-            reportPath: call.report,
-            statsJSON: statsOutput.statsJSON,
-            snapshots: call.snapshots,
-            eventsJSON: eventLines.eventsJSON
-        )
+        let printer = sessionPrinter()
         // Each call is answered in a task of its own, so that a call coming in during another
         // one is rejected as busy (the library says so: this user is in a call) rather than
         // queued; once --calls calls are taken, later ones are refused as busy until those
@@ -92,24 +84,15 @@ struct AnswerCommand: AsyncParsableCommand {
             let listener = Task {
                 for await event in clientEvents {
                     guard case .incomingSession(let session, let callerInfo) = event else { continue }
-                    printLine(
-                        "answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))"
+                    await take(
+                        session,
+                        callerInfo: callerInfo,
+                        client: client,
+                        taken: taken,
+                        info: info,
+                        printer: printer,
+                        chat: chatInput
                     )
-                    if eventLines.eventsJSON {
-                        EventLine.print([
-                            "event": "incoming", "session": session.id, "user": session.initiator,
-                            "user_info": callerInfo,
-                        ])
-                    }
-                    let inCall = await client.activeSession() != nil
-                    let count = await taken.count
-                    if mode == .reject || count >= calls || inCall {
-                        try? await session.rejectCall(userInfo: info)
-                        printLine("answer: rejected\(mode == .accept ? " (busy)" : "")")
-                        if mode == .reject { await taken.add(Task { nil }) }
-                    } else {
-                        await taken.add(Task { await answer(session, info: info, printer: printer, chat: chatInput) })
-                    }
                     if await taken.count >= calls { signal.yield() }
                 }
             }
@@ -118,7 +101,17 @@ struct AnswerCommand: AsyncParsableCommand {
             listener.cancel()
             return completed
         }
-        let completed = await withTaskGroup(of: Bool?.self) { group in
+        let completed = await Self.value(of: work, unless: signals)
+        work.cancel()
+        await client.disconnect()
+        signalingLines.cancel()
+        if completed == false { throw ExitCode(1) }
+    }
+
+    /// The value of `work` once it ends, or nil when SIGINT or SIGTERM comes first (the work
+    /// is cancelled then).
+    private static func value(of work: Task<Bool, Never>, unless signals: TerminationSignals) async -> Bool? {
+        await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 await signals.wait(upTo: nil)
                 return nil
@@ -135,10 +128,50 @@ struct AnswerCommand: AsyncParsableCommand {
             group.cancelAll()
             return first
         }
-        work.cancel()
-        await client.disconnect()
-        signalingLines.cancel()
-        if completed == false { throw ExitCode(1) }
+    }
+
+    /// The printer of each call taken.
+    private func sessionPrinter() -> SessionPrinter {
+        SessionPrinter(
+            prefix: "answer",
+            statsInterval: statsInterval,
+            record: record,
+            reportPath: call.report,
+            statsJSON: statsOutput.statsJSON,
+            snapshots: call.snapshots,
+            eventsJSON: eventLines.eventsJSON
+        )
+    }
+
+    /// Prints an incoming call, then rejects it (with `--mode reject`, when `--calls` calls are
+    /// taken or one is under way) or answers it in a task of its own, added to `taken`.
+    private func take(
+        _ session: CallSession,
+        callerInfo: [String: String],
+        client: CallClient,
+        taken: TakenCalls,
+        info: [String: String],
+        printer: SessionPrinter,
+        chat chatInput: ChatInput?
+    ) async {
+        printLine(
+            "answer: call \(session.id) from \(session.initiator) (\(session.conferenceType.rawValue), with \(session.opponents.joined(separator: ","))) \(SessionPrinter.text(callerInfo))"
+        )
+        if eventLines.eventsJSON {
+            EventLine.print([
+                "event": "incoming", "session": session.id, "user": session.initiator,
+                "user_info": callerInfo,
+            ])
+        }
+        let inCall = await client.activeSession() != nil
+        let count = await taken.count
+        if mode == .reject || count >= calls || inCall {
+            try? await session.rejectCall(userInfo: info)
+            printLine("answer: rejected\(mode == .accept ? " (busy)" : "")")
+            if mode == .reject { await taken.add(Task { nil }) }
+        } else {
+            await taken.add(Task { await answer(session, info: info, printer: printer, chat: chatInput) })
+        }
     }
 
     /// Accepts `session` and follows it to its end; returns how it ended.

@@ -94,15 +94,7 @@ struct CallCommand: AsyncParsableCommand {
         let items = try call.items()
         if !items.isEmpty { await session.updateCustomItems(items) }
 
-        let printer = SessionPrinter(
-            prefix: "call",
-            statsInterval: statsInterval,
-            record: record,
-            reportPath: call.report,
-            statsJSON: statsOutput.statsJSON,
-            snapshots: call.snapshots,
-            eventsJSON: eventLines.eventsJSON
-        )
+        let printer = sessionPrinter()
         let following = Task { await printer.follow(session, events: events) }
         // Hang up after --duration from the first connection, or on a signal.
         let hangUp = Task {
@@ -124,5 +116,18 @@ struct CallCommand: AsyncParsableCommand {
         await client.disconnect()
         signalingLines.cancel()
         guard result?.result == .completed else { throw ExitCode(1) }
+    }
+
+    /// The printer of the call.
+    private func sessionPrinter() -> SessionPrinter {
+        SessionPrinter(
+            prefix: "call",
+            statsInterval: statsInterval,
+            record: record,
+            reportPath: call.report,
+            statsJSON: statsOutput.statsJSON,
+            snapshots: call.snapshots,
+            eventsJSON: eventLines.eventsJSON
+        )
     }
 }

@@ -56,24 +56,7 @@ struct Demo: AsyncParsableCommand {
 
         // Bob answers the first call that comes in, sending a tone and the test pattern.
         let bobEvents = await bob.events()
-        let bobSession = Task { () -> (CallSession, AsyncStream<CallSessionEvent>)? in
-            for await event in bobEvents {
-                guard case .incomingSession(let session, let info) = event else { continue }
-                print(
-                    "demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)"
-                )
-                let events = await session.events()
-                // Bob answers a greeting on the chat, quoting it.
-                Self.chat(await session.messages(), in: session, label: "bob") { chat in
-                    guard case .text(let text) = chat.message, text.hasPrefix("hello") else { return nil }
-                    return "hi \(chat.from), got \"\(text)\""
-                }
-                play(into: session, frequency: 660)
-                try? await session.acceptCall(userInfo: ["answer": "hi alice"])
-                return (session, events)
-            }
-            return nil
-        }
+        let bobSession = answerFirstCall(bobEvents)
 
         let call = try await alice.createSession(opponents: ["bob"], conferenceType: .video)
         let aliceEvents = await call.events()
@@ -97,7 +80,55 @@ struct Demo: AsyncParsableCommand {
             print("demo: not connected: alice \(await call.state.rawValue), bob \(await incoming.state.rawValue)")
         }
 
-        // One statsString per interval; a custom item half way.
+        try await printStats(call, incoming, connected: connected)
+
+        await call.hangUp(userInfo: ["bye": "see you"])
+        _ = await Self.waitClosed(incoming, timeout: .seconds(5))
+        for watcher in watchers { watcher.cancel() }
+        if let record = await incoming.record {
+            print(
+                "demo: bob's call ended: \(record.result.rawValue), \(String(format: "%.1f", record.duration)) s, custom items \(record.customItems.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))"
+            )
+        }
+        // The server writes the log once both have left.
+        let log = try await callLog(of: alice)
+        print("demo: call log of alice (\(log.count)):")
+        for record in log { print("  " + Self.describe(record)) }
+        await alice.disconnect()
+        await bob.disconnect()
+        await signaling.stop()
+
+        try summarize(callerReceived, calleeReceived, connected: connected, ice: iceTime, dtls: dtlsTime)
+    }
+
+    /// Bob answers the first call that comes in, sending a tone and the test pattern: a task
+    /// with the call and its events (nil if none came).
+    func answerFirstCall(
+        _ bobEvents: AsyncStream<CallClientEvent>
+    ) -> Task<(CallSession, AsyncStream<CallSessionEvent>)?, Never> {
+        Task { () -> (CallSession, AsyncStream<CallSessionEvent>)? in
+            for await event in bobEvents {
+                guard case .incomingSession(let session, let info) = event else { continue }
+                print(
+                    "demo: bob gets a call from \(session.initiator) (\(session.conferenceType.rawValue)), user info \(info)"
+                )
+                let events = await session.events()
+                // Bob answers a greeting on the chat, quoting it.
+                Self.chat(await session.messages(), in: session, label: "bob") { chat in
+                    guard case .text(let text) = chat.message, text.hasPrefix("hello") else { return nil }
+                    return "hi \(chat.from), got \"\(text)\""
+                }
+                play(into: session, frequency: 660)
+                try? await session.acceptCall(userInfo: ["answer": "hi alice"])
+                return (session, events)
+            }
+            return nil
+        }
+    }
+
+    /// One stats print per interval while connected (a custom item half way), then the rest
+    /// of `--duration`.
+    func printStats(_ call: CallSession, _ incoming: CallSession, connected: Bool) async throws {
         let prints = connected ? max(1, Int(duration / statsInterval)) : 0
         for index in 0..<prints {
             try await Task.sleep(for: Seconds.duration(statsInterval))
@@ -118,28 +149,29 @@ struct Demo: AsyncParsableCommand {
         }
         let rest = duration - Double(prints) * statsInterval
         if connected, rest > 0 { try await Task.sleep(for: Seconds.duration(rest)) }
+    }
 
-        await call.hangUp(userInfo: ["bye": "see you"])
-        _ = await Self.waitClosed(incoming, timeout: .seconds(5))
-        for watcher in watchers { watcher.cancel() }
-        if let record = await incoming.record {
-            print(
-                "demo: bob's call ended: \(record.result.rawValue), \(String(format: "%.1f", record.duration)) s, custom items \(record.customItems.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))"
-            )
-        }
-        // The server writes the log once both have left.
+    /// Alice's call log, once the server has written it (it does once both have left; up to
+    /// 5 s).
+    func callLog(of alice: CallClient) async throws -> [CallRecord] {
         var log: [CallRecord] = []
         for _ in 0..<50 {
             log = (try? await alice.callLog(limit: 5)) ?? []
             if !log.isEmpty { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        print("demo: call log of alice (\(log.count)):")
-        for record in log { print("  " + Self.describe(record)) }
-        await alice.disconnect()
-        await bob.disconnect()
-        await signaling.stop()
+        return log
+    }
 
+    /// Prints the summary line: whether the call connected, how fast, what each side decoded;
+    /// fails unless both sides decoded audio and video.
+    func summarize(
+        _ callerReceived: DemoTally,
+        _ calleeReceived: DemoTally,
+        connected: Bool,
+        ice iceTime: Duration?,
+        dtls dtlsTime: Duration?
+    ) throws {
         let a = callerReceived.values.withLock { $0 }, b = calleeReceived.values.withLock { $0 }
         print(
             "demo: \(connected ? "connected" : "failed") | ICE \(Self.ms(iceTime)) | DTLS \(Self.ms(dtlsTime))"

@@ -57,7 +57,52 @@ struct LoadCall: Sendable {
             settings.progress.ended(result)
         }
         // Log in, every member at once.
-        let logins = await withTaskGroup(
+        let logins = await logInAll()
+        var channels: [WebSocketSignalingChannel] = []
+        for login in logins {
+            switch login {
+            case let .success((channel, ms)):
+                channels.append(channel)
+                result.loginMs.append(ms)
+                settings.progress.loggedIn.add(1, ordering: .relaxed)
+            case let .failure(error):
+                if result.failure == nil { result.failure = Self.reason("login failed", error) }
+            }
+        }
+        guard result.failure == nil, channels.count == members.count else {
+            for channel in channels { await channel.close() }
+            return result
+        }
+        let clients = makeClients(channels)
+        let users = clients.map(\.userID)
+        let state = LoadCallState(members: clients.count)
+        for (index, user) in users.enumerated() { state.setOthers(index, Set(users).subtracting([user])) }
+        // The callees answer the caller's call (listening before it is made).
+        var followers = await answerCall(of: users[0], on: clients, state: state)
+
+        // The caller calls.
+        let setupStarted = ContinuousClock.now
+        if let follower = await placeCall(to: users.dropFirst(), from: clients[0], state: state) {
+            followers.append(follower)
+        }
+
+        let snapshot = await hold(state: state, setupStarted: setupStarted, result: &result)
+        await readCounters(snapshot, state: state, into: &result)
+
+        // The caller hangs up, then the others (a mesh's callees stay connected to each other).
+        for member in snapshot.members {
+            await member.session?.hangUp(userInfo: ["reason": "duration"])
+        }
+        _ = await state.wait(until: .now + LoadCallSettings.hangUpTimeout) { $0.allEnded }
+        for follower in followers { follower.cancel() }
+        for client in clients { await client.disconnect() }
+        return result
+    }
+
+    /// Logs every member in at once; each login's channel and how long it took (ms), in the
+    /// members' order.
+    private func logInAll() async -> [Result<(WebSocketSignalingChannel, Double), SignalingChannelError>] {
+        await withTaskGroup(
             of: (Int, Result<(WebSocketSignalingChannel, Double), SignalingChannelError>).self
         ) { group in
             for (index, member) in members.enumerated() {
@@ -74,22 +119,11 @@ struct LoadCall: Sendable {
             for await (index, login) in group { logins[index] = login }
             return logins.compactMap { $0 }
         }
-        var channels: [WebSocketSignalingChannel] = []
-        for login in logins {
-            switch login {
-            case let .success((channel, ms)):
-                channels.append(channel)
-                result.loginMs.append(ms)
-                settings.progress.loggedIn.add(1, ordering: .relaxed)
-            case let .failure(error):
-                if result.failure == nil { result.failure = Self.reason("login failed", error) }
-            }
-        }
-        guard result.failure == nil, channels.count == members.count else {
-            for channel in channels { await channel.close() }
-            return result
-        }
-        let clients = zip(channels, members).map { channel, member in
+    }
+
+    /// A call client for each member on its logged-in channel.
+    private func makeClients(_ channels: [WebSocketSignalingChannel]) -> [CallClient] {
+        zip(channels, members).map { channel, member in
             CallClient(
                 channel: channel,
                 configuration: CallConfiguration(
@@ -101,14 +135,18 @@ struct LoadCall: Sendable {
                 )
             )
         }
-        let users = clients.map(\.userID)
-        let state = LoadCallState(members: clients.count)
-        for (index, user) in users.enumerated() { state.setOthers(index, Set(users).subtracting([user])) }
-        var followers: [Task<Void, Never>] = []
+    }
 
-        // The callees answer the caller's call (listening before it is made).
+    /// Has every callee (each client but the first) answer the first call `caller` makes, and
+    /// follow it; the tasks that do.
+    private func answerCall(
+        of caller: String,
+        on clients: [CallClient],
+        state: LoadCallState
+    ) async -> [Task<Void, Never>] {
+        var followers: [Task<Void, Never>] = []
         for index in clients.indices.dropFirst() {
-            let client = clients[index], caller = users[0], video = settings.video
+            let client = clients[index], video = settings.video
             let events = await client.events()
             followers.append(
                 Task {
@@ -126,23 +164,38 @@ struct LoadCall: Sendable {
                 }
             )
         }
+        return followers
+    }
 
-        // The caller calls.
-        let setupStarted = ContinuousClock.now
+    /// The caller (`client`) calls `callees`; the task that follows its session, if it made one.
+    private func placeCall(
+        to callees: ArraySlice<String>,
+        from client: CallClient,
+        state: LoadCallState
+    ) async -> Task<Void, Never>? {
+        var follower: Task<Void, Never>?
         do {
-            let session = try await clients[0].createSession(
-                opponents: Array(users.dropFirst()),
+            let session = try await client.createSession(
+                opponents: Array(callees),
                 conferenceType: settings.video ? .video : .audio
             )
             let events = await session.events()
-            followers.append(Task { await state.follow(session, events: events, member: 0) })
+            follower = Task { await state.follow(session, events: events, member: 0) }
             Self.play(into: session, video: settings.video)
             try await session.startCall()
         } catch {
             state.fail(Self.reason("cannot call", error))
         }
+        return follower
+    }
 
-        // Wait for every member's media, then hold the call.
+    /// Waits for every member's media, then holds the call for its duration; notes in
+    /// `result` whether it connected, how fast, and what failed. The state's last snapshot.
+    private func hold(
+        state: LoadCallState,
+        setupStarted: ContinuousClock.Instant,
+        result: inout LoadCallResult
+    ) async -> LoadCallState.Snapshot {
         let setupDeadline = setupStarted + settings.setupTimeout
         _ = await state.wait(until: setupDeadline) { $0.allConnected || $0.failure != nil }
         var snapshot = state.snapshot
@@ -160,11 +213,19 @@ struct LoadCall: Sendable {
             let (up, of) = snapshot.connections
             result.failure = snapshot.failure ?? "setup timeout (\(up) of \(of) connections up)"
         }
+        return snapshot
+    }
 
-        // The counters, before anyone leaves and once nothing is in flight: every member stops
-        // sending, the last packets land, then each member's stats are read. (Read while media
-        // flowed, a member read later counted packets that one read earlier had not yet
-        // counted as sent: more received than sent.)
+    /// The counters, before anyone leaves and once nothing is in flight: every member stops
+    /// sending, the last packets land, then each member's stats are read into `result`, with
+    /// the audio frames each member decoded from every other.
+    private func readCounters(
+        _ snapshot: LoadCallState.Snapshot,
+        state: LoadCallState,
+        into result: inout LoadCallResult
+    ) async {
+        // (Read while media flowed, a member read later counted packets that one read earlier
+        // had not yet counted as sent: more received than sent.)
         state.tearDown()
         for member in snapshot.members {
             member.session?.localAudioTrack.stop()
@@ -197,15 +258,6 @@ struct LoadCall: Sendable {
         }
         result.decodedAudio = result.connected && decodedFromEveryone
         if result.connected, result.failure == nil, !decodedFromEveryone { result.failure = "no audio decoded" }
-
-        // The caller hangs up, then the others (a mesh's callees stay connected to each other).
-        for member in snapshot.members {
-            await member.session?.hangUp(userInfo: ["reason": "duration"])
-        }
-        _ = await state.wait(until: .now + LoadCallSettings.hangUpTimeout) { $0.allEnded }
-        for follower in followers { follower.cancel() }
-        for client in clients { await client.disconnect() }
-        return result
     }
 
     /// Logs in; a refusal the server says is for now (`try again later`: its password checks

@@ -259,14 +259,7 @@ struct LoadCommand: AsyncParsableCommand {
         let logins = try logins()
         let urls = servers.compactMap(WebSocketURL.parse)
         CleartextWarning.check(urls, sending: "the bots' login tokens")
-        let fileLimit = OpenFiles.raiseLimit()
-        let needed = Self.filesNeeded(bots: logins.count, groupSize: groupSize)
-        guard needed <= fileLimit else {
-            throw CallbotError(
-                "\(logins.count) bots in groups of \(groupSize) need about \(needed) open files, and this process may open "
-                    + "\(fileLimit) (the hard limit, `ulimit -Hn`): raise it, or run fewer bots per process"
-            )
-        }
+        let fileLimit = try raiseOpenFileLimit(bots: logins.count)
         let settings = LoadCallSettings(
             video: media == .video,
             duration: Seconds.duration(duration),
@@ -274,14 +267,7 @@ struct LoadCommand: AsyncParsableCommand {
             loginTimeout: Seconds.duration(loginTimeout),
             trust: try tls.trust()
         )
-        let groups = stride(from: 0, to: logins.count, by: groupSize).map { first in
-            LoadCall(
-                members: (first..<first + groupSize).map {
-                    (logins[$0], Array(urls[($0 % urls.count)...] + urls[..<($0 % urls.count)]))
-                },
-                settings: settings
-            )
-        }
+        let groups = loadCalls(of: logins, on: urls, settings: settings)
         let baseline = ProcessResources.residentBytes()
         let signals = TerminationSignals()
         let started = ContinuousClock.now
@@ -292,7 +278,66 @@ struct LoadCommand: AsyncParsableCommand {
                 peakFiles.max(OpenFiles.count, ordering: .relaxed)
             }
         }
-        let progressLines = Task { [progressInterval, settings] in
+        let progressLines = printProgress(settings: settings, started: started, bots: logins.count, calls: groups.count)
+        let running = Self.start(groups, rampedOver: Seconds.duration(ramp), from: started)
+        // SIGINT/SIGTERM ends the calls early; the report is still written.
+        let stopper = Task {
+            await signals.wait(upTo: nil)
+            if signals.signal != nil { running.cancel() }
+        }
+        let results = await running.value
+        stopper.cancel()
+        sampler.cancel()
+        progressLines.cancel()
+        peakFiles.max(OpenFiles.count, ordering: .relaxed)
+
+        let report = makeReport(
+            results: results,
+            bots: logins.count,
+            servers: urls.count,
+            baseline: baseline,
+            peakOpenFiles: { peakFiles.load(ordering: .relaxed) },
+            openFileLimit: fileLimit,
+            started: started
+        )
+        try finish(report)
+    }
+
+    /// The calls of the run: `logins` in groups of `--group-size`, each bot on its own server
+    /// first (bot i on the (i mod count)-th), then the others in order.
+    func loadCalls(of logins: [LoadLogin], on urls: [URL], settings: LoadCallSettings) -> [LoadCall] {
+        stride(from: 0, to: logins.count, by: groupSize).map { first in
+            LoadCall(
+                members: (first..<first + groupSize).map {
+                    (logins[$0], Array(urls[($0 % urls.count)...] + urls[..<($0 % urls.count)]))
+                },
+                settings: settings
+            )
+        }
+    }
+
+    /// Raises the open-file limit as far as it goes and returns it; throws when `bots` bots
+    /// would need more descriptors than that.
+    func raiseOpenFileLimit(bots: Int) throws -> Int {
+        let fileLimit = OpenFiles.raiseLimit()
+        let needed = Self.filesNeeded(bots: bots, groupSize: groupSize)
+        guard needed <= fileLimit else {
+            throw CallbotError(
+                "\(bots) bots in groups of \(groupSize) need about \(needed) open files, and this process may open "
+                    + "\(fileLimit) (the hard limit, `ulimit -Hn`): raise it, or run fewer bots per process"
+            )
+        }
+        return fileLimit
+    }
+
+    /// Prints a progress line on standard error every `--progress-interval` until cancelled.
+    func printProgress(
+        settings: LoadCallSettings,
+        started: ContinuousClock.Instant,
+        bots: Int,
+        calls: Int
+    ) -> Task<Void, Never> {
+        Task { [progressInterval, settings] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Seconds.duration(progressInterval))
                 guard !Task.isCancelled else { return }
@@ -300,15 +345,23 @@ struct LoadCommand: AsyncParsableCommand {
                     Data(
                         (settings.progress.line(
                             elapsed: ContinuousClock.now - started,
-                            bots: logins.count,
-                            calls: groups.count
+                            bots: bots,
+                            calls: calls
                         ) + "\n").utf8
                     )
                 )
             }
         }
-        let rampDuration = Seconds.duration(ramp)
-        let running = Task {
+    }
+
+    /// Runs `groups`, their starts spread evenly over `ramp` from `started`; the results of
+    /// the calls (a call not started when cancelled counts as such).
+    static func start(
+        _ groups: [LoadCall],
+        rampedOver rampDuration: Duration,
+        from started: ContinuousClock.Instant
+    ) -> Task<[LoadCallResult], Never> {
+        Task {
             await withTaskGroup(of: LoadCallResult.self) { group in
                 for (index, call) in groups.enumerated() {
                     let offset = rampDuration * (Double(index) / Double(groups.count))
@@ -323,82 +376,5 @@ struct LoadCommand: AsyncParsableCommand {
                 return results
             }
         }
-        // SIGINT/SIGTERM ends the calls early; the report is still written.
-        let stopper = Task {
-            await signals.wait(upTo: nil)
-            if signals.signal != nil { running.cancel() }
-        }
-        let results = await running.value
-        stopper.cancel()
-        sampler.cancel()
-        progressLines.cancel()
-        peakFiles.max(OpenFiles.count, ordering: .relaxed)
-
-        var report = LoadReport()
-        report.bots = logins.count
-        report.groupSize = groupSize
-        report.servers = urls.count
-        report.audioOnly = media == .audioOnly
-        report.callsAttempted = results.count
-        report.callsConnected = results.count(where: \.connected)
-        report.callsFailed = report.callsAttempted - report.callsConnected
-        report.callsDecodedAudio = results.count(where: \.decodedAudio)
-        for result in results { if let failure = result.failure { report.failures[failure, default: 0] += 1 } }
-        report.loginMs = LoadReport.Percentiles(results.flatMap(\.loginMs))
-        report.setupMs = LoadReport.Percentiles(results.compactMap(\.setupMs))
-        report.packetsSent = results.reduce(0) { $0 + $1.packetsSent }
-        report.packetsReceived = results.reduce(0) { $0 + $1.packetsReceived }
-        report.packetsLost = results.reduce(0) { $0 + $1.packetsLost }
-        let expected = report.packetsReceived + report.packetsLost
-        report.lossFraction = expected > 0 ? Double(report.packetsLost) / Double(expected) : nil
-        report.audioFramesDecoded = results.reduce(0) { $0 + $1.audioFramesDecoded }
-        report.videoFramesDecoded = results.reduce(0) { $0 + $1.videoFramesDecoded }
-        report.cpuSeconds = ProcessResources.cpuSeconds()
-        let calls = Double(report.callsConnected)
-        report.cpuSecondsPerCall = calls > 0 ? report.cpuSeconds / calls : nil
-        let megabyte = 1_048_576.0
-        let peak = ProcessResources.peakResidentBytes()
-        report.peakRssMB = peak.map { Double($0) / megabyte }
-        report.baselineRssMB = baseline.map { Double($0) / megabyte }
-        if let peak, let baseline, calls > 0 {
-            report.rssMBPerCall = Double(max(0, peak - baseline)) / megabyte / calls
-        }
-        report.peakOpenFiles = peakFiles.load(ordering: .relaxed)
-        report.openFileLimit = fileLimit
-        report.callDurationS = duration
-        report.rampS = ramp
-        report.wallS = LoadCall.milliseconds(ContinuousClock.now - started) / 1000
-
-        printLine(report.summary)
-        if let path = self.report {
-            do { try report.json().write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                log("error: cannot write the report to \(path): \(error.localizedDescription)")
-                throw ExitCode.failure
-            }
-        }
-        guard report.passed else { throw ExitCode.failure }
-    }
-
-    /// `--janus`: fills `room` with `bots` publishers, prints the report's line and writes it.
-    func fill(room: Int64, of url: URL, bots: Int) async throws {
-        let load = ConferenceLoad(
-            url: url,
-            room: room,
-            bots: bots,
-            video: media == .video,
-            duration: Seconds.duration(duration),
-            ramp: Seconds.duration(ramp),
-            trust: try tls.trust()
-        )
-        let report = await load.run()
-        let line = try report.line()
-        printLine(line)
-        if let path = self.report {
-            do { try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                log("error: cannot write the report to \(path): \(error.localizedDescription)")
-                throw ExitCode.failure
-            }
-        }
-        guard report.passed else { throw ExitCode.failure }
     }
 }

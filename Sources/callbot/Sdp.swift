@@ -75,6 +75,15 @@ struct SDPSummary {
     var text = ""
 
     init(_ d: SessionDescription) {
+        let resolved = d.media.map(d.resolved)
+        describeSession(d, resolved: resolved)
+        for m in resolved { describe(m) }
+    }
+
+    /// The session lines: origin and media count; the bundling, ICE and msid facts; the
+    /// fingerprints; the DTLS setups and ICE ufrags (of `resolved`, the media sections with
+    /// the session's attributes).
+    private mutating func describeSession(_ d: SessionDescription, resolved: [MediaDescription]) {
         let o = d.origin
         line(
             "session  o=\(o.username) id \(o.sessionId) version \(o.sessionVersion), \(d.media.count) media section\(d.media.count == 1 ? "" : "s")"
@@ -83,7 +92,6 @@ struct SDPSummary {
         for group in d.bundleGroups { facts.append("BUNDLE " + group.joined(separator: " ")) }
         if d.bundleGroups.isEmpty { facts.append("no BUNDLE") }
         if d.iceLite { facts.append("ice-lite") }
-        let resolved = d.media.map(d.resolved)
         let options = Set(resolved.flatMap(\.iceOptions)).sorted()
         if !options.isEmpty { facts.append("ice-options " + options.joined(separator: " ")) }
         if d.extmapAllowMixed { facts.append("extmap-allow-mixed") }
@@ -102,53 +110,55 @@ struct SDPSummary {
         line(
             "         setup \(setups.isEmpty ? "none" : setups.joined(separator: ", ")) | ice-ufrag \(ufrags.isEmpty ? "none" : ufrags.joined(separator: ", "))"
         )
+    }
 
-        for m in resolved {
-            var parts = ["mid \(m.mid ?? "-")", m.kind.rawValue]
-            if m.isRejected {
-                parts.append("rejected (port 0) \(m.proto)")
-                line(parts.joined(separator: " "))
-                continue
-            }
-            parts.append(m.direction?.rawValue ?? "sendrecv")
-            if m.bundleOnly { parts.append("bundle-only") }
-            parts.append("\(m.proto) port \(m.port)")
-            var columns = [parts.joined(separator: " ")]
-            if m.isDataChannel {
-                let sctp = m.sctpPort ?? m.sctpMap?.port
-                columns.append(
-                    "sctp-port \(sctp.map(String.init) ?? "-")"
-                        + (m.maxMessageSize.map { " max-message-size \($0)" } ?? "")
-                )
-            } else {
-                let codecs = m.payloadTypes.map { pt -> String in
-                    let codec = m.attributes.codec(pt)
-                    var name = codec?.name ?? codec?.encodingName?.uppercased() ?? "?"
-                    if let apt = codec?.associatedPayloadType { name += "(\(apt))" }
-                    return "\(pt) \(name)"
-                }
-                columns.append("codecs " + (codecs.isEmpty ? "none" : codecs.joined(separator: ", ")))
-                var sources = m.ssrcNumbers.map(String.init)
-                for group in m.ssrcGroups {
-                    sources.append("\(group.semantics)(\(group.ssrcs.map(String.init).joined(separator: ",")))")
-                }
-                columns.append("ssrcs " + (sources.isEmpty ? "none" : sources.joined(separator: " ")))
-                if let simulcast = m.simulcast {
-                    columns.append("simulcast " + simulcastText(simulcast))
-                }
-            }
-            var byType: [String] = []
-            for type in IceCandidate.CandidateType.allCases {
-                let n = m.candidates.filter { $0.type == type }.count
-                if n > 0 { byType.append("\(type.rawValue) \(n)") }
-            }
-            columns.append(
-                "\(m.candidates.count) candidate\(m.candidates.count == 1 ? "" : "s")"
-                    + (byType.isEmpty ? "" : " (" + byType.joined(separator: ", ") + ")")
-                    + (m.endOfCandidates ? ", end-of-candidates" : "")
-            )
-            line(columns.joined(separator: " | "))
+    /// The line of one media section: mid, kind, direction, transport; its data channel or
+    /// codecs, sources and simulcast; its candidates.
+    private mutating func describe(_ m: MediaDescription) {
+        var parts = ["mid \(m.mid ?? "-")", m.kind.rawValue]
+        if m.isRejected {
+            parts.append("rejected (port 0) \(m.proto)")
+            line(parts.joined(separator: " "))
+            return
         }
+        parts.append(m.direction?.rawValue ?? "sendrecv")
+        if m.bundleOnly { parts.append("bundle-only") }
+        parts.append("\(m.proto) port \(m.port)")
+        var columns = [parts.joined(separator: " ")]
+        if m.isDataChannel {
+            let sctp = m.sctpPort ?? m.sctpMap?.port
+            columns.append(
+                "sctp-port \(sctp.map(String.init) ?? "-")"
+                    + (m.maxMessageSize.map { " max-message-size \($0)" } ?? "")
+            )
+        } else {
+            let codecs = m.payloadTypes.map { pt -> String in
+                let codec = m.attributes.codec(pt)
+                var name = codec?.name ?? codec?.encodingName?.uppercased() ?? "?"
+                if let apt = codec?.associatedPayloadType { name += "(\(apt))" }
+                return "\(pt) \(name)"
+            }
+            columns.append("codecs " + (codecs.isEmpty ? "none" : codecs.joined(separator: ", ")))
+            var sources = m.ssrcNumbers.map(String.init)
+            for group in m.ssrcGroups {
+                sources.append("\(group.semantics)(\(group.ssrcs.map(String.init).joined(separator: ",")))")
+            }
+            columns.append("ssrcs " + (sources.isEmpty ? "none" : sources.joined(separator: " ")))
+            if let simulcast = m.simulcast {
+                columns.append("simulcast " + simulcastText(simulcast))
+            }
+        }
+        var byType: [String] = []
+        for type in IceCandidate.CandidateType.allCases {
+            let n = m.candidates.filter { $0.type == type }.count
+            if n > 0 { byType.append("\(type.rawValue) \(n)") }
+        }
+        columns.append(
+            "\(m.candidates.count) candidate\(m.candidates.count == 1 ? "" : "s")"
+                + (byType.isEmpty ? "" : " (" + byType.joined(separator: ", ") + ")")
+                + (m.endOfCandidates ? ", end-of-candidates" : "")
+        )
+        line(columns.joined(separator: " | "))
     }
 
     private func simulcastText(_ s: Simulcast) -> String {

@@ -241,69 +241,17 @@ struct Serve: AsyncParsableCommand {
         // From here a SIGHUP reloads the users file instead of ending the process.
         let hangUps = HangUpSignals()
         PrometheusExport.bootstrap()
-        let credentials: SignalingCredentials
-        let storage: SignalingStorage
-        let location: String
         let credentialsFile = self.credentialsFile
-        var sharedDatabase: PostgresStorage?
+        let opened: OpenedStorage
         do {
-            let fromFile = try credentialsFile?.loadVersioned()
-            if let database, usesPostgres {
-                let postgres = try PostgresStorage(url: database, password: try databasePassword())
-                try await postgres.migrate()
-                if let (fromFile, modified) = fromFile, let credentialsFile {
-                    // An older copy of the file than the one whose users are stored does not
-                    // replace them for every instance: this instance uses the stored users.
-                    switch try await postgres.storeCredentials(fromFile, modified: modified) {
-                    case .stored, .unchanged:
-                        credentials = fromFile
-                    case let .newerStored(stored):
-                        guard let newer = try await postgres.loadCredentials() else {
-                            throw ValidationError("the users stored in \(postgres.displayURL) vanished: start again")
-                        }
-                        log(
-                            credentialsFile.olderThanStored(modified: modified, stored: stored, in: postgres.displayURL)
-                        )
-                        credentials = newer
-                    }
-                } else if let stored = try await postgres.loadCredentials() {
-                    credentials = stored
-                } else {
-                    throw ValidationError(
-                        "no users are stored in \(postgres.displayURL) yet: give --tokens FILE or --users FILE"
-                    )
-                }
-                storage = .postgres(postgres)
-                sharedDatabase = postgres
-                location = postgres.displayURL
-            } else {
-                // validate() made sure a file was given.
-                credentials = fromFile!.credentials
-                storage = try database.map { try SignalingStorage.sqlite(path: $0) } ?? .inMemory()
-                location = database ?? "in memory"
-            }
+            opened = try await openStorage(credentialsFile: credentialsFile)
         } catch {
             log("error: \(error)")
             throw ExitCode.failure
         }
+        let (credentials, storage, location, sharedDatabase) = opened
         log("\(credentials.userIDs.count) users; call log \(location)")
-        var configuration = SignalingServer.Configuration(
-            host: host,
-            port: port ?? 0,
-            maxConnections: maxConnections,
-            maxConnectionsPerAddress: maxConnectionsPerAddress,
-            maxConcurrentPasswordChecks: maxPasswordChecks
-        )
-        configuration.tls = try tls.identity()
-        configuration.conferenceJanusURL = janus.flatMap(WebSocketURL.parse)
-        configuration.door = door.configuration
-        configuration.reconnectGrace = Seconds.duration(reconnectGrace)
-        configuration.callsPerMinutePerUser = callsPerMinute
-        configuration.callLogRetention = CallLogRetention(
-            maxAge: .seconds(callLogDays * 86_400),
-            maxCalls: callLogMaxCalls
-                ?? (database == nil ? CallLogRetention.defaultMaxCallsInMemory : CallLogRetention.defaultMaxCalls)
-        )
+        let configuration = try serverConfiguration()
         let server = SignalingServer(configuration: configuration, credentials: credentials, storage: storage)
         // SIGTERM drains the server (ServiceLifecycle): alone, it logs the calls under way and
         // closes every connection; sharing PostgreSQL, it moves its users to other instances.
@@ -330,5 +278,80 @@ struct Serve: AsyncParsableCommand {
         let counters = server.counters
         if counters != SignalingServer.Counters() { log("refused for limits: \(counters)") }
         log("signaling server stopped")
+    }
+
+    /// What ``openStorage(credentialsFile:)`` opens: the users, the call log's storage, where
+    /// that is, and the PostgreSQL storage shared with other instances, if any.
+    typealias OpenedStorage = (
+        credentials: SignalingCredentials, storage: SignalingStorage, location: String, postgres: PostgresStorage?
+    )
+
+    /// The users and the call log's storage: with a PostgreSQL `--database`, the users stored
+    /// there (after storing those of the file, unless the stored ones came from a newer copy
+    /// of it); else those of the file, with the call log in SQLite or in memory. Where the
+    /// call log is, and the PostgreSQL storage shared with other instances, if any.
+    func openStorage(credentialsFile: CredentialsFile?) async throws -> OpenedStorage {
+        let credentials: SignalingCredentials
+        let storage: SignalingStorage
+        let location: String
+        var sharedDatabase: PostgresStorage?
+        let fromFile = try credentialsFile?.loadVersioned()
+        if let database, usesPostgres {
+            let postgres = try PostgresStorage(url: database, password: try databasePassword())
+            try await postgres.migrate()
+            if let (fromFile, modified) = fromFile, let credentialsFile {
+                // An older copy of the file than the one whose users are stored does not
+                // replace them for every instance: this instance uses the stored users.
+                switch try await postgres.storeCredentials(fromFile, modified: modified) {
+                case .stored, .unchanged:
+                    credentials = fromFile
+                case let .newerStored(stored):
+                    guard let newer = try await postgres.loadCredentials() else {
+                        throw ValidationError("the users stored in \(postgres.displayURL) vanished: start again")
+                    }
+                    log(
+                        credentialsFile.olderThanStored(modified: modified, stored: stored, in: postgres.displayURL)
+                    )
+                    credentials = newer
+                }
+            } else if let stored = try await postgres.loadCredentials() {
+                credentials = stored
+            } else {
+                throw ValidationError(
+                    "no users are stored in \(postgres.displayURL) yet: give --tokens FILE or --users FILE"
+                )
+            }
+            storage = .postgres(postgres)
+            sharedDatabase = postgres
+            location = postgres.displayURL
+        } else {
+            // validate() made sure a file was given.
+            credentials = fromFile!.credentials
+            storage = try database.map { try SignalingStorage.sqlite(path: $0) } ?? .inMemory()
+            location = database ?? "in memory"
+        }
+        return (credentials, storage, location, sharedDatabase)
+    }
+
+    /// The server's configuration, from the command line.
+    func serverConfiguration() throws -> SignalingServer.Configuration {
+        var configuration = SignalingServer.Configuration(
+            host: host,
+            port: port ?? 0,
+            maxConnections: maxConnections,
+            maxConnectionsPerAddress: maxConnectionsPerAddress,
+            maxConcurrentPasswordChecks: maxPasswordChecks
+        )
+        configuration.tls = try tls.identity()
+        configuration.conferenceJanusURL = janus.flatMap(WebSocketURL.parse)
+        configuration.door = door.configuration
+        configuration.reconnectGrace = Seconds.duration(reconnectGrace)
+        configuration.callsPerMinutePerUser = callsPerMinute
+        configuration.callLogRetention = CallLogRetention(
+            maxAge: .seconds(callLogDays * 86_400),
+            maxCalls: callLogMaxCalls
+                ?? (database == nil ? CallLogRetention.defaultMaxCallsInMemory : CallLogRetention.defaultMaxCalls)
+        )
+        return configuration
     }
 }

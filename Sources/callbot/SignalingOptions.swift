@@ -184,27 +184,8 @@ struct SessionPrinter: Sendable {
         // The bot's metrics follow each connection's stats every second (BotMetrics).
         let metrics = Dictionary(session.otherParticipants.map { ($0, BotMetrics.Connection()) }) { first, _ in first }
         BotMetrics.callStarted()
-        let stats = Task {
-            var sinceText = 0.0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int(min(1, statsInterval) * 1000)))
-                sinceText += min(1, statsInterval)
-                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
-                    guard let report = await session.stats(for: user) else { continue }
-                    metrics[user]?.update(report)
-                    if user == peer { lastStats.withLock { $0 = report } }
-                }
-                guard sinceText >= statsInterval - 0.001 else { continue }
-                sinceText = 0
-                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
-                    if statsJSON {
-                        if let report = await session.stats(for: user) { printLine(statsJSONLine(report, user: user)) }
-                    } else if let text = await session.statsString(for: user) {
-                        printLine("--- \(prefix) stats with \(user) ---\n\(text)")
-                    }
-                    if let snapshots { await snapshot(session, of: user, into: snapshots) }
-                }
-            }
+        let stats = followStats(of: session, metrics: metrics) { user, report in
+            if user == peer { lastStats.withLock { $0 = report } }
         }
         defer { stats.cancel() }
         // The level of what `peer` says, from the decoded audio, for the report's `rms`.
@@ -215,54 +196,16 @@ struct SessionPrinter: Sendable {
         var recording = false
         for await event in events {
             if eventsJSON, let fields = EventLine.fields(of: event, session: session.id) { EventLine.print(fields) }
+            Self.note(event, peer: peer, started: started, in: &report)
             switch event {
-            case .connected(let user) where user == peer:
-                report.connected = true
-                report.dtlsConnectedMs = CallMonitor.milliseconds(ContinuousClock.now - started)
-            case .connectionFailed(let user) where user == peer:
-                report.errors.append("the connection with \(user) failed")
-            case .recordingFailed(let reason):
-                report.errors.append(reason)
-            default:
-                break
-            }
-            switch event {
-            case .accepted(let user, let info): printLine("\(prefix): \(user) accepted \(Self.text(info))")
-            case let .rejected(user, info, busy):
-                printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
-            case .hungUp(let user, let info): printLine("\(prefix): \(user) hung up \(Self.text(info))")
-            case .didNotRespond(let user): printLine("\(prefix): \(user) did not respond")
             case .connected(let user):
                 printLine("\(prefix): connected with \(user)")
                 if !recording, let directory = record.record {
                     recording = true
-                    do {
-                        try await session.startRecording(
-                            record.recordOption,
-                            directory: URL(fileURLWithPath: directory),
-                            trimming: record.trimSilence ? SilenceTrimming() : nil,
-                            rollover: record.rollover.rollover
-                        )
-                        printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
-                    } catch {
-                        log("recording: \(error)")
-                    }
+                    await startRecording(session, into: directory)
                 }
             case .receivedRemoteAudioTrack(let user, let track) where user == peer && reportPath != nil:
                 track.setAudioSink { frame in meter.withLock { $0.analyze(frame) } }
-            case .connectionFailed(let user): printLine("\(prefix): connection with \(user) failed")
-            case .reconnectionStateChanged(let user, let state):
-                printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
-            case .remoteMediaSettingsChanged(let user, let audio, let video):
-                printLine(
-                    "\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")"
-                )
-            case .customItemsChanged(let by, _, _, let items):
-                printLine("\(prefix): custom items by \(by): \(Self.text(items))")
-            case let .remoteRecordingChanged(user, active, option):
-                printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
-            case .recordingFailed(let reason): printLine("\(prefix): error: \(reason)")
-            case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
             case .ended(let record):
                 BotMetrics.callEnded(connected: report.connected)
                 for file in await session.recordedFiles { printLine("\(prefix): recorded \(file.path)") }
@@ -279,10 +222,104 @@ struct SessionPrinter: Sendable {
                     }
                 }
                 return record
-            default: break
+            default:
+                printEvent(event)
             }
         }
         return await session.record
+    }
+
+    /// Notes in `report` what `event` says of the call with `peer`: connected (and when), or
+    /// failed; a recording that failed.
+    private static func note(
+        _ event: CallSessionEvent,
+        peer: String,
+        started: ContinuousClock.Instant,
+        in report: inout BotReport
+    ) {
+        switch event {
+        case .connected(let user) where user == peer:
+            report.connected = true
+            report.dtlsConnectedMs = CallMonitor.milliseconds(ContinuousClock.now - started)
+        case .connectionFailed(let user) where user == peer:
+            report.errors.append("the connection with \(user) failed")
+        case .recordingFailed(let reason):
+            report.errors.append(reason)
+        default:
+            break
+        }
+    }
+
+    /// Every second, feeds each connected user's stats to its metrics and to `received`; every
+    /// stats interval, prints them (a JSON line with `--stats-json`) and takes the snapshots.
+    private func followStats(
+        of session: CallSession,
+        metrics: [String: BotMetrics.Connection],
+        received: @escaping @Sendable (String, StatsReport) -> Void
+    ) -> Task<Void, Never> {
+        Task {
+            var sinceText = 0.0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(min(1, statsInterval) * 1000)))
+                sinceText += min(1, statsInterval)
+                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
+                    guard let report = await session.stats(for: user) else { continue }
+                    metrics[user]?.update(report)
+                    received(user, report)
+                }
+                guard sinceText >= statsInterval - 0.001 else { continue }
+                sinceText = 0
+                for user in session.otherParticipants where await session.connectionState(for: user) == .connected {
+                    if statsJSON {
+                        if let report = await session.stats(for: user) { printLine(statsJSONLine(report, user: user)) }
+                    } else if let text = await session.statsString(for: user) {
+                        printLine("--- \(prefix) stats with \(user) ---\n\(text)")
+                    }
+                    if let snapshots { await snapshot(session, of: user, into: snapshots) }
+                }
+            }
+        }
+    }
+
+    /// Starts recording `session` into `directory` (`--record`), and says so; logs why not.
+    private func startRecording(_ session: CallSession, into directory: String) async {
+        do {
+            try await session.startRecording(
+                record.recordOption,
+                directory: URL(fileURLWithPath: directory),
+                trimming: record.trimSilence ? SilenceTrimming() : nil,
+                rollover: record.rollover.rollover
+            )
+            printLine("\(prefix): recording \(record.recordOption.rawValue) into \(directory)")
+        } catch {
+            log("recording: \(error)")
+        }
+    }
+
+    /// The line printed for an event of the session that needs nothing else done (none for
+    /// the events that print no line).
+    private func printEvent(_ event: CallSessionEvent) {
+        switch event {
+        case .accepted(let user, let info): printLine("\(prefix): \(user) accepted \(Self.text(info))")
+        case let .rejected(user, info, busy):
+            printLine("\(prefix): \(user) rejected\(busy ? " (busy)" : "") \(Self.text(info))")
+        case .hungUp(let user, let info): printLine("\(prefix): \(user) hung up \(Self.text(info))")
+        case .didNotRespond(let user): printLine("\(prefix): \(user) did not respond")
+        case .connectionFailed(let user): printLine("\(prefix): connection with \(user) failed")
+        case .reconnectionStateChanged(let user, let state):
+            printLine("\(prefix): reconnection with \(user): \(state.rawValue)")
+        case .remoteMediaSettingsChanged(let user, let audio, let video):
+            printLine(
+                "\(prefix): \(user) media audio \(audio.map { $0 ? "on" : "off" } ?? "-") video \(video.map { $0 ? "on" : "off" } ?? "-")"
+            )
+        case .customItemsChanged(let by, _, _, let items):
+            printLine("\(prefix): custom items by \(by): \(Self.text(items))")
+        case let .remoteRecordingChanged(user, active, option):
+            printLine("\(prefix): \(user) \(active ? "started" : "stopped") recording \(option.rawValue)")
+        case .recordingFailed(let reason): printLine("\(prefix): error: \(reason)")
+        case .talking(let users): printLine("\(prefix): talking: \(users.sorted().joined(separator: ","))")
+        default: break
+        }
     }
 
     /// Writes `user`'s latest video picture to `folder`/snapshot-USER.png (replacing the

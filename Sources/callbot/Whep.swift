@@ -104,14 +104,7 @@ struct Whep: AsyncParsableCommand {
             Whip.record(error, on: monitor, tls: tls, events: eventLines)
             if whip == nil { failure = CallbotExit.code(forPublishing: error) }
         }
-        if let recorder {
-            do {
-                for file in try await recorder.stop() { log("recorded \(file.path)") }
-            } catch {
-                monitor.recordError("\(error)")
-                log("error: \(error)")
-            }
-        }
+        if let recorder { await Self.stop(recorder, monitor: monitor) }
         var report = await monitor.finish()
         if report.connected, (report.audio.framesDecoded ?? 0) == 0, (report.video.framesDecoded ?? 0) == 0 {
             report.errors.append("connected, but no audio or video frame arrived")
@@ -119,6 +112,16 @@ struct Whep: AsyncParsableCommand {
         if let whip { await Whip.end(whip, into: &report) }
         event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
         try report.finish(writingTo: options.report, failure: failure)
+    }
+
+    /// Stops the recording and logs its files (or the error, an error of the run too).
+    private static func stop(_ recorder: MediaRecorder, monitor: CallMonitor) async {
+        do {
+            for file in try await recorder.stop() { log("recorded \(file.path)") }
+        } catch {
+            monitor.recordError("\(error)")
+            log("error: \(error)")
+        }
     }
 
     /// An `EVENT` line, with `--events-json`.

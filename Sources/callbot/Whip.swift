@@ -102,38 +102,15 @@ struct Whip: AsyncParsableCommand {
             event(["event": "published", "session": await published.session.location.absoluteString])
             await monitor.startMedia(echo: nil)
             if await monitor.waitConnected(timeout: Self.connectTimeout) {
-                local.start()
-                event(["event": "connected", "ms": CallMonitor.milliseconds(ContinuousClock.now - started)])
-                let report = await connection.stats()
-                log(
-                    "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
+                await hold(
+                    connection,
+                    media: local,
+                    channel: channel,
+                    created: channelCreated,
+                    started: started,
+                    monitor: monitor,
+                    signals: signals
                 )
-                // --duration counts from here: a slow connection (a loaded machine, a TURN
-                // server far off) does not eat the call it asked for.
-                let end = options.duration.map { ContinuousClock.now + .seconds($0) }
-                if let plan = data.exercise, let channel {
-                    // The echoes have their own bound, whatever --duration says: a peer that
-                    // recovers a loss with its retransmission timeout (1 s at least, doubling;
-                    // a slow peer's socket overflows under load) still gets its messages counted.
-                    // The run ends once they are in and --duration has passed.
-                    // SIGINT or SIGTERM ends it too.
-                    let deadline = ContinuousClock.now + Self.dataTimeout
-                    let exercise = Task {
-                        await DataChannelExercise.run(plan, on: channel, created: channelCreated, deadline: deadline)
-                    }
-                    let interrupt = Task {
-                        await signals.wait(upTo: nil)
-                        exercise.cancel()
-                    }
-                    let (row, errors) = await exercise.value
-                    interrupt.cancel()
-                    monitor.record(row)
-                    for error in errors { monitor.recordError(error) }
-                    log("data channel \(plan.label): \(row.messagesReceived) of \(row.messagesSent) echoed")
-                    if let end { await signals.wait(upTo: max(.zero, end - ContinuousClock.now)) }
-                } else {
-                    await signals.wait(upTo: end.map { max(.zero, $0 - ContinuousClock.now) })
-                }
             } else if signals.signal == nil {
                 monitor.recordError("not connected within \(Self.connectTimeout)")
                 event(["event": "connection_failed", "reason": "not connected within \(Self.connectTimeout)"])
@@ -147,6 +124,51 @@ struct Whip: AsyncParsableCommand {
         if let whip { await Self.end(whip, into: &report) }
         event(["event": "ended", "connected": report.connected, "errors": report.errors.count])
         try report.finish(writingTo: options.report, failure: failure)
+    }
+
+    /// Once connected: starts the media, says so, and holds the call for `--duration` (with
+    /// `--data-channel`, until the echoes are in too) or until SIGINT or SIGTERM.
+    private func hold(
+        _ connection: PeerConnection,
+        media local: CallMedia,
+        channel: DataChannel?,
+        created channelCreated: ContinuousClock.Instant,
+        started: ContinuousClock.Instant,
+        monitor: CallMonitor,
+        signals: TerminationSignals
+    ) async {
+        local.start()
+        event(["event": "connected", "ms": CallMonitor.milliseconds(ContinuousClock.now - started)])
+        let report = await connection.stats()
+        log(
+            "connected in \(CallMonitor.milliseconds(ContinuousClock.now - started)) ms (\(report.first(.localCandidate)?.string("candidateType") ?? "?") -> \(report.first(.remoteCandidate)?.string("candidateType") ?? "?"))"
+        )
+        // --duration counts from here: a slow connection (a loaded machine, a TURN
+        // server far off) does not eat the call it asked for.
+        let end = options.duration.map { ContinuousClock.now + .seconds($0) }
+        if let plan = data.exercise, let channel {
+            // The echoes have their own bound, whatever --duration says: a peer that
+            // recovers a loss with its retransmission timeout (1 s at least, doubling;
+            // a slow peer's socket overflows under load) still gets its messages counted.
+            // The run ends once they are in and --duration has passed.
+            // SIGINT or SIGTERM ends it too.
+            let deadline = ContinuousClock.now + Self.dataTimeout
+            let exercise = Task {
+                await DataChannelExercise.run(plan, on: channel, created: channelCreated, deadline: deadline)
+            }
+            let interrupt = Task {
+                await signals.wait(upTo: nil)
+                exercise.cancel()
+            }
+            let (row, errors) = await exercise.value
+            interrupt.cancel()
+            monitor.record(row)
+            for error in errors { monitor.recordError(error) }
+            log("data channel \(plan.label): \(row.messagesReceived) of \(row.messagesSent) echoed")
+            if let end { await signals.wait(upTo: max(.zero, end - ContinuousClock.now)) }
+        } else {
+            await signals.wait(upTo: end.map { max(.zero, $0 - ContinuousClock.now) })
+        }
     }
 
     /// An `EVENT` line, with `--events-json`.
