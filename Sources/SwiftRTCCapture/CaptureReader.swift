@@ -105,102 +105,118 @@ public struct CaptureReader: Sequence {
         /// The next captured frame: time, link type and bytes.
         mutating func nextFrame() throws(RTPError) -> (Double, UInt32, ArraySlice<UInt8>)? {
             switch format {
-            case .pcap:
-                guard offset < bytes.count else { return nil }
-                guard offset + 16 <= bytes.count else {
+            case .pcap: try nextPcapRecord()
+            case .pcapng: try nextPcapngPacket()
+            }
+        }
+
+        /// The next record of a pcap file: its header's time, and the bytes it captured.
+        mutating func nextPcapRecord() throws(RTPError) -> (Double, UInt32, ArraySlice<UInt8>)? {
+            guard offset < bytes.count else { return nil }
+            guard offset + 16 <= bytes.count else {
+                throw .truncated(
+                    what: "pcap record header",
+                    offset: offset,
+                    needed: 16,
+                    available: bytes.count - offset
+                )
+            }
+            let seconds = Double(u32(offset)), fraction = Double(u32(offset + 4))
+            let length = Int(u32(offset + 8))
+            guard length <= bytes.count - offset - 16 else {
+                throw .truncated(
+                    what: "pcap record",
+                    offset: offset + 16,
+                    needed: length,
+                    available: bytes.count - offset - 16
+                )
+            }
+            let frame = bytes[offset + 16..<offset + 16 + length]
+            offset += 16 + length
+            return (seconds + fraction / (nanoseconds ? 1e9 : 1e6), linkType, frame)
+        }
+
+        /// The next packet of a pcapng file, reading the section and interface blocks before it
+        /// (each section's byte order, each interface's link type and time resolution).
+        mutating func nextPcapngPacket() throws(RTPError) -> (Double, UInt32, ArraySlice<UInt8>)? {
+            while offset < bytes.count {
+                guard offset + 12 <= bytes.count else {
                     throw .truncated(
-                        what: "pcap record header",
+                        what: "pcapng block header",
                         offset: offset,
-                        needed: 16,
+                        needed: 12,
                         available: bytes.count - offset
                     )
                 }
-                let seconds = Double(u32(offset)), fraction = Double(u32(offset + 4))
-                let length = Int(u32(offset + 8))
-                guard length <= bytes.count - offset - 16 else {
-                    throw .truncated(
-                        what: "pcap record",
-                        offset: offset + 16,
-                        needed: length,
-                        available: bytes.count - offset - 16
-                    )
+                // The section header's type reads the same in both byte orders.
+                let type = bytes.withUnsafeBytes { [offset] in $0.u32(offset) }
+                if type == 0x0A0D_0D0A {
+                    // Section header: its byte-order magic decides the endianness of the section.
+                    littleEndian = bytes[offset + 8] == 0x4D
+                    interfaces = []
                 }
-                let frame = bytes[offset + 16..<offset + 16 + length]
-                offset += 16 + length
-                return (seconds + fraction / (nanoseconds ? 1e9 : 1e6), linkType, frame)
-            case .pcapng:
-                while offset < bytes.count {
-                    guard offset + 12 <= bytes.count else {
+                let length = Int(u32(offset + 4))
+                guard length >= 12, length % 4 == 0, length <= bytes.count - offset else {
+                    throw .invalidField(what: "pcapng block length", offset: offset + 4, value: length)
+                }
+                let start = offset
+                offset += length
+                switch u32(start) {
+                case 1:  // interface description
+                    guard length >= 20 else {
                         throw .truncated(
-                            what: "pcapng block header",
-                            offset: offset,
-                            needed: 12,
-                            available: bytes.count - offset
+                            what: "pcapng interface block",
+                            offset: start,
+                            needed: 20,
+                            available: length
                         )
                     }
-                    // The section header's type reads the same in both byte orders.
-                    let type = bytes.withUnsafeBytes { [offset] in $0.u32(offset) }
-                    if type == 0x0A0D_0D0A {
-                        // Section header: its byte-order magic decides the endianness of the section.
-                        littleEndian = bytes[offset + 8] == 0x4D
-                        interfaces = []
+                    interfaces.append(
+                        (UInt32(u16(start + 8)), resolution(options: start + 16..<start + length - 4))
+                    )
+                case 6:  // enhanced packet
+                    return try enhancedPacket(at: start, length: length)
+                case 3:  // simple packet: interface 0, no time
+                    guard length >= 16, let interface = interfaces.first else {
+                        throw .invalidField(what: "pcapng simple packet block", offset: start, value: length)
                     }
-                    let length = Int(u32(offset + 4))
-                    guard length >= 12, length % 4 == 0, length <= bytes.count - offset else {
-                        throw .invalidField(what: "pcapng block length", offset: offset + 4, value: length)
-                    }
-                    let start = offset
-                    offset += length
-                    switch u32(start) {
-                    case 1:  // interface description
-                        guard length >= 20 else {
-                            throw .truncated(
-                                what: "pcapng interface block",
-                                offset: start,
-                                needed: 20,
-                                available: length
-                            )
-                        }
-                        interfaces.append(
-                            (UInt32(u16(start + 8)), resolution(options: start + 16..<start + length - 4))
-                        )
-                    case 6:  // enhanced packet
-                        guard length >= 32 else {
-                            throw .truncated(
-                                what: "pcapng enhanced packet block",
-                                offset: start,
-                                needed: 32,
-                                available: length
-                            )
-                        }
-                        let interface = Int(u32(start + 8))
-                        guard interface < interfaces.count else {
-                            throw .invalidField(what: "pcapng interface id", offset: start + 8, value: interface)
-                        }
-                        let units = UInt64(u32(start + 12)) << 32 | UInt64(u32(start + 16))
-                        let perSecond = UInt64(interfaces[interface].unitsPerSecond)
-                        let time = Double(units / perSecond) + Double(units % perSecond) / Double(perSecond)
-                        let captured = Int(u32(start + 20))
-                        guard captured <= length - 32 else {
-                            throw .truncated(
-                                what: "pcapng packet data",
-                                offset: start + 28,
-                                needed: captured,
-                                available: length - 32
-                            )
-                        }
-                        return (time, interfaces[interface].linkType, bytes[start + 28..<start + 28 + captured])
-                    case 3:  // simple packet: interface 0, no time
-                        guard length >= 16, let interface = interfaces.first else {
-                            throw .invalidField(what: "pcapng simple packet block", offset: start, value: length)
-                        }
-                        let captured = Swift.min(Int(u32(start + 8)), length - 16)
-                        return (0, interface.linkType, bytes[start + 12..<start + 12 + captured])
-                    default: continue
-                    }
+                    let captured = Swift.min(Int(u32(start + 8)), length - 16)
+                    return (0, interface.linkType, bytes[start + 12..<start + 12 + captured])
+                default: continue
                 }
-                return nil
             }
+            return nil
+        }
+
+        /// The enhanced packet block of `length` bytes at `start`: its interface's link type,
+        /// its time in that interface's units, and the bytes it captured.
+        func enhancedPacket(at start: Int, length: Int) throws(RTPError) -> (Double, UInt32, ArraySlice<UInt8>) {
+            guard length >= 32 else {
+                throw .truncated(
+                    what: "pcapng enhanced packet block",
+                    offset: start,
+                    needed: 32,
+                    available: length
+                )
+            }
+            let interface = Int(u32(start + 8))
+            guard interface < interfaces.count else {
+                throw .invalidField(what: "pcapng interface id", offset: start + 8, value: interface)
+            }
+            let units = UInt64(u32(start + 12)) << 32 | UInt64(u32(start + 16))
+            let perSecond = UInt64(interfaces[interface].unitsPerSecond)
+            let time = Double(units / perSecond) + Double(units % perSecond) / Double(perSecond)
+            let captured = Int(u32(start + 20))
+            guard captured <= length - 32 else {
+                throw .truncated(
+                    what: "pcapng packet data",
+                    offset: start + 28,
+                    needed: captured,
+                    available: length - 32
+                )
+            }
+            return (time, interfaces[interface].linkType, bytes[start + 28..<start + 28 + captured])
+
         }
 
         /// The if_tsresol option (code 9) of an interface block, in units per second (default µs).

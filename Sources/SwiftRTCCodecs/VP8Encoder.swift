@@ -159,43 +159,11 @@ public final class VP8Encoder {
             )
             layer = (UInt8(step.layer), step.sync)
         }
-        let (context, image) = (self.context, self.image)
-        let status = frame.y.withUnsafeBufferPointer { y in
-            frame.u.withUnsafeBufferPointer { u in
-                frame.v.withUnsafeBufferPointer { v in
-                    // libvpx only reads the planes (it copies them into its lookahead buffer).
-                    image.pointee.planes = (
-                        UnsafeMutablePointer(mutating: y.baseAddress),
-                        UnsafeMutablePointer(mutating: u.baseAddress),
-                        UnsafeMutablePointer(mutating: v.baseAddress), nil
-                    )
-                    image.pointee.stride = (Int32(frame.yStride), Int32(frame.uvStride), Int32(frame.uvStride), 0)
-                    defer { image.pointee.planes = (nil, nil, nil, nil) }
-                    return vpx_codec_encode(
-                        context,
-                        image,
-                        vpx_codec_pts_t(truncatingIfNeeded: pts),
-                        UInt(duration),
-                        flags,
-                        UInt(VPX_DL_REALTIME)
-                    )
-                }
-            }
-        }
+        let status = submit(frame, pts: pts, duration: duration, flags: flags)
         try check(status, "vpx_codec_encode")
         forceKeyframe = false
 
-        var data: [UInt8] = []
-        var keyframe = false
-        var iterator: vpx_codec_iter_t? = nil
-        while let packet = vpx_codec_get_cx_data(context, &iterator) {
-            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
-            let output = packet.pointee.data.frame
-            if let buffer = output.buf {
-                data.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: output.sz))
-            }
-            if output.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0 { keyframe = true }
-        }
+        let (data, keyframe) = encodedOutput()
         guard !data.isEmpty else { return nil }
 
         var qp: Int32 = 0
@@ -218,6 +186,55 @@ public final class VP8Encoder {
             temporalIndex += 1
         }
         return encoded
+    }
+
+    /// Hands `frame`'s planes to libvpx (which copies them into its lookahead buffer) with
+    /// its presentation time and flags.
+    private func submit(
+        _ frame: VideoFrame,
+        pts: UInt64,
+        duration: UInt64,
+        flags: vpx_enc_frame_flags_t
+    ) -> vpx_codec_err_t {
+        let (context, image) = (self.context, self.image)
+        return frame.y.withUnsafeBufferPointer { y in
+            frame.u.withUnsafeBufferPointer { u in
+                frame.v.withUnsafeBufferPointer { v in
+                    // libvpx only reads the planes (it copies them into its lookahead buffer).
+                    image.pointee.planes = (
+                        UnsafeMutablePointer(mutating: y.baseAddress),
+                        UnsafeMutablePointer(mutating: u.baseAddress),
+                        UnsafeMutablePointer(mutating: v.baseAddress), nil
+                    )
+                    image.pointee.stride = (Int32(frame.yStride), Int32(frame.uvStride), Int32(frame.uvStride), 0)
+                    defer { image.pointee.planes = (nil, nil, nil, nil) }
+                    return vpx_codec_encode(
+                        context,
+                        image,
+                        vpx_codec_pts_t(truncatingIfNeeded: pts),
+                        UInt(duration),
+                        flags,
+                        UInt(VPX_DL_REALTIME)
+                    )
+                }
+            }
+        }
+    }
+
+    /// The compressed frame libvpx wrote (its packets joined), and whether it is a keyframe.
+    private func encodedOutput() -> (data: [UInt8], keyframe: Bool) {
+        var data: [UInt8] = []
+        var keyframe = false
+        var iterator: vpx_codec_iter_t? = nil
+        while let packet = vpx_codec_get_cx_data(context, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let output = packet.pointee.data.frame
+            if let buffer = output.buf {
+                data.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: output.sz))
+            }
+            if output.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0 { keyframe = true }
+        }
+        return (data, keyframe)
     }
 
     /// Initialises the codec for `configuration`.

@@ -41,55 +41,7 @@ public struct WAVReader: MediaSource, Sendable {
             let size = try cursor.le32("chunk size")
             switch id {
             case "fmt ":
-                guard size >= 16 else {
-                    throw .invalidField(
-                        format: "WAV",
-                        offset: chunkOffset + 4,
-                        field: "fmt chunk size",
-                        value: "\(size)"
-                    )
-                }
-                let fieldOffset = cursor.offset
-                var body = ByteCursor(Array(try cursor.bytes(Int(size), "fmt chunk")), format: "WAV")
-                let tag = try body.le16("format tag")
-                let channels = Int(try body.le16("channels"))
-                let rate = Int(try body.le32("sample rate"))
-                _ = try body.le32("byte rate")
-                let blockAlign = Int(try body.le16("block align"))
-                let bits = Int(try body.le16("bits per sample"))
-                var isPCM = tag == 1
-                if tag == 0xFFFE, size >= 40 {
-                    try body.skip(8, "extension header")
-                    isPCM = try body.le16("sub-format") == 1
-                }
-                guard isPCM else {
-                    throw .invalidField(
-                        format: "WAV",
-                        offset: fieldOffset,
-                        field: "format tag (only PCM is supported)",
-                        value: "\(tag)"
-                    )
-                }
-                guard channels == 1 || channels == 2 else {
-                    throw .invalidField(
-                        format: "WAV",
-                        offset: fieldOffset + 2,
-                        field: "channel count",
-                        value: "\(channels)"
-                    )
-                }
-                guard (1000...384_000).contains(rate) else {
-                    throw .invalidField(format: "WAV", offset: fieldOffset + 4, field: "sample rate", value: "\(rate)")
-                }
-                guard bits == 16, blockAlign == channels * 2 else {
-                    throw .invalidField(
-                        format: "WAV",
-                        offset: fieldOffset + 14,
-                        field: "bits per sample (only 16-bit PCM is supported)",
-                        value: "\(bits)"
-                    )
-                }
-                format = PCMFormat(sampleRate: rate, channels: channels)
+                format = try Self.readFormat(&cursor, size: size, chunkOffset: chunkOffset)
                 if size % 2 == 1 { try? cursor.skip(1, "pad byte") }
             case "data":
                 guard let format else {
@@ -127,6 +79,64 @@ public struct WAVReader: MediaSource, Sendable {
                 try cursor.skip(Int(size) + Int(size % 2), "\"\(id)\" chunk of \(size) bytes")
             }
         }
+    }
+
+    /// Reads the `fmt ` chunk of `size` bytes at the cursor: 16-bit PCM (or its extensible
+    /// form), one or two channels, 1 to 384 kHz; anything else is refused with its offset.
+    static func readFormat(
+        _ cursor: inout ByteCursor,
+        size: UInt32,
+        chunkOffset: Int
+    ) throws(MediaFileError) -> PCMFormat {
+        guard size >= 16 else {
+            throw .invalidField(
+                format: "WAV",
+                offset: chunkOffset + 4,
+                field: "fmt chunk size",
+                value: "\(size)"
+            )
+        }
+        let fieldOffset = cursor.offset
+        var body = ByteCursor(Array(try cursor.bytes(Int(size), "fmt chunk")), format: "WAV")
+        let tag = try body.le16("format tag")
+        let channels = Int(try body.le16("channels"))
+        let rate = Int(try body.le32("sample rate"))
+        _ = try body.le32("byte rate")
+        let blockAlign = Int(try body.le16("block align"))
+        let bits = Int(try body.le16("bits per sample"))
+        var isPCM = tag == 1
+        if tag == 0xFFFE, size >= 40 {
+            try body.skip(8, "extension header")
+            isPCM = try body.le16("sub-format") == 1
+        }
+        guard isPCM else {
+            throw .invalidField(
+                format: "WAV",
+                offset: fieldOffset,
+                field: "format tag (only PCM is supported)",
+                value: "\(tag)"
+            )
+        }
+        guard channels == 1 || channels == 2 else {
+            throw .invalidField(
+                format: "WAV",
+                offset: fieldOffset + 2,
+                field: "channel count",
+                value: "\(channels)"
+            )
+        }
+        guard (1000...384_000).contains(rate) else {
+            throw .invalidField(format: "WAV", offset: fieldOffset + 4, field: "sample rate", value: "\(rate)")
+        }
+        guard bits == 16, blockAlign == channels * 2 else {
+            throw .invalidField(
+                format: "WAV",
+                offset: fieldOffset + 14,
+                field: "bits per sample (only 16-bit PCM is supported)",
+                value: "\(bits)"
+            )
+        }
+        return PCMFormat(sampleRate: rate, channels: channels)
     }
 
     /// The next 48 kHz frame, `nil` after the last one (padded with silence to full length).

@@ -106,36 +106,8 @@ public final class WebMRecorder {
             throw .muxer(operation: "avformat_alloc_output_context2", code: 0, message: "no context")
         }
         self.context = context
-        if let audio {
-            guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
-                throw .muxer(operation: "avformat_new_stream", code: 0, message: "out of memory")
-            }
-            parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
-            parameters.pointee.codec_id = AV_CODEC_ID_OPUS
-            parameters.pointee.sample_rate = 48_000
-            parameters.pointee.initial_padding = Int32(audio.preSkip)
-            av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.channels))
-            let head = audio.packet
-            guard let extradata = av_mallocz(head.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-                throw .muxer(operation: "av_mallocz", code: 0, message: "out of memory")
-            }
-            head.withUnsafeBytes { extradata.copyMemory(from: $0.baseAddress!, byteCount: head.count) }
-            parameters.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
-            parameters.pointee.extradata_size = Int32(head.count)
-            stream.pointee.time_base = AVRational(num: 1, den: 1000)
-            tracks[.opus] = Track(streamIndex: stream.pointee.index, timeBase: stream.pointee.time_base)
-        }
-        if let video {
-            guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
-                throw .muxer(operation: "avformat_new_stream", code: 0, message: "out of memory")
-            }
-            parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-            parameters.pointee.codec_id = AV_CODEC_ID_VP8
-            parameters.pointee.width = Int32(video.width)
-            parameters.pointee.height = Int32(video.height)
-            stream.pointee.time_base = AVRational(num: 1, den: 1000)
-            tracks[.vp8] = Track(streamIndex: stream.pointee.index, timeBase: stream.pointee.time_base)
-        }
+        if let audio { tracks[.opus] = try Self.addOpusStream(audio, to: context) }
+        if let video { tracks[.vp8] = try Self.addVP8Stream(video, to: context) }
         // The file is opened here (no symbolic link, this user's), and libavformat writes to
         // that very file through /proc: a link swapped in by path afterwards changes nothing.
         let descriptor = try MediaOutputFile.openForWriting(path)
@@ -159,6 +131,47 @@ public final class WebMRecorder {
             }
         }
         packet = av_packet_alloc()
+    }
+
+    /// Adds the Opus track: 48 kHz, its channels and pre-skip, the `OpusHead` as its
+    /// CodecPrivate, times in milliseconds.
+    private static func addOpusStream(
+        _ audio: OpusHead,
+        to context: UnsafeMutablePointer<AVFormatContext>
+    ) throws(MediaFileError) -> Track {
+        guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+            throw .muxer(operation: "avformat_new_stream", code: 0, message: "out of memory")
+        }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+        parameters.pointee.codec_id = AV_CODEC_ID_OPUS
+        parameters.pointee.sample_rate = 48_000
+        parameters.pointee.initial_padding = Int32(audio.preSkip)
+        av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.channels))
+        let head = audio.packet
+        guard let extradata = av_mallocz(head.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+            throw .muxer(operation: "av_mallocz", code: 0, message: "out of memory")
+        }
+        head.withUnsafeBytes { extradata.copyMemory(from: $0.baseAddress!, byteCount: head.count) }
+        parameters.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
+        parameters.pointee.extradata_size = Int32(head.count)
+        stream.pointee.time_base = AVRational(num: 1, den: 1000)
+        return Track(streamIndex: stream.pointee.index, timeBase: stream.pointee.time_base)
+    }
+
+    /// Adds the VP8 track at the picture size, times in milliseconds.
+    private static func addVP8Stream(
+        _ video: VideoFormat,
+        to context: UnsafeMutablePointer<AVFormatContext>
+    ) throws(MediaFileError) -> Track {
+        guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+            throw .muxer(operation: "avformat_new_stream", code: 0, message: "out of memory")
+        }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        parameters.pointee.codec_id = AV_CODEC_ID_VP8
+        parameters.pointee.width = Int32(video.width)
+        parameters.pointee.height = Int32(video.height)
+        stream.pointee.time_base = AVRational(num: 1, den: 1000)
+        return Track(streamIndex: stream.pointee.index, timeBase: stream.pointee.time_base)
     }
 
     deinit {

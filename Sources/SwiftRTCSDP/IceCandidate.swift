@@ -183,9 +183,15 @@ public struct IceCandidate: Sendable, Hashable, Codable, CustomStringConvertible
             port: port,
             type: type
         )
-        var index = 8
-        while index < parts.count {
-            guard index + 1 < parts.count else {
+        try readExtensions(parts.dropFirst(8), line: line)
+    }
+
+    /// The name-value pairs after the candidate's type (`raddr`, `rport`, `tcptype`,
+    /// `generation`, `ufrag`, `network-id`, `network-cost`; others kept as extensions).
+    mutating func readExtensions(_ parts: ArraySlice<Substring>, line: SDPLine) throws(SDPParseError) {
+        var index = parts.startIndex
+        while index < parts.endIndex {
+            guard index + 1 < parts.endIndex else {
                 throw SDPParseError(line, expected: "a value after the candidate extension \"\(parts[index])\"")
             }
             let name = parts[index], value = parts[index + 1]

@@ -84,64 +84,15 @@ public enum JSEP {
                 answer.media.append(rejected(offered, local: local))
                 continue
             }
-            // Pick the transceiver: same mid, else the first unused one of this kind.
-            let transceiver: LocalTransceiver
-            if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == offered.kind })
-                ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == offered.kind })
-            {
-                transceiver = unused.remove(at: i)
-            } else {
-                transceiver = LocalTransceiver(
-                    kind: offered.kind,
-                    direction: .recvonly,
-                    mid: mid,
-                    streamId: "-",
-                    trackId: "-"
-                )
-            }
+            let transceiver = takeTransceiver(mid: mid, kind: offered.kind, from: &unused)
             let codecs = intersect(offered: offered, capabilities: transceiver.capabilities)
             guard !codecs.isEmpty else {
                 answer.media.append(rejected(offered, local: local))
                 continue
             }
-            guard offered.iceUfrag != nil, offered.icePwd != nil else { throw .missingICECredentials(mid: mid) }
-            guard !offered.fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
-            // An offer without a=setup is read as actpass (RFC 5763 §5 requires actpass).
-            let offeredSetup = offered.setup ?? .actpass
-            guard let setup = offeredSetup.answer(preferred: local.answerSetup) else {
-                throw .invalidSetup(mid: mid, setup: offeredSetup.rawValue)
-            }
-
-            var m = MediaDescription(
-                kind: offered.kind,
-                port: 9,
-                proto: offered.proto,
-                formats: codecs.map { String($0.payloadType) }
+            answer.media.append(
+                try answerSection(to: offered, mid: mid, codecs: codecs, transceiver: transceiver, local: local)
             )
-            // An answer carries a=mid only when the offer did (RFC 5888 §9.1).
-            m.mid = offered.mid
-            addTransport(to: &m, local: local, setup: setup)
-            m.extensions = intersectExtensions(offered: offered, capabilities: transceiver.capabilities)
-            let direction = (offered.direction ?? .sendrecv).answer(local: transceiver.direction)
-            m.direction = direction
-            m.rtcpMux = true
-            m.rtcpReducedSize = offered.rtcpReducedSize
-            m.codecs = codecs
-            var sending = transceiver
-            if !codecs.contains(where: { $0.encodingName == "rtx" }) { sending.rtxSsrc = nil }
-            if direction.sends { addSources(to: &m, transceiver: sending, local: local) }
-            if let simulcast = offered.simulcast, !simulcast.send.isEmpty, direction.receives {
-                let offeredRids = Set(simulcast.send.flatMap { $0.map(\.rid) })
-                m.rids = offered.rids.filter { $0.direction == .send && offeredRids.contains($0.id) }
-                    .map { Rid(id: $0.id, direction: .recv) }
-                m.simulcast = Simulcast(recv: simulcast.send)
-                let ridURIs = [ExtMap.URI.rtpStreamId, ExtMap.URI.repairedRtpStreamId]
-                for ext in offered.extensions
-                where ridURIs.contains(ext.uri) && !m.extensions.contains(where: { $0.uri == ext.uri }) {
-                    m.extensions.append(ExtMap(id: ext.id, direction: ext.direction?.reversed, uri: ext.uri))
-                }
-            }
-            answer.media.append(m)
         }
 
         let accepted = Set(answer.media.filter { $0.port != 0 }.compactMap(\.mid))
@@ -150,6 +101,73 @@ public enum JSEP {
         answer.extmapAllowMixed = offeredMixed
         answer.msidSemantic = MsidSemantic(semantic: "WMS", identifiers: streamIds(answer))
         return answer
+    }
+
+    /// The local transceiver for an offered section: the one with its mid, else the first
+    /// unused one of its kind, else a new receive-only one.
+    static func takeTransceiver(mid: String, kind: MediaKind, from unused: inout [LocalTransceiver]) -> LocalTransceiver
+    {
+        if let i = unused.firstIndex(where: { $0.mid == mid && $0.kind == kind })
+            ?? unused.firstIndex(where: { $0.mid == nil && $0.kind == kind })
+        {
+            return unused.remove(at: i)
+        }
+        return LocalTransceiver(kind: kind, direction: .recvonly, mid: mid, streamId: "-", trackId: "-")
+    }
+
+    /// The answer to one offered audio or video section with `codecs` in common: transport
+    /// (ICE, DTLS role), header extensions, direction, this side's sources, and the offered
+    /// simulcast taken.
+    static func answerSection(
+        to offered: MediaDescription,
+        mid: String,
+        codecs: [RtpCodec],
+        transceiver: LocalTransceiver,
+        local: LocalParameters
+    ) throws(JSEPError) -> MediaDescription {
+        guard offered.iceUfrag != nil, offered.icePwd != nil else { throw .missingICECredentials(mid: mid) }
+        guard !offered.fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
+        // An offer without a=setup is read as actpass (RFC 5763 §5 requires actpass).
+        let offeredSetup = offered.setup ?? .actpass
+        guard let setup = offeredSetup.answer(preferred: local.answerSetup) else {
+            throw .invalidSetup(mid: mid, setup: offeredSetup.rawValue)
+        }
+
+        var m = MediaDescription(
+            kind: offered.kind,
+            port: 9,
+            proto: offered.proto,
+            formats: codecs.map { String($0.payloadType) }
+        )
+        // An answer carries a=mid only when the offer did (RFC 5888 §9.1).
+        m.mid = offered.mid
+        addTransport(to: &m, local: local, setup: setup)
+        m.extensions = intersectExtensions(offered: offered, capabilities: transceiver.capabilities)
+        let direction = (offered.direction ?? .sendrecv).answer(local: transceiver.direction)
+        m.direction = direction
+        m.rtcpMux = true
+        m.rtcpReducedSize = offered.rtcpReducedSize
+        m.codecs = codecs
+        var sending = transceiver
+        if !codecs.contains(where: { $0.encodingName == "rtx" }) { sending.rtxSsrc = nil }
+        if direction.sends { addSources(to: &m, transceiver: sending, local: local) }
+        if direction.receives { answerSimulcast(of: offered, in: &m) }
+        return m
+    }
+
+    /// Takes the simulcast `offered` sends: its send rids as receive rids, `a=simulcast:recv`,
+    /// and the rid header extensions it offered (reversed).
+    static func answerSimulcast(of offered: MediaDescription, in m: inout MediaDescription) {
+        guard let simulcast = offered.simulcast, !simulcast.send.isEmpty else { return }
+        let offeredRids = Set(simulcast.send.flatMap { $0.map(\.rid) })
+        m.rids = offered.rids.filter { $0.direction == .send && offeredRids.contains($0.id) }
+            .map { Rid(id: $0.id, direction: .recv) }
+        m.simulcast = Simulcast(recv: simulcast.send)
+        let ridURIs = [ExtMap.URI.rtpStreamId, ExtMap.URI.repairedRtpStreamId]
+        for ext in offered.extensions
+        where ridURIs.contains(ext.uri) && !m.extensions.contains(where: { $0.uri == ext.uri }) {
+            m.extensions.append(ExtMap(id: ext.id, direction: ext.direction?.reversed, uri: ext.uri))
+        }
     }
 
     /// An ICE restart offer (JSEP §5.2.1, RFC 8839 §4.4.1.1.1): `previous` (this side's last

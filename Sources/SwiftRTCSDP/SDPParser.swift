@@ -12,6 +12,37 @@ extension SessionDescription {
     /// refused; `b=` values above ``RemoteInputLimits/maxBitrate`` are read as that.
     public init(parsing text: String) throws(SDPParseError) {
         let lines = SDPLine.split(text)
+        let (origin, name) = try Self.header(lines)
+        self.init(origin: origin)
+        sessionName = name
+        var sawTiming = false
+        timing = []
+        for line in lines.dropFirst(3) {
+            if media.isEmpty, line.type != "m" {
+                try parseSessionLine(line, sawTiming: &sawTiming)
+            } else {
+                try parseMediaLine(line, sawTiming: sawTiming)
+            }
+        }
+        guard sawTiming else {
+            let last = lines[lines.count - 1]
+            throw SDPParseError(last, expected: "a t= (timing) line (the description ends without one)")
+        }
+        if var last = media.popLast() {
+            last.finish()
+            media.append(last)
+        }
+        // RFC 8866 order (u e p before c=, r z k after t=), as the writer puts them back.
+        let rank = ["u", "e", "p", "r", "z", "k"]
+        otherLines = otherLines.enumerated().sorted { a, b in
+            let ra = rank.firstIndex(of: a.element.type) ?? 0, rb = rank.firstIndex(of: b.element.type) ?? 0
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// The first three lines, `v=0`, `o=` and `s=`, in that order: the origin and the session
+    /// name; a description over the line limit is refused here.
+    static func header(_ lines: [SDPLine]) throws(SDPParseError) -> (Origin, String) {
         if lines.count > RemoteInputLimits.maxDescriptionLines {
             throw SDPParseError(
                 lines[RemoteInputLimits.maxDescriptionLines],
@@ -29,77 +60,64 @@ extension SessionDescription {
         }
         let originLine = lines[1]
         guard originLine.type == "o" else { throw SDPParseError(originLine, expected: "o= (origin) after v=0") }
-        self.init(origin: try Origin(parsing: originLine))
+        let origin = try Origin(parsing: originLine)
         guard lines.count > 2 else {
             throw SDPParseError(originLine, expected: "an s= (session name) line after o= (the description ends here)")
         }
         guard lines[2].type == "s" else { throw SDPParseError(lines[2], expected: "s= (session name) after o=") }
-        sessionName = String(lines[2].value)
+        return (origin, String(lines[2].value))
+    }
 
-        var sawTiming = false
-        timing = []
-        for line in lines.dropFirst(3) {
-            if media.isEmpty, line.type != "m" {
-                switch line.type {
-                case "i": information = String(line.value)
-                case "c": connection = try ConnectionData(parsing: line.value, line: line)
-                case "b": bandwidths.append(try Bandwidth(parsing: line))
-                case "t":
-                    timing.append(try Timing(parsing: line))
-                    sawTiming = true
-                case "a": try attributes.parse(line)
-                case "u", "e", "p", "r", "z", "k":
-                    otherLines.append(SDPOtherLine(type: String(line.type), value: String(line.value)))
-                case "v", "o", "s":
-                    throw SDPParseError(line, expected: "a single \(line.type)= line at the top of the description")
-                default: throw SDPParseError(line, expected: Self.lineTypes)
-                }
-                continue
+    /// A session-level line (before the first `m=`).
+    mutating func parseSessionLine(_ line: SDPLine, sawTiming: inout Bool) throws(SDPParseError) {
+        switch line.type {
+        case "i": information = String(line.value)
+        case "c": connection = try ConnectionData(parsing: line.value, line: line)
+        case "b": bandwidths.append(try Bandwidth(parsing: line))
+        case "t":
+            timing.append(try Timing(parsing: line))
+            sawTiming = true
+        case "a": try attributes.parse(line)
+        case "u", "e", "p", "r", "z", "k":
+            otherLines.append(SDPOtherLine(type: String(line.type), value: String(line.value)))
+        case "v", "o", "s":
+            throw SDPParseError(line, expected: "a single \(line.type)= line at the top of the description")
+        default: throw SDPParseError(line, expected: Self.lineTypes)
+        }
+    }
+
+    /// An `m=` line, which starts a section (the previous one finished), or a line of the
+    /// current section.
+    mutating func parseMediaLine(_ line: SDPLine, sawTiming: Bool) throws(SDPParseError) {
+        switch line.type {
+        case "m":
+            guard sawTiming else {
+                throw SDPParseError(line, expected: "a t= (timing) line before the first m= line")
             }
-            switch line.type {
-            case "m":
-                guard sawTiming else {
-                    throw SDPParseError(line, expected: "a t= (timing) line before the first m= line")
-                }
-                if var last = media.popLast() {
-                    last.finish()
-                    media.append(last)
-                }
-                guard media.count < RemoteInputLimits.maxMediaSections else {
-                    throw SDPParseError(
-                        line,
-                        expected: "at most \(RemoteInputLimits.maxMediaSections) m= sections in a description"
-                    )
-                }
-                media.append(try MediaDescription(parsing: line))
-            case "i": media[media.count - 1].information = String(line.value)
-            case "c": media[media.count - 1].connection = try ConnectionData(parsing: line.value, line: line)
-            case "b": media[media.count - 1].bandwidths.append(try Bandwidth(parsing: line))
-            case "a": try media[media.count - 1].attributes.parse(line)
-            case "k": media[media.count - 1].otherLines.append(SDPOtherLine(type: "k", value: String(line.value)))
-            case "v", "o", "s", "t", "u", "e", "p", "r", "z":
+            if var last = media.popLast() {
+                last.finish()
+                media.append(last)
+            }
+            guard media.count < RemoteInputLimits.maxMediaSections else {
                 throw SDPParseError(
                     line,
-                    expected:
-                        "i=, c=, b=, k=, a= or m= lines in a media section (\(line.type)= belongs at session level)"
+                    expected: "at most \(RemoteInputLimits.maxMediaSections) m= sections in a description"
                 )
-            default: throw SDPParseError(line, expected: Self.lineTypes)
             }
+            media.append(try MediaDescription(parsing: line))
+        case "i": media[media.count - 1].information = String(line.value)
+        case "c": media[media.count - 1].connection = try ConnectionData(parsing: line.value, line: line)
+        case "b": media[media.count - 1].bandwidths.append(try Bandwidth(parsing: line))
+        case "a": try media[media.count - 1].attributes.parse(line)
+        case "k": media[media.count - 1].otherLines.append(SDPOtherLine(type: "k", value: String(line.value)))
+        case "v", "o", "s", "t", "u", "e", "p", "r", "z":
+            throw SDPParseError(
+                line,
+                expected:
+                    "i=, c=, b=, k=, a= or m= lines in a media section (\(line.type)= belongs at session level)"
+            )
+        default: throw SDPParseError(line, expected: Self.lineTypes)
         }
-        guard sawTiming else {
-            let last = lines[lines.count - 1]
-            throw SDPParseError(last, expected: "a t= (timing) line (the description ends without one)")
-        }
-        if var last = media.popLast() {
-            last.finish()
-            media.append(last)
-        }
-        // RFC 8866 order (u e p before c=, r z k after t=), as the writer puts them back.
-        let rank = ["u", "e", "p", "r", "z", "k"]
-        otherLines = otherLines.enumerated().sorted { a, b in
-            let ra = rank.firstIndex(of: a.element.type) ?? 0, rb = rank.firstIndex(of: b.element.type) ?? 0
-            return ra != rb ? ra < rb : a.offset < b.offset
-        }.map(\.element)
     }
 
     /// Parses SDP bytes (UTF-8; invalid sequences become U+FFFD and fail where they stand).
@@ -201,176 +219,110 @@ extension MediaDescription {
 extension SDPAttributes {
     /// Adds one `a=` line.
     mutating func parse(_ line: SDPLine) throws(SDPParseError) {
-        let colon = line.value.firstIndex(of: ":")
-        let name = colon.map { line.value[..<$0] } ?? line.value
-        let value = colon.map { line.value[line.value.index(after: $0)...] } ?? ""
-        func flag(_ set: inout Bool) throws(SDPParseError) {
-            // Flags take no value; tolerate an empty one.
-            guard value.trimmingBlanks.isEmpty else {
-                throw SDPParseError(line, expected: "a=\(name) without a value")
-            }
-            set = true
-        }
-        func number<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SDPParseError) -> T {
-            guard let n = T(value.trimmingBlanks) else {
-                throw SDPParseError(line, expected: "\(what): a number from 0 to \(T.max)")
-            }
-            return n
-        }
-        func payloadType(_ text: Substring) throws(SDPParseError) -> UInt8 {
-            guard let pt = UInt8(text), pt < 128 else {
-                throw SDPParseError(line, expected: "a payload type from 0 to 127 after a=\(name):")
-            }
-            return pt
-        }
-        func codecIndex(_ pt: UInt8) -> Int {
-            if let index = codecs.firstIndex(where: { $0.payloadType == pt }) { return index }
-            codecs.append(RtpCodec(payloadType: pt, name: nil, clockRate: nil))
-            return codecs.count - 1
-        }
-        func nonEmpty() throws(SDPParseError) -> String {
-            let v = value.trimmingBlanks
-            guard !v.isEmpty else { throw SDPParseError(line, expected: "a value after a=\(name):") }
-            return String(v)
-        }
-
-        switch name {
-        case "group":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard let semantics = parts.first else {
-                throw SDPParseError(line, expected: "a=group:<semantics> <mid>...")
-            }
-            groups.append(SDPGroup(semantics: String(semantics), mids: parts.dropFirst().map(String.init)))
-        case "msid-semantic":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard let semantic = parts.first else {
-                throw SDPParseError(line, expected: "a=msid-semantic:<semantic> [<stream id>...]")
-            }
-            msidSemantic = MsidSemantic(semantic: String(semantic), identifiers: parts.dropFirst().map(String.init))
-        case "ice-lite": try flag(&iceLite)
-        case "ice-ufrag": iceUfrag = try nonEmpty()
-        case "ice-pwd": icePwd = try nonEmpty()
+        let a = SDPAttributeLine(line)
+        let value = a.value
+        switch a.name {
+        case "group": groups.append(try a.group())
+        case "msid-semantic": msidSemantic = try a.msidSemantic()
+        case "ice-lite": try a.flag(&iceLite)
+        case "ice-ufrag": iceUfrag = try a.nonEmpty()
+        case "ice-pwd": icePwd = try a.nonEmpty()
         case "ice-options": iceOptions = value.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         case "fingerprint": fingerprints.append(try Fingerprint(parsing: value, line: line))
         case "setup":
             guard let setup = DTLSSetup(rawValue: String(value.trimmingBlanks).lowercased()) else {
-                throw SDPParseError(line, expected: "a=setup:active, passive, actpass or holdconn")
+                throw a.error("a=setup:active, passive, actpass or holdconn")
             }
             self.setup = setup
-        case "mid": mid = try nonEmpty()
-        case "bundle-only": try flag(&bundleOnly)
-        case "extmap-allow-mixed": try flag(&extmapAllowMixed)
+        case "mid": mid = try a.nonEmpty()
+        case "bundle-only": try a.flag(&bundleOnly)
+        case "extmap-allow-mixed": try a.flag(&extmapAllowMixed)
         case "extmap": extensions.append(try ExtMap(parsing: value, line: line))
         case "sendrecv", "sendonly", "recvonly", "inactive":
-            guard value.trimmingBlanks.isEmpty else { throw SDPParseError(line, expected: "a=\(name) without a value") }
-            direction = MediaDirection(rawValue: String(name))
-        case "msid":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard (1...2).contains(parts.count) else {
-                throw SDPParseError(line, expected: "a=msid:<stream id> [<track id>]")
-            }
-            msids.append(Msid(streamId: String(parts[0]), trackId: parts.count == 2 ? String(parts[1]) : nil))
-        case "rtcp":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count == 1 || parts.count == 4, let port = UInt16(parts[0]) else {
-                throw SDPParseError(line, expected: "a=rtcp:<port 0-65535> [<nettype> <addrtype> <address>]")
-            }
-            rtcp = RtcpAddress(
-                port: port,
-                connection: parts.count == 4
-                    ? ConnectionData(
-                        networkType: String(parts[1]),
-                        addressType: String(parts[2]),
-                        address: String(parts[3])
-                    ) : nil
-            )
-        case "rtcp-mux": try flag(&rtcpMux)
-        case "rtcp-mux-only": try flag(&rtcpMuxOnly)
-        case "rtcp-rsize": try flag(&rtcpReducedSize)
-        case "rtpmap":
-            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            let expected = "a=rtpmap:<payload type> <encoding name>/<clock rate>[/<channels>]"
-            guard parts.count == 2 else { throw SDPParseError(line, expected: expected) }
-            let pt = try payloadType(parts[0])
-            let encoding = parts[1].split(separator: "/", omittingEmptySubsequences: false)
-            guard (2...3).contains(encoding.count), !encoding[0].isEmpty else {
-                throw SDPParseError(line, expected: expected)
-            }
-            guard let rate = UInt32(encoding[1]) else {
-                throw SDPParseError(line, expected: "a clock rate number in a=rtpmap")
-            }
-            var channels: UInt16?
-            if encoding.count == 3 {
-                guard let n = UInt16(encoding[2]) else {
-                    throw SDPParseError(line, expected: "a channel count number in a=rtpmap")
-                }
-                channels = n
-            }
-            let index = codecIndex(pt)
-            guard codecs[index].name == nil else {
-                throw SDPParseError(line, expected: "one a=rtpmap per payload type (\(pt) is mapped twice)")
-            }
-            codecs[index].name = String(encoding[0])
-            codecs[index].clockRate = rate
-            codecs[index].channels = channels
-        case "fmtp":
-            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard let first = parts.first else {
-                throw SDPParseError(line, expected: "a=fmtp:<payload type> <parameters>")
-            }
-            let pt = try payloadType(first)
-            let index = codecIndex(pt)
-            let parameters = parts.count == 2 ? String(parts[1]) : ""
-            if codecs[index].formatParameters == nil {
-                codecs[index].formatParameters = parameters
-            } else {
-                // A second fmtp for one payload type is kept as written, not merged.
-                other.append(SDPAttribute(name: String(name), value: String(value)))
-            }
-        case "rtcp-fb":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2 else {
-                throw SDPParseError(line, expected: "a=rtcp-fb:<payload type or *> <type> [<parameter>]")
-            }
-            let feedback = RtcpFeedback(String(parts[1]), parts.count > 2 ? parts[2...].joined(separator: " ") : nil)
-            if parts[0] == "*" {
-                wildcardFeedback.append(feedback)
-            } else {
-                codecs[codecIndex(try payloadType(parts[0]))].feedback.append(feedback)
-            }
+            guard value.trimmingBlanks.isEmpty else { throw a.error("a=\(a.name) without a value") }
+            direction = MediaDirection(rawValue: String(a.name))
+        case "msid": msids.append(try a.msid())
+        case "rtcp": rtcp = try a.rtcpAddress()
+        case "rtcp-mux": try a.flag(&rtcpMux)
+        case "rtcp-mux-only": try a.flag(&rtcpMuxOnly)
+        case "rtcp-rsize": try a.flag(&rtcpReducedSize)
+        case "rtpmap": try parseRtpmap(a)
+        case "fmtp": try parseFmtp(a)
+        case "rtcp-fb": try parseRtcpFeedback(a)
         case "ssrc": ssrcs.append(try SsrcAttribute(parsing: value, line: line))
         case "ssrc-group": ssrcGroups.append(try SsrcGroup(parsing: value, line: line))
         case "rid": rids.append(try Rid(parsing: value, line: line))
         case "simulcast":
-            guard simulcast == nil else { throw SDPParseError(line, expected: "one a=simulcast per media section") }
+            guard simulcast == nil else { throw a.error("one a=simulcast per media section") }
             simulcast = try Simulcast(parsing: value, line: line)
         case "candidate":
             guard candidates.count < RemoteInputLimits.maxCandidatesPerSection else {
-                throw SDPParseError(
-                    line,
-                    expected: "at most \(RemoteInputLimits.maxCandidatesPerSection) candidates in a section"
-                )
+                throw a.error("at most \(RemoteInputLimits.maxCandidatesPerSection) candidates in a section")
             }
             candidates.append(try IceCandidate(parsing: value, line: line))
-        case "end-of-candidates": try flag(&endOfCandidates)
-        case "sctp-port": sctpPort = try number(UInt16.self, "a=sctp-port")
-        case "max-message-size": maxMessageSize = try number(UInt64.self, "a=max-message-size")
-        case "sctpmap":
-            let parts = value.split(separator: " ", omittingEmptySubsequences: true)
-            guard (2...3).contains(parts.count), let port = UInt16(parts[0]) else {
-                throw SDPParseError(line, expected: "a=sctpmap:<port> <application> [<streams>]")
-            }
-            var streams: UInt32?
-            if parts.count == 3 {
-                guard let n = UInt32(parts[2]) else {
-                    throw SDPParseError(line, expected: "a number of streams in a=sctpmap")
-                }
-                streams = n
-            }
-            sctpMap = SctpMap(port: port, application: String(parts[1]), streams: streams)
+        case "end-of-candidates": try a.flag(&endOfCandidates)
+        case "sctp-port": sctpPort = try a.number(UInt16.self, "a=sctp-port")
+        case "max-message-size": maxMessageSize = try a.number(UInt64.self, "a=max-message-size")
+        case "sctpmap": sctpMap = try a.sctpMap()
         default:
-            guard !name.isEmpty else { throw SDPParseError(line, expected: "an attribute name after a=") }
-            other.append(SDPAttribute(name: String(name), value: colon == nil ? nil : String(value)))
+            guard !a.name.isEmpty else { throw a.error("an attribute name after a=") }
+            other.append(SDPAttribute(name: String(a.name), value: a.hasValue ? String(value) : nil))
+        }
+    }
+
+    /// The codec of payload type `pt`, added (unnamed) when no line named it yet.
+    mutating func codecIndex(_ pt: UInt8) -> Int {
+        if let index = codecs.firstIndex(where: { $0.payloadType == pt }) { return index }
+        codecs.append(RtpCodec(payloadType: pt, name: nil, clockRate: nil))
+        return codecs.count - 1
+    }
+
+    /// `a=rtpmap:<payload type> <encoding name>/<clock rate>[/<channels>]`, once per payload type.
+    mutating func parseRtpmap(_ a: SDPAttributeLine) throws(SDPParseError) {
+        let parts = a.value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let expected = "a=rtpmap:<payload type> <encoding name>/<clock rate>[/<channels>]"
+        guard parts.count == 2 else { throw a.error(expected) }
+        let pt = try a.payloadType(parts[0])
+        let encoding = parts[1].split(separator: "/", omittingEmptySubsequences: false)
+        guard (2...3).contains(encoding.count), !encoding[0].isEmpty else { throw a.error(expected) }
+        guard let rate = UInt32(encoding[1]) else { throw a.error("a clock rate number in a=rtpmap") }
+        var channels: UInt16?
+        if encoding.count == 3 {
+            guard let n = UInt16(encoding[2]) else { throw a.error("a channel count number in a=rtpmap") }
+            channels = n
+        }
+        let index = codecIndex(pt)
+        guard codecs[index].name == nil else {
+            throw a.error("one a=rtpmap per payload type (\(pt) is mapped twice)")
+        }
+        codecs[index].name = String(encoding[0])
+        codecs[index].clockRate = rate
+        codecs[index].channels = channels
+    }
+
+    /// `a=fmtp:<payload type> <parameters>`; a second one for a payload type is kept as
+    /// written, not merged.
+    mutating func parseFmtp(_ a: SDPAttributeLine) throws(SDPParseError) {
+        let parts = a.value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard let first = parts.first else { throw a.error("a=fmtp:<payload type> <parameters>") }
+        let index = codecIndex(try a.payloadType(first))
+        let parameters = parts.count == 2 ? String(parts[1]) : ""
+        if codecs[index].formatParameters == nil {
+            codecs[index].formatParameters = parameters
+        } else {
+            other.append(SDPAttribute(name: String(a.name), value: String(a.value)))
+        }
+    }
+
+    /// `a=rtcp-fb:<payload type or *> <type> [<parameter>]`.
+    mutating func parseRtcpFeedback(_ a: SDPAttributeLine) throws(SDPParseError) {
+        let parts = a.value.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count >= 2 else { throw a.error("a=rtcp-fb:<payload type or *> <type> [<parameter>]") }
+        let feedback = RtcpFeedback(String(parts[1]), parts.count > 2 ? parts[2...].joined(separator: " ") : nil)
+        if parts[0] == "*" {
+            wildcardFeedback.append(feedback)
+        } else {
+            codecs[codecIndex(try a.payloadType(parts[0]))].feedback.append(feedback)
         }
     }
 }

@@ -100,14 +100,7 @@ public final class NackResponder {
         bitrate: Int = 0,
         send: (UnsafeMutableRawBufferPointer, Int) -> Bool
     ) {
-        let rate = Double(max(bitrate, RemoteInputLimits.minResendBitrate)) / 8
-        let depth = rate * RemoteInputLimits.resendBudgetWindow
-        if let budgetTime {
-            if now > budgetTime { budget = min(depth, budget + rate * (now - budgetTime)) }
-        } else {
-            budget = depth
-        }
-        budgetTime = max(now, budgetTime ?? now)
+        refillBudget(now: now, bitrate: bitrate)
         let interval = max(roundTripTime ?? 0, RemoteInputLimits.minResendInterval)
         var resent = 0
         for (index, sequence) in lost.enumerated() {
@@ -154,5 +147,19 @@ public final class NackResponder {
             retransmittedPackets += 1
             retransmittedBytes += payload
         }
+    }
+
+    /// Refills the resend budget for the time since the last refill at the stream's rate
+    /// (at least ``RemoteInputLimits/minResendBitrate``), up to the bytes of
+    /// ``RemoteInputLimits/resendBudgetWindow`` at that rate (full the first time).
+    private func refillBudget(now: Double, bitrate: Int) {
+        let rate = Double(max(bitrate, RemoteInputLimits.minResendBitrate)) / 8
+        let depth = rate * RemoteInputLimits.resendBudgetWindow
+        if let budgetTime {
+            if now > budgetTime { budget = min(depth, budget + rate * (now - budgetTime)) }
+        } else {
+            budget = depth
+        }
+        budgetTime = max(now, budgetTime ?? now)
     }
 }
