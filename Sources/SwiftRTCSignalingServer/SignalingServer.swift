@@ -132,12 +132,7 @@ public final class SignalingServer: Sendable {
         }
         let router = httpRouter()
         let state = hub.state
-        // Hummingbird logs each connection at debug and a stop by cancellation as an error:
-        // quiet unless verbose logging is on.
-        let httpLogger =
-            SwiftRTCLogging.level == .verbose
-            ? SwiftRTCLogging.logger("signaling.http")
-            : Logger(label: "swiftrtc.signaling.http") { _ in SwiftLogNoOpLogHandler() }
+        let httpLogger = HTTPServerLogger.make("signaling.http")
         let host = configuration.host
         let path = configuration.path
         let scheme = configuration.tls == nil ? "ws" : "wss"

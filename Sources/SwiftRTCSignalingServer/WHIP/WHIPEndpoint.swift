@@ -285,13 +285,7 @@ public final class WHIPEndpoint: Sendable {
         )
         addRoutes(to: router)
         OperationsRoutes.add(to: router) { true }
-        // Hummingbird logs every request at debug, its start at info and its stop by
-        // cancellation as an error: quiet unless verbose logging is on (failures to listen
-        // are thrown from here, request errors answered to the client and logged above).
-        let httpLogger =
-            SwiftRTCLogging.level == .verbose
-            ? SwiftRTCLogging.logger("whip.http")
-            : Logger(label: "swiftrtc.whip.http") { _ in SwiftLogNoOpLogHandler() }
+        let httpLogger = HTTPServerLogger.make("whip.http")
         let host = configuration.host
         let path = configuration.path
         let scheme = configuration.tls == nil ? "http" : "https"
