@@ -1,10 +1,10 @@
 import Foundation
+import Glibc
 import SocketTestSupport
 import TestScheduling
 import Testing
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Where things are: the package root (from this file's path), the Interop scripts, and the
@@ -108,154 +108,6 @@ enum Interop {
 struct InteropFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A child process with its output in files, bounded waits, and a guaranteed end: `stop()`
-/// (SIGTERM, then SIGKILL after a grace period) runs on every path, by pid only.
-final class ChildProcess: @unchecked Sendable {
-    let name: String
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
-
-    /// Starts `executable` in the background; its standard input is the file `stdin`, or empty.
-    init(name: String, executable: String, arguments: [String], folder: URL, stdin: URL? = nil) throws {
-        self.name = name
-        stdoutURL = folder.appendingPathComponent("\(name).out")
-        stderrURL = folder.appendingPathComponent("\(name).err")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        if executable.hasPrefix("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        let output = try FileHandle(forWritingTo: stdoutURL), errors = try FileHandle(forWritingTo: stderrURL)
-        // The child has its own copies; ours would stay open as long as this object (hundreds
-        // over a test run, and past 1024 descriptors Foundation stops noticing exits).
-        defer {
-            try? output.close()
-            try? errors.close()
-        }
-        process.standardOutput = output
-        process.standardError = errors
-        if let stdin {
-            let input = try FileHandle(forReadingFrom: stdin)
-            defer { try? input.close() }
-            process.standardInput = input
-            try process.run()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        }
-    }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
-
-    /// The last lines of standard error, for failure messages.
-    func stderrTail(_ lines: Int = 25) -> String {
-        stderr.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
-    }
-
-    /// Waits for a stdout line starting with `prefix` and returns the rest of it.
-    ///
-    /// The whole package's tests share a two-thread cooperative pool with CPU-heavy tests, so
-    /// this loop can be scheduled late: the output is checked once more after the deadline.
-    func waitForLine(prefix: String, timeout: Duration) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        func line() -> String? {
-            stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
-                String($0.dropFirst(prefix.count))
-            }
-        }
-        while ContinuousClock.now < deadline {
-            if let found = line() { return found }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        if let found = line() { return found }
-        throw InteropFailure(
-            "\(name) printed no '\(prefix)' line within \(timeout) (running: \(process.isRunning)); stderr:\n\(stderrTail())"
-        )
-    }
-
-    /// Waits for the process to exit by itself; past `timeout` it is stopped and this throws.
-    @discardableResult
-    func wait(timeout: Duration) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        if process.isRunning {
-            stop()
-            throw InteropFailure("\(name) did not exit within \(timeout); stderr:\n\(stderrTail())")
-        }
-        return process.terminationStatus
-    }
-
-    /// SIGTERM (the peers end their calls and write their reports), then SIGKILL after `grace`.
-    func terminate() { if process.isRunning { kill(process.processIdentifier, SIGTERM) } }
-
-    /// SIGTERM now, then SIGKILL after `grace` if it is still there. Returns at once: the
-    /// waiting happens on a thread of its own, never on the cooperative pool (this runs in
-    /// `defer` blocks of async tests).
-    func stop(grace: Duration = .seconds(5)) {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        Thread.detachNewThread { [self] in stopAndWait(grace: grace) }
-    }
-
-    /// SIGTERM, SIGKILL after `grace`, and returns once the process is gone. For the end of a
-    /// test: ``stop(grace:)`` in a `defer` finishes on a thread of its own, which the test
-    /// process may not outlive when it was the last test (a coturn was left running so).
-    func end(grace: Duration = .seconds(5)) async {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-    }
-
-    /// SIGTERM, SIGKILL after `grace`, and waits until the process is gone. Blocks.
-    private func stopAndWait(grace: Duration) {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    /// Runs a short command to its end (bounded), off the cooperative pool, returning its
-    /// status and output.
-    static func run(
-        _ executable: String,
-        _ arguments: [String],
-        timeout: Duration
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await offThePool {
-            let folder = FileManager.default.temporaryDirectory
-            let child = try ChildProcess(
-                name: "cmd-\(UUID().uuidString.prefix(8))",
-                executable: executable,
-                arguments: arguments,
-                folder: folder
-            )
-            defer {
-                try? FileManager.default.removeItem(at: child.stdoutURL)
-                try? FileManager.default.removeItem(at: child.stderrURL)
-            }
-            let deadline = ContinuousClock.now + timeout
-            while child.process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-            child.stopAndWait(grace: .seconds(1))
-            return (child.process.terminationStatus, child.stdout, child.stderr)
-        }
-    }
 }
 
 /// A coturn on 127.0.0.1 with long-term credentials user:pass (realm swiftrtc), as

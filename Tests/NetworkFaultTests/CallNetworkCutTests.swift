@@ -98,7 +98,7 @@ extension CallNetworkCutTests {
         _ network: FaultNetwork,
         folder: URL,
         answerFlags: [String] = []
-    ) async throws -> (url: String, bob: FaultProcess) {
+    ) async throws -> (url: String, bob: ChildProcess) {
         let tokens = folder.appendingPathComponent("tokens.txt")
         try "alice:alice-token-0123456789\nbob:bob-token-0123456789\n".write(
             to: tokens,

@@ -198,7 +198,7 @@ import Testing
         try await Self.withJanus("conference-restart") { network, janus, folder in
             let started = ContinuousClock.now
             let names = ["bot-1", "bot-2", "bot-3"]
-            var bots: [FaultProcess] = []
+            var bots: [ChildProcess] = []
             for name in names {
                 bots.append(
                     try network.spawn(
@@ -273,7 +273,7 @@ import Testing
     /// nothing, so the first lines may miss bot-2; the last ones reach it.
     @Test func chatLinesReachTheRoom() async throws {
         try await Self.withJanus("conference-chat") { network, janus, folder in
-            func bot(_ name: String, input: String?) throws -> FaultProcess {
+            func bot(_ name: String, input: String?) throws -> ChildProcess {
                 let arguments = [
                     FaultPaths.callbot.path, "conference", "--janus", janus.url.absoluteString, "--room",
                     "\(Self.room)", "--create-room", "--display", name, "--duration", "12", "--chat", "--no-video",
@@ -315,7 +315,7 @@ import Testing
     /// decodes pictures of that size (the pattern is 640x480: 160x120 at layer 0).
     @Test func eachListenerReceivesTheSimulcastLayerItChose() async throws {
         try await Self.withJanus("conference-simulcast") { network, janus, folder in
-            func bot(_ name: String, _ extra: [String], duration: Int) throws -> FaultProcess {
+            func bot(_ name: String, _ extra: [String], duration: Int) throws -> ChildProcess {
                 try network.spawn(
                     in: network.b,
                     name: name,
@@ -387,7 +387,7 @@ import Testing
         network: FaultNetwork,
         janus: JanusServer,
         folder: URL
-    ) async throws -> (server: FaultProcess, url: String)? {
+    ) async throws -> (server: ChildProcess, url: String)? {
         guard schedule.contains(where: \.isBrowser) else { return nil }
         let tokens = folder.appendingPathComponent("tokens")
         try "nobody:conference-page-needs-no-login\n".write(to: tokens, atomically: true, encoding: .utf8)
@@ -409,7 +409,7 @@ import Testing
             }
             return (server, "http://\(host):\(port)/conference")
         } catch {
-            await server.stop()
+            await server.end()
             throw error
         }
     }
@@ -423,7 +423,7 @@ import Testing
             // With a browser that talks, the bots print what the room says (`--chat`).
             let talking = schedule.contains { $0.chat != nil }
             let started = ContinuousClock.now
-            var processes: [FaultProcess] = []
+            var processes: [ChildProcess] = []
             // The schedule as it ran: each bot from when it was spawned. Spawning into the
             // namespace takes a while on a loaded machine (the sixth of seven bots once started
             // 4 s late, so its 8 s stay met a bot that joined at 10 s); what everyone must have
@@ -499,7 +499,7 @@ import Testing
                     "\(process.name) exited \(status): \(process.stderrTail())\nJanus: \(janus.logTail())"
                 )
             }
-            await page?.server.stop()
+            await page?.server.end()
             let ids = try check(schedule, reportsIn: folder, videoRate: videoRate)
             try checkChat(schedule, processes: processes, reportsIn: folder)
             #expect(Set(ids.values).count == schedule.count { $0.publishes }, "publisher ids: \(ids)")
@@ -554,7 +554,7 @@ import Testing
     /// What a browser said halfway through its stay reached everyone else who subscribes and
     /// was in the room then: each bot printed it (`conference: chat NAME: TEXT`), each other
     /// browser's chat box shows it.
-    static func checkChat(_ schedule: [Bot], processes: [FaultProcess], reportsIn folder: URL) throws {
+    static func checkChat(_ schedule: [Bot], processes: [ChildProcess], reportsIn folder: URL) throws {
         for talker in schedule {
             guard let text = talker.chat else { continue }
             let said = talker.start + talker.settling + (talker.seconds - talker.settling) / 2
@@ -646,7 +646,7 @@ import Testing
             // Not stderr: under load the publisher's frames come unevenly and ffmpeg's null
             // output then complains of equal timestamps of its own making (the file's are
             // strictly increasing).
-            let result = try await FaultProcess.run(
+            let result = try await ChildProcess.run(
                 FaultPaths.which("ffmpeg") ?? "ffmpeg",
                 ["-v", "error", "-xerror", "-i", file, "-f", "null", "-"]
             )

@@ -1,9 +1,10 @@
 import Foundation
+import Glibc
 import Synchronization
+import TestScheduling
 import Testing
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// Network namespaces made for one test and removed after it, even when it fails:
@@ -28,7 +29,7 @@ final class FaultNetwork: @unchecked Sendable {
     /// libnice leaves out when it gathers).
     let addressA: String, addressB: String
     let interfaceA = "link-a", interfaceB = "link-b"
-    private let children = Mutex<[FaultProcess]>([])
+    private let children = Mutex<[ChildProcess]>([])
 
     private static let nextIndex = Mutex(1)
     private static let prefix = "srtcf"
@@ -94,7 +95,7 @@ final class FaultNetwork: @unchecked Sendable {
     @discardableResult
     static func command(_ tool: String, _ arguments: [String]) async throws -> String {
         guard let path = FaultPaths.which(tool) else { throw FaultFailure("\(tool) is missing") }
-        let result = try await FaultProcess.run(path, arguments)
+        let result = try await ChildProcess.run(path, arguments)
         guard result.status == 0 else {
             throw FaultFailure(
                 "`\(tool) \(arguments.joined(separator: " "))` failed (exit \(result.status)): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
@@ -121,7 +122,7 @@ final class FaultNetwork: @unchecked Sendable {
         _ executable: String,
         _ arguments: [String],
         folder: URL
-    ) throws -> FaultProcess {
+    ) throws -> ChildProcess {
         guard let ip = FaultPaths.which("ip") else {
             throw FaultFailure("ip is missing; install it with: apt-get install -y iproute2")
         }
@@ -129,7 +130,7 @@ final class FaultNetwork: @unchecked Sendable {
             throw FaultFailure("nice is missing; install it with: apt-get install -y coreutils")
         }
         let path = executable.hasPrefix("/") ? executable : (FaultPaths.which(executable) ?? executable)
-        let child = try FaultProcess(
+        let child = try ChildProcess(
             name: name,
             executable: ip,
             arguments: ["netns", "exec", namespace, nice, "-n", "10", path] + arguments,
@@ -209,7 +210,7 @@ final class FaultNetwork: @unchecked Sendable {
             defer { children = [] }
             return children
         }
-        for child in running { await child.stop(grace: .seconds(5)) }
+        for child in running { await child.end(grace: .seconds(5)) }
         for namespace in namespaces {
             _ = try? await Self.ip(["netns", "del", namespace])
         }
@@ -297,7 +298,7 @@ final class FaultNetwork: @unchecked Sendable {
     }
 
     /// Starts `swiftrtc-impair` in the middle namespace (`.bridged` only) and waits for it.
-    func startImpairment(_ flags: [String], folder: URL) async throws -> FaultProcess {
+    func startImpairment(_ flags: [String], folder: URL) async throws -> ChildProcess {
         guard layout == .bridged else { throw FaultFailure("the impairment bridge needs a .bridged network") }
         let relay = try spawn(
             in: r,

@@ -103,7 +103,7 @@ import Testing
     }
 
     static func run(_ condition: Condition, network: FaultNetwork, folder: URL) async throws {
-        var relay: FaultProcess?
+        var relay: ChildProcess?
         switch condition.impairment {
         case .none: break
         case let .loss(percent): try await network.addLoss(percent: percent)

@@ -67,14 +67,14 @@ import Testing
     }
 
     /// The ICE restarts `client` has logged.
-    static func restarts(_ client: FaultProcess) -> Int {
+    static func restarts(_ client: ChildProcess) -> Int {
         client.stderr.components(separatedBy: "callbot: ICE restarted\n").count - 1
     }
 
     /// Whether the server's stats show audio above `kbps` (an `AR` line past `offset` of its
     /// output) within `timeout`.
     static func audio(
-        in server: FaultProcess,
+        in server: ChildProcess,
         above kbps: Int,
         within timeout: Duration,
         after offset: Int = 0
